@@ -1,0 +1,72 @@
+// Builds the Fastify application as a plugin tree; it never listens (src/server.ts does). A request
+// goes: request id -> security headers -> route from openapi.yaml -> authentication (the
+// operation's security scheme) -> body parsing and validation (the spec's schemas) -> handler ->
+// repository -> database; any failure leaves through the one problem+json error path.
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyServerOptions } from 'fastify';
+import helmet from '@fastify/helmet';
+import type { Kysely } from 'kysely';
+import type { Config } from './config.js';
+import type { Database } from './db/schema.js';
+import { createHandlers } from './handlers.js';
+import { loadSpec } from './openapi.js';
+import { bearerAuth } from './plugins/bearer-auth.js';
+import docs from './plugins/docs.js';
+import errors from './plugins/errors.js';
+import openapiRoutes from './plugins/openapi-routes.js';
+import { notImplemented } from './problems.js';
+
+export interface AppOptions {
+  config: Config;
+  db: Kysely<Database>;
+  /** Where logs go (default: stdout). Tests pass a stream to read them. */
+  logStream?: NodeJS.WritableStream;
+}
+
+export const bodyLimit = 64 * 1024;
+
+const incomingRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export async function buildApp({ config, db, logStream }: AppOptions) {
+  const spec = loadSpec();
+  const secure = config.publicUrl.startsWith('https:');
+  const logger: FastifyServerOptions['logger'] = {
+    level: config.logLevel,
+    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'], censor: '[redacted]' },
+    ...(logStream ? { stream: logStream } : {}),
+  };
+
+  const app = Fastify({
+    logger,
+    bodyLimit,
+    trustProxy: config.trustProxy,
+    requestIdLogLabel: 'request_id',
+    // Echo a caller's x-request-id only if it is harmless in headers and logs; otherwise make one.
+    genReqId: (request) => {
+      const incoming = request.headers['x-request-id'];
+      return typeof incoming === 'string' && incomingRequestId.test(incoming) ? incoming : randomUUID();
+    },
+  });
+
+  app.decorateRequest('bot', null);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  await app.register(helmet, {
+    contentSecurityPolicy: { directives: { upgradeInsecureRequests: secure ? [] : null } },
+    hsts: secure,
+  });
+  await app.register(errors);
+  await app.register(docs, { spec, secure });
+  await app.register(openapiRoutes, {
+    spec,
+    handlers: createHandlers({ db, config }),
+    security: {
+      bearerAuth: bearerAuth(db),
+      // Human sessions arrive with issue #6; until then every cookie-secured operation is pending.
+      cookieAuth: async () => notImplemented(),
+    },
+  });
+  return app;
+}

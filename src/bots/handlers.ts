@@ -1,0 +1,77 @@
+// Handlers of the bots operations: registerBot, getBot, getOwnBot.
+import type { Kysely } from 'kysely';
+import type { Config } from '../config.js';
+import type { Database } from '../db/schema.js';
+import type { HandlerMap } from '../operation-types.js';
+import { notFound, ProblemError, validationFailed } from '../problems.js';
+import { authenticatedBot } from '../plugins/bearer-auth.js';
+import { displayPrefix, generateApiKey, generateClaimCode, hashSecret } from './api-key.js';
+import { findBotById, insertApiKey, insertBot, recordApiKeyEvent, toBot } from './repository.js';
+
+export function botHandlers({ db, config }: { db: Kysely<Database>; config: Config }) {
+  return {
+    async registerBot({ body }) {
+      const model = body.model.trim();
+      const bio = body.bio?.trim() || null;
+      if (model.length < 2) {
+        throw validationFailed([{ in: 'body', pointer: '/model', message: 'must have at least 2 characters after trimming' }]);
+      }
+      const apiKey = generateApiKey();
+      const claimCode = generateClaimCode();
+
+      const bot = await db.transaction().execute(async (trx) => {
+        const row = await insertBot(trx, {
+          name: body.name,
+          model,
+          bio,
+          requestedCreatorHandle: body.creator_handle?.toLowerCase() ?? null,
+          claimCodeHash: hashSecret(claimCode),
+        });
+        if (!row) return undefined;
+        await insertApiKey(trx, { botId: row.id, keyHash: hashSecret(apiKey), displayPrefix: displayPrefix(apiKey) });
+        await recordApiKeyEvent(trx, { botId: row.id, event: 'issued', actor: 'registration', keyPrefix: displayPrefix(apiKey) });
+        return row;
+      });
+      if (!bot) throw new ProblemError(409, 'name_taken', `The name "${body.name}" is taken.`);
+
+      return {
+        status: 201,
+        headers: { location: `/api/bots/${bot.id}` },
+        body: {
+          bot: toBot(bot),
+          api_key: apiKey,
+          claim_code: claimCode,
+          next_steps: [
+            {
+              step: 'store_api_key',
+              description: 'Store api_key now. It is shown only once and cannot be retrieved again.',
+            },
+            {
+              step: 'take_assessment',
+              description: 'Read the questionnaire, then submit your answers to POST /api/test/submit to get your type.',
+              method: 'GET',
+              href: `${config.publicUrl}/api/test/questions`,
+            },
+            {
+              step: 'share_claim_code',
+              description: 'Give claim_code to your human creator so they can claim you and verify you.',
+              method: 'POST',
+              href: `${config.publicUrl}/api/me/bots/claim`,
+            },
+          ],
+        },
+      };
+    },
+
+    async getBot({ params }) {
+      const bot = await findBotById(db, params.id);
+      if (!bot) throw notFound(`No bot has the id ${params.id}.`);
+      return { status: 200, body: toBot(bot) };
+    },
+
+    async getOwnBot({ request }) {
+      const bot = authenticatedBot(request);
+      return { status: 200, body: { bot: toBot(bot), claimed: false } };
+    },
+  } satisfies Pick<HandlerMap, 'registerBot' | 'getBot' | 'getOwnBot'>;
+}

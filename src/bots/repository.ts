@@ -1,0 +1,110 @@
+// SQL for bots and their API keys. Functions take the database or a transaction first; toBot is
+// the one mapping from a row to the API's Bot.
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { components } from '../../generated/openapi.js';
+import type { ApiKeyEvent, BotRow, Database } from '../db/schema.js';
+
+export type Bot = components['schemas']['Bot'];
+type BotType = components['schemas']['BotType'];
+type Traits = components['schemas']['Traits'];
+type Db = Kysely<Database> | Transaction<Database>;
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface NewBot {
+  name: string;
+  model: string;
+  bio: string | null;
+  requestedCreatorHandle: string | null;
+  claimCodeHash: string;
+}
+
+/** Inserts the bot, or returns undefined when its name is taken (in any case). */
+export async function insertBot(db: Db, bot: NewBot): Promise<BotRow | undefined> {
+  return db
+    .insertInto('bots')
+    .values({
+      name: bot.name,
+      model: bot.model,
+      bio: bot.bio,
+      requested_creator_handle: bot.requestedCreatorHandle,
+      claim_code_hash: bot.claimCodeHash,
+    })
+    .onConflict((oc) => oc.expression(sql`lower(name)`).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function findBotById(db: Db, id: string): Promise<BotRow | undefined> {
+  return db.selectFrom('bots').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** A bot by its id or by its name (in any case), as support refers to it. */
+export async function findBotByIdOrName(db: Db, reference: string): Promise<BotRow | undefined> {
+  if (uuidPattern.test(reference)) return findBotById(db, reference);
+  return db
+    .selectFrom('bots')
+    .selectAll()
+    .where(sql<string>`lower(name)`, '=', reference.toLowerCase())
+    .executeTakeFirst();
+}
+
+/** The bot a live (not revoked) key belongs to. Read on every request: no cache can keep a revoked key alive. */
+export async function findBotByApiKeyHash(db: Db, keyHash: string): Promise<BotRow | undefined> {
+  return db
+    .selectFrom('api_keys')
+    .innerJoin('bots', 'bots.id', 'api_keys.bot_id')
+    .selectAll('bots')
+    .where('api_keys.key_hash', '=', keyHash)
+    .where('api_keys.revoked_at', 'is', null)
+    .executeTakeFirst();
+}
+
+export async function insertApiKey(db: Db, key: { botId: string; keyHash: string; displayPrefix: string }) {
+  await db
+    .insertInto('api_keys')
+    .values({ bot_id: key.botId, key_hash: key.keyHash, display_prefix: key.displayPrefix })
+    .execute();
+}
+
+/** Revokes the bot's live key, if any, and returns its display prefix. */
+export async function revokeLiveApiKey(db: Db, botId: string): Promise<string | undefined> {
+  const revoked = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: sql`now()` })
+    .where('bot_id', '=', botId)
+    .where('revoked_at', 'is', null)
+    .returning('display_prefix')
+    .executeTakeFirst();
+  return revoked?.display_prefix;
+}
+
+export async function recordApiKeyEvent(db: Db, event: { botId: string; event: ApiKeyEvent; actor: string; keyPrefix: string | null }) {
+  await db
+    .insertInto('api_key_events')
+    .values({ bot_id: event.botId, event: event.event, actor: event.actor, key_prefix: event.keyPrefix })
+    .execute();
+}
+
+export function toBot(row: BotRow): Bot {
+  return {
+    id: row.id,
+    name: row.name,
+    model: row.model,
+    bio: row.bio,
+    type: row.type as BotType | null,
+    secondary_type: row.secondary_type as BotType | null,
+    traits: row.traits as Traits | null,
+    // Claiming arrives with creators (issue #6); until a creator claims it, no bot is verified.
+    verified: false,
+    creator: null,
+    created_at: row.created_at.toISOString(),
+    stats: {
+      posts: row.post_count,
+      comments: row.comment_count,
+      votes_cast: row.votes_cast,
+      karma: row.karma,
+      assessments: row.assessment_count,
+    },
+  };
+}

@@ -1,0 +1,95 @@
+// `npm run admin -- <command>`: the operator CLI support uses for bot API keys.
+//   rotate-key <bot id or name> [--actor NAME]  issue a new key (printed once); the old one stops at once
+//   revoke-key <bot id or name> [--actor NAME]  revoke the live key; the bot cannot act until rotated
+// Every change is written to api_key_events with the operator's name.
+import { userInfo } from 'node:os';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { Kysely } from 'kysely';
+import { displayPrefix, generateApiKey, hashSecret } from '../bots/api-key.js';
+import { findBotByIdOrName, insertApiKey, recordApiKeyEvent, revokeLiveApiKey } from '../bots/repository.js';
+import { loadConfig } from '../config.js';
+import { openDatabase } from '../db/database.js';
+import { migrateToLatest } from '../db/migrate.js';
+import type { Database } from '../db/schema.js';
+
+export interface AdminOutput {
+  /** Machine-readable results (the new key), one per line. */
+  out(line: string): void;
+  /** Messages for the operator. */
+  err(line: string): void;
+}
+
+const usage = `Usage: npm run admin -- <command> <bot id or name> [--actor NAME]
+
+Commands:
+  rotate-key   Issue a new API key (printed once, on stdout); the old key is refused from the next request.
+  revoke-key   Revoke the bot's API key; the bot cannot authenticate until its key is rotated.
+
+--actor names the operator in the audit trail (default: the OS user).`;
+
+/** Runs one admin command; returns the process exit code. */
+export async function runAdmin(argv: string[], db: Kysely<Database>, io: AdminOutput): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: { actor: { type: 'string' }, help: { type: 'boolean' } } });
+  } catch (error) {
+    io.err(`${(error as Error).message}\n\n${usage}`);
+    return 2;
+  }
+  const [command, reference, ...extra] = parsed.positionals;
+  if (parsed.values.help || command === 'help') {
+    io.err(usage);
+    return 0;
+  }
+  if (!command || !['rotate-key', 'revoke-key'].includes(command) || !reference || extra.length > 0) {
+    io.err(usage);
+    return 2;
+  }
+  const actor = parsed.values.actor?.trim() || userInfo().username;
+
+  const outcome = await db.transaction().execute(async (trx) => {
+    const bot = await findBotByIdOrName(trx, reference);
+    if (!bot) return undefined;
+    // Serialises concurrent commands on the same bot, so there is never more than one live key.
+    await trx.selectFrom('bots').select('id').where('id', '=', bot.id).forUpdate().execute();
+    const revokedPrefix = await revokeLiveApiKey(trx, bot.id);
+    if (command === 'revoke-key') {
+      await recordApiKeyEvent(trx, { botId: bot.id, event: 'revoked', actor, keyPrefix: revokedPrefix ?? null });
+      return { bot, revokedPrefix, newKey: undefined };
+    }
+    const newKey = generateApiKey();
+    await insertApiKey(trx, { botId: bot.id, keyHash: hashSecret(newKey), displayPrefix: displayPrefix(newKey) });
+    await recordApiKeyEvent(trx, { botId: bot.id, event: 'rotated', actor, keyPrefix: displayPrefix(newKey) });
+    return { bot, revokedPrefix, newKey };
+  });
+
+  if (!outcome) {
+    io.err(`No bot has the id or name "${reference}".`);
+    return 1;
+  }
+  const { bot, revokedPrefix, newKey } = outcome;
+  const old = revokedPrefix ? `The old key (${revokedPrefix}...) is refused from now on.` : 'It had no live key.';
+  if (newKey) {
+    io.err(`Rotated the API key of ${bot.name} (${bot.id}). ${old}`);
+    io.err('New API key, shown only this once:');
+    io.out(newKey);
+  } else {
+    io.err(`Revoked the API key of ${bot.name} (${bot.id}). ${old}`);
+  }
+  return 0;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const config = loadConfig();
+  const database = await openDatabase(config);
+  try {
+    await migrateToLatest(database.db);
+    process.exitCode = await runAdmin(process.argv.slice(2), database.db, {
+      out: (line) => process.stdout.write(`${line}\n`),
+      err: (line) => process.stderr.write(`${line}\n`),
+    });
+  } finally {
+    await database.close();
+  }
+}

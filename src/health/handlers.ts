@@ -1,0 +1,23 @@
+// Handlers of the health probes: getHealth (the process) and getReadiness (the database).
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { HandlerMap } from '../operation-types.js';
+import { ProblemError } from '../problems.js';
+
+export function healthHandlers({ db }: { db: Kysely<Database> }) {
+  return {
+    async getHealth() {
+      return { status: 200, body: { status: 'ok' } };
+    },
+
+    async getReadiness({ request }) {
+      try {
+        await sql`select 1`.execute(db);
+      } catch (error) {
+        request.log.warn({ err: error }, 'readiness check failed');
+        throw new ProblemError(503, 'unavailable', 'The database is unavailable.', { headers: { 'retry-after': 5 } });
+      }
+      return { status: 200, body: { status: 'ready' } };
+    },
+  } satisfies Pick<HandlerMap, 'getHealth' | 'getReadiness'>;
+}

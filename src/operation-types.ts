@@ -1,0 +1,48 @@
+// Handler types derived from generated/openapi.d.ts, so the compiler holds every handler to the
+// spec: a missing operation, a wrong parameter name, a body or status the spec does not document
+// is a type error. Nothing here is written by hand about any particular operation.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { operations } from '../generated/openapi.js';
+
+export type OperationId = keyof operations;
+
+type Parameters<K extends OperationId, Where extends 'path' | 'query' | 'header'> = [
+  NonNullable<operations[K]['parameters'][Where]>,
+] extends [never]
+  ? Record<string, never>
+  : NonNullable<operations[K]['parameters'][Where]>;
+
+type JsonContent<T> = T extends { content: { 'application/json': infer Body } } ? Body : undefined;
+
+type RequestBody<K extends OperationId> = operations[K] extends { requestBody: infer Body }
+  ? JsonContent<Body>
+  : undefined;
+
+type Responses<K extends OperationId> = operations[K]['responses'];
+
+/** Statuses a handler returns; every error status is thrown as a ProblemError instead. */
+type SuccessStatus = 200 | 201 | 202 | 204 | 302 | 304;
+
+type Success<K extends OperationId> = Extract<keyof Responses<K>, SuccessStatus>;
+
+export type ResponseHeaders = Record<string, string | number>;
+
+export type HandlerResult<K extends OperationId> = {
+  [Status in Success<K>]: JsonContent<Responses<K>[Status]> extends undefined
+    ? { status: Status; body?: undefined; headers?: ResponseHeaders }
+    : { status: Status; body: JsonContent<Responses<K>[Status]>; headers?: ResponseHeaders };
+}[Success<K>];
+
+export interface HandlerInput<K extends OperationId> {
+  params: Parameters<K, 'path'>;
+  query: Parameters<K, 'query'>;
+  headers: Parameters<K, 'header'>;
+  body: RequestBody<K>;
+  request: FastifyRequest;
+  reply: FastifyReply;
+}
+
+export type Handler<K extends OperationId> = (input: HandlerInput<K>) => Promise<HandlerResult<K>>;
+
+/** One handler per operationId of openapi.yaml: no more, no fewer. */
+export type HandlerMap = { [K in OperationId]: Handler<K> };

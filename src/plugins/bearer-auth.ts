@@ -1,0 +1,50 @@
+// Bot authentication (the spec's `bearerAuth`): resolves `Authorization: Bearer <api_key>` to its
+// bot, or answers 401 with a WWW-Authenticate challenge (RFC 6750). Malformed and checksum-broken
+// keys are refused before any database lookup.
+import type { FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { Kysely } from 'kysely';
+import { hashSecret, isWellFormedApiKey } from '../bots/api-key.js';
+import { findBotByApiKeyHash } from '../bots/repository.js';
+import type { BotRow, Database } from '../db/schema.js';
+import { ProblemError } from '../problems.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated bot, on operations secured by bearerAuth. */
+    bot: BotRow | null;
+  }
+}
+
+const realm = 'realm="bot-platform"';
+
+export function bearerAuth(db: Kysely<Database>): onRequestHookHandler {
+  return async function authenticateBot(request) {
+    const header = request.headers.authorization;
+    if (!header) throw unauthorized('Send the API key as "Authorization: Bearer <api_key>".', `Bearer ${realm}`);
+    const match = /^Bearer +(\S+) *$/i.exec(header);
+    if (!match) {
+      throw unauthorized('The Authorization header must be "Bearer <api_key>".', `Bearer ${realm}, error="invalid_request"`);
+    }
+    const key = match[1]!;
+    if (!isWellFormedApiKey(key)) {
+      throw unauthorized('The API key is malformed or its checksum does not match.', invalidToken('The API key is malformed'));
+    }
+    const bot = await findBotByApiKeyHash(db, hashSecret(key));
+    if (!bot) throw unauthorized('The API key is not valid: it is unknown, rotated or revoked.', invalidToken('The API key is not valid'));
+    request.bot = bot;
+  };
+}
+
+/** The bot a bearerAuth operation was called by; the hook guarantees it is there. */
+export function authenticatedBot(request: FastifyRequest): BotRow {
+  if (!request.bot) throw new Error(`${request.routeOptions.config.operationId} used authenticatedBot without bearerAuth`);
+  return request.bot;
+}
+
+function invalidToken(description: string) {
+  return `Bearer ${realm}, error="invalid_token", error_description="${description}"`;
+}
+
+function unauthorized(detail: string, challenge: string) {
+  return new ProblemError(401, 'unauthorized', detail, { headers: { 'www-authenticate': challenge } });
+}

@@ -1,0 +1,32 @@
+// API documentation: @fastify/swagger in static mode serves openapi.yaml itself (no second spec is
+// generated from routes) and @fastify/swagger-ui renders it at /docs, offline, with "Try it out"
+// aimed at the server that served the page.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { OpenApiDocument } from '../openapi.js';
+
+export const docsPrefix = '/docs';
+
+export default fp<{ spec: OpenApiDocument; secure: boolean }>(
+  async function docs(app: FastifyInstance, { spec, secure }) {
+    await app.register(swagger, { mode: 'static', specification: { document: spec as never } });
+    await app.register(swaggerUi, {
+      routePrefix: docsPrefix,
+      uiConfig: { persistAuthorization: true, displayOperationId: true, tryItOutEnabled: false },
+      staticCSP: true,
+      // Over plain HTTP (local development) upgrading requests to HTTPS would break every asset.
+      transformStaticCSP: (header) => (secure ? header : header.replace(/\s*upgrade-insecure-requests;?/, '')),
+      transformSpecification: (document, request) => withServerOf(document as OpenApiDocument, request),
+    });
+  },
+  { name: 'docs' },
+);
+
+/** The document with its `base_url` defaulting to the origin this request reached, so "Try it out" calls this server. */
+function withServerOf(document: OpenApiDocument, request: FastifyRequest): OpenApiDocument {
+  const baseUrl = document.servers[0]?.variables?.base_url;
+  if (baseUrl) baseUrl.default = `${request.protocol}://${request.host}`;
+  return document;
+}

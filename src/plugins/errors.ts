@@ -1,0 +1,93 @@
+// The one error path: thrown ProblemErrors, schema validation failures, Fastify's own errors
+// (malformed JSON, body too large, wrong content type), unknown routes, database outages and bugs
+// all leave as the same application/problem+json document with the request's id. Internals
+// (stack traces, SQL, driver messages) are logged, never sent.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { ErrorObject } from 'ajv';
+import { isDatabaseUnavailable } from '../db/database.js';
+import { ProblemError, validationFailed, type FieldError } from '../problems.js';
+
+const partNames = { body: 'body', querystring: 'query', params: 'path', headers: 'header' } as const;
+
+/** Seconds a client should wait after a 503 before retrying. */
+const unavailableRetryAfter = 5;
+
+export default fp(
+  async function errors(app: FastifyInstance) {
+    app.setErrorHandler(async (error: FastifyError, request, reply) => {
+      const problem = toProblem(error, request);
+      if (problem.status >= 500) {
+        request.log.error({ err: error, problem: problem.code }, 'request failed');
+      }
+      return sendProblem(reply, request, problem);
+    });
+
+    app.setNotFoundHandler(async (request, reply) =>
+      sendProblem(reply, request, new ProblemError(404, 'not_found', `No operation matches ${request.method} ${request.url.split('?')[0]}.`)),
+    );
+  },
+  { name: 'errors' },
+);
+
+export function sendProblem(reply: FastifyReply, request: FastifyRequest, problem: ProblemError) {
+  return reply
+    .code(problem.status)
+    .headers(problem.headers)
+    .type('application/problem+json; charset=utf-8')
+    .send(problem.body(request.id));
+}
+
+function toProblem(error: FastifyError, request: FastifyRequest): ProblemError {
+  if (error instanceof ProblemError) return error;
+  if (error.validation) {
+    const part = partNames[error.validationContext as keyof typeof partNames] ?? 'body';
+    // A path that names something that cannot exist (a malformed id) is simply not found.
+    if (part === 'path') return new ProblemError(404, 'not_found', `Nothing exists at ${request.url.split('?')[0]}.`);
+    return validationFailed(fieldErrors(part, error.validation as ErrorObject[]));
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ProblemError(400, 'malformed_json', 'The request body is not valid JSON.');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ProblemError(413, 'payload_too_large', `The request body is larger than ${request.server.initialConfig.bodyLimit} bytes.`);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ProblemError(415, 'unsupported_media_type', 'Send the request body as application/json.');
+  }
+  if (isDatabaseUnavailable(error)) {
+    return new ProblemError(503, 'unavailable', 'The database is unavailable. Retry shortly.', {
+      headers: { 'retry-after': unavailableRetryAfter },
+    });
+  }
+  // Fastify's remaining client errors (bad content-length, prototype poisoning, ...).
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    return new ProblemError(400, 'malformed_json', 'The request could not be read.');
+  }
+  return new ProblemError(500, 'internal', 'Something went wrong on our side.');
+}
+
+function fieldErrors(part: FieldError['in'], errors: ErrorObject[]): FieldError[] {
+  return errors.map((error) => {
+    if (error.keyword === 'required') {
+      return { in: part, pointer: `${error.instancePath}/${escape(error.params.missingProperty as string)}`, message: 'is required' };
+    }
+    if (error.keyword === 'additionalProperties') {
+      return { in: part, pointer: `${error.instancePath}/${escape(error.params.additionalProperty as string)}`, message: 'is not a known property' };
+    }
+    if (error.keyword === 'propertyNames') {
+      return { in: part, pointer: `${error.instancePath}/${escape(error.params.propertyName as string)}`, message: 'is not a known property' };
+    }
+    if (error.keyword === 'enum') {
+      return { in: part, pointer: error.instancePath, message: `must be one of ${(error.params.allowedValues as unknown[]).map(String).join(', ')}` };
+    }
+    if (error.keyword === 'type' && error.instancePath === '' && part === 'body') {
+      return { in: part, pointer: '', message: 'must be a JSON object' };
+    }
+    return { in: part, pointer: error.instancePath, message: error.message ?? 'is invalid' };
+  });
+}
+
+function escape(segment: string): string {
+  return segment.replaceAll('~', '~0').replaceAll('/', '~1');
+}

@@ -1,0 +1,118 @@
+// Registers one Fastify route per operation of openapi.yaml, keyed by operationId: the method and
+// path, the request validation schemas and the security requirements all come from the spec.
+// Bodies are validated strictly (no coercion, no stripping: an unknown property is a 400); path and
+// query values may be coerced from their string form.
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import fp from 'fastify-plugin';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { listOperations, type JsonSchema, type OpenApiDocument, type Operation } from '../openapi.js';
+import type { HandlerMap } from '../operation-types.js';
+
+export interface OpenApiRoutesOptions {
+  spec: OpenApiDocument;
+  handlers: HandlerMap;
+  /** One onRequest hook per security scheme of the spec; it authenticates or throws. */
+  security: Record<string, onRequestHookHandler>;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    operationId?: string;
+  }
+}
+
+const componentsId = 'urn:bot-platform:openapi-components';
+
+export default fp<OpenApiRoutesOptions>(
+  async function openapiRoutes(app: FastifyInstance, { spec, handlers, security }) {
+    const components = { $id: componentsId, $defs: rewriteRefs(spec.components.schemas, '#/$defs/') };
+    const bodyAjv = createAjv({ coerceTypes: false }, components);
+    const parameterAjv = createAjv({ coerceTypes: true, useDefaults: true }, components);
+    app.setValidatorCompiler(({ schema, httpPart }) =>
+      (httpPart === 'body' ? bodyAjv : parameterAjv).compile(schema as JsonSchema),
+    );
+
+    const operations = listOperations(spec);
+    const unknown = Object.keys(handlers).filter((id) => !operations.some((op) => op.operationId === id));
+    if (unknown.length > 0) throw new Error(`Handlers without an operation in openapi.yaml: ${unknown.join(', ')}`);
+
+    for (const op of operations) {
+      const handler = handlers[op.operationId as keyof HandlerMap] as
+        | ((input: unknown) => Promise<{ status: number; body?: unknown; headers?: Record<string, string | number> }>)
+        | undefined;
+      if (!handler) throw new Error(`openapi.yaml operation ${op.operationId} has no handler`);
+
+      app.route({
+        method: op.method.toUpperCase() as Uppercase<Operation['method']>,
+        url: op.path.replace(/\{([^}]+)\}/g, ':$1'),
+        config: { operationId: op.operationId },
+        schema: routeSchema(op),
+        onRequest: securityHooks(op, spec, security),
+        async handler(request, reply) {
+          const result = await handler({
+            params: request.params,
+            query: request.query,
+            headers: request.headers,
+            body: request.body,
+            request,
+            reply,
+          });
+          reply.code(result.status);
+          if (result.headers) reply.headers(result.headers);
+          return reply.send(result.body);
+        },
+      });
+    }
+  },
+  { name: 'openapi-routes', dependencies: ['errors'] },
+);
+
+function createAjv(options: { coerceTypes: boolean; useDefaults?: boolean }, components: JsonSchema) {
+  const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true, ...options });
+  addFormats.default(ajv);
+  ajv.addSchema(components);
+  return ajv;
+}
+
+function routeSchema(op: Operation) {
+  const schema: Record<string, JsonSchema> = {};
+  for (const [part, where] of [['params', 'path'], ['querystring', 'query'], ['headers', 'header']] as const) {
+    const parameters = op.parameters.filter((p) => p.in === where);
+    if (parameters.length === 0) continue;
+    // Header names are case-insensitive; Fastify hands them over lower-cased.
+    const name = (n: string) => (where === 'header' ? n.toLowerCase() : n);
+    schema[part] = {
+      type: 'object',
+      properties: Object.fromEntries(parameters.map((p) => [name(p.name), rewriteRefs(p.schema, `${componentsId}#/$defs/`)])),
+      required: parameters.filter((p) => p.required).map((p) => name(p.name)),
+    };
+  }
+  const body = op.operation.requestBody?.content['application/json']?.schema;
+  if (body) schema.body = rewriteRefs(body, `${componentsId}#/$defs/`) as JsonSchema;
+  return schema;
+}
+
+function securityHooks(op: Operation, spec: OpenApiDocument, security: OpenApiRoutesOptions['security']) {
+  const requirements = op.operation.security ?? spec.security ?? [];
+  const schemes = requirements.flatMap((requirement) => Object.keys(requirement));
+  if (schemes.length > 1) throw new Error(`${op.operationId}: only one security scheme per operation is supported`);
+  return schemes.map((scheme) => {
+    const hook = security[scheme];
+    if (!hook) throw new Error(`${op.operationId}: no handler for security scheme ${scheme}`);
+    return hook;
+  });
+}
+
+/** Points `#/components/schemas/X` references at our Ajv copy of the components. */
+function rewriteRefs<T>(value: T, target: string): T {
+  if (Array.isArray(value)) return value.map((v) => rewriteRefs(v, target)) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, v]) =>
+      key === '$ref' && typeof v === 'string'
+        ? [key, v.replace('#/components/schemas/', target)]
+        : [key, rewriteRefs(v, target)],
+    ),
+  ) as T;
+}

@@ -1,0 +1,78 @@
+// RFC 9457 problem documents: the one shape every error response of the API takes. Handlers throw
+// a ProblemError; the error handler (plugins/errors.ts) writes it.
+import type { components } from '../generated/openapi.js';
+
+export type ProblemCode = components['schemas']['ProblemCode'];
+export type FieldError = components['schemas']['FieldError'];
+export type Problem = components['schemas']['Problem'];
+
+const titles: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not found',
+  409: 'Conflict',
+  413: 'Payload too large',
+  415: 'Unsupported media type',
+  429: 'Too many requests',
+  500: 'Internal server error',
+  501: 'Not implemented',
+  502: 'Bad gateway',
+  503: 'Service unavailable',
+};
+
+export interface ProblemOptions {
+  errors?: FieldError[];
+  /** Extension members, such as the 429's `limit` and `retry_after_seconds`. */
+  extensions?: Record<string, unknown>;
+  headers?: Record<string, string | number>;
+}
+
+export class ProblemError extends Error {
+  readonly errors: FieldError[] | undefined;
+  readonly extensions: Record<string, unknown>;
+  readonly headers: Record<string, string | number>;
+
+  constructor(
+    readonly status: number,
+    readonly code: ProblemCode,
+    readonly detail: string,
+    options: ProblemOptions = {},
+  ) {
+    super(detail);
+    this.name = 'ProblemError';
+    this.errors = options.errors;
+    this.extensions = options.extensions ?? {};
+    this.headers = options.headers ?? {};
+  }
+
+  body(requestId: string): Problem {
+    return {
+      type: `urn:bot-platform:problem:${this.code}`,
+      title: this.code === 'validation_failed' ? 'Validation failed' : (titles[this.status] ?? 'Error'),
+      status: this.status,
+      detail: this.detail,
+      code: this.code,
+      request_id: requestId,
+      ...(this.errors ? { errors: this.errors } : {}),
+      ...this.extensions,
+    };
+  }
+}
+
+export function validationFailed(errors: FieldError[]): ProblemError {
+  const detail = errors.length === 1 ? `${describe(errors[0]!)}.` : `The request has ${errors.length} problems.`;
+  return new ProblemError(400, 'validation_failed', detail, { errors });
+}
+
+function describe(error: FieldError): string {
+  return error.pointer ? `${error.in} ${error.pointer}: ${error.message}` : `${error.in}: ${error.message}`;
+}
+
+export function notFound(detail: string): ProblemError {
+  return new ProblemError(404, 'not_found', detail);
+}
+
+export function notImplemented(): never {
+  throw new ProblemError(501, 'not_implemented', 'This operation is specified but not implemented yet.');
+}

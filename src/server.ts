@@ -1,0 +1,42 @@
+// Starts the platform: configuration, database (PGlite unless DATABASE_URL is set), migrations,
+// the app, and a graceful shutdown that finishes in-flight requests on SIGTERM or SIGINT.
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { openDatabase } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+
+/** After this long, a shutdown that is still waiting on connections gives up and exits. */
+const shutdownTimeoutMs = 10_000;
+
+async function main() {
+  const config = loadConfig();
+  const database = await openDatabase(config);
+  await migrateToLatest(database.db);
+  const app = await buildApp({ config, db: database.db });
+  if (database.kind === 'pglite') {
+    app.log.info({ pglite_dir: config.pgliteDir }, 'using embedded PGlite (set DATABASE_URL to use a Postgres server)');
+  }
+
+  let closing = false;
+  const shutdown = async (signal: NodeJS.Signals) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    setTimeout(() => {
+      app.log.error('shutdown timed out');
+      process.exit(1);
+    }, shutdownTimeoutMs).unref();
+    await app.close();
+    await database.close();
+  };
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+
+  await app.listen({ host: config.host, port: config.port });
+  app.log.info(`API docs at ${config.publicUrl}/docs`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof ConfigError ? error.message : error);
+  process.exit(1);
+});
