@@ -3,7 +3,7 @@
 // operation's security scheme) -> body parsing and validation (the spec's schemas) -> handler ->
 // repository -> database; any failure leaves through the one problem+json error path.
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyServerOptions, type RouteOptions } from 'fastify';
 import helmet from '@fastify/helmet';
 import type { Kysely } from 'kysely';
 import type { Config } from './config.js';
@@ -21,13 +21,15 @@ export interface AppOptions {
   db: Kysely<Database>;
   /** Where logs go (default: stdout). Tests pass a stream to read them. */
   logStream?: NodeJS.WritableStream;
+  /** Called for every route as it is added, before any plugin is registered (route inventories). */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 export const bodyLimit = 64 * 1024;
 
 const incomingRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
 
-export async function buildApp({ config, db, logStream }: AppOptions) {
+export async function buildApp({ config, db, logStream, onRoute }: AppOptions) {
   const spec = loadSpec();
   const secure = config.publicUrl.startsWith('https:');
   const logger: FastifyServerOptions['logger'] = {
@@ -48,6 +50,7 @@ export async function buildApp({ config, db, logStream }: AppOptions) {
     },
   });
 
+  if (onRoute) app.addHook('onRoute', onRoute);
   app.decorateRequest('bot', null);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

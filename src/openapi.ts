@@ -1,5 +1,7 @@
 // openapi.yaml, loaded once: the single source of truth for routes, request validation and docs.
 import { readFileSync } from 'node:fs';
+import { Ajv2020, type Options as AjvOptions, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 
 export const specPath = new URL('../openapi.yaml', import.meta.url);
@@ -74,4 +76,35 @@ function resolveRef<T>(spec: OpenApiDocument, ref: string): T {
     .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key.replaceAll('~1', '/').replaceAll('~0', '~')], spec);
   if (value === undefined) throw new Error(`Unresolvable $ref ${ref} in openapi.yaml`);
   return value as T;
+}
+
+export interface SchemaCompiler {
+  /** Compiles a schema that may `$ref` the spec's `#/components/schemas/...`. */
+  compile(schema: JsonSchema): ValidateFunction;
+}
+
+/**
+ * A JSON Schema 2020-12 compiler that knows the spec's component schemas, so a schema taken from
+ * openapi.yaml compiles as it stands there. The request validators and the tests' contract checks
+ * both use it.
+ */
+export function createSchemaCompiler(spec: OpenApiDocument, options: AjvOptions): SchemaCompiler {
+  const componentsId = 'urn:bot-platform:openapi-components';
+  const ajv = new Ajv2020({ allErrors: true, allowUnionTypes: true, ...options });
+  addFormats.default(ajv);
+  ajv.addSchema({ $id: componentsId, $defs: rewriteRefs(spec.components.schemas, '#/$defs/') });
+  return { compile: (schema) => ajv.compile(rewriteRefs(schema, `${componentsId}#/$defs/`)) };
+}
+
+/** Points `#/components/schemas/X` references at the compiler's copy of the components. */
+function rewriteRefs<T>(value: T, target: string): T {
+  if (Array.isArray(value)) return value.map((v) => rewriteRefs(v, target)) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, v]) =>
+      key === '$ref' && typeof v === 'string'
+        ? [key, v.replace('#/components/schemas/', target)]
+        : [key, rewriteRefs(v, target)],
+    ),
+  ) as T;
 }

@@ -4,9 +4,7 @@
 // query values may be coerced from their string form.
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
-import { listOperations, type JsonSchema, type OpenApiDocument, type Operation } from '../openapi.js';
+import { createSchemaCompiler, listOperations, type JsonSchema, type OpenApiDocument, type Operation } from '../openapi.js';
 import type { HandlerMap } from '../operation-types.js';
 
 export interface OpenApiRoutesOptions {
@@ -22,15 +20,12 @@ declare module 'fastify' {
   }
 }
 
-const componentsId = 'urn:bot-platform:openapi-components';
-
 export default fp<OpenApiRoutesOptions>(
   async function openapiRoutes(app: FastifyInstance, { spec, handlers, security }) {
-    const components = { $id: componentsId, $defs: rewriteRefs(spec.components.schemas, '#/$defs/') };
-    const bodyAjv = createAjv({ coerceTypes: false }, components);
-    const parameterAjv = createAjv({ coerceTypes: true, useDefaults: true }, components);
+    const bodies = createSchemaCompiler(spec, { coerceTypes: false, strict: true });
+    const parameters = createSchemaCompiler(spec, { coerceTypes: true, useDefaults: true, strict: true });
     app.setValidatorCompiler(({ schema, httpPart }) =>
-      (httpPart === 'body' ? bodyAjv : parameterAjv).compile(schema as JsonSchema),
+      (httpPart === 'body' ? bodies : parameters).compile(schema as JsonSchema),
     );
 
     const operations = listOperations(spec);
@@ -68,13 +63,6 @@ export default fp<OpenApiRoutesOptions>(
   { name: 'openapi-routes', dependencies: ['errors'] },
 );
 
-function createAjv(options: { coerceTypes: boolean; useDefaults?: boolean }, components: JsonSchema) {
-  const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true, ...options });
-  addFormats.default(ajv);
-  ajv.addSchema(components);
-  return ajv;
-}
-
 function routeSchema(op: Operation) {
   const schema: Record<string, JsonSchema> = {};
   for (const [part, where] of [['params', 'path'], ['querystring', 'query'], ['headers', 'header']] as const) {
@@ -84,12 +72,12 @@ function routeSchema(op: Operation) {
     const name = (n: string) => (where === 'header' ? n.toLowerCase() : n);
     schema[part] = {
       type: 'object',
-      properties: Object.fromEntries(parameters.map((p) => [name(p.name), rewriteRefs(p.schema, `${componentsId}#/$defs/`)])),
+      properties: Object.fromEntries(parameters.map((p) => [name(p.name), p.schema])),
       required: parameters.filter((p) => p.required).map((p) => name(p.name)),
     };
   }
   const body = op.operation.requestBody?.content['application/json']?.schema;
-  if (body) schema.body = rewriteRefs(body, `${componentsId}#/$defs/`) as JsonSchema;
+  if (body) schema.body = body;
   return schema;
 }
 
@@ -102,17 +90,4 @@ function securityHooks(op: Operation, spec: OpenApiDocument, security: OpenApiRo
     if (!hook) throw new Error(`${op.operationId}: no handler for security scheme ${scheme}`);
     return hook;
   });
-}
-
-/** Points `#/components/schemas/X` references at our Ajv copy of the components. */
-function rewriteRefs<T>(value: T, target: string): T {
-  if (Array.isArray(value)) return value.map((v) => rewriteRefs(v, target)) as T;
-  if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([key, v]) =>
-      key === '$ref' && typeof v === 'string'
-        ? [key, v.replace('#/components/schemas/', target)]
-        : [key, rewriteRefs(v, target)],
-    ),
-  ) as T;
 }

@@ -1,0 +1,193 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { hashSecret, isWellFormedApiKey } from '../../src/bots/api-key.js';
+import { useTestApp } from '../helpers/app.js';
+import { bearer, registerBot } from '../helpers/bots.js';
+import { assertContract } from '../helpers/contract.js';
+
+const t = useTestApp();
+
+function register(payload: unknown, headers: Record<string, string> = {}) {
+  return t.app.inject({ method: 'POST', url: '/api/bots/register', payload: payload as object, headers });
+}
+
+async function count(table: 'bots' | 'api_keys' | 'api_key_events') {
+  const row = await t.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+async function assertNothingWritten() {
+  assert.deepEqual([await count('bots'), await count('api_keys'), await count('api_key_events')], [0, 0, 0]);
+}
+
+describe('registerBot 201', () => {
+  test('creates the bot and returns its profile, a checksummed key, a claim code and next steps', async () => {
+    const response = await register({ name: 'Ada-7', model: '  claude-sonnet-4-5 ', bio: '  I read papers.  ', creator_handle: 'Alice' });
+    assert.equal(response.statusCode, 201);
+    assertContract('registerBot', response);
+    const body = response.json();
+    assert.equal(response.headers.location, `/api/bots/${body.bot.id}`);
+    assert.deepEqual(
+      { ...body.bot, id: undefined, created_at: undefined },
+      {
+        id: undefined,
+        name: 'Ada-7',
+        model: 'claude-sonnet-4-5',
+        bio: 'I read papers.',
+        type: null,
+        secondary_type: null,
+        traits: null,
+        verified: false,
+        creator: null,
+        created_at: undefined,
+        stats: { posts: 0, comments: 0, votes_cast: 0, karma: 0, assessments: 0 },
+      },
+    );
+    assert.ok(isWellFormedApiKey(body.api_key));
+    assert.match(body.claim_code, /^bpc_[0-9A-Za-z]{24}$/);
+    assert.deepEqual(
+      body.next_steps.map((s: { step: string; href?: string }) => [s.step, s.href]),
+      [
+        ['store_api_key', undefined],
+        ['take_assessment', 'http://bots.test/api/test/questions'],
+        ['share_claim_code', 'http://bots.test/api/me/bots/claim'],
+      ],
+    );
+    const stored = await t.db.selectFrom('bots').selectAll().executeTakeFirstOrThrow();
+    assert.equal(stored.requested_creator_handle, 'alice');
+  });
+
+  test('the returned key authenticates the bot', async () => {
+    const { bot, api_key } = await registerBot(t.app);
+    const me = await t.app.inject({ url: '/api/bots/me', headers: bearer(api_key) });
+    assert.equal(me.statusCode, 200);
+    assert.equal(me.json().bot.id, bot.id);
+  });
+
+  test('stores only hashes: the key and the claim code appear in no table and no log line', async () => {
+    const { bot, api_key, claim_code } = await registerBot(t.app);
+    await t.app.inject({ url: '/api/bots/me', headers: bearer(api_key) });
+
+    const key = await t.db.selectFrom('api_keys').selectAll().where('bot_id', '=', bot.id).executeTakeFirstOrThrow();
+    assert.equal(key.key_hash, hashSecret(api_key));
+    assert.equal(key.display_prefix, api_key.slice(0, 8));
+    const botRow = await t.db.selectFrom('bots').select('claim_code_hash').where('id', '=', bot.id).executeTakeFirstOrThrow();
+    assert.equal(botRow.claim_code_hash, hashSecret(claim_code));
+
+    const tables = await sql<{ tablename: string }>`select tablename from pg_tables where schemaname = 'public'`.execute(t.db);
+    for (const { tablename } of tables.rows) {
+      const dump = await sql<{ rows: unknown }>`select coalesce(json_agg(t), '[]') as rows from ${sql.table(tablename)} t`.execute(t.db);
+      const text = JSON.stringify(dump.rows);
+      assert.ok(!text.includes(api_key.slice(3)), `${tablename} holds the API key`);
+      assert.ok(!text.includes(claim_code.slice(4)), `${tablename} holds the claim code`);
+    }
+    assert.ok(t.logs.length > 0, 'the app logged the requests');
+    assert.ok(!t.logs.some((line) => line.includes(api_key.slice(3))), 'a log line holds the API key');
+  });
+
+  test('records the issued key in the audit trail', async () => {
+    const { bot, api_key } = await registerBot(t.app);
+    const events = await t.db.selectFrom('api_key_events').selectAll().execute();
+    assert.deepEqual(
+      events.map((e) => [e.bot_id, e.event, e.actor, e.key_prefix]),
+      [[bot.id, 'issued', 'registration', api_key.slice(0, 8)]],
+    );
+  });
+
+  test('an empty bio is stored as null', async () => {
+    const { bot } = await registerBot(t.app, { bio: '   ' });
+    assert.equal(bot.bio, null);
+  });
+});
+
+describe('registerBot 400', () => {
+  test('lists every invalid and unknown field, and writes nothing', async () => {
+    const response = await register({ name: 'a b', bio: 'x'.repeat(281), colour: 'blue', creator_handle: 'no spaces' });
+    assert.equal(response.statusCode, 400);
+    assertContract('registerBot', response);
+    const body = response.json();
+    assert.equal(body.code, 'validation_failed');
+    assert.equal(body.request_id, response.headers['x-request-id']);
+    assert.deepEqual(
+      body.errors.map((e: { in: string; pointer: string }) => `${e.in} ${e.pointer}`).sort(),
+      ['body /bio', 'body /colour', 'body /creator_handle', 'body /model', 'body /name'],
+    );
+    await assertNothingWritten();
+  });
+
+  test('does not coerce types: a numeric model is refused', async () => {
+    const response = await register({ name: 'ada', model: 12345 });
+    assert.equal(response.statusCode, 400);
+    assert.deepEqual(response.json().errors, [{ in: 'body', pointer: '/model', message: 'must be string' }]);
+    await assertNothingWritten();
+  });
+
+  test('a model that is blank after trimming is refused', async () => {
+    const response = await register({ name: 'ada', model: '     ' });
+    assert.equal(response.statusCode, 400);
+    assert.deepEqual(response.json().errors.map((e: { pointer: string }) => e.pointer), ['/model']);
+    await assertNothingWritten();
+  });
+
+  test('a body that is not an object is refused', async () => {
+    const response = await register([{ name: 'ada', model: 'gpt' }]);
+    assert.equal(response.statusCode, 400);
+    assert.deepEqual(response.json().errors, [{ in: 'body', pointer: '', message: 'must be a JSON object' }]);
+    await assertNothingWritten();
+  });
+
+  test('malformed JSON is a malformed_json problem', async () => {
+    const response = await register('{"name": "ada", ', { 'content-type': 'application/json' });
+    assert.equal(response.statusCode, 400);
+    assertContract('registerBot', response);
+    assert.equal(response.json().code, 'malformed_json');
+    await assertNothingWritten();
+  });
+
+  test('a missing body is refused', async () => {
+    const response = await t.app.inject({ method: 'POST', url: '/api/bots/register' });
+    assert.equal(response.statusCode, 400);
+    assertContract('registerBot', response);
+    await assertNothingWritten();
+  });
+});
+
+describe('registerBot 409', () => {
+  test('a taken name, in any case, is a name_taken conflict and writes nothing', async () => {
+    await registerBot(t.app, { name: 'Ada-7' });
+    const response = await register({ name: 'aDA-7', model: 'gpt-5' });
+    assert.equal(response.statusCode, 409);
+    assertContract('registerBot', response);
+    assert.equal(response.json().code, 'name_taken');
+    assert.deepEqual([await count('bots'), await count('api_keys'), await count('api_key_events')], [1, 1, 1]);
+  });
+
+  test('concurrent registrations of one name admit exactly one', async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => register({ name: i % 2 ? 'twin' : 'TWIN', model: 'gpt-5' })),
+    );
+    assert.deepEqual(responses.map((r) => r.statusCode).sort(), [201, ...Array(11).fill(409)]);
+    assert.deepEqual([await count('bots'), await count('api_keys')], [1, 1]);
+  });
+});
+
+describe('registerBot 413', () => {
+  test('a body over 64 KiB is refused', async () => {
+    const response = await register({ name: 'ada', model: 'gpt-5', bio: 'x'.repeat(70_000) });
+    assert.equal(response.statusCode, 413);
+    assertContract('registerBot', response);
+    assert.equal(response.json().code, 'payload_too_large');
+    await assertNothingWritten();
+  });
+});
+
+describe('registerBot 415', () => {
+  test('a body that is not JSON is refused', async () => {
+    const response = await register('name=ada&model=gpt-5', { 'content-type': 'application/x-www-form-urlencoded' });
+    assert.equal(response.statusCode, 415);
+    assertContract('registerBot', response);
+    assert.equal(response.json().code, 'unsupported_media_type');
+    await assertNothingWritten();
+  });
+});

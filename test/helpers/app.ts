@@ -1,0 +1,54 @@
+// The shared harness: the real app on a real database for one test file, rebuilt clean between
+// tests. Usage:
+//   const t = useTestApp();
+//   test('...', async () => { const res = await t.app.inject(...) });
+import { Writable } from 'node:stream';
+import { after, before, beforeEach } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
+import { buildApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import type { Database } from '../../src/db/schema.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
+
+export interface TestApp {
+  app: FastifyInstance;
+  db: Kysely<Database>;
+  database: TestDatabase;
+  config: Config;
+  /** Every log line the app wrote during the current test. */
+  logs: string[];
+}
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return { ...loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', PUBLIC_URL: 'http://bots.test' }), ...overrides };
+}
+
+export function useTestApp(overrides: Partial<Config> = {}): TestApp {
+  const context = { logs: [] as string[] } as TestApp;
+  before(async () => {
+    context.database = await createTestDatabase();
+    context.db = context.database.db;
+    context.config = testConfig(overrides);
+    context.app = await buildApp({ config: context.config, db: context.db, logStream: logCollector(context.logs) });
+    await context.app.ready();
+  });
+  beforeEach(async () => {
+    context.logs.length = 0;
+    await context.database.reset();
+  });
+  after(async () => {
+    await context.app?.close();
+    await context.database?.close();
+  });
+  return context;
+}
+
+export function logCollector(lines: string[]): Writable {
+  return new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+}

@@ -1,0 +1,23 @@
+// Registering bots through the API, as a bot would.
+import assert from 'node:assert/strict';
+import type { FastifyInstance } from 'fastify';
+import type { components } from '../../generated/openapi.js';
+
+type RegisterBotRequest = components['schemas']['RegisterBotRequest'];
+type RegisterBotResponse = components['schemas']['RegisterBotResponse'];
+
+let counter = 0;
+
+export async function registerBot(app: FastifyInstance, body: Partial<RegisterBotRequest> = {}): Promise<RegisterBotResponse> {
+  const response = await app.inject({
+    method: 'POST',
+    url: '/api/bots/register',
+    payload: { name: `bot-${process.pid}-${++counter}`, model: 'claude-sonnet-4-5', ...body },
+  });
+  assert.equal(response.statusCode, 201, response.body);
+  return response.json();
+}
+
+export function bearer(apiKey: string) {
+  return { authorization: `Bearer ${apiKey}` };
+}

@@ -1,0 +1,87 @@
+// The spec is the runtime truth: every operation of openapi.yaml is a route, every route (but the
+// docs) is an operation, and operations of later issues answer 501 until their issue lands.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import type { FastifyInstance, RouteOptions } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { createHandlers, pendingOperations } from '../../src/handlers.js';
+import { listOperations, loadSpec } from '../../src/openapi.js';
+import { docsPrefix } from '../../src/plugins/docs.js';
+import { testConfig } from '../helpers/app.js';
+import { registerBot } from '../helpers/bots.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+
+const spec = loadSpec();
+const operations = listOperations(spec);
+const routes: RouteOptions[] = [];
+let app: FastifyInstance;
+let database: TestDatabase;
+
+before(async () => {
+  database = await createTestDatabase();
+  app = await buildApp({ config: testConfig({ logLevel: 'silent' }), db: database.db, onRoute: (route) => routes.push(route) });
+  await app.ready();
+});
+after(async () => {
+  await app.close();
+  await database.close();
+});
+
+const key = (method: string, url: string) => `${method} ${url}`;
+
+describe('routes and operations', () => {
+  test('every operation of openapi.yaml has a route with its operationId', () => {
+    for (const op of operations) {
+      const url = op.path.replace(/\{([^}]+)\}/g, ':$1');
+      const route = routes.find((r) => r.url === url && r.method === op.method.toUpperCase());
+      assert.ok(route, `no route for ${op.operationId} (${op.method.toUpperCase()} ${op.path})`);
+      assert.equal(route.config?.operationId, op.operationId);
+    }
+  });
+
+  test('every route is an operation of openapi.yaml (the docs excepted)', () => {
+    const specified = new Set(operations.map((op) => key(op.method.toUpperCase(), op.path.replace(/\{([^}]+)\}/g, ':$1'))));
+    for (const route of routes) {
+      if (route.url.startsWith(docsPrefix)) continue;
+      for (const method of [route.method].flat()) {
+        // Fastify answers HEAD for every GET by itself.
+        if (method === 'HEAD') continue;
+        assert.ok(specified.has(key(method, route.url)), `route ${method} ${route.url} has no operation in openapi.yaml`);
+      }
+    }
+  });
+
+  test('operationIds are unique and the handler map has exactly one handler for each', () => {
+    const ids = operations.map((op) => op.operationId);
+    assert.equal(new Set(ids).size, ids.length);
+    const handlers = createHandlers({ db: database.db, config: testConfig() });
+    assert.deepEqual(Object.keys(handlers).sort(), [...ids].sort());
+  });
+});
+
+describe('operations of later issues', () => {
+  test('answer 501 not_implemented as problem+json, and only they do', async () => {
+    const { api_key } = await registerBot(app);
+    assert.ok(pendingOperations.every((id) => operations.some((op) => op.operationId === id)));
+    for (const op of operations) {
+      const exampleBody = op.operation.requestBody?.content['application/json'] as { example?: unknown; examples?: Record<string, { value: unknown }> } | undefined;
+      const payload = exampleBody?.example ?? Object.values(exampleBody?.examples ?? {})[0]?.value;
+      const requiredQuery = op.parameters.filter((p) => p.in === 'query' && p.required).map((p) => [p.name, 'x']);
+      const response = await app.inject({
+        method: op.method.toUpperCase() as 'GET',
+        url: op.path.replace('{id}', randomUUID()).replace('{handle}', 'alice').replace('{provider}', 'github'),
+        query: Object.fromEntries(requiredQuery),
+        headers: { authorization: `Bearer ${api_key}` },
+        ...(payload === undefined ? {} : { payload: payload as object }),
+      });
+      if ((pendingOperations as readonly string[]).includes(op.operationId)) {
+        assert.equal(response.statusCode, 501, `${op.operationId}: ${response.body}`);
+        assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
+        assert.equal(response.json().code, 'not_implemented');
+      } else {
+        assert.notEqual(response.statusCode, 501, `${op.operationId} is implemented`);
+      }
+    }
+  });
+});
