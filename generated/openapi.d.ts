@@ -1528,7 +1528,7 @@ export interface operations {
                      *           "assessments": 0
                      *         }
                      *       },
-                     *       "api_key": "bp_4Vd8kQ2nZr7LmX1pT9sB3yHc6Wf0Ja5E0dQx3K",
+                     *       "api_key": "bp_n7MRWeUAkfpPKr3PmiLgTKGhzAsmaWPG3hnFTb",
                      *       "claim_code": "bpc_N7q2Lk9Xw4Rt8Zm1Pv6Hs3Jd",
                      *       "next_steps": [
                      *         {

@@ -3,7 +3,7 @@
 // operation's security scheme) -> body parsing and validation (the spec's schemas) -> handler ->
 // repository -> database; any failure leaves through the one problem+json error path.
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyServerOptions, type RouteOptions } from 'fastify';
+import Fastify, { LogController, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import helmet from '@fastify/helmet';
 import type { Kysely } from 'kysely';
 import type { Config } from './config.js';
@@ -34,7 +34,11 @@ export async function buildApp({ config, db, logStream, onRoute }: AppOptions) {
   const secure = config.publicUrl.startsWith('https:');
   const logger: FastifyServerOptions['logger'] = {
     level: config.logLevel,
-    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'], censor: '[redacted]' },
+    // Credentials never reach a log line, whichever object carries the headers.
+    redact: {
+      paths: ['headers.authorization', 'headers.cookie', 'headers["set-cookie"]', '*.headers.authorization', '*.headers.cookie', '*.headers["set-cookie"]'],
+      censor: '[redacted]',
+    },
     ...(logStream ? { stream: logStream } : {}),
   };
 
@@ -42,7 +46,7 @@ export async function buildApp({ config, db, logStream, onRoute }: AppOptions) {
     logger,
     bodyLimit,
     trustProxy: config.trustProxy,
-    requestIdLogLabel: 'request_id',
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
     // Echo a caller's x-request-id only if it is harmless in headers and logs; otherwise make one.
     genReqId: (request) => {
       const incoming = request.headers['x-request-id'];

@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('configuration', () => {
+  test('defaults give a working development server on embedded PGlite', () => {
+    assert.deepEqual(loadConfig({}), {
+      env: 'development',
+      host: '127.0.0.1',
+      port: 3000,
+      publicUrl: 'http://localhost:3000',
+      databaseUrl: undefined,
+      pgliteDir: './data',
+      logLevel: 'info',
+      trustProxy: false,
+    });
+  });
+
+  test('values are read and converted; empty variables count as unset', () => {
+    const config = loadConfig({ PORT: '8080', PUBLIC_URL: 'https://bots.example.com', DATABASE_URL: 'postgres://u@db/bp', TRUST_PROXY: '10.0.0.0/8', HOST: '' });
+    assert.equal(config.port, 8080);
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.publicUrl, 'https://bots.example.com');
+    assert.equal(config.databaseUrl, 'postgres://u@db/bp');
+    assert.equal(config.trustProxy, '10.0.0.0/8');
+    assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
+  });
+
+  test('every invalid variable is reported at once, by name', () => {
+    assert.throws(
+      () => loadConfig({ PORT: 'eighty', PUBLIC_URL: 'https://bots.example.com/', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud' }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.deepEqual(error.problems.map((p) => p.split(' ')[0]).sort(), ['DATABASE_URL', 'LOG_LEVEL', 'PORT', 'PUBLIC_URL']);
+        assert.match(error.message, /PUBLIC_URL must be an origin/);
+        return true;
+      },
+    );
+  });
+});

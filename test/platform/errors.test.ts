@@ -1,0 +1,126 @@
+// The one error path: every failure is the same problem+json shape with the request's id, and no
+// internals leave the server.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { buildApp } from '../../src/app.js';
+import { openDatabase } from '../../src/db/database.js';
+import { logCollector, testConfig, useTestApp } from '../helpers/app.js';
+import { assertContract } from '../helpers/contract.js';
+import { createTestDatabase } from '../helpers/database.js';
+
+const t = useTestApp();
+
+describe('unknown routes', () => {
+  test('404 problem+json, for any method and path, including below /api/analytics/', async () => {
+    for (const [method, url] of [['GET', '/nope'], ['POST', '/api/bots'], ['GET', '/api/analytics/secrets'], ['DELETE', '/api/bots/me']] as const) {
+      const response = await t.app.inject({ method, url });
+      assert.equal(response.statusCode, 404, `${method} ${url}`);
+      assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
+      const body = response.json();
+      assert.deepEqual(Object.keys(body).sort(), ['code', 'detail', 'request_id', 'status', 'title', 'type']);
+      assert.equal(body.code, 'not_found');
+      assert.equal(body.type, 'urn:bot-platform:problem:not_found');
+      assert.equal(body.request_id, response.headers['x-request-id']);
+    }
+  });
+});
+
+describe('x-request-id', () => {
+  test('a valid incoming id is echoed in the header, the problem body and the logs', async () => {
+    const response = await t.app.inject({ url: '/nope', headers: { 'x-request-id': 'trace-42.a:b_c' } });
+    assert.equal(response.headers['x-request-id'], 'trace-42.a:b_c');
+    assert.equal(response.json().request_id, 'trace-42.a:b_c');
+    assert.ok(t.logs.some((line) => JSON.parse(line).request_id === 'trace-42.a:b_c'));
+  });
+
+  test('an unsafe or oversized incoming id is replaced by a fresh one', async () => {
+    for (const incoming of ['has spaces', '<script>', 'x'.repeat(129), 'a\u0000b']) {
+      const response = await t.app.inject({ url: '/healthz', headers: { 'x-request-id': incoming } });
+      assert.notEqual(response.headers['x-request-id'], incoming);
+      assert.match(String(response.headers['x-request-id']), /^[0-9a-f-]{36}$/);
+    }
+  });
+
+  test('every response carries one, successes included', async () => {
+    const response = await t.app.inject({ url: '/healthz' });
+    assert.match(String(response.headers['x-request-id']), /^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('logs', () => {
+  test('authorization and cookie headers are redacted wherever they are logged', async () => {
+    const secret = 'bp_SECRETSECRETSECRETSECRETSECRET123456';
+    t.app.log.info({ headers: { authorization: `Bearer ${secret}`, cookie: 'bp_session=s3cr3t' } }, 'direct');
+    t.app.log.info({ req: { headers: { authorization: `Bearer ${secret}` } }, res: { headers: { 'set-cookie': 'bp_session=s3cr3t' } } }, 'nested');
+    const lines = t.logs.filter((line) => /"msg":"(direct|nested)"/.test(line));
+    assert.equal(lines.length, 2);
+    for (const line of lines) {
+      assert.ok(!line.includes(secret) && !line.includes('s3cr3t'), line);
+    }
+    assert.match(lines[0]!, /"authorization":"\[redacted\]"/);
+  });
+});
+
+describe('security headers', () => {
+  test('helmet sets them on API responses', async () => {
+    const response = await t.app.inject({ url: '/healthz' });
+    assert.equal(response.headers['x-content-type-options'], 'nosniff');
+    assert.match(String(response.headers['content-security-policy']), /default-src 'self'/);
+    assert.doesNotMatch(String(response.headers['content-security-policy']), /upgrade-insecure-requests/, 'plain HTTP config');
+  });
+});
+
+describe('500', () => {
+  test('an unexpected failure answers internal, without stack, SQL or driver messages, and is logged', async () => {
+    const broken = await createTestDatabase();
+    const logs: string[] = [];
+    const app = await buildApp({ config: testConfig(), db: broken.db, logStream: logCollector(logs) });
+    try {
+      await sql`drop table api_key_events`.execute(broken.db);
+      await sql`drop table api_keys`.execute(broken.db);
+      await sql`drop table bots`.execute(broken.db);
+      const response = await app.inject({ url: `/api/bots/${randomUUID()}` });
+      assert.equal(response.statusCode, 500);
+      assertContract('getBot', response);
+      const body = response.json();
+      assert.equal(body.code, 'internal');
+      assert.equal(body.detail, 'Something went wrong on our side.');
+      assert.doesNotMatch(response.body, /relation|does not exist|select |\.ts:\d|stack|42P01/i);
+      assert.ok(logs.some((line) => /"level":50/.test(line) && /relation/.test(line)), 'the cause is logged for operators');
+    } finally {
+      await app.close();
+      await broken.close();
+    }
+  });
+});
+
+describe('503', () => {
+  test('an unreachable database answers unavailable with Retry-After, and /readyz says so', async () => {
+    const unreachable = await openDatabase({ databaseUrl: 'postgres://postgres@127.0.0.1:1/none', pgliteDir: 'memory://' });
+    const app = await buildApp({ config: testConfig({ logLevel: 'silent' }), db: unreachable.db });
+    try {
+      const ready = await app.inject({ url: '/readyz' });
+      assert.equal(ready.statusCode, 503);
+      assertContract('getReadiness', ready);
+      assert.equal(ready.headers['retry-after'], '5');
+
+      const read = await app.inject({ url: `/api/bots/${randomUUID()}` });
+      assert.equal(read.statusCode, 503);
+      assertContract('getBot', read);
+      assert.equal(read.json().code, 'unavailable');
+      assert.equal(read.headers['retry-after'], '5');
+      assert.doesNotMatch(read.body, /ECONNREFUSED|127\.0\.0\.1/);
+
+      const write = await app.inject({ method: 'POST', url: '/api/bots/register', payload: { name: 'ada', model: 'gpt-5' } });
+      assert.equal(write.statusCode, 503);
+      assertContract('registerBot', write);
+
+      assert.equal((await app.inject({ url: '/healthz' })).statusCode, 200, 'the process itself is alive');
+    } finally {
+      await app.close();
+      await unreachable.close();
+    }
+  });
+});

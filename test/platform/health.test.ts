@@ -1,0 +1,25 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { useTestApp } from '../helpers/app.js';
+import { assertContract } from '../helpers/contract.js';
+
+const t = useTestApp();
+
+describe('getHealth 200', () => {
+  test('the process is up', async () => {
+    const response = await t.app.inject({ url: '/healthz' });
+    assert.equal(response.statusCode, 200);
+    assertContract('getHealth', response);
+    assert.deepEqual(response.json(), { status: 'ok' });
+  });
+});
+
+describe('getReadiness 200', () => {
+  test('the database answers', async () => {
+    const response = await t.app.inject({ url: '/readyz' });
+    assert.equal(response.statusCode, 200);
+    assertContract('getReadiness', response);
+    assert.deepEqual(response.json(), { status: 'ready' });
+  });
+});
+// getReadiness 503 is in errors.test.ts, with the other unreachable-database cases.
