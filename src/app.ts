@@ -14,7 +14,7 @@ import { bearerAuth } from './plugins/bearer-auth.js';
 import docs from './plugins/docs.js';
 import errors from './plugins/errors.js';
 import openapiRoutes from './plugins/openapi-routes.js';
-import { notImplemented } from './problems.js';
+import { notImplemented, ProblemError } from './problems.js';
 
 export interface AppOptions {
   config: Config;
@@ -47,6 +47,8 @@ export async function buildApp({ config, db, logStream, onRoute }: AppOptions) {
     bodyLimit,
     trustProxy: config.trustProxy,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    // Fastify's own 503 while closing is not a problem document; our onRequest hook answers instead.
+    return503OnClosing: false,
     // Echo a caller's x-request-id only if it is harmless in headers and logs; otherwise make one.
     genReqId: (request) => {
       const incoming = request.headers['x-request-id'];
@@ -56,8 +58,18 @@ export async function buildApp({ config, db, logStream, onRoute }: AppOptions) {
 
   if (onRoute) app.addHook('onRoute', onRoute);
   app.decorateRequest('bot', null);
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // Requests that still arrive while in-flight ones drain are told to go elsewhere, in our shape.
+    if (closing) {
+      throw new ProblemError(503, 'unavailable', 'The server is shutting down. Retry shortly.', {
+        headers: { 'retry-after': 1, connection: 'close' },
+      });
+    }
   });
 
   await app.register(helmet, {
