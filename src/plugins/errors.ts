@@ -68,7 +68,9 @@ function toProblem(error: FastifyError, request: FastifyRequest): ProblemError {
 }
 
 function fieldErrors(part: FieldError['in'], errors: ErrorObject[]): FieldError[] {
-  return errors.map((error) => {
+  // A bad property name is reported twice by Ajv: by the name's own schema and by propertyNames.
+  const reported = errors.filter((error) => error.propertyName === undefined || error.keyword === 'propertyNames');
+  return reported.map((error) => {
     if (error.keyword === 'required') {
       return { in: part, pointer: `${error.instancePath}/${escape(error.params.missingProperty as string)}`, message: 'is required' };
     }

@@ -1,8 +1,9 @@
 // Registers one Fastify route per operation of openapi.yaml, keyed by operationId: the method and
 // path, the request validation schemas and the security requirements all come from the spec.
 // Bodies are validated strictly (no coercion, no stripping: an unknown property is a 400); path and
-// query values may be coerced from their string form.
+// query values are converted from their string form only when they are plain numerals.
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import type { ValidateFunction } from 'ajv';
 import fp from 'fastify-plugin';
 import { createSchemaCompiler, listOperations, type JsonSchema, type OpenApiDocument, type Operation } from '../openapi.js';
 import type { HandlerMap } from '../operation-types.js';
@@ -23,9 +24,9 @@ declare module 'fastify' {
 export default fp<OpenApiRoutesOptions>(
   async function openapiRoutes(app: FastifyInstance, { spec, handlers, security }) {
     const bodies = createSchemaCompiler(spec, { coerceTypes: false, strict: true });
-    const parameters = createSchemaCompiler(spec, { coerceTypes: true, useDefaults: true, strict: true });
+    const parameters = createSchemaCompiler(spec, { coerceTypes: false, useDefaults: true, strict: true });
     app.setValidatorCompiler(({ schema, httpPart }) =>
-      (httpPart === 'body' ? bodies : parameters).compile(schema as JsonSchema),
+      httpPart === 'body' ? bodies.compile(schema as JsonSchema) : withStrictNumbers(parameters.compile(schema as JsonSchema), schema as JsonSchema),
     );
 
     const operations = listOperations(spec);
@@ -62,6 +63,32 @@ export default fp<OpenApiRoutesOptions>(
   },
   { name: 'openapi-routes', dependencies: ['errors'] },
 );
+
+const numeral = { integer: /^-?(0|[1-9][0-9]*)$/, number: /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/ };
+
+/**
+ * Path, query and header values arrive as strings. Only plain decimal numerals become numbers
+ * (Ajv's own coercion would also take "1e400", "Infinity", "0x10" and " 7 "); anything else stays a
+ * string, so validation reports it as the wrong type.
+ */
+function withStrictNumbers(validate: ValidateFunction, schema: JsonSchema) {
+  const properties = (schema.properties ?? {}) as Record<string, { type?: unknown }>;
+  const numeric = Object.entries(properties).filter(([, p]) => p.type === 'integer' || p.type === 'number');
+  if (numeric.length === 0) return validate;
+  const convert = (data: Record<string, unknown>) => {
+    for (const [name, property] of numeric) {
+      const value = data[name];
+      if (typeof value === 'string' && numeral[property.type as 'integer' | 'number'].test(value)) data[name] = Number(value);
+    }
+  };
+  const validateParameters: { (data: Record<string, unknown>): boolean; errors?: ValidateFunction['errors'] } = (data) => {
+    convert(data);
+    const valid = validate(data);
+    validateParameters.errors = validate.errors;
+    return valid;
+  };
+  return validateParameters;
+}
 
 function routeSchema(op: Operation) {
   const schema: Record<string, JsonSchema> = {};
