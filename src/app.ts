@@ -25,7 +25,7 @@ export interface AppOptions {
   onRoute?: (route: RouteOptions) => void;
 }
 
-export const bodyLimit = 64 * 1024;
+const bodyLimit = 64 * 1024;
 
 const incomingRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
 

@@ -4,7 +4,7 @@ import { Ajv2020, type Options as AjvOptions, type ValidateFunction } from 'ajv/
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 
-export const specPath = new URL('../openapi.yaml', import.meta.url);
+const specPath = new URL('../openapi.yaml', import.meta.url);
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -38,7 +38,7 @@ export interface OpenApiDocument {
   } & Record<string, unknown>;
 }
 
-export const httpMethods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
+const httpMethods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 
 export interface Operation {
   operationId: string;

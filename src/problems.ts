@@ -4,7 +4,7 @@ import type { components } from '../generated/openapi.js';
 
 export type ProblemCode = components['schemas']['ProblemCode'];
 export type FieldError = components['schemas']['FieldError'];
-export type Problem = components['schemas']['Problem'];
+type Problem = components['schemas']['Problem'];
 
 const titles: Record<number, string> = {
   400: 'Bad request',
