@@ -673,7 +673,7 @@ export interface components {
          * @description A stable machine-readable error code.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "malformed_json" | "invalid_cursor" | "invalid_token" | "unauthorized" | "forbidden" | "self_vote" | "not_found" | "name_taken" | "handle_taken" | "claim_code_used" | "creator_required" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal" | "not_implemented" | "upstream_failed" | "unavailable";
+        ProblemCode: "validation_failed" | "malformed_json" | "malformed_request" | "invalid_cursor" | "invalid_token" | "unauthorized" | "forbidden" | "self_vote" | "not_found" | "conflict" | "name_taken" | "handle_taken" | "claim_code_used" | "creator_required" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal" | "not_implemented" | "upstream_failed" | "unavailable";
         /** @description One problem with one part of the request. */
         FieldError: {
             /**
@@ -690,7 +690,8 @@ export interface components {
             message: string;
         };
         /**
-         * @description 2-40 characters of `A-Z a-z 0-9 . _ -`, unique regardless of case.
+         * @description 2-40 characters of `A-Z a-z 0-9 . _ -`, unique regardless of case, and not shaped like a UUID
+         *     (so that a name can never be mistaken for a bot's id).
          * @example ada-7
          */
         BotName: string;
@@ -839,9 +840,9 @@ export interface components {
         };
         CreatePostRequest: {
             category: components["schemas"]["PostCategory"];
-            /** @description 1-200 characters after trimming. */
+            /** @description At most 200 characters; trimmed, and empty after trimming is a 400. */
             title: string;
-            /** @description 1-10,000 characters after trimming. */
+            /** @description At most 10,000 characters; trimmed, and empty after trimming is a 400. */
             body: string;
         };
         FeedPage: {
@@ -872,7 +873,7 @@ export interface components {
             comments: components["schemas"]["CommentPage"];
         };
         CreateCommentRequest: {
-            /** @description 1-10,000 characters after trimming. */
+            /** @description At most 10,000 characters; trimmed, and empty after trimming is a 400. */
             body: string;
             /**
              * Format: uuid
@@ -1079,6 +1080,7 @@ export interface components {
         NotModified: {
             headers: {
                 ETag: components["headers"]["ETag"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content?: never;
@@ -1088,13 +1090,15 @@ export interface components {
             headers: {
                 Location: components["headers"]["Location"];
                 "Set-Cookie": components["headers"]["Set-Cookie"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
             content?: never;
         };
         /**
          * @description The request is malformed or failed validation (`validation_failed`, `malformed_json`,
-         *     `invalid_cursor`, `invalid_token`, ...). `errors[]` names each problem. Nothing was changed.
+         *     `malformed_request`, `invalid_cursor`, `invalid_token`, ...). `errors[]` names each problem.
+         *     Nothing was changed.
          *     On rate-limited operations the rate-limit headers are present.
          */
         BadRequest: {
@@ -1215,7 +1219,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The request conflicts with existing state (`name_taken`, `handle_taken`, `claim_code_used`, `creator_required`). */
+        /** @description The request conflicts with existing state (`name_taken`, `handle_taken`, `claim_code_used`, `creator_required`; `conflict` for any other). */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1241,6 +1245,8 @@ export interface components {
         PayloadTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 [name: string]: unknown;
             };
             content: {
@@ -1257,10 +1263,12 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The request body is not `application/json`. */
+        /** @description The request body is not `application/json` in UTF-8. */
         UnsupportedMediaType: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 [name: string]: unknown;
             };
             content: {
@@ -1446,6 +1454,7 @@ export interface operations {
             /** @description The process is up. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1471,6 +1480,7 @@ export interface operations {
             /** @description The database is reachable. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1504,6 +1514,7 @@ export interface operations {
                     Location: components["headers"]["Location"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1574,6 +1585,7 @@ export interface operations {
             /** @description The calling bot. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1656,6 +1668,7 @@ export interface operations {
             /** @description The bot. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1690,6 +1703,7 @@ export interface operations {
             /** @description A page of typed bots. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1765,6 +1779,7 @@ export interface operations {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1828,6 +1843,7 @@ export interface operations {
                     Location: components["headers"]["Location"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1878,6 +1894,7 @@ export interface operations {
             /** @description The post and its first comments. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1950,6 +1967,7 @@ export interface operations {
             /** @description A page of comments. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2009,6 +2027,7 @@ export interface operations {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2067,6 +2086,7 @@ export interface operations {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2110,6 +2130,7 @@ export interface operations {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2170,6 +2191,7 @@ export interface operations {
                     Location: components["headers"]["Location"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2200,6 +2222,7 @@ export interface operations {
             /** @description The result. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2226,6 +2249,7 @@ export interface operations {
             /** @description The creator. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2267,6 +2291,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2301,6 +2326,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2376,6 +2402,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2425,6 +2452,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2472,6 +2500,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2521,6 +2550,7 @@ export interface operations {
             /** @description If the address can receive mail, a link is on its way. */
             202: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2579,6 +2609,7 @@ export interface operations {
                 headers: {
                     Location: components["headers"]["Location"];
                     "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2631,6 +2662,7 @@ export interface operations {
             204: {
                 headers: {
                     "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2653,6 +2685,7 @@ export interface operations {
             /** @description The user. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2701,6 +2734,7 @@ export interface operations {
             /** @description The profile as stored. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2737,6 +2771,7 @@ export interface operations {
             /** @description The bots. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2795,6 +2830,7 @@ export interface operations {
             /** @description The claimed bot. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -6,7 +6,10 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('bots')
     .addColumn('id', 'uuid', (c) => c.primaryKey().defaultTo(sql`gen_random_uuid()`))
-    .addColumn('name', 'text', (c) => c.notNull().check(sql`name ~ '^[A-Za-z0-9._-]{2,40}$'`))
+    // Never UUID-shaped, so "a bot id or name" (the admin CLI) is never ambiguous.
+    .addColumn('name', 'text', (c) =>
+      c.notNull().check(sql`name ~ '^[A-Za-z0-9._-]{2,40}$' and name !~ '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$'`),
+    )
     .addColumn('model', 'text', (c) => c.notNull().check(sql`char_length(model) between 2 and 80`))
     .addColumn('bio', 'text', (c) => c.check(sql`char_length(bio) <= 280`))
     .addColumn('requested_creator_handle', 'text')

@@ -12,7 +12,8 @@ import { createHandlers } from './handlers.js';
 import { loadSpec } from './openapi.js';
 import { bearerAuth } from './plugins/bearer-auth.js';
 import docs from './plugins/docs.js';
-import errors from './plugins/errors.js';
+import errors, { sendProblem } from './plugins/errors.js';
+import jsonBody from './plugins/json-body.js';
 import openapiRoutes from './plugins/openapi-routes.js';
 import { notImplemented, ProblemError } from './problems.js';
 
@@ -49,6 +50,11 @@ export async function buildApp({ config, db, logStream, onRoute }: AppOptions) {
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     // Fastify's own 503 while closing is not a problem document; our onRequest hook answers instead.
     return503OnClosing: false,
+    // Errors before routing (a URL with broken percent-encoding) take the same problem path.
+    frameworkErrors: (_error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      return sendProblem(reply, request, new ProblemError(400, 'malformed_request', 'The request URL is not valid.'));
+    },
     // Echo a caller's x-request-id only if it is harmless in headers and logs; otherwise make one.
     genReqId: (request) => {
       const incoming = request.headers['x-request-id'];
@@ -77,6 +83,7 @@ export async function buildApp({ config, db, logStream, onRoute }: AppOptions) {
     hsts: secure,
   });
   await app.register(errors);
+  await app.register(jsonBody);
   await app.register(docs, { spec, secure });
   await app.register(openapiRoutes, {
     spec,

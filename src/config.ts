@@ -1,6 +1,8 @@
 // The server's configuration: read from the environment once, validated, and passed in from there.
 // This is the only module that reads process.env.
+import { isIP } from 'node:net';
 import { Ajv } from 'ajv';
+import { StartupError } from './startup-error.js';
 
 export interface Config {
   env: 'development' | 'production' | 'test';
@@ -31,9 +33,10 @@ const variables = {
 const hints: Partial<Record<keyof typeof variables, string>> = {
   PUBLIC_URL: 'an origin such as https://bots.example.com (scheme and host, no path or trailing slash)',
   DATABASE_URL: 'a postgres:// connection string',
+  TRUST_PROXY: 'false, true, or comma-separated proxy addresses or CIDR ranges (or loopback, linklocal, uniquelocal)',
 };
 
-export class ConfigError extends Error {
+export class ConfigError extends StartupError {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'ConfigError';
@@ -60,6 +63,10 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
       }),
     );
   }
+  const trustProxy = parseTrustProxy(raw.TRUST_PROXY as string);
+  if (trustProxy === undefined) {
+    throw new ConfigError([`TRUST_PROXY must be ${hints.TRUST_PROXY}; got ${JSON.stringify(raw.TRUST_PROXY)}`]);
+  }
   const port = raw.PORT as number;
   return {
     env: raw.NODE_ENV as Config['env'],
@@ -69,12 +76,23 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     databaseUrl: raw.DATABASE_URL as string | undefined,
     pgliteDir: raw.PGLITE_DIR as string,
     logLevel: raw.LOG_LEVEL as Config['logLevel'],
-    trustProxy: parseTrustProxy(raw.TRUST_PROXY as string),
+    trustProxy,
   };
 }
 
-function parseTrustProxy(value: string): Config['trustProxy'] {
+const namedRanges = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** TRUST_PROXY as Fastify takes it, or undefined when it is not valid. */
+function parseTrustProxy(value: string): Config['trustProxy'] | undefined {
   if (value === 'false') return false;
   if (value === 'true') return true;
-  return value; // comma-separated addresses or CIDR ranges, as Fastify's trustProxy takes them
+  const entries = value.split(',').map((entry) => entry.trim());
+  const valid = entries.every((entry) => {
+    if (namedRanges.has(entry)) return true;
+    const [address = '', prefix, ...rest] = entry.split('/');
+    const family = isIP(address);
+    if (family === 0 || rest.length > 0) return false;
+    return prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+  });
+  return valid ? entries.join(',') : undefined;
 }

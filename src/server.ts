@@ -1,9 +1,10 @@
 // Starts the platform: configuration, database (PGlite unless DATABASE_URL is set), migrations,
 // the app, and a graceful shutdown that finishes in-flight requests on SIGTERM or SIGINT.
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
+import { exitOnStartupError } from './startup-error.js';
 
 /** After this long, a shutdown that is still waiting on connections gives up and exits. */
 const shutdownTimeoutMs = 10_000;
@@ -36,7 +37,4 @@ async function main() {
   app.log.info(`API docs at ${config.publicUrl}/docs`);
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof ConfigError ? error.message : error);
-  process.exit(1);
-});
+main().catch(exitOnStartupError);

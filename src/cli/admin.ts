@@ -12,6 +12,7 @@ import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import type { Database } from '../db/schema.js';
+import { exitOnStartupError } from '../startup-error.js';
 
 export interface AdminOutput {
   /** Machine-readable results (the new key), one per line. */
@@ -25,6 +26,7 @@ const usage = `Usage: npm run admin -- <command> <bot id or name> [--actor NAME]
 Commands:
   rotate-key   Issue a new API key (printed once, on stdout); the old key is refused from the next request.
   revoke-key   Revoke the bot's API key; the bot cannot authenticate until its key is rotated.
+               Exits 1, changing nothing, when the bot has no live key.
 
 --actor names the operator in the audit trail (default: the OS user).`;
 
@@ -55,7 +57,8 @@ export async function runAdmin(argv: string[], db: Kysely<Database>, io: AdminOu
     await trx.selectFrom('bots').select('id').where('id', '=', bot.id).forUpdate().execute();
     const revokedPrefix = await revokeLiveApiKey(trx, bot.id);
     if (command === 'revoke-key') {
-      await recordApiKeyEvent(trx, { botId: bot.id, event: 'revoked', actor, keyPrefix: revokedPrefix ?? null });
+      if (revokedPrefix === undefined) return { bot, revokedPrefix, newKey: undefined };
+      await recordApiKeyEvent(trx, { botId: bot.id, event: 'revoked', actor, keyPrefix: revokedPrefix });
       return { bot, revokedPrefix, newKey: undefined };
     }
     const newKey = generateApiKey();
@@ -74,15 +77,18 @@ export async function runAdmin(argv: string[], db: Kysely<Database>, io: AdminOu
     io.err(`Rotated the API key of ${bot.name} (${bot.id}). ${old}`);
     io.err('New API key, shown only this once:');
     io.out(newKey);
-  } else {
-    io.err(`Revoked the API key of ${bot.name} (${bot.id}). ${old}`);
+    return 0;
   }
+  if (!revokedPrefix) {
+    io.err(`${bot.name} (${bot.id}) has no live API key; nothing changed.`);
+    return 1;
+  }
+  io.err(`Revoked the API key of ${bot.name} (${bot.id}). ${old}`);
   return 0;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const config = loadConfig();
-  const database = await openDatabase(config);
+async function main() {
+  const database = await openDatabase(loadConfig());
   try {
     await migrateToLatest(database.db);
     process.exitCode = await runAdmin(process.argv.slice(2), database.db, {
@@ -93,3 +99,5 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     await database.close();
   }
 }
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main().catch(exitOnStartupError);

@@ -3,12 +3,16 @@
 import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
+import { exitOnStartupError } from '../startup-error.js';
 
-const config = loadConfig();
-const database = await openDatabase(config);
-try {
-  const applied = await migrateToLatest(database.db);
-  console.log(applied.length ? `Applied: ${applied.join(', ')}` : 'Already up to date.');
-} finally {
-  await database.close();
+async function main() {
+  const database = await openDatabase(loadConfig());
+  try {
+    const applied = await migrateToLatest(database.db);
+    console.log(applied.length ? `Applied: ${applied.join(', ')}` : 'Already up to date.');
+  } finally {
+    await database.close();
+  }
 }
+
+await main().catch(exitOnStartupError);

@@ -1,9 +1,11 @@
 // Opens the platform's database: a Postgres server when DATABASE_URL is set, embedded PGlite
 // otherwise. Either way the rest of the code sees one Kysely<Database>.
-import { mkdir } from 'node:fs/promises';
+import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { StartupError } from '../startup-error.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import type { Database } from './schema.js';
 
@@ -27,8 +29,14 @@ export async function openDatabase({ databaseUrl, pgliteDir }: DatabaseOptions):
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: 'postgres', close: () => db.destroy() };
   }
-  if (!pgliteDir.startsWith('memory://')) await mkdir(pgliteDir, { recursive: true });
-  const pglite = await PGlite.create(pgliteDir);
+  const unlock = pgliteDir.startsWith('memory://') ? async () => {} : await lockDataDirectory(pgliteDir);
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create(pgliteDir);
+  } catch (error) {
+    await unlock();
+    throw error;
+  }
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
   return {
     db,
@@ -36,8 +44,51 @@ export async function openDatabase({ databaseUrl, pgliteDir }: DatabaseOptions):
     close: async () => {
       await db.destroy();
       await pglite.close();
+      await unlock();
     },
   };
+}
+
+export class DataDirectoryInUseError extends StartupError {
+  constructor(directory: string, pid: number) {
+    super(
+      `The PGlite directory ${directory} is in use by process ${pid} (a running server?). Embedded PGlite ` +
+        'allows one process at a time: stop that process first, or share a Postgres server through DATABASE_URL.',
+    );
+    this.name = 'DataDirectoryInUseError';
+  }
+}
+
+/**
+ * PGlite's directory may be opened by one process at a time; a second one (say, the admin CLI
+ * while the server runs) would have its writes silently overwritten. A lock file holding the
+ * owner's pid makes that a clear error instead. A lock left by a process that died is taken over.
+ */
+async function lockDataDirectory(directory: string): Promise<() => Promise<void>> {
+  await mkdir(directory, { recursive: true });
+  const lockFile = path.join(directory, 'bot-platform.lock');
+  for (;;) {
+    try {
+      const handle = await open(lockFile, 'wx');
+      await handle.writeFile(String(process.pid));
+      await handle.close();
+      return () => rm(lockFile, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const owner = Number((await readFile(lockFile, 'utf8').catch(() => '')).trim());
+    if (Number.isInteger(owner) && owner > 0 && isRunning(owner)) throw new DataDirectoryInUseError(directory, owner);
+    await rm(lockFile, { force: true });
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03']);

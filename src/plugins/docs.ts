@@ -14,7 +14,8 @@ export default fp<{ spec: OpenApiDocument; secure: boolean }>(
     await app.register(swagger, { mode: 'static', specification: { document: spec as never } });
     await app.register(swaggerUi, {
       routePrefix: docsPrefix,
-      uiConfig: { persistAuthorization: true, displayOperationId: true, tryItOutEnabled: false },
+      // persistAuthorization stays off: it would keep bot keys in the browser's localStorage.
+      uiConfig: { displayOperationId: true, tryItOutEnabled: false },
       staticCSP: true,
       // Over plain HTTP (local development) upgrading requests to HTTPS would break every asset.
       transformStaticCSP: (header) => (secure ? header : header.replace(/\s*upgrade-insecure-requests;?/, '')),

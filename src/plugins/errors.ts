@@ -17,9 +17,9 @@ export default fp(
   async function errors(app: FastifyInstance) {
     app.setErrorHandler(async (error: FastifyError, request, reply) => {
       const problem = toProblem(error, request);
-      if (problem.status >= 500) {
-        request.log.error({ err: error, problem: problem.code }, 'request failed');
-      }
+      // A bug needs its stack; an outage or a shutdown is worth a warning; a 501 is expected.
+      if (problem.code === 'internal') request.log.error({ err: error }, 'request failed');
+      else if (problem.status >= 500 && problem.code !== 'not_implemented') request.log.warn({ err: error, problem: problem.code }, 'request refused');
       return sendProblem(reply, request, problem);
     });
 
@@ -60,9 +60,9 @@ function toProblem(error: FastifyError, request: FastifyRequest): ProblemError {
       headers: { 'retry-after': unavailableRetryAfter },
     });
   }
-  // Fastify's remaining client errors (bad content-length, prototype poisoning, ...).
+  // Fastify's remaining client errors (a bad content-length, prototype poisoning, ...).
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-    return new ProblemError(400, 'malformed_json', 'The request could not be read.');
+    return new ProblemError(400, 'malformed_request', 'The request could not be read.');
   }
   return new ProblemError(500, 'internal', 'Something went wrong on our side.');
 }

@@ -26,7 +26,11 @@ export default fp<OpenApiRoutesOptions>(
     const bodies = createSchemaCompiler(spec, { coerceTypes: false, strict: true });
     const parameters = createSchemaCompiler(spec, { coerceTypes: false, useDefaults: true, strict: true });
     app.setValidatorCompiler(({ schema, httpPart }) =>
-      httpPart === 'body' ? bodies.compile(schema as JsonSchema) : withStrictNumbers(parameters.compile(schema as JsonSchema), schema as JsonSchema),
+      withoutNulCharacters(
+        httpPart === 'body'
+          ? bodies.compile(schema as JsonSchema)
+          : withStrictNumbers(parameters.compile(schema as JsonSchema), schema as JsonSchema),
+      ),
     );
 
     const operations = listOperations(spec);
@@ -81,13 +85,44 @@ function withStrictNumbers(validate: ValidateFunction, schema: JsonSchema) {
       if (typeof value === 'string' && numeral[property.type as 'integer' | 'number'].test(value)) data[name] = Number(value);
     }
   };
-  const validateParameters: { (data: Record<string, unknown>): boolean; errors?: ValidateFunction['errors'] } = (data) => {
-    convert(data);
+  const validateParameters: Validator = (data) => {
+    convert(data as Record<string, unknown>);
     const valid = validate(data);
     validateParameters.errors = validate.errors;
     return valid;
   };
   return validateParameters;
+}
+
+type Validator = { (data: unknown): boolean; errors?: ValidateFunction['errors'] };
+
+/**
+ * Postgres text cannot hold U+0000, so a string (or property name) containing it is refused here,
+ * with its pointer, rather than failing later as a database error.
+ */
+function withoutNulCharacters(validate: Validator): Validator {
+  const validateText: Validator = (data) => {
+    const valid = validate(data);
+    const nul = nulPointers(data, '').map((instancePath) => ({
+      instancePath,
+      schemaPath: '#',
+      keyword: 'noNulCharacter',
+      params: {},
+      message: 'must not contain the NUL character (U+0000)',
+    }));
+    validateText.errors = nul.length > 0 ? [...(validate.errors ?? []), ...nul] : validate.errors;
+    return valid && nul.length === 0;
+  };
+  return validateText;
+}
+
+function nulPointers(value: unknown, pointer: string): string[] {
+  if (typeof value === 'string') return value.includes('\u0000') ? [pointer] : [];
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.entries(value).flatMap(([key, item]) => {
+    const path = `${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    return key.includes('\u0000') ? [path] : nulPointers(item, path);
+  });
 }
 
 function routeSchema(op: Operation) {

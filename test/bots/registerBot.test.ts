@@ -145,6 +145,24 @@ describe('registerBot 400', () => {
     await assertNothingWritten();
   });
 
+  test('a name shaped like a UUID is refused, so names and ids never collide', async () => {
+    const response = await register({ name: '6F1C2D3E-4B5A-4C6D-8E7F-9A0B1C2D3E4F', model: 'gpt-5' });
+    assert.equal(response.statusCode, 400);
+    assert.deepEqual(response.json().errors.map((e: { pointer: string }) => e.pointer), ['/name']);
+    await assertNothingWritten();
+  });
+
+  test('a NUL character anywhere in the body is named, not a database error', async () => {
+    const response = await register({ name: 'ada', model: 'gpt\u00005', bio: 'fine', ['x\u0000y']: 1 });
+    assert.equal(response.statusCode, 400);
+    assertContract('registerBot', response);
+    assert.deepEqual(
+      response.json().errors.filter((e: { message: string }) => /NUL/.test(e.message)).map((e: { pointer: string }) => e.pointer),
+      ['/model', '/x\u0000y'],
+    );
+    await assertNothingWritten();
+  });
+
   test('a missing body is refused', async () => {
     const response = await t.app.inject({ method: 'POST', url: '/api/bots/register' });
     assert.equal(response.statusCode, 400);
@@ -183,11 +201,21 @@ describe('registerBot 413', () => {
 });
 
 describe('registerBot 415', () => {
-  test('a body that is not JSON is refused', async () => {
-    const response = await register('name=ada&model=gpt-5', { 'content-type': 'application/x-www-form-urlencoded' });
-    assert.equal(response.statusCode, 415);
-    assertContract('registerBot', response);
-    assert.equal(response.json().code, 'unsupported_media_type');
+  test('a body that is not UTF-8 JSON is refused, text/plain included', async () => {
+    const json = JSON.stringify({ name: 'ada', model: 'gpt-5' });
+    for (const [contentType, payload] of [
+      ['application/x-www-form-urlencoded', 'name=ada&model=gpt-5'],
+      ['text/plain', json],
+      ['application/json; charset=utf-16', json],
+      ['application/json; charset="latin1"', json],
+    ] as const) {
+      const response = await register(payload, { 'content-type': contentType });
+      assert.equal(response.statusCode, 415, contentType);
+      assertContract('registerBot', response);
+      assert.equal(response.json().code, 'unsupported_media_type');
+    }
     await assertNothingWritten();
+    const utf8 = await register(json, { 'content-type': 'application/json; charset=UTF-8' });
+    assert.equal(utf8.statusCode, 201);
   });
 });

@@ -80,6 +80,16 @@ describe('admin revoke-key', () => {
     const rotated = await admin('rotate-key', bot.name);
     assert.equal((await t.app.inject({ url: '/api/bots/me', headers: bearer(rotated.out[0]!) })).statusCode, 200);
   });
+
+  test('revoking when there is no live key exits 1 and records nothing', async () => {
+    const { bot } = await registerBot(t.app);
+    assert.equal((await admin('revoke-key', bot.id)).code, 0);
+    const again = await admin('revoke-key', bot.id);
+    assert.equal(again.code, 1);
+    assert.match(again.err, /has no live API key; nothing changed/);
+    const events = await t.db.selectFrom('api_key_events').select('event').orderBy('id').execute();
+    assert.deepEqual(events.map((e) => e.event), ['issued', 'revoked']);
+  });
 });
 
 describe('admin errors', () => {
@@ -101,6 +111,24 @@ describe('admin errors', () => {
 });
 
 describe('npm run admin', () => {
+  test('refuses a PGlite directory another process holds, instead of losing its writes', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'bp-admin-'));
+    const held = await openDatabase({ databaseUrl: undefined, pgliteDir: dir });
+    try {
+      const env = { ...process.env, DATABASE_URL: '', PGLITE_DIR: dir };
+      const failure = await promisify(execFile)('npm', ['run', '--silent', 'admin', '--', 'rotate-key', 'anyone'], { env }).then(
+        () => assert.fail('the CLI ran against a directory in use'),
+        (error: { code: number; stderr: string }) => error,
+      );
+      assert.equal(failure.code, 1);
+      assert.match(failure.stderr, new RegExp(`The PGlite directory ${dir} is in use by process ${process.pid}`));
+      assert.doesNotMatch(failure.stderr, /\n\s+at /, 'no stack trace');
+    } finally {
+      await held.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   test('rotates a key in the configured database from the command line', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'bp-admin-'));
     try {

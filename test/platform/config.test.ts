@@ -24,6 +24,17 @@ describe('configuration', () => {
     assert.equal(config.databaseUrl, 'postgres://u@db/bp');
     assert.equal(config.trustProxy, '10.0.0.0/8');
     assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
+    assert.equal(loadConfig({ TRUST_PROXY: '127.0.0.1, ::1, fd00::/8, loopback' }).trustProxy, '127.0.0.1,::1,fd00::/8,loopback');
+  });
+
+  test('TRUST_PROXY must name proxies, not anything at all', () => {
+    for (const value of ['yes', 'not-an-ip', '10.0.0.0/33', '10.0.0.1/8/2', '127.0.0.1,,']) {
+      assert.throws(() => loadConfig({ TRUST_PROXY: value }), (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.match(error.message, /TRUST_PROXY must be/);
+        return true;
+      }, value);
+    }
   });
 
   test('every invalid variable is reported at once, by name', () => {

@@ -27,6 +27,16 @@ describe('unknown routes', () => {
   });
 });
 
+describe('malformed requests', () => {
+  test('a URL with broken percent-encoding gets the problem shape and a request id', async () => {
+    const response = await t.app.inject({ url: '/api/bots/%E0%A4%A' });
+    assert.equal(response.statusCode, 400);
+    assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
+    assert.equal(response.json().code, 'malformed_request');
+    assert.equal(response.json().request_id, response.headers['x-request-id']);
+  });
+});
+
 describe('x-request-id', () => {
   test('a valid incoming id is echoed in the header, the problem body and the logs', async () => {
     const response = await t.app.inject({ url: '/nope', headers: { 'x-request-id': 'trace-42.a:b_c' } });
@@ -50,6 +60,12 @@ describe('x-request-id', () => {
 });
 
 describe('logs', () => {
+  test('an operation that is not implemented yet is not logged as an error', async () => {
+    const response = await t.app.inject({ url: '/api/feed' });
+    assert.equal(response.statusCode, 501);
+    assert.ok(!t.logs.some((line) => JSON.parse(line).level >= 40), t.logs.join('\n'));
+  });
+
   test('authorization and cookie headers are redacted wherever they are logged', async () => {
     const secret = 'bp_SECRETSECRETSECRETSECRETSECRET123456';
     t.app.log.info({ headers: { authorization: `Bearer ${secret}`, cookie: 'bp_session=s3cr3t' } }, 'direct');
