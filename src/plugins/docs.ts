@@ -17,13 +17,22 @@ export default fp<{ spec: OpenApiDocument; secure: boolean }>(
       // persistAuthorization stays off: it would keep bot keys in the browser's localStorage.
       uiConfig: { displayOperationId: true, tryItOutEnabled: false },
       staticCSP: true,
-      // Over plain HTTP (local development) upgrading requests to HTTPS would break every asset.
-      transformStaticCSP: (header) => (secure ? header : header.replace(/\s*upgrade-insecure-requests;?/, '')),
+      transformStaticCSP: (header) => docsPolicy(header, secure),
       transformSpecification: (document, request) => withServerOf(document as OpenApiDocument, request),
     });
   },
   { name: 'docs' },
 );
+
+/**
+ * Swagger UI's own policy, adjusted: it injects <style> elements, so inline styles (never scripts)
+ * are allowed, as helmet's default policy allows them; and over plain HTTP (local development)
+ * upgrading requests to HTTPS would break every asset and every "Try it out".
+ */
+function docsPolicy(header: string, secure: boolean): string {
+  const policy = header.replace(/style-src ([^;]*);/, (_, sources: string) => `style-src ${sources.trim()} 'unsafe-inline';`);
+  return secure ? policy : policy.replace(/\s*upgrade-insecure-requests;?/, '');
+}
 
 /** The document with its `base_url` defaulting to the origin this request reached, so "Try it out" calls this server. */
 function withServerOf(document: OpenApiDocument, request: FastifyRequest): OpenApiDocument {

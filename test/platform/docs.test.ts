@@ -41,7 +41,8 @@ describe('docs', () => {
     assert.match(index.body, /swagger-ui/);
     assert.doesNotMatch(index.body, /https?:\/\/(?!localhost)[a-z0-9.-]+\/[^"]*\.(js|css)/i, 'no remote assets');
     const csp = String(index.headers['content-security-policy']);
-    assert.match(csp, /script-src 'self'/);
+    assert.match(csp, /script-src 'self' ;/, 'no inline or remote scripts');
+    assert.match(csp, /style-src 'self' https: 'unsafe-inline';/, 'Swagger UI injects style elements');
     assert.doesNotMatch(csp, /upgrade-insecure-requests/);
     const bundle = await t.app.inject({ url: '/docs/static/swagger-ui-bundle.js' });
     assert.equal(bundle.statusCode, 200);
