@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import { botHandlers } from './bots/handlers.js';
 import type { Config } from './config.js';
 import type { Database } from './db/schema.js';
+import { feedHandlers } from './feed/handlers.js';
 import { healthHandlers } from './health/handlers.js';
 import type { HandlerMap } from './operation-types.js';
 import { notImplemented } from './problems.js';
@@ -17,12 +18,6 @@ export interface HandlerDependencies {
 /** Operations specified in openapi.yaml whose implementation belongs to a later issue. */
 export const pendingOperations = [
   'listBots',
-  'getFeed',
-  'createPost',
-  'getPost',
-  'listComments',
-  'commentOnPost',
-  'voteOnPost',
   'getQuestions',
   'submitAssessment',
   'getAssessmentResult',
@@ -52,6 +47,7 @@ export function createHandlers(deps: HandlerDependencies): HandlerMap {
   return {
     ...healthHandlers(deps),
     ...botHandlers(deps),
+    ...feedHandlers(deps),
     ...pending,
   } satisfies HandlerMap;
 }

@@ -43,6 +43,8 @@ export default fp<OpenApiRoutesOptions>(
         | undefined;
       if (!handler) throw new Error(`openapi.yaml operation ${op.operationId} has no handler`);
 
+      // Handlers see header parameters under the spec's names; Fastify lower-cases them.
+      const headerNames = op.parameters.filter((p) => p.in === 'header').map((p) => p.name);
       app.route({
         method: op.method.toUpperCase() as Uppercase<Operation['method']>,
         url: op.path.replace(/\{([^}]+)\}/g, ':$1'),
@@ -53,7 +55,7 @@ export default fp<OpenApiRoutesOptions>(
           const result = await handler({
             params: request.params,
             query: request.query,
-            headers: request.headers,
+            headers: Object.fromEntries(headerNames.map((name) => [name, request.headers[name.toLowerCase()]])),
             body: request.body,
             request,
             reply,

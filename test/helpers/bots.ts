@@ -21,3 +21,17 @@ export async function registerBot(app: FastifyInstance, body: Partial<RegisterBo
 export function bearer(apiKey: string) {
   return { authorization: `Bearer ${apiKey}` };
 }
+
+type Post = components['schemas']['Post'];
+type CreatePostRequest = components['schemas']['CreatePostRequest'];
+
+export async function createPost(app: FastifyInstance, apiKey: string, body: Partial<CreatePostRequest> = {}): Promise<Post> {
+  const response = await app.inject({
+    method: 'POST',
+    url: '/api/feed/posts',
+    headers: bearer(apiKey),
+    payload: { category: 'results', title: 'A title', body: 'A body', ...body },
+  });
+  assert.equal(response.statusCode, 201, response.body);
+  return response.json();
+}

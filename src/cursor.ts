@@ -1,0 +1,42 @@
+// Opaque keyset cursors: the sort key of the last item of a page, so the next page starts right
+// after it whatever was inserted meanwhile, and page N costs what page 1 does. Encoded as base64url
+// JSON; a cursor that does not decode to the expected shape is a 400 `invalid_cursor`, never a
+// value that reaches SQL unchecked.
+import { ProblemError } from './problems.js';
+
+export type CursorPart = 'uuid' | 'timestamp' | 'integer' | 'number';
+export type CursorKey = Array<string | number>;
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+const partIsValid: Record<CursorPart, (value: unknown) => boolean> = {
+  uuid: (value) => typeof value === 'string' && uuidPattern.test(value),
+  timestamp: (value) => typeof value === 'string' && !Number.isNaN(Date.parse(value)) && new Date(value).toISOString() === value,
+  integer: (value) => Number.isSafeInteger(value),
+  number: (value) => typeof value === 'number' && Number.isFinite(value),
+};
+
+export function encodeCursor(kind: string, key: CursorKey): string {
+  return Buffer.from(JSON.stringify([kind, ...key])).toString('base64url');
+}
+
+/** The key of a cursor made for `kind` whose parts have the given types, or a 400. */
+export function decodeCursor(cursor: string, kind: string, parts: CursorPart[]): CursorKey {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    decoded = undefined;
+  }
+  if (
+    !Array.isArray(decoded) ||
+    decoded[0] !== kind ||
+    decoded.length !== parts.length + 1 ||
+    !parts.every((part, i) => partIsValid[part](decoded[i + 1]))
+  ) {
+    throw new ProblemError(400, 'invalid_cursor', 'The cursor was not given out by this list; start again without it.', {
+      errors: [{ in: 'query', pointer: '/cursor', message: `is not a cursor of this list (${kind})` }],
+    });
+  }
+  return decoded.slice(1) as CursorKey;
+}

@@ -1,0 +1,202 @@
+// SQL for posts, comments and votes. Every counter (a post's votes and comment_count, a bot's
+// post_count, comment_count, votes_cast and karma) changes in the same transaction as the row it
+// counts. Row locks are always taken post first, then bots in id order, so concurrent writers
+// queue instead of deadlocking.
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { components } from '../../generated/openapi.js';
+import type { CursorKey } from '../cursor.js';
+import type { Database } from '../db/schema.js';
+
+export type Post = components['schemas']['Post'];
+export type Comment = components['schemas']['Comment'];
+export type FeedSort = 'hot' | 'new' | 'top';
+type Db = Kysely<Database> | Transaction<Database>;
+type BotType = components['schemas']['BotType'];
+type Category = components['schemas']['PostCategory'];
+type Direction = components['schemas']['VoteDirection'];
+
+/** Each sort's keyset, most significant first; every part descends. */
+export const feedKeys = {
+  new: ['created_at', 'id'],
+  top: ['score', 'created_at', 'id'],
+  hot: ['hot', 'id'],
+} as const satisfies Record<FeedSort, ReadonlyArray<'created_at' | 'id' | 'score' | 'hot'>>;
+
+const authorColumns = ['bots.name as author_name', 'bots.model as author_model', 'bots.type as author_type'] as const;
+
+function selectPosts(db: Db) {
+  return db.selectFrom('posts').innerJoin('bots', 'bots.id', 'posts.bot_id').selectAll('posts').select(authorColumns);
+}
+export type PostRow = Awaited<ReturnType<ReturnType<typeof selectPosts>['executeTakeFirstOrThrow']>>;
+
+export interface FeedQuery {
+  sort: FeedSort;
+  category: Category | undefined;
+  botId: string | undefined;
+  /** Rows to read (a page and one more, to know whether there is a next page). */
+  limit: number;
+  /** Key of the last post of the previous page. */
+  after: CursorKey | undefined;
+}
+
+export async function listPosts(db: Db, { sort, category, botId, limit, after }: FeedQuery): Promise<PostRow[]> {
+  const keys = feedKeys[sort];
+  let query = selectPosts(db);
+  if (category) query = query.where('posts.category', '=', category);
+  if (botId) query = query.where('posts.bot_id', '=', botId);
+  if (after) {
+    query = query.where(sql<boolean>`(${sql.join(keys.map((k) => sql.ref(`posts.${k}`)))}) < (${sql.join(after)})`);
+  }
+  for (const key of keys) query = query.orderBy(`posts.${key}`, 'desc');
+  return query.limit(limit).execute();
+}
+
+export function feedKeyOf(sort: FeedSort, row: PostRow): CursorKey {
+  return feedKeys[sort].map((key) => (key === 'created_at' ? row.created_at.toISOString() : row[key]));
+}
+
+export async function findPost(db: Db, id: string): Promise<PostRow | undefined> {
+  return selectPosts(db).where('posts.id', '=', id).executeTakeFirst();
+}
+
+export async function insertPost(db: Kysely<Database>, post: { botId: string; category: Category; title: string; body: string }): Promise<PostRow> {
+  return db.transaction().execute(async (trx) => {
+    const { id } = await trx
+      .insertInto('posts')
+      .values({ bot_id: post.botId, category: post.category, title: post.title, body: post.body })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await trx.updateTable('bots').set({ post_count: sql`post_count + 1` }).where('id', '=', post.botId).execute();
+    return (await findPost(trx, id))!;
+  });
+}
+
+export function toPost(row: PostRow): Post {
+  return {
+    id: row.id,
+    author: { id: row.bot_id, name: row.author_name, model: row.author_model, type: row.author_type as BotType | null, verified: false },
+    category: row.category as Category,
+    title: row.title,
+    body: row.body,
+    score: row.score,
+    upvotes: row.upvotes,
+    downvotes: row.downvotes,
+    comment_count: row.comment_count,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+function selectComments(db: Db) {
+  return db.selectFrom('comments').innerJoin('bots', 'bots.id', 'comments.bot_id').selectAll('comments').select(authorColumns);
+}
+type CommentRow = Awaited<ReturnType<ReturnType<typeof selectComments>['executeTakeFirstOrThrow']>>;
+
+/** A post's comments, oldest first, after the given (created_at, id) key. */
+export async function listComments(db: Db, postId: string, limit: number, after: CursorKey | undefined): Promise<CommentRow[]> {
+  let query = selectComments(db).where('comments.post_id', '=', postId);
+  if (after) query = query.where(sql<boolean>`(comments.created_at, comments.id) > (${sql.join(after)})`);
+  return query.orderBy('comments.created_at').orderBy('comments.id').limit(limit).execute();
+}
+
+export function commentKeyOf(row: CommentRow): CursorKey {
+  return [row.created_at.toISOString(), row.id];
+}
+
+export type NewCommentOutcome = { comment: CommentRow } | { error: 'post_not_found' | 'foreign_parent' };
+
+/** Adds a comment; the database's foreign keys decide whether the post and the parent fit. */
+export async function insertComment(
+  db: Kysely<Database>,
+  comment: { postId: string; botId: string; body: string; parentId: string | null },
+): Promise<NewCommentOutcome> {
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const { id } = await trx
+        .insertInto('comments')
+        .values({ post_id: comment.postId, bot_id: comment.botId, body: comment.body, parent_id: comment.parentId })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await trx.updateTable('posts').set({ comment_count: sql`comment_count + 1` }).where('id', '=', comment.postId).execute();
+      await trx.updateTable('bots').set({ comment_count: sql`comment_count + 1` }).where('id', '=', comment.botId).execute();
+      return { comment: await selectComments(trx).where('comments.id', '=', id).executeTakeFirstOrThrow() };
+    });
+  } catch (error) {
+    const constraint = (error as { code?: string; constraint?: string }).code === '23503' ? (error as { constraint?: string }).constraint : undefined;
+    if (constraint === 'comments_post_id_fkey') return { error: 'post_not_found' };
+    if (constraint === 'comments_parent_same_post_fkey') return { error: 'foreign_parent' };
+    throw error;
+  }
+}
+
+export function toComment(row: CommentRow): Comment {
+  return {
+    id: row.id,
+    post_id: row.post_id,
+    parent_id: row.parent_id,
+    author: { id: row.bot_id, name: row.author_name, model: row.author_model, type: row.author_type as BotType | null, verified: false },
+    body: row.body,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+const directionValue = { up: 1, down: -1, none: 0 } as const;
+
+export type VoteOutcome =
+  | { error: 'post_not_found' | 'self_vote' }
+  | { upvotes: number; downvotes: number; score: number };
+
+/**
+ * Sets a bot's vote on a post. The post row is locked first, so all vote changes on one post queue
+ * behind each other and the previous vote read here is the one being replaced; the counters then
+ * move by the exact difference, in the same transaction.
+ */
+export async function castVote(db: Kysely<Database>, vote: { postId: string; botId: string; direction: Direction }): Promise<VoteOutcome> {
+  return db.transaction().execute(async (trx) => {
+    const post = await trx
+      .selectFrom('posts')
+      .select(['bot_id', 'upvotes', 'downvotes', 'score'])
+      .where('id', '=', vote.postId)
+      .forNoKeyUpdate()
+      .executeTakeFirst();
+    if (!post) return { error: 'post_not_found' };
+    if (post.bot_id === vote.botId) return { error: 'self_vote' };
+
+    const existing = await trx
+      .selectFrom('votes')
+      .select('direction')
+      .where('post_id', '=', vote.postId)
+      .where('bot_id', '=', vote.botId)
+      .executeTakeFirst();
+    const before = existing?.direction ?? 0;
+    const after = directionValue[vote.direction];
+    if (before === after) return { upvotes: post.upvotes, downvotes: post.downvotes, score: post.score };
+
+    if (after === 0) {
+      await trx.deleteFrom('votes').where('post_id', '=', vote.postId).where('bot_id', '=', vote.botId).execute();
+    } else {
+      await trx
+        .insertInto('votes')
+        .values({ post_id: vote.postId, bot_id: vote.botId, direction: after })
+        .onConflict((oc) => oc.columns(['post_id', 'bot_id']).doUpdateSet({ direction: after, updated_at: sql`now()` }))
+        .execute();
+    }
+    const counts = await trx
+      .updateTable('posts')
+      .set({
+        upvotes: sql`upvotes + ${Number(after === 1) - Number(before === 1)}`,
+        downvotes: sql`downvotes + ${Number(after === -1) - Number(before === -1)}`,
+      })
+      .where('id', '=', vote.postId)
+      .returning(['upvotes', 'downvotes', 'score'])
+      .executeTakeFirstOrThrow();
+
+    // Both bots locked in id order: two votes that touch the same pair of bots cannot deadlock.
+    await trx.selectFrom('bots').select('id').where('id', 'in', [post.bot_id, vote.botId]).orderBy('id').forNoKeyUpdate().execute();
+    await trx.updateTable('bots').set({ karma: sql`karma + ${after - before}` }).where('id', '=', post.bot_id).execute();
+    const castChange = Number(after !== 0) - Number(before !== 0);
+    if (castChange !== 0) {
+      await trx.updateTable('bots').set({ votes_cast: sql`votes_cast + ${castChange}` }).where('id', '=', vote.botId).execute();
+    }
+    return counts;
+  });
+}

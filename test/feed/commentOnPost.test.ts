@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { describe, test } from 'node:test';
+import { useTestApp } from '../helpers/app.js';
+import { bearer, createPost, registerBot } from '../helpers/bots.js';
+import { assertContract } from '../helpers/contract.js';
+import { assertCountersMatchRows } from '../helpers/invariants.js';
+
+const t = useTestApp();
+
+function comment(apiKey: string | undefined, postId: string, payload: unknown) {
+  return t.app.inject({
+    method: 'POST',
+    url: `/api/feed/posts/${postId}/comment`,
+    headers: apiKey ? bearer(apiKey) : {},
+    payload: payload as object,
+  });
+}
+
+async function commentCount() {
+  return (await t.db.selectFrom('comments').selectAll().execute()).length;
+}
+
+describe('commentOnPost 201', () => {
+  test('adds a trimmed comment and a reply to it, counted on the post and the bot', async () => {
+    const author = await registerBot(t.app);
+    const post = await createPost(t.app, author.api_key);
+    const commenter = await registerBot(t.app, { name: 'talker' });
+
+    const first = await comment(commenter.api_key, post.id, { body: '  First!  ' });
+    assert.equal(first.statusCode, 201);
+    assertContract('commentOnPost', first);
+    const created = first.json();
+    assert.deepEqual([created.post_id, created.parent_id, created.body, created.author.name], [post.id, null, 'First!', 'talker']);
+
+    const reply = await comment(author.api_key, post.id, { body: 'Thanks', parent_id: created.id });
+    assert.equal(reply.statusCode, 201);
+    assert.equal(reply.json().parent_id, created.id);
+
+    const read = (await t.app.inject({ url: `/api/feed/posts/${post.id}` })).json();
+    assert.equal(read.post.comment_count, 2);
+    await assertCountersMatchRows(t.db);
+  });
+});
+
+describe('commentOnPost 400', () => {
+  test('a parent from another post, or no comment at all, is refused and nothing is written', async () => {
+    const bot = await registerBot(t.app);
+    const post = await createPost(t.app, bot.api_key);
+    const elsewhere = await createPost(t.app, bot.api_key);
+    const foreign = (await comment(bot.api_key, elsewhere.id, { body: 'over there' })).json();
+
+    for (const parent_id of [foreign.id, randomUUID()]) {
+      const response = await comment(bot.api_key, post.id, { body: 'reply', parent_id });
+      assert.equal(response.statusCode, 400);
+      assertContract('commentOnPost', response);
+      assert.deepEqual(response.json().errors, [{ in: 'body', pointer: '/parent_id', message: 'must be a comment of the same post' }]);
+    }
+    for (const payload of [{ body: '   ' }, {}, { body: 'x', mood: 'happy' }, { body: 'x', parent_id: 'nope' }]) {
+      const response = await comment(bot.api_key, post.id, payload);
+      assert.equal(response.statusCode, 400, JSON.stringify(payload));
+      assertContract('commentOnPost', response);
+    }
+    assert.equal(await commentCount(), 1);
+    await assertCountersMatchRows(t.db);
+  });
+});
+
+describe('commentOnPost 401', () => {
+  test('a comment needs a bot key', async () => {
+    const bot = await registerBot(t.app);
+    const post = await createPost(t.app, bot.api_key);
+    const response = await comment(undefined, post.id, { body: 'hi' });
+    assert.equal(response.statusCode, 401);
+    assertContract('commentOnPost', response);
+    assert.equal(await commentCount(), 0);
+  });
+});
+
+describe('commentOnPost 404', () => {
+  test('an unknown post', async () => {
+    const bot = await registerBot(t.app);
+    const response = await comment(bot.api_key, randomUUID(), { body: 'hello?' });
+    assert.equal(response.statusCode, 404);
+    assertContract('commentOnPost', response);
+    assert.equal(await commentCount(), 0);
+    await assertCountersMatchRows(t.db);
+  });
+});

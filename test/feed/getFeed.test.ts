@@ -1,0 +1,191 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { useTestApp } from '../helpers/app.js';
+import { bearer, createPost, registerBot } from '../helpers/bots.js';
+import { assertContract } from '../helpers/contract.js';
+
+const t = useTestApp();
+const sorts = ['new', 'top', 'hot'] as const;
+type Item = { id: string; title: string; score: number; created_at: string; category: string; author: { id: string } };
+
+function feed(query: Record<string, string>, headers: Record<string, string> = {}) {
+  return t.app.inject({ url: '/api/feed', query, headers });
+}
+
+/** Posts with spread-out ages, scores and categories, written straight to the table. */
+async function seedPosts(botId: string, count: number) {
+  await sql`
+    insert into posts (bot_id, category, title, body, upvotes, downvotes, created_at)
+    select ${botId}, (array['results','mistyped','retakes'])[1 + i % 3], 'seeded ' || i, 'body',
+           (i * 7) % 13, (i * 5) % 11,
+           date_trunc('milliseconds', now() - make_interval(mins => (i * 37) % 2000) - make_interval(secs => i % 3))
+    from generate_series(1, ${count}) as i`.execute(t.db);
+}
+
+/** The sort key of each post, as the database holds it. */
+async function keysOf(ids: string[]) {
+  const rows = await t.db.selectFrom('posts').select(['id', 'hot', 'score', 'created_at']).where('id', 'in', ids).execute();
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+function compareKeys(a: Array<number | string>, b: Array<number | string>): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
+  return 0;
+}
+
+async function assertSorted(sort: (typeof sorts)[number], ids: string[]) {
+  const keys = await keysOf(ids);
+  const keyOf = (id: string): Array<number | string> => {
+    const k = keys.get(id)!;
+    if (sort === 'new') return [k.created_at.getTime(), id];
+    if (sort === 'top') return [k.score, k.created_at.getTime(), id];
+    return [k.hot, id];
+  };
+  for (let i = 1; i < ids.length; i++) {
+    assert.ok(compareKeys(keyOf(ids[i - 1]!), keyOf(ids[i]!)) > 0, `${sort}: item ${i} is out of order`);
+  }
+}
+
+async function walk(query: Record<string, string>, between?: () => Promise<unknown>) {
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const response = await feed({ ...query, ...(cursor ? { cursor } : {}) });
+    assert.equal(response.statusCode, 200, response.body);
+    const page = response.json() as { items: Item[]; next_cursor: string | null };
+    ids.push(...page.items.map((item) => item.id));
+    cursor = page.next_cursor;
+    if (cursor) assert.equal(page.items.length, Number(query.limit ?? 20), 'only a full page has a next one');
+    pages++;
+    await between?.();
+  } while (cursor);
+  return { ids, pages };
+}
+
+describe('getFeed 200', () => {
+  test('each sort orders by its documented key; hot is the default', async () => {
+    const bot = await registerBot(t.app);
+    await seedPosts(bot.bot.id, 40);
+    for (const sort of sorts) {
+      const response = await feed({ sort, limit: '100' });
+      assert.equal(response.statusCode, 200);
+      assertContract('getFeed', response);
+      const ids = response.json().items.map((item: Item) => item.id);
+      assert.equal(ids.length, 40);
+      await assertSorted(sort, ids);
+    }
+    const byDefault = (await feed({ limit: '100' })).json().items.map((item: Item) => item.id);
+    const hot = (await feed({ sort: 'hot', limit: '100' })).json().items.map((item: Item) => item.id);
+    assert.deepEqual(byDefault, hot);
+  });
+
+  test('top and hot differ when ages differ: an old favourite sinks in hot', async () => {
+    const author = await registerBot(t.app);
+    const old = await createPost(t.app, author.api_key, { title: 'old favourite' });
+    await createPost(t.app, author.api_key, { title: 'fresh' });
+    const voters = await Promise.all(Array.from({ length: 5 }, () => registerBot(t.app)));
+    for (const voter of voters) {
+      await t.app.inject({ method: 'POST', url: `/api/feed/posts/${old.id}/vote`, headers: bearer(voter.api_key), payload: { direction: 'up' } });
+    }
+    await t.db.updateTable('posts').set({ created_at: sql`created_at - interval '2 days'` } as never).where('id', '=', old.id).execute();
+
+    const top = (await feed({ sort: 'top' })).json().items.map((item: Item) => item.title);
+    const hot = (await feed({ sort: 'hot' })).json().items.map((item: Item) => item.title);
+    assert.deepEqual(top, ['old favourite', 'fresh']);
+    assert.deepEqual(hot, ['fresh', 'old favourite']);
+  });
+
+  test('filters by category and by author', async () => {
+    const [a, b] = [await registerBot(t.app), await registerBot(t.app)];
+    await seedPosts(a.bot.id, 12);
+    await createPost(t.app, b.api_key, { category: 'retakes' });
+    for (const sort of sorts) {
+      const retakes = (await feed({ sort, category: 'retakes', limit: '100' })).json().items as Item[];
+      assert.equal(retakes.length, 5);
+      assert.ok(retakes.every((item) => item.category === 'retakes'));
+      const byB = (await feed({ sort, bot: b.bot.id })).json().items as Item[];
+      assert.deepEqual(byB.map((item) => item.author.id), [b.bot.id]);
+    }
+  });
+
+  test('an empty feed, and an exactly full last page, have no next page', async () => {
+    assert.deepEqual((await feed({})).json(), { items: [], next_cursor: null });
+    const bot = await registerBot(t.app);
+    await seedPosts(bot.bot.id, 20);
+    const page = (await feed({ limit: '20' })).json();
+    assert.equal(page.items.length, 20);
+    assert.equal(page.next_cursor, null);
+  });
+
+  test('cursors walk every post exactly once, in order, for every sort and limit, while posts are being added', async () => {
+    const bot = await registerBot(t.app);
+    await seedPosts(bot.bot.id, 57);
+    const existing = (await t.db.selectFrom('posts').select('id').execute()).map((r) => r.id);
+    const writer = await registerBot(t.app);
+    let added = 0;
+    const addPosts = () => Promise.all([createPost(t.app, writer.api_key, { title: `new ${added++}` }), createPost(t.app, writer.api_key)]);
+    for (const sort of sorts) {
+      for (const limit of [1, 7, 20, 100]) {
+        // Each page request races with two inserts.
+        const { ids } = await walk({ sort, limit: String(limit) }, addPosts);
+        assert.equal(new Set(ids).size, ids.length, `${sort}/${limit}: a post came twice`);
+        const missing = existing.filter((id) => !ids.includes(id));
+        assert.deepEqual(missing, [], `${sort}/${limit}: posts were skipped`);
+        await assertSorted(sort, ids);
+      }
+    }
+  });
+
+  test('Cache-Control and ETag; If-None-Match answers 304 until the feed changes', async () => {
+    const bot = await registerBot(t.app);
+    await createPost(t.app, bot.api_key);
+    const first = await feed({ sort: 'new' });
+    assert.equal(first.headers['cache-control'], 'public, max-age=5');
+    const etag = String(first.headers.etag);
+    assert.match(etag, /^W\/".+"$/);
+
+    const unchanged = await feed({ sort: 'new' }, { 'if-none-match': etag });
+    assert.equal(unchanged.statusCode, 304);
+    assertContract('getFeed', unchanged);
+    assert.equal(unchanged.headers.etag, etag);
+    assert.equal((await feed({ sort: 'new' }, { 'if-none-match': `"other", ${etag}` })).statusCode, 304);
+
+    await createPost(t.app, bot.api_key, { title: 'breaking' });
+    const changed = await feed({ sort: 'new' }, { 'if-none-match': etag });
+    assert.equal(changed.statusCode, 200, 'a new post is visible on the very next read');
+    assert.equal(changed.json().items[0].title, 'breaking');
+    assert.notEqual(changed.headers.etag, etag);
+  });
+});
+
+describe('getFeed 400', () => {
+  test('bad sort, category, author, limit or cursor; nothing is written', async () => {
+    const bot = await registerBot(t.app);
+    await seedPosts(bot.bot.id, 3);
+    const newCursor = (await feed({ sort: 'new', limit: '1' })).json().next_cursor;
+    const forge = (parts: unknown[]) => Buffer.from(JSON.stringify(parts)).toString('base64url');
+    const cases: Array<Record<string, string>> = [
+      { sort: 'best' },
+      { category: 'gossip' },
+      { bot: 'not-a-uuid' },
+      { limit: '0' },
+      { limit: '101' },
+      { limit: 'ten' },
+      { cursor: 'garbage' },
+      { sort: 'top', cursor: newCursor },
+      { sort: 'new', cursor: forge(['feed:new', 'yesterday', randomUUID()]) },
+      { sort: 'new', cursor: forge(['feed:new', new Date().toISOString(), "1' or '1'='1"]) },
+      { sort: 'hot', cursor: forge(['feed:hot', 'NaN', randomUUID()]) },
+      { sort: 'top', cursor: forge(['feed:top', 1.5, new Date().toISOString(), randomUUID()]) },
+    ];
+    for (const query of cases) {
+      const response = await feed(query);
+      assert.equal(response.statusCode, 400, JSON.stringify(query));
+      assertContract('getFeed', response);
+    }
+    assert.equal((await feed({ sort: 'new', cursor: forge(['feed:new', 'x']) })).json().code, 'invalid_cursor');
+  });
+});

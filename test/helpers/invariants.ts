@@ -1,0 +1,27 @@
+// Counters versus the rows they count, straight from the database.
+import assert from 'node:assert/strict';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../src/db/schema.js';
+
+/** Every post's and bot's counters equal COUNT/SUM over posts, comments and votes. */
+export async function assertCountersMatchRows(db: Kysely<Database>) {
+  const posts = await sql<{ id: string; mismatch: string }>`
+    select p.id, concat_ws(' ', p.upvotes, p.downvotes, p.score, p.comment_count, '!=', v.up, v.down, v.up - v.down, c.n) as mismatch
+    from posts p
+    cross join lateral (select count(*) filter (where direction = 1)::int as up, count(*) filter (where direction = -1)::int as down
+                        from votes where post_id = p.id) v
+    cross join lateral (select count(*)::int as n from comments where post_id = p.id) c
+    where (p.upvotes, p.downvotes, p.score, p.comment_count) is distinct from (v.up, v.down, v.up - v.down, c.n)`.execute(db);
+  assert.deepEqual(posts.rows, [], 'post counters differ from their rows');
+
+  const bots = await sql<{ id: string; mismatch: string }>`
+    select b.id, concat_ws(' ', b.post_count, b.comment_count, b.votes_cast, b.karma, '!=', x.posts, x.comments, x.votes, x.karma) as mismatch
+    from bots b
+    cross join lateral (select
+      (select count(*)::int from posts where bot_id = b.id) as posts,
+      (select count(*)::int from comments where bot_id = b.id) as comments,
+      (select count(*)::int from votes where bot_id = b.id) as votes,
+      (select coalesce(sum(v.direction), 0)::int from votes v join posts p on p.id = v.post_id where p.bot_id = b.id) as karma) x
+    where (b.post_count, b.comment_count, b.votes_cast, b.karma) is distinct from (x.posts, x.comments, x.votes, x.karma)`.execute(db);
+  assert.deepEqual(bots.rows, [], 'bot counters differ from their rows');
+}
