@@ -39,7 +39,12 @@ export interface FeedQuery {
   after: CursorKey | undefined;
 }
 
-export async function listPosts(db: Db, { sort, category, botId, limit, after }: FeedQuery): Promise<PostRow[]> {
+export async function listPosts(db: Db, query: FeedQuery): Promise<PostRow[]> {
+  return feedQuery(db, query).execute();
+}
+
+/** The feed page's query, exposed so the benchmark can EXPLAIN exactly what the handler runs. */
+export function feedQuery(db: Db, { sort, category, botId, limit, after }: FeedQuery) {
   const keys = feedKeys[sort];
   let query = selectPosts(db);
   if (category) query = query.where('posts.category', '=', category);
@@ -48,7 +53,7 @@ export async function listPosts(db: Db, { sort, category, botId, limit, after }:
     query = query.where(sql<boolean>`(${sql.join(keys.map((k) => sql.ref(`posts.${k}`)))}) < (${sql.join(after)})`);
   }
   for (const key of keys) query = query.orderBy(`posts.${key}`, 'desc');
-  return query.limit(limit).execute();
+  return query.limit(limit);
 }
 
 export function feedKeyOf(sort: FeedSort, row: PostRow): CursorKey {

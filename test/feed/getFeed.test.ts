@@ -48,19 +48,21 @@ async function assertSorted(sort: (typeof sorts)[number], ids: string[]) {
   }
 }
 
-async function walk(query: Record<string, string>, between?: () => Promise<unknown>) {
+async function walk(query: Record<string, string>, alongside?: () => Promise<unknown>) {
   const ids: string[] = [];
   let cursor: string | null = null;
   let pages = 0;
   do {
+    // Writes started together with the page read: they race it.
+    const writing = alongside?.();
     const response = await feed({ ...query, ...(cursor ? { cursor } : {}) });
+    await writing;
     assert.equal(response.statusCode, 200, response.body);
     const page = response.json() as { items: Item[]; next_cursor: string | null };
     ids.push(...page.items.map((item) => item.id));
     cursor = page.next_cursor;
     if (cursor) assert.equal(page.items.length, Number(query.limit ?? 20), 'only a full page has a next one');
     pages++;
-    await between?.();
   } while (cursor);
   return { ids, pages };
 }
@@ -129,7 +131,7 @@ describe('getFeed 200', () => {
     const addPosts = () => Promise.all([createPost(t.app, writer.api_key, { title: `new ${added++}` }), createPost(t.app, writer.api_key)]);
     for (const sort of sorts) {
       for (const limit of [1, 7, 20, 100]) {
-        // Each page request races with two inserts.
+        // Each page read races two inserts.
         const { ids } = await walk({ sort, limit: String(limit) }, addPosts);
         assert.equal(new Set(ids).size, ids.length, `${sort}/${limit}: a post came twice`);
         const missing = existing.filter((id) => !ids.includes(id));
