@@ -6,11 +6,17 @@ import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { buildApp } from '../../src/app.js';
 import { openDatabase } from '../../src/db/database.js';
+import { pendingOperations } from '../../src/handlers.js';
+import { listOperations, loadSpec } from '../../src/openapi.js';
 import { logCollector, testConfig, useTestApp } from '../helpers/app.js';
 import { assertContract } from '../helpers/contract.js';
 import { createTestDatabase } from '../helpers/database.js';
 
 const t = useTestApp();
+// A GET without parameters whose issue has not landed yet, if any is left.
+const pendingRead = listOperations(loadSpec()).find(
+  (op) => op.method === 'get' && op.parameters.length === 0 && (pendingOperations as readonly string[]).includes(op.operationId),
+);
 
 describe('unknown routes', () => {
   test('404 problem+json, for any method and path, including below /api/analytics/', async () => {
@@ -60,8 +66,8 @@ describe('x-request-id', () => {
 });
 
 describe('logs', () => {
-  test('an operation that is not implemented yet is not logged as an error', async () => {
-    const response = await t.app.inject({ url: '/api/feed' });
+  test('an operation that is not implemented yet is not logged as an error', { skip: !pendingRead && 'every operation is implemented' }, async () => {
+    const response = await t.app.inject({ url: pendingRead!.path });
     assert.equal(response.statusCode, 501);
     assert.ok(!t.logs.some((line) => JSON.parse(line).level >= 40), t.logs.join('\n'));
   });
@@ -94,9 +100,7 @@ describe('500', () => {
     const logs: string[] = [];
     const app = await buildApp({ config: testConfig(), db: broken.db, logStream: logCollector(logs) });
     try {
-      await sql`drop table api_key_events`.execute(broken.db);
-      await sql`drop table api_keys`.execute(broken.db);
-      await sql`drop table bots`.execute(broken.db);
+      await sql`drop table bots cascade`.execute(broken.db);
       const response = await app.inject({ url: `/api/bots/${randomUUID()}` });
       assert.equal(response.statusCode, 500);
       assertContract('getBot', response);
