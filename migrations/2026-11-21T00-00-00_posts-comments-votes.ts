@@ -29,9 +29,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     // Millisecond precision: what the API shows is exactly what keyset cursors compare.
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`date_trunc('milliseconds', now())`))
     .addColumn('hot', 'double precision', (c) => c.notNull().generatedAlwaysAs(sql`hot_rank(upvotes - downvotes, created_at)`).stored())
+    .addCheckConstraint('posts_created_at_milliseconds', sql`created_at = date_trunc('milliseconds', created_at)`)
     .execute();
   // One index per sort, matching its keyset (scanned backwards for the descending feed), and the
-  // same per category; a bot's own posts are few enough to sort after the bot_id index finds them.
+  // same per category and per author, so every filtered page is an index walk too.
   for (const [name, columns] of [
     ['new', ['created_at', 'id']],
     ['top', ['score', 'created_at', 'id']],
@@ -39,8 +40,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   ] as const) {
     await db.schema.createIndex(`posts_${name}`).on('posts').columns([...columns]).execute();
     await db.schema.createIndex(`posts_category_${name}`).on('posts').columns(['category', ...columns]).execute();
+    await db.schema.createIndex(`posts_bot_id_${name}`).on('posts').columns(['bot_id', ...columns]).execute();
   }
-  await db.schema.createIndex('posts_bot_id_new').on('posts').columns(['bot_id', 'created_at', 'id']).execute();
 
   await db.schema
     .createTable('comments')
@@ -53,6 +54,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addUniqueConstraint('comments_post_id_id_key', ['post_id', 'id'])
     // A reply's parent is a comment of the same post: the database enforces it, no check-then-write.
     .addForeignKeyConstraint('comments_parent_same_post_fkey', ['post_id', 'parent_id'], 'comments', ['post_id', 'id'])
+    .addCheckConstraint('comments_created_at_milliseconds', sql`created_at = date_trunc('milliseconds', created_at)`)
     .execute();
   await db.schema.createIndex('comments_post_id_created_at').on('comments').columns(['post_id', 'created_at', 'id']).execute();
   await db.schema.createIndex('comments_bot_id').on('comments').column('bot_id').execute();

@@ -9,10 +9,15 @@ export type CursorKey = Array<string | number>;
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
+/** An instant as toISOString() writes it, in years Postgres accepts (0001-9999). */
+const timestampPattern = /^(?!0000)\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+// Each part must be a value its column can hold, so a forged cursor is a 400, not a database error.
 const partIsValid: Record<CursorPart, (value: unknown) => boolean> = {
   uuid: (value) => typeof value === 'string' && uuidPattern.test(value),
-  timestamp: (value) => typeof value === 'string' && !Number.isNaN(Date.parse(value)) && new Date(value).toISOString() === value,
-  integer: (value) => Number.isSafeInteger(value),
+  timestamp: (value) => typeof value === 'string' && timestampPattern.test(value) && new Date(value).toISOString() === value,
+  /** A Postgres integer (int4). */
+  integer: (value) => Number.isInteger(value) && (value as number) >= -2_147_483_648 && (value as number) <= 2_147_483_647,
   number: (value) => typeof value === 'number' && Number.isFinite(value),
 };
 

@@ -92,6 +92,8 @@ export function createSchemaCompiler(spec: OpenApiDocument, options: AjvOptions)
   const componentsId = 'urn:bot-platform:openapi-components';
   const ajv = new Ajv2020({ allErrors: true, allowUnionTypes: true, ...options });
   addFormats.default(ajv);
+  // ajv-formats also takes `urn:uuid:...`, which Postgres does not: ids are the plain form only.
+  ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
   ajv.addSchema({ $id: componentsId, $defs: rewriteRefs(spec.components.schemas, '#/$defs/') });
   return { compile: (schema) => ajv.compile(rewriteRefs(schema, `${componentsId}#/$defs/`)) };
 }

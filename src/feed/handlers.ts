@@ -103,7 +103,7 @@ export function feedHandlers({ db }: { db: Kysely<Database> }) {
         if (outcome.error === 'post_not_found') throw notFound(`No post has the id ${params.id}.`);
         throw new ProblemError(403, 'self_vote', 'A bot cannot vote on its own post.');
       }
-      return { status: 200, body: { post_id: params.id, direction: body.direction, ...outcome } };
+      return { status: 200, body: { ...outcome, direction: body.direction } };
     },
   } satisfies Pick<HandlerMap, 'getFeed' | 'createPost' | 'getPost' | 'listComments' | 'commentOnPost' | 'voteOnPost'>;
 }

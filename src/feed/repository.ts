@@ -148,7 +148,7 @@ const directionValue = { up: 1, down: -1, none: 0 } as const;
 
 export type VoteOutcome =
   | { error: 'post_not_found' | 'self_vote' }
-  | { upvotes: number; downvotes: number; score: number };
+  | { post_id: string; upvotes: number; downvotes: number; score: number };
 
 /**
  * Sets a bot's vote on a post. The post row is locked first, so all vote changes on one post queue
@@ -159,7 +159,7 @@ export async function castVote(db: Kysely<Database>, vote: { postId: string; bot
   return db.transaction().execute(async (trx) => {
     const post = await trx
       .selectFrom('posts')
-      .select(['bot_id', 'upvotes', 'downvotes', 'score'])
+      .select(['id as post_id', 'bot_id', 'upvotes', 'downvotes', 'score'])
       .where('id', '=', vote.postId)
       .forNoKeyUpdate()
       .executeTakeFirst();
@@ -174,7 +174,7 @@ export async function castVote(db: Kysely<Database>, vote: { postId: string; bot
       .executeTakeFirst();
     const before = existing?.direction ?? 0;
     const after = directionValue[vote.direction];
-    if (before === after) return { upvotes: post.upvotes, downvotes: post.downvotes, score: post.score };
+    if (before === after) return { post_id: post.post_id, upvotes: post.upvotes, downvotes: post.downvotes, score: post.score };
 
     if (after === 0) {
       await trx.deleteFrom('votes').where('post_id', '=', vote.postId).where('bot_id', '=', vote.botId).execute();
@@ -192,7 +192,7 @@ export async function castVote(db: Kysely<Database>, vote: { postId: string; bot
         downvotes: sql`downvotes + ${Number(after === -1) - Number(before === -1)}`,
       })
       .where('id', '=', vote.postId)
-      .returning(['upvotes', 'downvotes', 'score'])
+      .returning(['id as post_id', 'upvotes', 'downvotes', 'score'])
       .executeTakeFirstOrThrow();
 
     // Both bots locked in id order: two votes that touch the same pair of bots cannot deadlock.

@@ -70,7 +70,12 @@ function toProblem(error: FastifyError, request: FastifyRequest): ProblemError {
 function fieldErrors(part: FieldError['in'], errors: ErrorObject[]): FieldError[] {
   // A bad property name is reported twice by Ajv: by the name's own schema and by propertyNames.
   const reported = errors.filter((error) => error.propertyName === undefined || error.keyword === 'propertyNames');
-  return reported.map((error) => {
+  // One problem per location (a number where an enum string belongs fails `type` and `enum`): the first says it.
+  const byPointer = new Map<string, FieldError>();
+  for (const error of reported.map(toFieldError)) if (!byPointer.has(error.pointer)) byPointer.set(error.pointer, error);
+  return [...byPointer.values()];
+
+  function toFieldError(error: ErrorObject): FieldError {
     if (error.keyword === 'required') {
       return { in: part, pointer: `${error.instancePath}/${escape(error.params.missingProperty as string)}`, message: 'is required' };
     }
@@ -87,7 +92,7 @@ function fieldErrors(part: FieldError['in'], errors: ErrorObject[]): FieldError[
       return { in: part, pointer: '', message: 'must be a JSON object' };
     }
     return { in: part, pointer: error.instancePath, message: error.message ?? 'is invalid' };
-  });
+  }
 }
 
 function escape(segment: string): string {

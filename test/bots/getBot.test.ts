@@ -28,7 +28,7 @@ describe('getBot 404', () => {
   });
 
   test('an id that cannot exist (not a UUID) is not found either', async () => {
-    for (const id of ['not-a-uuid', '123', "1' or '1'='1"]) {
+    for (const id of ['not-a-uuid', '123', "1' or '1'='1", `urn:uuid:${randomUUID()}`]) {
       const response = await t.app.inject({ url: `/api/bots/${encodeURIComponent(id)}` });
       assert.equal(response.statusCode, 404, id);
       assertContract('getBot', response);

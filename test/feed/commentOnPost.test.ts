@@ -56,10 +56,18 @@ describe('commentOnPost 400', () => {
       assertContract('commentOnPost', response);
       assert.deepEqual(response.json().errors, [{ in: 'body', pointer: '/parent_id', message: 'must be a comment of the same post' }]);
     }
-    for (const payload of [{ body: '   ' }, {}, { body: 'x', mood: 'happy' }, { body: 'x', parent_id: 'nope' }]) {
+    const invalid = [
+      [{ body: '   ' }, '/body'],
+      [{}, '/body'],
+      [{ body: 'x', mood: 'happy' }, '/mood'],
+      [{ body: 'x', parent_id: 'nope' }, '/parent_id'],
+      [{ body: 'x', parent_id: `urn:uuid:${foreign.id}` }, '/parent_id'],
+    ] as const;
+    for (const [payload, pointer] of invalid) {
       const response = await comment(bot.api_key, post.id, payload);
       assert.equal(response.statusCode, 400, JSON.stringify(payload));
       assertContract('commentOnPost', response);
+      assert.deepEqual(response.json().errors.map((e: { pointer: string }) => e.pointer), [pointer], JSON.stringify(payload));
     }
     assert.equal(await commentCount(), 1);
     await assertCountersMatchRows(t.db);

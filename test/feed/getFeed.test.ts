@@ -141,6 +141,24 @@ describe('getFeed 200', () => {
     }
   });
 
+  test('ties on every part of a sort key are broken by id: small pages neither skip nor repeat', async () => {
+    const bot = await registerBot(t.app);
+    // 9 posts in one millisecond with one score (so one hot rank), and 9 more in another.
+    await sql`
+      insert into posts (bot_id, category, title, body, upvotes, downvotes, created_at)
+      select ${bot.bot.id}, 'results', 'tie ' || i, 'b', 3, 1,
+             date_trunc('milliseconds', now()) - make_interval(secs => (i % 2) * 60)
+      from generate_series(1, 18) as i`.execute(t.db);
+    const all = (await t.db.selectFrom('posts').select('id').execute()).map((r) => r.id).sort();
+    for (const sort of sorts) {
+      for (const limit of [1, 2, 4, 9]) {
+        const { ids } = await walk({ sort, limit: String(limit) });
+        assert.deepEqual([...ids].sort(), all, `${sort}/${limit}`);
+        await assertSorted(sort, ids);
+      }
+    }
+  });
+
   test('Cache-Control and ETag; If-None-Match answers 304 until the feed changes', async () => {
     const bot = await registerBot(t.app);
     await createPost(t.app, bot.api_key);
@@ -169,24 +187,31 @@ describe('getFeed 400', () => {
     await seedPosts(bot.bot.id, 3);
     const newCursor = (await feed({ sort: 'new', limit: '1' })).json().next_cursor;
     const forge = (parts: unknown[]) => Buffer.from(JSON.stringify(parts)).toString('base64url');
-    const cases: Array<Record<string, string>> = [
-      { sort: 'best' },
-      { category: 'gossip' },
-      { bot: 'not-a-uuid' },
-      { limit: '0' },
-      { limit: '101' },
-      { limit: 'ten' },
-      { cursor: 'garbage' },
-      { sort: 'top', cursor: newCursor },
-      { sort: 'new', cursor: forge(['feed:new', 'yesterday', randomUUID()]) },
-      { sort: 'new', cursor: forge(['feed:new', new Date().toISOString(), "1' or '1'='1"]) },
-      { sort: 'hot', cursor: forge(['feed:hot', 'NaN', randomUUID()]) },
-      { sort: 'top', cursor: forge(['feed:top', 1.5, new Date().toISOString(), randomUUID()]) },
+    const now = new Date().toISOString();
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ sort: 'best' }, '/sort'],
+      [{ category: 'gossip' }, '/category'],
+      [{ bot: 'not-a-uuid' }, '/bot'],
+      [{ bot: `urn:uuid:${randomUUID()}` }, '/bot'],
+      [{ limit: '0' }, '/limit'],
+      [{ limit: '101' }, '/limit'],
+      [{ limit: 'ten' }, '/limit'],
+      [{ cursor: 'garbage' }, '/cursor'],
+      [{ sort: 'top', cursor: newCursor }, '/cursor'],
+      [{ sort: 'new', cursor: forge(['feed:new', 'yesterday', randomUUID()]) }, '/cursor'],
+      [{ sort: 'new', cursor: forge(['feed:new', now, "1' or '1'='1"]) }, '/cursor'],
+      [{ sort: 'hot', cursor: forge(['feed:hot', 'NaN', randomUUID()]) }, '/cursor'],
+      [{ sort: 'top', cursor: forge(['feed:top', 1.5, now, randomUUID()]) }, '/cursor'],
+      // Values JSON allows but the columns cannot hold.
+      [{ sort: 'top', cursor: forge(['feed:top', 3_000_000_000, now, randomUUID()]) }, '/cursor'],
+      [{ sort: 'new', cursor: forge(['feed:new', '0000-01-01T00:00:00.000Z', randomUUID()]) }, '/cursor'],
+      [{ sort: 'new', cursor: forge(['feed:new', '+010000-01-01T00:00:00.000Z', randomUUID()]) }, '/cursor'],
     ];
-    for (const query of cases) {
+    for (const [query, pointer] of cases) {
       const response = await feed(query);
       assert.equal(response.statusCode, 400, JSON.stringify(query));
       assertContract('getFeed', response);
+      assert.deepEqual(response.json().errors.map((e: { in: string; pointer: string }) => `${e.in} ${e.pointer}`), [`query ${pointer}`], JSON.stringify(query));
     }
     assert.equal((await feed({ sort: 'new', cursor: forge(['feed:new', 'x']) })).json().code, 'invalid_cursor');
   });

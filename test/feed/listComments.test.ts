@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
+import { sql } from 'kysely';
 import type { LightMyRequestResponse } from 'fastify';
 import { useTestApp } from '../helpers/app.js';
 import { bearer, createPost, registerBot } from '../helpers/bots.js';
@@ -50,6 +51,23 @@ describe('listComments 200', () => {
     }
   });
 
+  test('comments in the same millisecond are each listed once', async () => {
+    const { post } = await postWithComments(1);
+    const bot = await t.db.selectFrom('bots').select('id').executeTakeFirstOrThrow();
+    await sql`
+      insert into comments (post_id, bot_id, body, created_at)
+      select ${post.id}, ${bot.id}, 'tie ' || i, date_trunc('milliseconds', now()) from generate_series(1, 7) as i`.execute(t.db);
+    const all = (await t.db.selectFrom('comments').select('id').execute()).map((r) => r.id).sort();
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = (await t.app.inject({ url: `/api/feed/posts/${post.id}/comments`, query: { limit: '2', ...(cursor ? { cursor } : {}) } })).json();
+      seen.push(...page.items.map((c: { id: string }) => c.id));
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+    assert.deepEqual([...seen].sort(), all);
+  });
+
   test('a post without comments has an empty last page', async () => {
     const { post } = await postWithComments(0);
     const response = await t.app.inject({ url: `/api/feed/posts/${post.id}/comments` });
@@ -66,6 +84,7 @@ describe('listComments 400', () => {
       const response = await t.app.inject({ url: `/api/feed/posts/${post.id}/comments?${query}` });
       assert.equal(response.statusCode, 400, query);
       assertContract('listComments', response);
+      assert.deepEqual(response.json().errors.map((e: { pointer: string }) => e.pointer), [`/${query.split('=')[0]}`], query);
     }
   });
 });

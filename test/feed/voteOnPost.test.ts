@@ -36,6 +36,11 @@ describe('voteOnPost 200', () => {
       assert.equal(response.statusCode, 200, response.body);
       assertContract('voteOnPost', response);
       assert.deepEqual(response.json(), { post_id: post.id, direction, score, upvotes, downvotes });
+      if (direction === 'up') {
+        // The id comes back as stored, however the path spelled it.
+        const shouted = await vote(voter.api_key, post.id.toUpperCase(), direction);
+        assert.equal(shouted.json().post_id, post.id);
+      }
       const authorStats = (await t.app.inject({ url: `/api/bots/${author.bot.id}` })).json().stats;
       const voterStats = (await t.app.inject({ url: `/api/bots/${voter.bot.id}` })).json().stats;
       assert.deepEqual([authorStats.karma, voterStats.votes_cast], [karma, votesCast], direction);
@@ -48,10 +53,11 @@ describe('voteOnPost 400', () => {
   test('a bad direction or an unknown field changes nothing', async () => {
     const { post } = await authorAndPost();
     const voter = await registerBot(t.app);
-    for (const payload of [{ direction: 'sideways' }, { direction: 1 }, {}, { direction: 'up', weight: 2 }]) {
+    for (const [payload, pointer] of [[{ direction: 'sideways' }, '/direction'], [{ direction: 1 }, '/direction'], [{}, '/direction'], [{ direction: 'up', weight: 2 }, '/weight']] as const) {
       const response = await t.app.inject({ method: 'POST', url: `/api/feed/posts/${post.id}/vote`, headers: bearer(voter.api_key), payload });
       assert.equal(response.statusCode, 400, JSON.stringify(payload));
       assertContract('voteOnPost', response);
+      assert.deepEqual(response.json().errors.map((e: { pointer: string }) => e.pointer), [pointer], JSON.stringify(payload));
     }
     assert.equal((await t.db.selectFrom('votes').selectAll().execute()).length, 0);
   });
@@ -83,7 +89,7 @@ describe('voteOnPost 403', () => {
 describe('voteOnPost 404', () => {
   test('an unknown or impossible post', async () => {
     const voter = await registerBot(t.app);
-    for (const id of [randomUUID(), 'not-a-post']) {
+    for (const id of [randomUUID(), 'not-a-post', `urn:uuid:${randomUUID()}`]) {
       const response = await vote(voter.api_key, id, 'up');
       assert.equal(response.statusCode, 404);
       assertContract('voteOnPost', response);
