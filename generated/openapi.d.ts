@@ -816,7 +816,7 @@ export interface components {
             bot: components["schemas"]["Bot"];
             /** @description Whether a creator has claimed the bot. */
             claimed: boolean;
-            quota?: components["schemas"]["QuotaSet"];
+            quota: components["schemas"]["QuotaSet"];
         };
         /**
          * @description What the post is about.

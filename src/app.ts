@@ -15,6 +15,8 @@ import docs from './plugins/docs.js';
 import errors, { sendProblem } from './plugins/errors.js';
 import jsonBody from './plugins/json-body.js';
 import openapiRoutes from './plugins/openapi-routes.js';
+import rateLimiting from './plugins/rate-limit.js';
+import type { Clock } from './rate-limit/sliding-window.js';
 import { notImplemented, ProblemError } from './problems.js';
 
 export interface AppOptions {
@@ -24,13 +26,17 @@ export interface AppOptions {
   logStream?: NodeJS.WritableStream;
   /** Called for every route as it is added, before any plugin is registered (route inventories). */
   onRoute?: (route: RouteOptions) => void;
+  /** The time rate limits are counted at; tests move it instead of sleeping. */
+  clock?: Clock;
+  /** Rate limiting is always on; only the limiter's benchmark turns it off, to measure its cost. */
+  rateLimiting?: boolean;
 }
 
 const bodyLimit = 64 * 1024;
 
 const incomingRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
 
-export async function buildApp({ config, db, logStream, onRoute }: AppOptions) {
+export async function buildApp({ config, db, logStream, onRoute, clock = () => new Date(), rateLimiting: limited = true }: AppOptions) {
   const spec = loadSpec();
   const secure = config.publicUrl.startsWith('https:');
   const logger: FastifyServerOptions['logger'] = {
@@ -85,9 +91,12 @@ export async function buildApp({ config, db, logStream, onRoute }: AppOptions) {
   await app.register(errors);
   await app.register(jsonBody);
   await app.register(docs, { spec, secure });
+  // Before the routes: the limiter attaches itself to routes as they are added.
+  if (limited) await app.register(rateLimiting, { db, clock });
   await app.register(openapiRoutes, {
     spec,
-    handlers: createHandlers({ db, config }),
+    handlers: createHandlers({ db, config, clock }),
+    ...(limited ? { limits: config.limits } : {}),
     security: {
       bearerAuth: bearerAuth(db),
       // Human sessions arrive with issue #6; until then every cookie-secured operation is pending.

@@ -17,7 +17,11 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Which proxies' X-Forwarded-* headers to believe: false (none), true (any), or their addresses. */
   trustProxy: boolean | string;
+  /** Requests admitted per rolling hour: per bot for each action, per client IP for registrations. */
+  limits: Record<LimitedAction, number>;
 }
+
+export type LimitedAction = 'posts' | 'comments' | 'votes' | 'assessments' | 'registrations';
 
 const variables = {
   NODE_ENV: { type: 'string', enum: ['development', 'production', 'test'], default: 'development' },
@@ -28,6 +32,11 @@ const variables = {
   PGLITE_DIR: { type: 'string', minLength: 1, default: './data' },
   LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
   TRUST_PROXY: { type: 'string', minLength: 1, default: 'false' },
+  RATE_LIMIT_POSTS: { type: 'integer', minimum: 1, default: 10 },
+  RATE_LIMIT_COMMENTS: { type: 'integer', minimum: 1, default: 30 },
+  RATE_LIMIT_VOTES: { type: 'integer', minimum: 1, default: 100 },
+  RATE_LIMIT_ASSESSMENTS: { type: 'integer', minimum: 1, default: 5 },
+  REGISTER_LIMIT_PER_HOUR: { type: 'integer', minimum: 1, default: 20 },
 } as const;
 
 const hints: Partial<Record<keyof typeof variables, string>> = {
@@ -77,6 +86,13 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     pgliteDir: raw.PGLITE_DIR as string,
     logLevel: raw.LOG_LEVEL as Config['logLevel'],
     trustProxy,
+    limits: {
+      posts: raw.RATE_LIMIT_POSTS as number,
+      comments: raw.RATE_LIMIT_COMMENTS as number,
+      votes: raw.RATE_LIMIT_VOTES as number,
+      assessments: raw.RATE_LIMIT_ASSESSMENTS as number,
+      registrations: raw.REGISTER_LIMIT_PER_HOUR as number,
+    },
   };
 }
 

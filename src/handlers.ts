@@ -8,11 +8,13 @@ import type { Database } from './db/schema.js';
 import { feedHandlers } from './feed/handlers.js';
 import { healthHandlers } from './health/handlers.js';
 import type { HandlerMap } from './operation-types.js';
+import type { Clock } from './rate-limit/sliding-window.js';
 import { notImplemented } from './problems.js';
 
 export interface HandlerDependencies {
   db: Kysely<Database>;
   config: Config;
+  clock: Clock;
 }
 
 /** Operations specified in openapi.yaml whose implementation belongs to a later issue. */

@@ -23,6 +23,8 @@ export interface OperationObject {
   parameters?: Array<ParameterObject | { $ref: string }>;
   requestBody?: { required?: boolean; content: Record<string, { schema: JsonSchema }> };
   responses: Record<string, unknown>;
+  /** Our extension: the operation is rate limited (see src/plugins/rate-limit.ts). */
+  'x-rate-limit'?: { action: 'posts' | 'comments' | 'votes' | 'assessments' | 'registrations'; per: 'bot' | 'client-ip' };
 }
 
 export interface OpenApiDocument {

@@ -5,10 +5,11 @@ import type { Database } from '../db/schema.js';
 import type { HandlerMap } from '../operation-types.js';
 import { notFound, ProblemError, validationFailed } from '../problems.js';
 import { authenticatedBot } from '../plugins/bearer-auth.js';
+import { rateLimitKey, readQuota, type Clock } from '../rate-limit/sliding-window.js';
 import { displayPrefix, generateApiKey, generateClaimCode, hashSecret } from './api-key.js';
 import { findBotById, insertApiKey, insertBot, recordApiKeyEvent, toBot } from './repository.js';
 
-export function botHandlers({ db, config }: { db: Kysely<Database>; config: Config }) {
+export function botHandlers({ db, config, clock }: { db: Kysely<Database>; config: Config; clock: Clock }) {
   return {
     async registerBot({ body }) {
       const model = body.model.trim();
@@ -71,7 +72,11 @@ export function botHandlers({ db, config }: { db: Kysely<Database>; config: Conf
 
     async getOwnBot({ request }) {
       const bot = authenticatedBot(request);
-      return { status: 200, body: { bot: toBot(bot), claimed: false } };
+      const now = clock();
+      const quota = (action: 'posts' | 'comments' | 'votes' | 'assessments') =>
+        readQuota(db, rateLimitKey(action, bot.id), config.limits[action], now);
+      const [posts, comments, votes, assessments] = await Promise.all([quota('posts'), quota('comments'), quota('votes'), quota('assessments')]);
+      return { status: 200, body: { bot: toBot(bot), claimed: false, quota: { posts, comments, votes, assessments } } };
     },
   } satisfies Pick<HandlerMap, 'registerBot' | 'getBot' | 'getOwnBot'>;
 }

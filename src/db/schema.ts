@@ -12,6 +12,7 @@ export interface Database {
   posts: PostsTable;
   comments: CommentsTable;
   votes: VotesTable;
+  rate_limit_hits: RateLimitHitsTable;
 }
 
 export interface BotsTable {
@@ -90,4 +91,11 @@ export interface VotesTable {
   direction: 1 | -1;
   created_at: CreatedAt;
   updated_at: ColumnType<Date, never, Date>;
+}
+
+/** The sliding log of admitted rate-limited requests (see rate_limit_hit() in migrations/). */
+export interface RateLimitHitsTable {
+  /** `<action>:<bot id>`, or `registrations:<client ip>`. */
+  key: string;
+  at: Date;
 }

@@ -7,12 +7,16 @@ import type { ValidateFunction } from 'ajv';
 import fp from 'fastify-plugin';
 import { createSchemaCompiler, listOperations, type JsonSchema, type OpenApiDocument, type Operation } from '../openapi.js';
 import type { HandlerMap } from '../operation-types.js';
+import { routeRateLimit } from './rate-limit.js';
+import type { Config } from '../config.js';
 
 export interface OpenApiRoutesOptions {
   spec: OpenApiDocument;
   handlers: HandlerMap;
   /** One onRequest hook per security scheme of the spec; it authenticates or throws. */
   security: Record<string, onRequestHookHandler>;
+  /** Limits for operations with `x-rate-limit`; omitted, nothing is limited (benchmarks only). */
+  limits?: Config['limits'];
 }
 
 declare module 'fastify' {
@@ -22,7 +26,7 @@ declare module 'fastify' {
 }
 
 export default fp<OpenApiRoutesOptions>(
-  async function openapiRoutes(app: FastifyInstance, { spec, handlers, security }) {
+  async function openapiRoutes(app: FastifyInstance, { spec, handlers, security, limits }) {
     const bodies = createSchemaCompiler(spec, { coerceTypes: false, strict: true });
     const parameters = createSchemaCompiler(spec, { coerceTypes: false, useDefaults: true, strict: true });
     app.setValidatorCompiler(({ schema, httpPart }) =>
@@ -48,7 +52,10 @@ export default fp<OpenApiRoutesOptions>(
       app.route({
         method: op.method.toUpperCase() as Uppercase<Operation['method']>,
         url: op.path.replace(/\{([^}]+)\}/g, ':$1'),
-        config: { operationId: op.operationId },
+        config: {
+          operationId: op.operationId,
+          ...(limits && op.operation['x-rate-limit'] ? { rateLimit: routeRateLimit(op.operation['x-rate-limit'], limits) } : {}),
+        },
         schema: routeSchema(op),
         onRequest: securityHooks(op, spec, security),
         async handler(request, reply) {

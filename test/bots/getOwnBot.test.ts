@@ -29,7 +29,9 @@ describe('getOwnBot 200', () => {
     const response = await me(bearer(api_key));
     assert.equal(response.statusCode, 200);
     assertContract('getOwnBot', response);
-    assert.deepEqual(response.json(), { bot, claimed: false });
+    const fresh = { limit: 10_000, remaining: 10_000, retry_after_seconds: null };
+    assert.deepEqual(response.json(), { bot, claimed: false, quota: { posts: fresh, comments: fresh, votes: fresh, assessments: fresh } });
+    // Quota under use, and reading it consuming none, are in test/platform/rate-limit.test.ts.
   });
 
   test('the scheme name is case-insensitive', async () => {

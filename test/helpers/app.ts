@@ -20,17 +20,25 @@ export interface TestApp {
   logs: string[];
 }
 
+/**
+ * Configuration for tests. Limits are high, so that tests of other behaviour (which register and
+ * post a lot from one address) are not throttled; the rate-limit tests use the real defaults.
+ */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return { ...loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', PUBLIC_URL: 'http://bots.test' }), ...overrides };
+  return {
+    ...loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', PUBLIC_URL: 'http://bots.test' }),
+    limits: { posts: 10_000, comments: 10_000, votes: 10_000, assessments: 10_000, registrations: 10_000 },
+    ...overrides,
+  };
 }
 
-export function useTestApp(overrides: Partial<Config> = {}): TestApp {
+export function useTestApp(overrides: Partial<Config> = {}, options: { clock?: () => Date } = {}): TestApp {
   const context = { logs: [] as string[] } as TestApp;
   before(async () => {
     context.database = await createTestDatabase();
     context.db = context.database.db;
     context.config = testConfig(overrides);
-    context.app = await buildApp({ config: context.config, db: context.db, logStream: logCollector(context.logs) });
+    context.app = await buildApp({ config: context.config, db: context.db, logStream: logCollector(context.logs), ...options });
     await context.app.ready();
   });
   beforeEach(async () => {

@@ -13,6 +13,7 @@ describe('configuration', () => {
       pgliteDir: './data',
       logLevel: 'info',
       trustProxy: false,
+      limits: { posts: 10, comments: 30, votes: 100, assessments: 5, registrations: 20 },
     });
   });
 

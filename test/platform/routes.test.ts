@@ -55,7 +55,7 @@ describe('routes and operations', () => {
   test('operationIds are unique and the handler map has exactly one handler for each', () => {
     const ids = operations.map((op) => op.operationId);
     assert.equal(new Set(ids).size, ids.length);
-    const handlers = createHandlers({ db: database.db, config: testConfig() });
+    const handlers = createHandlers({ db: database.db, config: testConfig(), clock: () => new Date() });
     assert.deepEqual(Object.keys(handlers).sort(), [...ids].sort());
   });
 });

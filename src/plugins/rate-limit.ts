@@ -1,0 +1,63 @@
+// Per-bot rolling-hour limits through @fastify/rate-limit, with our exact Postgres store. Which
+// operations are limited, and per what, is declared in openapi.yaml (`x-rate-limit`); the route
+// registrar turns that into route config via routeRateLimit(). The limiter's hook is appended to
+// the route's onRequest hooks, after authentication: a 401 counts for no one, and every request
+// of a known bot counts before its body is even parsed.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import rateLimit from '@fastify/rate-limit';
+import type { Kysely } from 'kysely';
+import type { Config, LimitedAction } from '../config.js';
+import type { Database } from '../db/schema.js';
+import { ProblemError } from '../problems.js';
+import { pruneRateLimitHits, rateLimitKey, slidingWindowStore, windowSeconds, type Clock } from '../rate-limit/sliding-window.js';
+import { authenticatedBot } from './bearer-auth.js';
+
+/** An operation's `x-rate-limit` in openapi.yaml. */
+export interface RateLimitExtension {
+  action: LimitedAction;
+  per: 'bot' | 'client-ip';
+}
+
+const pruneEveryMs = 60_000;
+
+export default fp<{ db: Kysely<Database>; clock: Clock }>(
+  async function rateLimiting(app: FastifyInstance, { db, clock }) {
+    await app.register(rateLimit, {
+      global: false,
+      hook: 'onRequest',
+      store: slidingWindowStore(db, clock),
+      // The interface's headers: limit and remaining always, Retry-After on 429 only, no reset.
+      addHeadersOnExceeding: { 'x-ratelimit-reset': false },
+      addHeaders: { 'x-ratelimit-reset': false },
+      errorResponseBuilder: (_request, context) => {
+        const retryAfter = Math.max(1, Math.ceil(context.ttl / 1000));
+        return new ProblemError(
+          429,
+          'rate_limited',
+          `The limit of ${context.max} per ${windowSeconds} seconds is used up; retry in ${retryAfter} seconds.`,
+          { extensions: { limit: context.max, window_seconds: windowSeconds, retry_after_seconds: retryAfter } },
+        );
+      },
+    });
+
+    let timer: NodeJS.Timeout | undefined;
+    app.addHook('onReady', async () => {
+      timer = setInterval(() => {
+        pruneRateLimitHits(db, clock()).catch((error: unknown) => app.log.warn({ err: error }, 'pruning rate-limit hits failed'));
+      }, pruneEveryMs).unref();
+    });
+    app.addHook('onClose', async () => clearInterval(timer));
+  },
+  { name: 'rate-limit', dependencies: ['errors'] },
+);
+
+/** The route config of an operation limited by `x-rate-limit`. */
+export function routeRateLimit(extension: RateLimitExtension, limits: Config['limits']) {
+  return {
+    max: limits[extension.action],
+    timeWindow: windowSeconds * 1000,
+    keyGenerator: (request: FastifyRequest) =>
+      rateLimitKey(extension.action, extension.per === 'bot' ? authenticatedBot(request).id : request.ip),
+  };
+}

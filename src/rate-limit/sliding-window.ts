@@ -1,0 +1,79 @@
+// The exact per-bot rolling-window limits: a sliding log in Postgres (rate_limit_hits), one atomic
+// rate_limit_hit() call per request, shared by every server instance on the database. This module
+// is the store @fastify/rate-limit calls, the quota getOwnBot reports, and the pruning of old hits.
+import { sql, type Kysely } from 'kysely';
+import type { components } from '../../generated/openapi.js';
+import type { LimitedAction } from '../config.js';
+import type { Database } from '../db/schema.js';
+import { ProblemError } from '../problems.js';
+
+/** The published interface's rolling hour. */
+export const windowSeconds = 3600;
+const windowMs = windowSeconds * 1000;
+
+export type Clock = () => Date;
+type Quota = components['schemas']['Quota'];
+
+interface Hit {
+  /** Requests in the window, counting this one when it was recorded (max + 1 when refused). */
+  current: number;
+  /** Milliseconds until the oldest counted request leaves the window. */
+  ttl: number;
+}
+
+async function hit(db: Kysely<Database>, key: string, now: Date, max: number, record: boolean): Promise<Hit> {
+  const { rows } = await sql<{ current: number; ttl_ms: string }>`
+    select current, ttl_ms from rate_limit_hit(${key}, ${now}, ${windowMs}, ${max}, ${record})`.execute(db);
+  const row = rows[0]!;
+  return { current: row.current, ttl: Number(row.ttl_ms) };
+}
+
+type StoreCallback = (error: Error | null, result?: Hit) => void;
+
+/**
+ * The store class @fastify/rate-limit instantiates. A failing store refuses the request with 503:
+ * a limiter that cannot count must not let requests through.
+ */
+export function slidingWindowStore(db: Kysely<Database>, clock: Clock) {
+  const call = (record: boolean) => (key: string, callback: StoreCallback, _timeWindow: number, max: number) => {
+    hit(db, key, clock(), max, record).then(
+      (result) => callback(null, result),
+      (error: unknown) => callback(storeUnavailable(error)),
+    );
+  };
+  return class SlidingWindowStore {
+    incr = call(true);
+    read = call(false);
+    child() {
+      return new SlidingWindowStore();
+    }
+  };
+}
+
+function storeUnavailable(cause: unknown) {
+  const problem = new ProblemError(503, 'unavailable', 'The rate limiter cannot count right now, so the request was not admitted. Retry shortly.', {
+    headers: { 'retry-after': 5 },
+  });
+  problem.cause = cause;
+  return problem;
+}
+
+export function rateLimitKey(action: LimitedAction, subject: string) {
+  return `${action}:${subject}`;
+}
+
+/** A bot's remaining quota for one action, read without consuming any. */
+export async function readQuota(db: Kysely<Database>, key: string, limit: number, now: Date): Promise<Quota> {
+  const { current, ttl } = await hit(db, key, now, limit, false);
+  const remaining = Math.max(0, limit - current);
+  return { limit, remaining, retry_after_seconds: remaining === 0 ? Math.max(1, Math.ceil(ttl / 1000)) : null };
+}
+
+/** Deletes hits that have left every window. Each call for a key prunes that key; this catches keys nobody uses any more. */
+export async function pruneRateLimitHits(db: Kysely<Database>, now: Date): Promise<number> {
+  const result = await db
+    .deleteFrom('rate_limit_hits')
+    .where('at', '<=', new Date(now.getTime() - windowMs))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
