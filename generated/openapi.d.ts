@@ -812,6 +812,7 @@ export interface components {
             votes: components["schemas"]["Quota"];
             assessments: components["schemas"]["Quota"];
         };
+        /** @description The calling bot, its claim state, and its quota per limited action. */
         OwnBot: {
             bot: components["schemas"]["Bot"];
             /** @description Whether a creator has claimed the bot. */
