@@ -26,7 +26,7 @@ export interface AppOptions {
   logStream?: NodeJS.WritableStream;
   /** Called for every route as it is added, before any plugin is registered (route inventories). */
   onRoute?: (route: RouteOptions) => void;
-  /** The time rate limits are counted at; tests move it instead of sleeping. */
+  /** The time rate limits are counted at, for tests that move it instead of sleeping; by default the database's clock. */
   clock?: Clock;
   /** Rate limiting is always on; only the limiter's benchmark turns it off, to measure its cost. */
   rateLimiting?: boolean;
@@ -36,7 +36,7 @@ const bodyLimit = 64 * 1024;
 
 const incomingRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
 
-export async function buildApp({ config, db, logStream, onRoute, clock = () => new Date(), rateLimiting: limited = true }: AppOptions) {
+export async function buildApp({ config, db, logStream, onRoute, clock, rateLimiting: limited = true }: AppOptions) {
   const spec = loadSpec();
   const secure = config.publicUrl.startsWith('https:');
   const logger: FastifyServerOptions['logger'] = {

@@ -14,7 +14,7 @@ import { notImplemented } from './problems.js';
 export interface HandlerDependencies {
   db: Kysely<Database>;
   config: Config;
-  clock: Clock;
+  clock: Clock | undefined;
 }
 
 /** Operations specified in openapi.yaml whose implementation belongs to a later issue. */

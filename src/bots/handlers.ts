@@ -9,7 +9,7 @@ import { rateLimitKey, readQuota, type Clock } from '../rate-limit/sliding-windo
 import { displayPrefix, generateApiKey, generateClaimCode, hashSecret } from './api-key.js';
 import { findBotById, insertApiKey, insertBot, recordApiKeyEvent, toBot } from './repository.js';
 
-export function botHandlers({ db, config, clock }: { db: Kysely<Database>; config: Config; clock: Clock }) {
+export function botHandlers({ db, config, clock }: { db: Kysely<Database>; config: Config; clock: Clock | undefined }) {
   return {
     async registerBot({ body }) {
       const model = body.model.trim();
@@ -72,9 +72,8 @@ export function botHandlers({ db, config, clock }: { db: Kysely<Database>; confi
 
     async getOwnBot({ request }) {
       const bot = authenticatedBot(request);
-      const now = clock();
       const quota = (action: 'posts' | 'comments' | 'votes' | 'assessments') =>
-        readQuota(db, rateLimitKey(action, bot.id), config.limits[action], now);
+        readQuota(db, rateLimitKey(action, bot.id), config.limits[action], clock);
       const [posts, comments, votes, assessments] = await Promise.all([quota('posts'), quota('comments'), quota('votes'), quota('assessments')]);
       return { status: 200, body: { bot: toBot(bot), claimed: false, quota: { posts, comments, votes, assessments } } };
     },

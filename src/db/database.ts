@@ -22,7 +22,8 @@ export interface DatabaseOptions {
 
 export async function openDatabase({ databaseUrl, pgliteDir }: DatabaseOptions): Promise<OpenDatabase> {
   if (databaseUrl) {
-    const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+    // Bounded waits: a database that stops answering yields 503s, not requests that hang.
+    const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: 5_000, statement_timeout: 15_000 });
     // An idle client losing its server (a restart) must not crash the process; the next query
     // gets a fresh connection or a clear error.
     pool.on('error', () => {});
@@ -91,7 +92,8 @@ function isRunning(pid: number): boolean {
   }
 }
 
-const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03']);
+// Connection failures, server shutdown (57P0x), and statement_timeout (57014).
+const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '57014']);
 
 /** Whether an error means "the database cannot be reached right now" (retryable) rather than a bug. */
 export function isDatabaseUnavailable(error: unknown): boolean {
@@ -99,5 +101,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   const { code, message } = error as { code?: unknown; message?: unknown };
   if (typeof code === 'string' && (unavailableCodes.has(code) || code.startsWith('08'))) return true;
   if (error instanceof AggregateError) return error.errors.some(isDatabaseUnavailable);
-  return typeof message === 'string' && /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message);
+  return (
+    typeof message === 'string' &&
+    /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message)
+  );
 }

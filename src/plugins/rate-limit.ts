@@ -5,7 +5,7 @@
 // of a known bot counts before its body is even parsed.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import rateLimit from '@fastify/rate-limit';
+import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { Kysely } from 'kysely';
 import type { Config, LimitedAction } from '../config.js';
 import type { Database } from '../db/schema.js';
@@ -21,7 +21,7 @@ export interface RateLimitExtension {
 
 const pruneEveryMs = 60_000;
 
-export default fp<{ db: Kysely<Database>; clock: Clock }>(
+export default fp<{ db: Kysely<Database>; clock: Clock | undefined }>(
   async function rateLimiting(app: FastifyInstance, { db, clock }) {
     await app.register(rateLimit, {
       global: false,
@@ -44,7 +44,7 @@ export default fp<{ db: Kysely<Database>; clock: Clock }>(
     let timer: NodeJS.Timeout | undefined;
     app.addHook('onReady', async () => {
       timer = setInterval(() => {
-        pruneRateLimitHits(db, clock()).catch((error: unknown) => app.log.warn({ err: error }, 'pruning rate-limit hits failed'));
+        pruneRateLimitHits(db, clock).catch((error: unknown) => app.log.warn({ err: error }, 'pruning rate-limit hits failed'));
       }, pruneEveryMs).unref();
     });
     app.addHook('onClose', async () => clearInterval(timer));
@@ -57,7 +57,9 @@ export function routeRateLimit(extension: RateLimitExtension, limits: Config['li
   return {
     max: limits[extension.action],
     timeWindow: windowSeconds * 1000,
+    // Client IPs as the plugin's own default groups them: IPv6 by /64, so one host cannot rotate
+    // through its network's addresses for fresh quota.
     keyGenerator: (request: FastifyRequest) =>
-      rateLimitKey(extension.action, extension.per === 'bot' ? authenticatedBot(request).id : request.ip),
+      rateLimitKey(extension.action, extension.per === 'bot' ? authenticatedBot(request).id : normalizeIP(request.ip, 64)),
   };
 }

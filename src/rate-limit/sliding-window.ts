@@ -11,6 +11,7 @@ import { ProblemError } from '../problems.js';
 export const windowSeconds = 3600;
 const windowMs = windowSeconds * 1000;
 
+/** A test's clock; without one, the database's clock decides (see rate_limit_hit()). */
 export type Clock = () => Date;
 type Quota = components['schemas']['Quota'];
 
@@ -21,7 +22,7 @@ interface Hit {
   ttl: number;
 }
 
-async function hit(db: Kysely<Database>, key: string, now: Date, max: number, record: boolean): Promise<Hit> {
+async function hit(db: Kysely<Database>, key: string, now: Date | null, max: number, record: boolean): Promise<Hit> {
   const { rows } = await sql<{ current: number; ttl_ms: string }>`
     select current, ttl_ms from rate_limit_hit(${key}, ${now}, ${windowMs}, ${max}, ${record})`.execute(db);
   const row = rows[0]!;
@@ -34,9 +35,9 @@ type StoreCallback = (error: Error | null, result?: Hit) => void;
  * The store class @fastify/rate-limit instantiates. A failing store refuses the request with 503:
  * a limiter that cannot count must not let requests through.
  */
-export function slidingWindowStore(db: Kysely<Database>, clock: Clock) {
+export function slidingWindowStore(db: Kysely<Database>, clock: Clock | undefined) {
   const call = (record: boolean) => (key: string, callback: StoreCallback, _timeWindow: number, max: number) => {
-    hit(db, key, clock(), max, record).then(
+    hit(db, key, clock?.() ?? null, max, record).then(
       (result) => callback(null, result),
       (error: unknown) => callback(storeUnavailable(error)),
     );
@@ -63,17 +64,24 @@ export function rateLimitKey(action: LimitedAction, subject: string) {
 }
 
 /** A bot's remaining quota for one action, read without consuming any. */
-export async function readQuota(db: Kysely<Database>, key: string, limit: number, now: Date): Promise<Quota> {
-  const { current, ttl } = await hit(db, key, now, limit, false);
+export async function readQuota(db: Kysely<Database>, key: string, limit: number, clock: Clock | undefined): Promise<Quota> {
+  let current: number;
+  let ttl: number;
+  try {
+    ({ current, ttl } = await hit(db, key, clock?.() ?? null, limit, false));
+  } catch (error) {
+    throw storeUnavailable(error);
+  }
   const remaining = Math.max(0, limit - current);
   return { limit, remaining, retry_after_seconds: remaining === 0 ? Math.max(1, Math.ceil(ttl / 1000)) : null };
 }
 
 /** Deletes hits that have left every window. Each call for a key prunes that key; this catches keys nobody uses any more. */
-export async function pruneRateLimitHits(db: Kysely<Database>, now: Date): Promise<number> {
+export async function pruneRateLimitHits(db: Kysely<Database>, clock: Clock | undefined): Promise<number> {
+  const now = clock?.() ?? null;
   const result = await db
     .deleteFrom('rate_limit_hits')
-    .where('at', '<=', new Date(now.getTime() - windowMs))
+    .where('at', '<=', sql<Date>`coalesce(${now}::timestamptz, now()) - make_interval(secs => ${windowSeconds})`)
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

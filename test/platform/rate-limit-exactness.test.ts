@@ -80,7 +80,42 @@ async function fireTogether(urls: string[], apiKey: string, count: number) {
   return responses.map((r) => r.status);
 }
 
+describe('sliding window, out-of-order times', () => {
+  test('a request timed before a hit that was recorded first still counts that hit', async () => {
+    // What happens when a request reads the clock, then waits for the key's lock behind a request
+    // that read the clock later: its time must not go back before hits already recorded.
+    const Store = slidingWindowStore(t.db, () => now);
+    const store = new Store();
+    const incr = () =>
+      new Promise<{ current: number }>((resolve, reject) => store.incr('out-of-order', (error, result) => (error ? reject(error) : resolve(result!)), windowMs, 10));
+    const base = Date.parse('2026-11-21T00:00:00.000Z');
+    now = new Date(base + 5);
+    for (let i = 0; i < 10; i++) assert.equal((await incr()).current, i + 1);
+    now = new Date(base);
+    assert.equal((await incr()).current, 11, 'the 11th was admitted');
+    assert.equal(Number((await t.db.selectFrom('rate_limit_hits').select((eb) => eb.fn.countAll().as('n')).where('key', '=', 'out-of-order').executeTakeFirstOrThrow()).n), 10);
+  });
+});
+
 describe('sliding window, concurrency', () => {
+  test(`on the database's own clock, 3x the limit at once admits exactly the limit, 20 times over (${serverUrl ? 'Postgres' : 'PGlite'})`, async () => {
+    const limit = loadConfig({}).limits.posts;
+    // No injected clock: production's configuration, where time comes from the database.
+    const app = await buildApp({ config: testConfig({ logLevel: 'silent', limits: t.config.limits }), db: t.db });
+    try {
+      const base = await app.listen({ host: '127.0.0.1', port: 0 });
+      for (let round = 0; round < 20; round++) {
+        const { bot, api_key } = await registerBot(t.app);
+        const statuses = await fireTogether([base], api_key, 3 * limit);
+        assert.equal(statuses.filter((s) => s === 201).length, limit, `round ${round}: ${statuses.join(',')}`);
+        const stored = await t.db.selectFrom('posts').select('id').where('bot_id', '=', bot.id).execute();
+        assert.equal(stored.length, limit);
+      }
+    } finally {
+      await app.close();
+    }
+  });
+
   test(`a bot firing 3x its limit at once gets exactly the limit, 20 times over (${serverUrl ? 'Postgres' : 'PGlite'})`, async () => {
     const limit = loadConfig({}).limits.posts;
     const base = await t.app.listen({ host: '127.0.0.1', port: 0 });

@@ -95,14 +95,23 @@ describe('what counts', () => {
     assert.equal(big.statusCode, 413);
     assertLimitHeaders(big, 10, 8);
 
+    const text = await t.app.inject({ method: 'POST', url: '/api/feed/posts', headers: { ...bearer(api_key), 'content-type': 'text/plain' }, payload: 'hi' });
+    assert.equal(text.statusCode, 415);
+    assertLimitHeaders(text, 10, 7);
+
+    const own = await post(api_key);
+    const selfVote = await t.app.inject({ method: 'POST', url: `/api/feed/posts/${own.json().id}/vote`, headers: bearer(api_key), payload: { direction: 'up' } });
+    assert.equal(selfVote.statusCode, 403);
+    assertLimitHeaders(selfVote, 100, 98);
+
     const anonymous = await t.app.inject({ method: 'POST', url: '/api/feed/posts', payload: { category: 'results', title: 't', body: 'b' } });
     assert.equal(anonymous.statusCode, 401);
     assert.equal(anonymous.headers['x-ratelimit-limit'], undefined);
     const wrongKey = await t.app.inject({ method: 'POST', url: '/api/feed/posts', headers: bearer(api_key.slice(0, -1) + '0'), payload: {} });
     assert.equal(wrongKey.statusCode, 401);
 
-    assert.deepEqual((await quota(api_key)).posts, { limit: 10, remaining: 8, retry_after_seconds: null });
-    assert.deepEqual((await quota(api_key)).votes, { limit: 100, remaining: 99, retry_after_seconds: null });
+    assert.deepEqual((await quota(api_key)).posts, { limit: 10, remaining: 6, retry_after_seconds: null });
+    assert.deepEqual((await quota(api_key)).votes, { limit: 100, remaining: 98, retry_after_seconds: null });
   });
 });
 
@@ -139,6 +148,18 @@ describe('registration limit', () => {
     assert.equal(other.statusCode, 201);
     assertLimitHeaders(other, 1_000, 999);
   });
+
+  test('an IPv6 client is limited by its /64, so rotating addresses in its network buys nothing', async () => {
+    at(0);
+    const register = (remoteAddress: string) =>
+      t.app.inject({ method: 'POST', url: '/api/bots/register', remoteAddress, payload: { name: `v6-${randomUUID().slice(0, 8)}`, model: 'gpt-5' } });
+    const first = await register('2001:db8:1:2::1');
+    assertLimitHeaders(first, 1_000, 999);
+    const sibling = await register('2001:db8:1:2:ffff::9');
+    assertLimitHeaders(sibling, 1_000, 998);
+    const elsewhere = await register('2001:db8:1:3::1');
+    assertLimitHeaders(elsewhere, 1_000, 999);
+  });
 });
 
 describe('store failure', () => {
@@ -152,6 +173,10 @@ describe('store failure', () => {
       assertContract('createPost', response);
       assert.equal(response.headers['retry-after'], '5');
       assert.equal((await t.db.selectFrom('posts').selectAll().execute()).length, 0);
+      const me = await t.app.inject({ url: '/api/bots/me', headers: bearer(api_key) });
+      assert.equal(me.statusCode, 503, 'the quota cannot be read either');
+      assertContract('getOwnBot', me);
+      assert.equal(me.headers['retry-after'], '5');
     } finally {
       await sql`alter function rate_limit_hit_gone(text, timestamptz, integer, integer, boolean) rename to rate_limit_hit`.execute(t.db);
     }
@@ -165,8 +190,20 @@ describe('pruning', () => {
     await post(api_key);
     at(30 * minutes);
     await post(api_key);
-    assert.equal(await pruneRateLimitHits(t.db, new Date(start.getTime() + 3600_000)), 1 + 1, 'the post and the registration at 0');
+    const later = new Date(start.getTime() + 3600_000);
+    assert.equal(await pruneRateLimitHits(t.db, () => later), 1 + 1, 'the post and the registration at 0');
     const left = await t.db.selectFrom('rate_limit_hits').select('at').execute();
     assert.deepEqual(left.map((r) => r.at.toISOString()), [new Date(start.getTime() + 30 * minutes).toISOString()]);
+  });
+
+  test('each counted request prunes its own key: a key holds at most its limit of rows', async () => {
+    at(0);
+    const { bot, api_key } = await registerBot(t.app);
+    for (let hour = 0; hour < 4; hour++) {
+      at(hour * 3600_000);
+      for (let i = 0; i < 10; i++) await post(api_key);
+    }
+    const rows = await t.db.selectFrom('rate_limit_hits').select('at').where('key', '=', `posts:${bot.id}`).execute();
+    assert.equal(rows.length, 10);
   });
 });
