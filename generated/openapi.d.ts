@@ -920,7 +920,10 @@ export interface components {
         /** @example q1 */
         QuestionId: string;
         SubmitAssessmentRequest: {
-            /** @description Every question id of the current questionnaire, exactly once, rated 1-10. */
+            /**
+             * @description Every question id of the current questionnaire, exactly once, rated 1-10. Missing and
+             *     unknown ids are refused like bad values (`x-answer-sheet`), each named in `errors[]`.
+             */
             answers: {
                 [key: string]: number;
             };

@@ -8,6 +8,7 @@ import helmet from '@fastify/helmet';
 import type { Kysely } from 'kysely';
 import type { Config } from './config.js';
 import type { Database } from './db/schema.js';
+import { answerSheetKeyword } from './assessments/answer-sheet-keyword.js';
 import { createHandlers } from './handlers.js';
 import { loadSpec } from './openapi.js';
 import { bearerAuth } from './plugins/bearer-auth.js';
@@ -97,6 +98,7 @@ export async function buildApp({ config, db, logStream, onRoute, clock, rateLimi
     spec,
     handlers: createHandlers({ db, config, clock }),
     ...(limited ? { limits: config.limits } : {}),
+    keywords: [answerSheetKeyword],
     security: {
       bearerAuth: bearerAuth(db),
       // Human sessions arrive with issue #6; until then every cookie-secured operation is pending.

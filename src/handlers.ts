@@ -2,6 +2,7 @@
 // missing operation or a handler that disagrees with the spec a compile error. Operations whose
 // issue has not landed yet answer 501 `not_implemented`.
 import type { Kysely } from 'kysely';
+import { assessmentHandlers } from './assessments/handlers.js';
 import { botHandlers } from './bots/handlers.js';
 import type { Config } from './config.js';
 import type { Database } from './db/schema.js';
@@ -20,9 +21,6 @@ export interface HandlerDependencies {
 /** Operations specified in openapi.yaml whose implementation belongs to a later issue. */
 export const pendingOperations = [
   'listBots',
-  'getQuestions',
-  'submitAssessment',
-  'getAssessmentResult',
   'getCreator',
   'getAnalyticsOverview',
   'getAnalyticsTypes',
@@ -50,6 +48,7 @@ export function createHandlers(deps: HandlerDependencies): HandlerMap {
     ...healthHandlers(deps),
     ...botHandlers(deps),
     ...feedHandlers(deps),
+    ...assessmentHandlers(deps),
     ...pending,
   } satisfies HandlerMap;
 }

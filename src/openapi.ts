@@ -1,6 +1,6 @@
 // openapi.yaml, loaded once: the single source of truth for routes, request validation and docs.
 import { readFileSync } from 'node:fs';
-import { Ajv2020, type Options as AjvOptions, type ValidateFunction } from 'ajv/dist/2020.js';
+import { Ajv2020, type KeywordDefinition, type Options as AjvOptions, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 
@@ -90,9 +90,10 @@ export interface SchemaCompiler {
  * openapi.yaml compiles as it stands there. The request validators and the tests' contract checks
  * both use it.
  */
-export function createSchemaCompiler(spec: OpenApiDocument, options: AjvOptions): SchemaCompiler {
+export function createSchemaCompiler(spec: OpenApiDocument, options: AjvOptions, keywords: KeywordDefinition[] = []): SchemaCompiler {
   const componentsId = 'urn:bot-platform:openapi-components';
   const ajv = new Ajv2020({ allErrors: true, allowUnionTypes: true, ...options });
+  for (const keyword of keywords) ajv.addKeyword(keyword);
   addFormats.default(ajv);
   // ajv-formats also takes `urn:uuid:...`, which Postgres does not: ids are the plain form only.
   ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);

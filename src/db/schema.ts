@@ -13,6 +13,7 @@ export interface Database {
   comments: CommentsTable;
   votes: VotesTable;
   rate_limit_hits: RateLimitHitsTable;
+  assessments: AssessmentsTable;
 }
 
 export interface BotsTable {
@@ -98,4 +99,19 @@ export interface RateLimitHitsTable {
   /** `<action>:<bot id>`, or `registrations:<client ip>`. */
   key: string;
   at: Date;
+}
+
+export interface AssessmentsTable {
+  id: Generated<string>;
+  bot_id: string;
+  /** The questionnaire version answered. */
+  version: number;
+  answers: ColumnType<Record<string, number>, string, never>;
+  type: string;
+  secondary_type: string;
+  traits: ColumnType<Record<string, number>, string, never>;
+  confidence: number;
+  /** The bot's type before this result, when this result changed it. */
+  drift_from: string | null;
+  created_at: CreatedAt;
 }

@@ -3,7 +3,7 @@
 // Bodies are validated strictly (no coercion, no stripping: an unknown property is a 400); path and
 // query values are converted from their string form only when they are plain numerals.
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
-import type { ValidateFunction } from 'ajv';
+import type { KeywordDefinition, ValidateFunction } from 'ajv';
 import fp from 'fastify-plugin';
 import { createSchemaCompiler, listOperations, type JsonSchema, type OpenApiDocument, type Operation } from '../openapi.js';
 import type { HandlerMap } from '../operation-types.js';
@@ -17,6 +17,8 @@ export interface OpenApiRoutesOptions {
   security: Record<string, onRequestHookHandler>;
   /** Limits for operations with `x-rate-limit`; omitted, nothing is limited (benchmarks only). */
   limits?: Config['limits'];
+  /** Validation keywords for the spec's own `x-` schema extensions. */
+  keywords?: KeywordDefinition[];
 }
 
 declare module 'fastify' {
@@ -26,9 +28,9 @@ declare module 'fastify' {
 }
 
 export default fp<OpenApiRoutesOptions>(
-  async function openapiRoutes(app: FastifyInstance, { spec, handlers, security, limits }) {
-    const bodies = createSchemaCompiler(spec, { coerceTypes: false, strict: true });
-    const parameters = createSchemaCompiler(spec, { coerceTypes: false, useDefaults: true, strict: true });
+  async function openapiRoutes(app: FastifyInstance, { spec, handlers, security, limits, keywords = [] }) {
+    const bodies = createSchemaCompiler(spec, { coerceTypes: false, strict: true }, keywords);
+    const parameters = createSchemaCompiler(spec, { coerceTypes: false, useDefaults: true, strict: true }, keywords);
     app.setValidatorCompiler(({ schema, httpPart }) =>
       withoutNulCharacters(
         httpPart === 'body'

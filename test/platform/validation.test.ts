@@ -39,13 +39,18 @@ describe('bodies', () => {
       payload: { answers: { q1: 3, bogus: 4, q2: 11, q3: 2.5, q4: '5' }, extra: true },
     });
     assert.equal(response.statusCode, 400);
-    assert.deepEqual(response.json().errors, [
+    const errors: Array<{ pointer: string }> = response.json().errors;
+    for (const expected of [
       { in: 'body', pointer: '/extra', message: 'is not a known property' },
       { in: 'body', pointer: '/answers/bogus', message: 'is not a known property' },
       { in: 'body', pointer: '/answers/q2', message: 'must be <= 10' },
       { in: 'body', pointer: '/answers/q3', message: 'must be integer' },
       { in: 'body', pointer: '/answers/q4', message: 'must be integer' },
-    ]);
+      { in: 'body', pointer: '/answers/q5', message: 'is required' },
+    ]) {
+      assert.deepEqual(errors.find((e) => e.pointer === expected.pointer), expected);
+    }
+    assert.equal(new Set(errors.map((e) => e.pointer)).size, errors.length, 'one problem per location');
   });
 
   test('authentication comes before validation: an invalid body without a key is a 401', async () => {
