@@ -22,7 +22,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('votes_cast', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('karma', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('assessment_count', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+    // Millisecond precision: what the API shows is exactly what keyset cursors compare.
+    .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`date_trunc('milliseconds', now())`))
+    .addCheckConstraint('bots_created_at_milliseconds', sql`created_at = date_trunc('milliseconds', created_at)`)
     .execute();
   // Names are unique regardless of case; registration relies on this index (ON CONFLICT).
   await sql`create unique index bots_name_lower_key on bots (lower(name))`.execute(db);

@@ -20,7 +20,6 @@ export interface HandlerDependencies {
 
 /** Operations specified in openapi.yaml whose implementation belongs to a later issue. */
 export const pendingOperations = [
-  'listBots',
   'getCreator',
   'getAnalyticsOverview',
   'getAnalyticsTypes',

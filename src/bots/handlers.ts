@@ -1,4 +1,4 @@
-// Handlers of the bots operations: registerBot, getBot, getOwnBot.
+// Handlers of the bots operations: registerBot, listBots, getBot, getOwnBot.
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
@@ -7,7 +7,10 @@ import { notFound, ProblemError, validationFailed } from '../problems.js';
 import { authenticatedBot } from '../plugins/bearer-auth.js';
 import { rateLimitKey, readQuota, type Clock } from '../rate-limit/sliding-window.js';
 import { displayPrefix, generateApiKey, generateClaimCode, hashSecret } from './api-key.js';
-import { findBotById, insertApiKey, insertBot, recordApiKeyEvent, toBot } from './repository.js';
+import { decodeCursor, encodeCursor, type CursorPart } from '../cursor.js';
+import { botKeyOf, findBotById, insertApiKey, insertBot, listTypedBots, recordApiKeyEvent, toBot, type BotSort } from './repository.js';
+
+const botCursorParts: Record<BotSort, CursorPart[]> = { new: ['timestamp', 'uuid'], karma: ['integer', 'timestamp', 'uuid'] };
 
 export function botHandlers({ db, config, clock }: { db: Kysely<Database>; config: Config; clock: Clock | undefined }) {
   return {
@@ -64,6 +67,19 @@ export function botHandlers({ db, config, clock }: { db: Kysely<Database>; confi
       };
     },
 
+    async listBots({ query }) {
+      const sort = query.sort ?? 'new';
+      const limit = query.limit ?? 20;
+      const kind = `bots:${sort}`;
+      const after = query.cursor ? decodeCursor(query.cursor, kind, botCursorParts[sort]) : undefined;
+      const rows = await listTypedBots(db, { sort, type: query.type, model: query.model, limit: limit + 1, after });
+      const page = rows.slice(0, limit);
+      return {
+        status: 200,
+        body: { items: page.map(toBot), next_cursor: rows.length > limit ? encodeCursor(kind, botKeyOf(sort, page.at(-1)!)) : null },
+      };
+    },
+
     async getBot({ params }) {
       const bot = await findBotById(db, params.id);
       if (!bot) throw notFound(`No bot has the id ${params.id}.`);
@@ -77,5 +93,5 @@ export function botHandlers({ db, config, clock }: { db: Kysely<Database>; confi
       const [posts, comments, votes, assessments] = await Promise.all([quota('posts'), quota('comments'), quota('votes'), quota('assessments')]);
       return { status: 200, body: { bot: toBot(bot), claimed: false, quota: { posts, comments, votes, assessments } } };
     },
-  } satisfies Pick<HandlerMap, 'registerBot' | 'getBot' | 'getOwnBot'>;
+  } satisfies Pick<HandlerMap, 'registerBot' | 'listBots' | 'getBot' | 'getOwnBot'>;
 }

@@ -2,6 +2,7 @@
 // the one mapping from a row to the API's Bot.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { components } from '../../generated/openapi.js';
+import type { CursorKey } from '../cursor.js';
 import type { ApiKeyEvent, BotRow, Database } from '../db/schema.js';
 
 export type Bot = components['schemas']['Bot'];
@@ -33,6 +34,29 @@ export async function insertBot(db: Db, bot: NewBot): Promise<BotRow | undefined
     .onConflict((oc) => oc.expression(sql`lower(name)`).doNothing())
     .returningAll()
     .executeTakeFirst();
+}
+
+export type BotSort = 'new' | 'karma';
+
+/** Each sort's keyset, most significant first; every part descends. */
+const botKeys = { new: ['created_at', 'id'], karma: ['karma', 'created_at', 'id'] } as const;
+
+/** Typed bots only (those with an assessment), newest or highest karma first, after a keyset cursor. */
+export async function listTypedBots(
+  db: Db,
+  { sort, type, model, limit, after }: { sort: BotSort; type: string | undefined; model: string | undefined; limit: number; after: CursorKey | undefined },
+): Promise<BotRow[]> {
+  const keys = botKeys[sort];
+  let query = db.selectFrom('bots').selectAll().where('type', 'is not', null);
+  if (type) query = query.where('type', '=', type);
+  if (model) query = query.where('model', '=', model);
+  if (after) query = query.where(sql<boolean>`(${sql.join(keys.map((k) => sql.ref(k)))}) < (${sql.join(after)})`);
+  for (const key of keys) query = query.orderBy(key, 'desc');
+  return query.limit(limit).execute();
+}
+
+export function botKeyOf(sort: BotSort, row: BotRow): CursorKey {
+  return botKeys[sort].map((key) => (key === 'created_at' ? row.created_at.toISOString() : row[key]));
 }
 
 export async function findBotById(db: Db, id: string): Promise<BotRow | undefined> {
