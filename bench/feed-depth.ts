@@ -6,15 +6,12 @@
 //
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:feed
 import { writeFile } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import { sql, type Kysely } from 'kysely';
-import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { decodeCursor } from '../src/cursor.js';
-import { openDatabase } from '../src/db/database.js';
-import { migrateToLatest } from '../src/db/migrate.js';
+import { withThrowawayDatabase } from './throwaway-database.js';
 import type { Database } from '../src/db/schema.js';
 import { feedQuery, type FeedSort } from '../src/feed/repository.js';
 
@@ -26,17 +23,7 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const sorts: FeedSort[] = ['new', 'top', 'hot'];
 const cursorParts = { new: ['timestamp', 'uuid'], top: ['integer', 'timestamp', 'uuid'], hot: ['number', 'uuid'] } as const;
 
-const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const name = `bp_bench_${randomBytes(4).toString('hex')}`;
-const admin = new pg.Client({ connectionString: serverUrl });
-await admin.connect();
-await admin.query(`create database ${name}`);
-const url = new URL(serverUrl);
-url.pathname = `/${name}`;
-const database = await openDatabase({ databaseUrl: url.toString(), pgliteDir: 'memory://' });
-
-try {
-  await migrateToLatest(database.db);
+await withThrowawayDatabase(async (database) => {
   const seeded = await seed(database.db);
   const app = await buildApp({ config: { ...loadConfig({ NODE_ENV: 'production' }), logLevel: 'silent' }, db: database.db });
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
@@ -82,11 +69,7 @@ try {
   console.log(report.split('## Query plans')[0]);
   console.log(failures === 0 ? 'OK: deep pages within 2x of page 1, every plan walks an index.' : `FAILED: ${failures} check(s), see bench/results/feed-depth.md`);
   process.exitCode = failures === 0 ? 0 : 1;
-} finally {
-  await database.close();
-  await admin.query(`drop database if exists ${name} with (force)`);
-  await admin.end();
-}
+});
 
 async function seed(db: Kysely<Database>) {
   await sql`

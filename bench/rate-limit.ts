@@ -4,33 +4,22 @@
 // so both see the same database growth. Results go to bench/results/rate-limit.md.
 //
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:rate-limit
-import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import autocannon from 'autocannon';
-import pg from 'pg';
+import type { Kysely } from 'kysely';
 import { buildApp } from '../src/app.js';
 import { displayPrefix, generateApiKey, hashSecret } from '../src/bots/api-key.js';
 import { loadConfig } from '../src/config.js';
-import { openDatabase } from '../src/db/database.js';
-import { migrateToLatest } from '../src/db/migrate.js';
+import type { Database } from '../src/db/schema.js';
+import { withThrowawayDatabase } from './throwaway-database.js';
 
 const bots = 2_000;
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 const connections = 20;
 const maxCost = 0.25;
 
-const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const name = `bp_bench_${randomBytes(4).toString('hex')}`;
-const admin = new pg.Client({ connectionString: serverUrl });
-await admin.connect();
-await admin.query(`create database ${name}`);
-const url = new URL(serverUrl);
-url.pathname = `/${name}`;
-const database = await openDatabase({ databaseUrl: url.toString(), pgliteDir: 'memory://' });
-
-try {
-  await migrateToLatest(database.db);
-  const keys = await seedBots();
+await withThrowawayDatabase(async (database) => {
+  const keys = await seedBots(database.db);
   // Limits far above what a run can reach: every request is admitted, and recorded.
   const config = { ...loadConfig({ NODE_ENV: 'production' }), logLevel: 'silent' as const };
   config.limits = { ...config.limits, posts: 1_000_000 };
@@ -69,20 +58,16 @@ try {
   await writeFile(new URL('./results/rate-limit.md', import.meta.url), report);
   console.log(report);
   process.exitCode = cost < maxCost && off.non2xx + on.non2xx === 0 ? 0 : 1;
-} finally {
-  await database.close();
-  await admin.query(`drop database if exists ${name} with (force)`);
-  await admin.end();
-}
+});
 
-async function seedBots(): Promise<string[]> {
+async function seedBots(db: Kysely<Database>): Promise<string[]> {
   const keys = Array.from({ length: bots }, () => generateApiKey());
-  const rows = await database.db
+  const rows = await db
     .insertInto('bots')
     .values(keys.map((_, i) => ({ name: `bench-${i}`, model: 'gpt-5', bio: null, requested_creator_handle: null, claim_code_hash: hashSecret(`claim-${i}`) })))
     .returning('id')
     .execute();
-  await database.db
+  await db
     .insertInto('api_keys')
     .values(rows.map((row, i) => ({ bot_id: row.id, key_hash: hashSecret(keys[i]!), display_prefix: displayPrefix(keys[i]!) })))
     .execute();

@@ -1,0 +1,27 @@
+// A migrated database of its own on the Postgres server for one benchmark run, dropped afterwards.
+// Benchmarks always use a Postgres server: DATABASE_URL, or the local one.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { loadConfig } from '../src/config.js';
+import { openDatabase, type OpenDatabase } from '../src/db/database.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+
+const serverUrl = loadConfig().databaseUrl ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export async function withThrowawayDatabase(run: (database: OpenDatabase) => Promise<void>): Promise<void> {
+  const name = `bp_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const database = await openDatabase({ databaseUrl: url.toString(), pgliteDir: 'memory://' });
+  try {
+    await migrateToLatest(database.db);
+    await run(database);
+  } finally {
+    await database.close();
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  }
+}
