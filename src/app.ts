@@ -1,7 +1,8 @@
 // Builds the Fastify application as a plugin tree; it never listens (src/server.ts does). A request
 // goes: request id -> security headers -> route from openapi.yaml -> authentication (the
-// operation's security scheme) -> body parsing and validation (the spec's schemas) -> handler ->
-// repository -> database; any failure leaves through the one problem+json error path.
+// operation's security scheme) -> rate limit (`x-rate-limit`) -> body parsing and validation (the
+// spec's schemas) -> handler -> repository -> database; any failure leaves through the one
+// problem+json error path.
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import helmet from '@fastify/helmet';
