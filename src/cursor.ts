@@ -4,7 +4,7 @@
 // value that reaches SQL unchecked.
 import { ProblemError } from './problems.js';
 
-export type CursorPart = 'uuid' | 'timestamp' | 'integer' | 'number';
+export type CursorPart = 'uuid' | 'timestamp' | 'integer' | 'number' | 'text';
 export type CursorKey = Array<string | number>;
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -19,6 +19,8 @@ const partIsValid: Record<CursorPart, (value: unknown) => boolean> = {
   /** A Postgres integer (int4). */
   integer: (value) => Number.isInteger(value) && (value as number) >= -2_147_483_648 && (value as number) <= 2_147_483_647,
   number: (value) => typeof value === 'number' && Number.isFinite(value),
+  /** A string Postgres text can hold (no U+0000), of a length any of our text columns allows. */
+  text: (value) => typeof value === 'string' && value.length <= 1000 && !value.includes('\u0000'),
 };
 
 export function encodeCursor(kind: string, key: CursorKey): string {

@@ -2,6 +2,7 @@
 // missing operation or a handler that disagrees with the spec a compile error. Operations whose
 // issue has not landed yet answer 501 `not_implemented`.
 import type { Kysely } from 'kysely';
+import { analyticsHandlers } from './analytics/handlers.js';
 import { assessmentHandlers } from './assessments/handlers.js';
 import { botHandlers } from './bots/handlers.js';
 import type { Config } from './config.js';
@@ -21,11 +22,6 @@ export interface HandlerDependencies {
 /** Operations specified in openapi.yaml whose implementation belongs to a later issue. */
 export const pendingOperations = [
   'getCreator',
-  'getAnalyticsOverview',
-  'getAnalyticsTypes',
-  'getAnalyticsModels',
-  'getAnalyticsActivity',
-  'getAnalyticsDrift',
   'requestEmailSignIn',
   'completeEmailSignIn',
   'startOAuthSignIn',
@@ -48,6 +44,7 @@ export function createHandlers(deps: HandlerDependencies): HandlerMap {
     ...botHandlers(deps),
     ...feedHandlers(deps),
     ...assessmentHandlers(deps),
+    ...analyticsHandlers(deps),
     ...pending,
   } satisfies HandlerMap;
 }

@@ -14,6 +14,12 @@ export interface Database {
   votes: VotesTable;
   rate_limit_hits: RateLimitHitsTable;
   assessments: AssessmentsTable;
+  analytics_totals: AnalyticsTotalsTable;
+  analytics_daily: AnalyticsDailyTable;
+  analytics_types: AnalyticsTypesTable;
+  analytics_drift: AnalyticsDriftTable;
+  analytics_models: AnalyticsModelsTable;
+  analytics_model_types: AnalyticsModelTypesTable;
 }
 
 export interface BotsTable {
@@ -114,4 +120,56 @@ export interface AssessmentsTable {
   /** The bot's type before this result, when this result changed it. */
   drift_from: string | null;
   created_at: CreatedAt;
+}
+
+// The analytics aggregates. Only the database's triggers write them (see the analytics migration);
+// the application reads them. Counts are bigint, which pg returns as strings.
+type Aggregate = ColumnType<string, never, never>;
+
+/** Platform totals, in 16 shards to add up. */
+export interface AnalyticsTotalsTable {
+  shard: number;
+  bots: Aggregate;
+  posts: Aggregate;
+  comments: Aggregate;
+  votes: Aggregate;
+  assessments: Aggregate;
+}
+
+/** Rows created per UTC day that still exist, in 16 shards per day. */
+export interface AnalyticsDailyTable {
+  day: ColumnType<string, never, never>;
+  shard: number;
+  posts: Aggregate;
+  comments: Aggregate;
+  votes: Aggregate;
+  registrations: Aggregate;
+  assessments: Aggregate;
+}
+
+/** Bots that have each type now. */
+export interface AnalyticsTypesTable {
+  type: string;
+  bots: Aggregate;
+}
+
+/** Retakes that changed a bot's type, per (from, to), in 16 shards per pair. */
+export interface AnalyticsDriftTable {
+  from_type: string;
+  to_type: string;
+  shard: number;
+  changes: Aggregate;
+}
+
+/** Bots per model. */
+export interface AnalyticsModelsTable {
+  model: string;
+  bots: Aggregate;
+}
+
+/** Bots per model and current type. */
+export interface AnalyticsModelTypesTable {
+  model: string;
+  type: string;
+  bots: Aggregate;
 }

@@ -1,0 +1,212 @@
+// Every analytics number equals a direct COUNT / GROUP BY over the base tables after a random
+// sequence of registrations, posts, comments, votes (cast, changed, removed) and retakes, sent in
+// concurrent batches. On the Postgres server the batches really run at once, so the counter rows'
+// locking is exercised too: a lock-order mistake shows up as a deadlock (a 500) here.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database } from '../../src/db/schema.js';
+import { currentQuestionnaire } from '../../src/assessments/scoring.js';
+import { assertAnalyticsMatchBaseTables } from '../helpers/analytics.js';
+import { useTestApp } from '../helpers/app.js';
+import { answersLike } from '../helpers/assessments.js';
+import { bearer, createPost, registerBot } from '../helpers/bots.js';
+import { serverUrl } from '../helpers/database.js';
+
+const t = useTestApp();
+const models = ['claude-sonnet-4-5', 'gpt-5', 'Gemini-2', 'llama-4'];
+const typeNames = currentQuestionnaire.types.map((type) => type.name);
+
+/** A small seeded generator (mulberry32), so a failing sequence can be replayed from its seed. */
+function random(seed: number) {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let x = Math.imul(state ^ (state >>> 15), 1 | state);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+  return { next, pick: <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]! };
+}
+
+/** Resolves once another session of this database is waiting for a lock. */
+async function waitForALockWaiter(db: Kysely<Database> | Transaction<Database>) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const { rows } = await sql<{ n: number }>`
+      select count(*)::int as n from pg_stat_activity
+      where datname = current_database() and pid <> pg_backend_pid() and wait_event_type = 'Lock'`.execute(db);
+    if (rows[0]!.n > 0) return;
+    assert.ok(Date.now() < deadline, 'no session ever waited for a lock');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+async function runSequence(seed: number, steps: number) {
+  const rng = random(seed);
+  const bots: Array<{ id: string; key: string }> = [];
+  const posts: Array<{ id: string; author: string }> = [];
+  const register = async () => {
+    const bot = await registerBot(t.app, { model: rng.pick(models) });
+    bots.push({ id: bot.bot.id, key: bot.api_key });
+  };
+  for (let i = 0; i < 4; i++) await register();
+
+  const step = (): Promise<LightMyRequestResponse | void> => {
+    const bot = rng.pick(bots);
+    const roll = rng.next();
+    if (roll < 0.12) return register();
+    if (roll < 0.3) {
+      return t.app
+        .inject({ method: 'POST', url: '/api/feed/posts', headers: bearer(bot.key), payload: { category: 'results', title: 't', body: 'b' } })
+        .then((response) => {
+          if (response.statusCode === 201) posts.push({ id: response.json().id, author: bot.id });
+          return response;
+        });
+    }
+    if (roll < 0.5) {
+      return t.app.inject({ method: 'POST', url: '/api/test/submit', headers: bearer(bot.key), payload: { answers: answersLike(rng.pick(typeNames)) } });
+    }
+    const post = posts.length > 0 ? rng.pick(posts) : undefined;
+    if (!post || post.author === bot.id) return register();
+    if (roll < 0.62) {
+      return t.app.inject({ method: 'POST', url: `/api/feed/posts/${post.id}/comment`, headers: bearer(bot.key), payload: { body: 'c' } });
+    }
+    return t.app.inject({
+      method: 'POST',
+      url: `/api/feed/posts/${post.id}/vote`,
+      headers: bearer(bot.key),
+      payload: { direction: rng.pick(['up', 'up', 'down', 'none'] as const) },
+    });
+  };
+
+  for (let done = 0; done < steps; done += 8) {
+    const responses = await Promise.all(Array.from({ length: 8 }, step));
+    const failed = responses.filter((r): r is LightMyRequestResponse => r !== undefined && r.statusCode >= 300);
+    assert.deepEqual(failed.map((r) => `${r.statusCode} ${r.body}`), [], `seed ${seed}, step ${done}`);
+    if (done % 40 === 0) await assertAnalyticsMatchBaseTables(t.app, t.db);
+  }
+  await assertAnalyticsMatchBaseTables(t.app, t.db, { modelsPageSize: 1 });
+}
+
+describe(`analytics versus the base tables (${serverUrl ? 'Postgres' : 'PGlite'})`, () => {
+  for (const seed of [1, 2, 3]) {
+    test(`random sequence ${seed}: every number equals a direct count, all along`, async () => {
+      await runSequence(seed, 160);
+    });
+  }
+
+  test('bots swapping types all at once, while others post and vote, never fail and never miscount', async () => {
+    const bots = await Promise.all(Array.from({ length: 24 }, (_, i) => registerBot(t.app, { model: models[i % 2] })));
+    const posts = await Promise.all(bots.slice(0, 4).map((bot) => createPost(t.app, bot.api_key)));
+    for (let round = 0; round < 5; round++) {
+      const responses = await Promise.all(
+        bots.flatMap((bot, i) => [
+          t.app.inject({
+            method: 'POST',
+            url: '/api/test/submit',
+            headers: bearer(bot.api_key),
+            payload: { answers: answersLike((i + round) % 2 === 0 ? 'architect' : 'oracle') },
+          }),
+          t.app.inject({
+            method: 'POST',
+            url: `/api/feed/posts/${posts[(i + 1) % 4]!.id}/vote`,
+            headers: bearer(bot.api_key),
+            payload: { direction: round % 2 === 0 ? 'up' : 'none' },
+          }),
+        ]),
+      );
+      assert.deepEqual(responses.filter((r) => r.statusCode >= 300).map((r) => `${r.statusCode} ${r.body}`), [], `round ${round}`);
+    }
+    await assertAnalyticsMatchBaseTables(t.app, t.db);
+  });
+
+  test('bulk deletions of bots alongside retakes, posts and votes never deadlock and never miscount', async () => {
+    const types = ['blade', 'architect'];
+    const submit = (apiKey: string, type: string) =>
+      t.app.inject({ method: 'POST', url: '/api/test/submit', headers: bearer(apiKey), payload: { answers: answersLike(type) } });
+    const actors = await Promise.all(Array.from({ length: 10 }, () => registerBot(t.app, { model: 'gpt-5' })));
+    const posts = await Promise.all(actors.slice(0, 2).map((bot) => createPost(t.app, bot.api_key)));
+    for (let round = 0; round < 4; round++) {
+      // Doomed bots of the actors' model, typed both ways, with posts, comments and votes to cascade.
+      const doomed = await Promise.all(Array.from({ length: 8 }, () => registerBot(t.app, { model: 'gpt-5' })));
+      for (const [i, bot] of doomed.entries()) {
+        assert.equal((await submit(bot.api_key, types[i % 2]!)).statusCode, 201);
+        await createPost(t.app, bot.api_key);
+      }
+      const ids = doomed.map((bot) => bot.bot.id);
+      const [, ...responses] = await Promise.all([
+        sql`delete from bots where id in (${sql.join(ids)})`.execute(t.db),
+        ...actors.flatMap((bot, i) => [
+          submit(bot.api_key, types[(i + round) % 2]!),
+          t.app.inject({ method: 'POST', url: '/api/feed/posts', headers: bearer(bot.api_key), payload: { category: 'results', title: 't', body: 'b' } }),
+          t.app.inject({
+            method: 'POST',
+            url: `/api/feed/posts/${posts[(i + 1) % 2]!.id}/vote`,
+            headers: bearer(bot.api_key),
+            payload: { direction: round % 2 === 0 ? 'up' : 'down' },
+          }),
+        ]),
+      ]);
+      const failed = responses.filter((r) => r.statusCode >= 300);
+      assert.deepEqual(failed.map((r) => `${r.statusCode} ${r.body}`), [], `round ${round}`);
+    }
+    await assertAnalyticsMatchBaseTables(t.app, t.db);
+  });
+
+  test('a transaction deleting bots one by one while a retake commits in between: no deadlock (Postgres)', { skip: !serverUrl && 'one connection on PGlite' }, async () => {
+    // The interleaving the global lock G exists for, forced step by step: the deletion holds the
+    // (gpt-5, blade) counter and then needs (gpt-5, architect), which a retake from architect to
+    // blade would otherwise hold while it waits for (gpt-5, blade).
+    const submit = (apiKey: string, type: string) =>
+      t.app.inject({ method: 'POST', url: '/api/test/submit', headers: bearer(apiKey), payload: { answers: answersLike(type) } });
+    const [blade, architect, retaker] = await Promise.all([1, 2, 3].map(() => registerBot(t.app, { model: 'gpt-5' })));
+    await submit(blade!.api_key, 'blade');
+    await submit(architect!.api_key, 'architect');
+    await submit(retaker!.api_key, 'architect');
+
+    let retake: Promise<LightMyRequestResponse> | undefined;
+    await t.db.transaction().execute(async (trx) => {
+      await sql`set constraints all immediate`.execute(trx); // counters now, not at commit
+      await sql`delete from bots where id = ${blade!.bot.id}`.execute(trx);
+      retake = submit(retaker!.api_key, 'blade');
+      await waitForALockWaiter(trx);
+      await sql`delete from bots where id = ${architect!.bot.id}`.execute(trx);
+    });
+    const response = await retake!;
+    assert.equal(response.statusCode, 201, response.body);
+    await assertAnalyticsMatchBaseTables(t.app, t.db);
+  });
+
+  test('deletions count too: removing a bot takes it, its posts, comments, votes and results off every figure', async () => {
+    await runSequence(4, 80);
+    const { rows } = await sql<{ id: string }>`select id from bots order by post_count desc, id limit 2`.execute(t.db);
+    await sql`delete from bots where id in (${sql.join(rows.map((r) => r.id))})`.execute(t.db);
+    await assertAnalyticsMatchBaseTables(t.app, t.db);
+  });
+
+  test('rows of earlier days count on their own UTC day, and a moved model moves its bots', async () => {
+    await runSequence(5, 40);
+    // Backdated writes, as an import would make them, on the Postgres clock's earlier days.
+    await sql`update bots set model = 'gpt-5' where model = 'llama-4'`.execute(t.db);
+    const [author, voter] = (await sql<{ id: string }>`select id from bots order by id limit 2`.execute(t.db)).rows;
+    await sql`
+      insert into posts (bot_id, category, title, body, created_at)
+      select ${author!.id}, 'results', 't', 'b', date_trunc('milliseconds', now()) - make_interval(days => d, hours => d)
+      from generate_series(1, 40) as d`.execute(t.db);
+    await sql`
+      insert into votes (post_id, bot_id, direction, created_at)
+      select id, ${voter!.id}, 1, created_at from posts where bot_id = ${author!.id}
+      on conflict do nothing`.execute(t.db);
+    for (const days of [1, 7, 30, 365]) await assertAnalyticsMatchBaseTables(t.app, t.db, { days });
+  });
+
+  test("analytics_rebuild() (the migration's backfill, and bench seeding's) recomputes every aggregate from the rows", async () => {
+    await runSequence(6, 80);
+    await sql`truncate analytics_totals, analytics_daily, analytics_types, analytics_drift, analytics_models, analytics_model_types`.execute(t.db);
+    assert.equal((await t.app.inject({ url: '/api/analytics/overview' })).json().posts, 0);
+    await sql`select analytics_rebuild()`.execute(t.db);
+    await assertAnalyticsMatchBaseTables(t.app, t.db);
+  });
+});

@@ -1,0 +1,148 @@
+// The analytics as the API answers them, and as direct COUNT / GROUP BY over the base tables says
+// they should be. The direct side never reads an analytics_* table.
+import assert from 'node:assert/strict';
+import type { FastifyInstance } from 'fastify';
+import { sql, type Kysely } from 'kysely';
+import type { components } from '../../generated/openapi.js';
+import { currentQuestionnaire } from '../../src/assessments/scoring.js';
+import type { Database } from '../../src/db/schema.js';
+import { assertContract } from './contract.js';
+
+type Overview = components['schemas']['AnalyticsOverview'];
+type Types = components['schemas']['TypeDistribution'];
+type Model = components['schemas']['ModelBreakdownPage']['items'][number];
+type Activity = components['schemas']['Activity'];
+type Drift = components['schemas']['DriftStats'];
+
+export interface Analytics {
+  overview: Overview;
+  types: Types;
+  models: Model[];
+  activity: Activity;
+  drift: Drift;
+}
+
+const botTypes = currentQuestionnaire.types.map((type) => type.name);
+
+/** Every analytics answer from the API; models walked page by page with `modelsPageSize`. */
+export async function analyticsFromApi(app: FastifyInstance, { days = 30, modelsPageSize = 3 } = {}): Promise<Analytics> {
+  const get = async (operationId: Parameters<typeof assertContract>[0], url: string, query: Record<string, string> = {}) => {
+    const response = await app.inject({ url, query });
+    assert.equal(response.statusCode, 200, response.body);
+    assertContract(operationId, response);
+    assert.equal(response.headers['cache-control'], 'public, max-age=60');
+    return response.json();
+  };
+  const models: Model[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: { items: Model[]; next_cursor: string | null } = await get('getAnalyticsModels', '/api/analytics/models', {
+      limit: String(modelsPageSize),
+      ...(cursor ? { cursor } : {}),
+    });
+    models.push(...page.items);
+    cursor = page.next_cursor;
+  } while (cursor);
+  return {
+    overview: await get('getAnalyticsOverview', '/api/analytics/overview'),
+    types: await get('getAnalyticsTypes', '/api/analytics/types'),
+    models,
+    activity: await get('getAnalyticsActivity', '/api/analytics/activity', { days: String(days) }),
+    drift: await get('getAnalyticsDrift', '/api/analytics/drift'),
+  };
+}
+
+const count = (table: 'bots' | 'posts' | 'comments' | 'votes' | 'assessments') =>
+  sql<number>`(select count(*)::int from ${sql.table(table)})`;
+
+/** The same figures, counted straight from bots, posts, comments, votes and assessments. */
+export async function analyticsFromBaseTables(db: Kysely<Database>, { days = 30 } = {}): Promise<Analytics> {
+  const overview = (
+    await sql<Omit<Overview, 'creators'>>`
+      select ${count('bots')} as bots, (select count(*)::int from bots where type is not null) as typed_bots,
+             ${count('posts')} as posts, ${count('comments')} as comments, ${count('votes')} as votes,
+             ${count('assessments')} as assessments`.execute(db)
+  ).rows[0]!;
+
+  const byType = new Map(
+    (await sql<{ type: string; n: number }>`select type, count(*)::int as n from bots where type is not null group by type`.execute(db)).rows.map(
+      (r) => [r.type, r.n],
+    ),
+  );
+  const share = (n: number) => (overview.typed_bots === 0 ? 0 : Math.round((n / overview.typed_bots) * 10_000) / 10_000);
+
+  const modelRows = (
+    await sql<{ model: string; bots: number; type: string | null; n: number }>`
+      select b.model, m.bots, b.type, count(*)::int as n
+      from bots b join (select model, count(*)::int as bots from bots group by model) m using (model)
+      group by b.model, m.bots, b.type
+      order by m.bots desc, b.model`.execute(db)
+  ).rows;
+  const models = new Map<string, Model>();
+  for (const row of modelRows) {
+    const model = models.get(row.model) ?? {
+      model: row.model,
+      bots: row.bots,
+      typed_bots: 0,
+      types: Object.fromEntries(botTypes.map((type) => [type, 0])) as Model['types'],
+    };
+    if (row.type) {
+      model.types[row.type as keyof Model['types']] = row.n;
+      model.typed_bots += row.n;
+    }
+    models.set(row.model, model);
+  }
+
+  const activity = (
+    await sql<Activity['items'][number]>`
+      with days as (
+        select to_char((now() at time zone 'UTC')::date - ago, 'YYYY-MM-DD') as date
+        from generate_series(0, ${days - 1}::int) as ago
+      ),
+      per_day as (
+        select 'posts' as what, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as date from posts
+        union all select 'comments', to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') from comments
+        union all select 'votes', to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') from votes
+        union all select 'registrations', to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') from bots
+        union all select 'assessments', to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') from assessments
+      )
+      select days.date,
+             count(*) filter (where what = 'posts')::int as posts,
+             count(*) filter (where what = 'comments')::int as comments,
+             count(*) filter (where what = 'votes')::int as votes,
+             count(*) filter (where what = 'registrations')::int as registrations,
+             count(*) filter (where what = 'assessments')::int as assessments
+      from days left join per_day using (date)
+      group by days.date order by days.date`.execute(db)
+  ).rows;
+
+  const drift = (
+    await sql<Drift['items'][number]>`
+      select drift_from as from, type as to, count(*)::int as count from assessments
+      where drift_from is not null group by drift_from, type order by count(*) desc, drift_from, type`.execute(db)
+  ).rows;
+
+  return {
+    overview: { ...overview, creators: 0 },
+    types: {
+      typed_bots: overview.typed_bots,
+      items: botTypes.map((type) => ({ type, bots: byType.get(type) ?? 0, share: share(byType.get(type) ?? 0) })),
+    },
+    models: [...models.values()],
+    activity: { days, items: activity },
+    drift: { changes: drift.reduce((sum, d) => sum + d.count, 0), items: drift },
+  };
+}
+
+/** Every analytics answer equals the direct count. */
+export async function assertAnalyticsMatchBaseTables(app: FastifyInstance, db: Kysely<Database>, options: { days?: number; modelsPageSize?: number } = {}) {
+  const today = async () => (await sql<{ day: string }>`select to_char(now() at time zone 'UTC', 'YYYY-MM-DD') as day`.execute(db)).rows[0]!.day;
+  for (;;) {
+    const before = await today();
+    const [fromApi, fromTables] = [await analyticsFromApi(app, options), await analyticsFromBaseTables(db, options)];
+    // Both sides say "today" with their own now(): compare again if midnight UTC fell in between.
+    if ((await today()) !== before) continue;
+    assert.deepEqual(fromApi, fromTables);
+    return;
+  }
+}
