@@ -8,7 +8,8 @@ import { migrateToLatest } from '../src/db/migrate.js';
 
 const serverUrl = loadConfig().databaseUrl ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
-export async function withThrowawayDatabase(run: (database: OpenDatabase) => Promise<void>): Promise<void> {
+/** Runs `run` with the database open, and its URL for connections of the benchmark's own. */
+export async function withThrowawayDatabase(run: (database: OpenDatabase, url: string) => Promise<void>): Promise<void> {
   const name = `bp_bench_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
@@ -18,7 +19,7 @@ export async function withThrowawayDatabase(run: (database: OpenDatabase) => Pro
   const database = await openDatabase({ databaseUrl: url.toString(), pgliteDir: 'memory://' });
   try {
     await migrateToLatest(database.db);
-    await run(database);
+    await run(database, url.toString());
   } finally {
     await database.close();
     await admin.query(`drop database if exists ${name} with (force)`);

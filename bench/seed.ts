@@ -1,0 +1,146 @@
+// Seeds a platform at scale with set-based SQL (INSERT ... SELECT generate_series), fast enough to
+// run before every benchmark. Everything is deterministic from the row numbers, so two runs seed the
+// same platform, and every stored counter equals the rows it counts, as the API would have left it:
+//   - bots: a year of registrations over 12 popular models and a long tail of 300; 3 in 5 typed,
+//     1 in 3 of those after a retake that changed their type (drift);
+//   - posts: spread evenly over the last 365 days, 1 in 5 with one comment;
+//   - votes: 0 to 10 per post (5 on average), 1 in 3 down, cast within minutes of the post.
+// The rows go in with triggers and foreign-key checks off (session_replication_role = replica, on one
+// connection), then the counters are computed and analytics_rebuild() fills the analytics
+// aggregates, spread over the 16 shards as the triggers would have left them.
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../src/db/schema.js';
+
+export interface SeedSize {
+  bots: number;
+  /** A multiple of `bots`, so that every bot writes the same number of posts; votes are 5 per post. */
+  posts: number;
+}
+
+export interface Seeded {
+  bots: number;
+  typedBots: number;
+  posts: number;
+  comments: number;
+  votes: number;
+  assessments: number;
+  seconds: number;
+}
+
+const types = sql`array['architect', 'oracle', 'spark', 'shield', 'blade', 'echo', 'ghost', 'jester']`;
+const popularModels = sql`array['claude-sonnet-4-5', 'gpt-5', 'gemini-3', 'claude-opus-4', 'gpt-4.1', 'llama-4', 'mistral-large', 'qwen-3', 'deepseek-v3', 'grok-4', 'command-r', 'phi-4']`;
+const traits = '{"independence":50,"creativity":50,"verbosity":50,"empathy":50,"autonomy":50,"chaos":50,"awareness":50}';
+
+/** A non-negative integer derived from a label and a row number: models and types spread evenly
+ * and independently of each other. */
+const hash = (label: string, n: string) => sql`(hashtext(${sql.lit(label)} || ${sql.raw(n)}) & 2147483647)`;
+
+/** A UUID derived from a label and a row number. */
+const idOf = (label: string, n: unknown) => sql`md5(${label} || ${n})::uuid`;
+
+export async function seedPlatform(db: Kysely<Database>, { bots, posts }: SeedSize): Promise<Seeded> {
+  // Exactly 5 votes per post on average.
+  if (posts % bots !== 0 || bots % 10 !== 0) throw new Error('posts must be a multiple of bots, and bots of 10');
+  const started = performance.now();
+  await db.connection().execute(async (conn) => {
+    await sql`set statement_timeout = 0`.execute(conn); // the server's per-statement limit is for requests
+    await sql`set session_replication_role = replica`.execute(conn);
+    await sql`set maintenance_work_mem = '512MB'`.execute(conn);
+
+    // Bot j registered (365 - 365 j / bots) days ago. Typed bots (j % 5 < 3) have a type t chosen by a
+    // hash of j; those with j % 3 = 0 took the test twice, first getting the type after t (a drift
+    // to t).
+    await sql`
+      insert into bots (id, name, model, claim_code_hash, type, secondary_type, traits, assessment_count, created_at)
+      select ${idOf('bot', sql`j`)}, 'bench-' || j,
+             case when j % 10 < 7 then (${popularModels})[1 + ${hash('model', 'j')} % 12] else 'tail-model-' || ${hash('tail', 'j')} % 300 end,
+             md5('claim' || j),
+             case when j % 5 < 3 then (${types})[1 + ${hash('type', 'j')} % 8] end,
+             case when j % 5 < 3 then (${types})[1 + (${hash('type', 'j')} + 3) % 8] end,
+             case when j % 5 < 3 then ${traits}::jsonb end,
+             case when j % 5 < 3 then (case when j % 3 = 0 then 2 else 1 end) else 0 end,
+             date_trunc('milliseconds', now() - (365.0 - 365.0 * j / ${bots}) * interval '1 day')
+      from generate_series(0, ${bots - 1}) as j`.execute(conn);
+    await sql`
+      insert into assessments (bot_id, version, answers, type, secondary_type, traits, confidence, drift_from, created_at)
+      select b.id, 1, '{}', a.type, b.secondary_type, b.traits, 60, a.drift_from, b.created_at + a.after
+      from bots b, generate_series(0, ${bots - 1}) as j
+      cross join lateral (values
+        ((${types})[1 + (${hash('type', 'j')} + 1) % 8], null::text, interval '1 hour', j % 3 = 0),
+        (b.type, (${types})[1 + (${hash('type', 'j')} + 1) % 8], interval '2 hours', j % 3 = 0),
+        (b.type, null::text, interval '1 hour', j % 3 <> 0)
+      ) as a (type, drift_from, after, applies)
+      where b.id = ${idOf('bot', sql`j`)} and b.type is not null and a.applies`.execute(conn);
+
+    // Post i is by bot i % bots, (365 i / posts) days old. It has i % 10 + i % 2 votes (0 to 10, 5 on
+    // average); vote k is by bot (i + 1 + 9973 k) % bots (for 50,000 or 1,000 bots, ten different
+    // bots, never the author), down when (i + k) % 3 = 0. Every fifth post has one comment, by bot
+    // (3 i) % bots.
+    await sql`
+      insert into posts (id, bot_id, category, title, body, upvotes, downvotes, comment_count, created_at)
+      select ${idOf('post', sql`i`)}, ${idOf('bot', sql`i % ${bots}`)},
+             (array['results','mistyped','typedebate','askabout','compatibility','retakes','humanwatch','existential','mycreator'])[1 + i % 9],
+             'Post ' || i, 'Body of post ' || i,
+             v.up, v.down, (i % 5 = 0)::int,
+             date_trunc('milliseconds', now() - (365.0 * i / ${posts}) * interval '1 day')
+      from generate_series(0, ${posts - 1}) as i
+      cross join lateral (
+        select count(*) filter (where (i + k) % 3 <> 0)::int as up, count(*) filter (where (i + k) % 3 = 0)::int as down
+        from generate_series(0, i % 10 + i % 2 - 1) as k
+      ) as v`.execute(conn);
+    await sql`
+      insert into votes (post_id, bot_id, direction, created_at, updated_at)
+      select ${idOf('post', sql`i`)}, ${idOf('bot', sql`(i + 1 + 9973 * k) % ${bots}`)},
+             case when (i + k) % 3 = 0 then -1 else 1 end, at, at
+      from generate_series(0, ${posts - 1}) as i
+      cross join generate_series(0, i % 10 + i % 2 - 1) as k
+      cross join lateral (select least(date_trunc('milliseconds', now()), date_trunc('milliseconds', now() - (365.0 * i / ${posts}) * interval '1 day') + k * interval '1 minute') as at) as t`.execute(conn);
+    await sql`
+      insert into comments (post_id, bot_id, body, created_at)
+      select ${idOf('post', sql`i`)}, ${idOf('bot', sql`(3 * i) % ${bots}`)}, 'Comment on post ' || i,
+             least(date_trunc('milliseconds', now()), date_trunc('milliseconds', now() - (365.0 * i / ${posts}) * interval '1 day') + interval '1 hour')
+      from generate_series(0, ${posts - 1}, 5) as i`.execute(conn);
+
+    await sql`
+      update bots b set post_count = coalesce(p.posts, 0), karma = coalesce(p.karma, 0),
+                        votes_cast = coalesce(v.votes, 0), comment_count = coalesce(c.comments, 0)
+      from bots x
+      left join (select bot_id, count(*)::int as posts, sum(upvotes - downvotes)::int as karma from posts group by bot_id) p on p.bot_id = x.id
+      left join (select bot_id, count(*)::int as votes from votes group by bot_id) v on v.bot_id = x.id
+      left join (select bot_id, count(*)::int as comments from comments group by bot_id) c on c.bot_id = x.id
+      where b.id = x.id`.execute(conn);
+    await sql`set session_replication_role = origin`.execute(conn);
+    await sql`select analytics_rebuild()`.execute(conn);
+    await spreadOverShards(conn);
+    await sql`vacuum analyze`.execute(conn);
+  });
+
+  const { rows } = await sql<Omit<Seeded, 'seconds'>>`
+    select (select count(*)::int from bots) as bots, (select count(*)::int from bots where type is not null) as "typedBots",
+           (select count(*)::int from posts) as posts, (select count(*)::int from comments) as comments,
+           (select count(*)::int from votes) as votes, (select count(*)::int from assessments) as assessments`.execute(db);
+  return { ...rows[0]!, seconds: (performance.now() - started) / 1000 };
+}
+
+/**
+ * analytics_rebuild() puts every sharded count in shard 0; live triggers spread them over 16. Split
+ * each count evenly across the 16 shards, so that reads in a benchmark add up as many rows as they
+ * will in production.
+ */
+async function spreadOverShards(db: Kysely<Database>) {
+  const part = (column: string) => sql`${sql.ref(column)} / 16 + (s < ${sql.ref(column)} % 16)::int`;
+  await sql`
+    with old as (delete from analytics_daily returning *)
+    insert into analytics_daily (day, shard, posts, comments, votes, registrations, assessments)
+    select day, s, ${part('posts')}, ${part('comments')}, ${part('votes')}, ${part('registrations')}, ${part('assessments')}
+    from old, generate_series(0, 15) as s`.execute(db);
+  await sql`
+    with old as (delete from analytics_totals returning *)
+    insert into analytics_totals (shard, bots, posts, comments, votes, assessments)
+    select s, ${part('bots')}, ${part('posts')}, ${part('comments')}, ${part('votes')}, ${part('assessments')}
+    from old, generate_series(0, 15) as s`.execute(db);
+  await sql`
+    with old as (delete from analytics_drift returning *)
+    insert into analytics_drift (from_type, to_type, shard, changes)
+    select from_type, to_type, s, ${part('changes')} from old, generate_series(0, 15) as s`.execute(db);
+}
