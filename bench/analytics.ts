@@ -17,7 +17,7 @@ import { openDatabase } from '../src/db/database.js';
 import type { Database } from '../src/db/schema.js';
 import { dailyCountsQuery } from '../src/analytics/repository.js';
 import { seedPlatform } from './seed.js';
-import { withThrowawayDatabase } from './throwaway-database.js';
+import { benchSessionSecret, withThrowawayDatabase } from './throwaway-database.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const goalMs = 20;
@@ -42,7 +42,7 @@ await withThrowawayDatabase(async (database, url) => {
   console.log(`seeded in ${seeded.seconds.toFixed(1)} s`);
 
   const serving = await openDatabase({ databaseUrl: `${url}?application_name=bench`, pgliteDir: 'memory://' });
-  const app = await buildApp({ config: { ...loadConfig({ NODE_ENV: 'production' }), logLevel: 'silent' }, db: serving.db });
+  const app = await buildApp({ config: { ...loadConfig({ NODE_ENV: 'production', SESSION_SECRET: benchSessionSecret }), logLevel: 'silent' }, db: serving.db });
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
   const before = await tableReads(database.db);
 

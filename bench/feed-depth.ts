@@ -11,7 +11,7 @@ import { sql, type Kysely } from 'kysely';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { decodeCursor } from '../src/cursor.js';
-import { withThrowawayDatabase } from './throwaway-database.js';
+import { benchSessionSecret, withThrowawayDatabase } from './throwaway-database.js';
 import type { Database } from '../src/db/schema.js';
 import { feedQuery, type FeedSort } from '../src/feed/repository.js';
 
@@ -25,7 +25,7 @@ const cursorParts = { new: ['timestamp', 'uuid'], top: ['integer', 'timestamp', 
 
 await withThrowawayDatabase(async (database) => {
   const seeded = await seed(database.db);
-  const app = await buildApp({ config: { ...loadConfig({ NODE_ENV: 'production' }), logLevel: 'silent' }, db: database.db });
+  const app = await buildApp({ config: { ...loadConfig({ NODE_ENV: 'production', SESSION_SECRET: benchSessionSecret }), logLevel: 'silent' }, db: database.db });
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
 
   const rows: string[] = [];

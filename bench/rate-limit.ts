@@ -11,7 +11,7 @@ import { buildApp } from '../src/app.js';
 import { displayPrefix, generateApiKey, hashSecret } from '../src/bots/api-key.js';
 import { loadConfig } from '../src/config.js';
 import type { Database } from '../src/db/schema.js';
-import { withThrowawayDatabase } from './throwaway-database.js';
+import { benchSessionSecret, withThrowawayDatabase } from './throwaway-database.js';
 
 const bots = 2_000;
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
@@ -21,7 +21,7 @@ const maxCost = 0.25;
 await withThrowawayDatabase(async (database) => {
   const keys = await seedBots(database.db);
   // Limits far above what a run can reach: every request is admitted, and recorded.
-  const config = { ...loadConfig({ NODE_ENV: 'production' }), logLevel: 'silent' as const };
+  const config = { ...loadConfig({ NODE_ENV: 'production', SESSION_SECRET: benchSessionSecret }), logLevel: 'silent' as const };
   config.limits = { ...config.limits, posts: 1_000_000 };
 
   const runs: Array<{ limiter: boolean; result: autocannon.Result }> = [];

@@ -8,6 +8,9 @@ import { migrateToLatest } from '../src/db/migrate.js';
 
 const serverUrl = loadConfig().databaseUrl ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
+/** Benchmarks run the server in production mode, which needs a session secret: one per run. */
+export const benchSessionSecret = randomBytes(32).toString('base64url');
+
 /** Runs `run` with the database open, and its URL for connections of the benchmark's own. */
 export async function withThrowawayDatabase(run: (database: OpenDatabase, url: string) => Promise<void>): Promise<void> {
   const name = `bp_bench_${randomBytes(4).toString('hex')}`;

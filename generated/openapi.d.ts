@@ -684,7 +684,7 @@ export interface components {
          * @description A stable machine-readable error code.
          * @enum {string}
          */
-        ProblemCode: "validation_failed" | "malformed_json" | "malformed_request" | "invalid_cursor" | "invalid_token" | "unauthorized" | "forbidden" | "self_vote" | "not_found" | "conflict" | "name_taken" | "handle_taken" | "claim_code_used" | "creator_required" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal" | "not_implemented" | "upstream_failed" | "unavailable";
+        ProblemCode: "validation_failed" | "malformed_json" | "malformed_request" | "invalid_cursor" | "invalid_token" | "unauthorized" | "forbidden" | "self_vote" | "not_found" | "conflict" | "name_taken" | "handle_taken" | "claim_code_used" | "creator_required" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal" | "upstream_failed" | "unavailable";
         /** @description One problem with one part of the request. */
         FieldError: {
             /**
@@ -1010,7 +1010,11 @@ export interface components {
         ClaimBotRequest: {
             claim_code: string;
         };
-        /** @description A same-origin path starting with a single `/`. */
+        /**
+         * @description A same-origin path starting with a single `/`, in printable ASCII (percent-encode anything
+         *     else): `//host`, `/\host` and control characters, which browsers could read as another
+         *     site, are refused.
+         */
         NextPath: string;
         EmailSignInRequest: {
             /** Format: email */

@@ -1,5 +1,5 @@
 // Builds the Fastify application as a plugin tree; it never listens (src/server.ts does). A request
-// goes: request id -> security headers -> route from openapi.yaml -> authentication (the
+// goes: request id -> security headers -> session (when a cookie came) -> route from openapi.yaml -> authentication (the
 // operation's security scheme) -> rate limit (`x-rate-limit`) -> body parsing and validation (the
 // spec's schemas) -> handler -> repository -> database; any failure leaves through the one
 // problem+json error path.
@@ -19,7 +19,10 @@ import jsonBody from './plugins/json-body.js';
 import openapiRoutes from './plugins/openapi-routes.js';
 import rateLimiting from './plugins/rate-limit.js';
 import type { Clock } from './rate-limit/sliding-window.js';
-import { notImplemented, ProblemError } from './problems.js';
+import { ProblemError } from './problems.js';
+import { createMailer } from './auth/mailer.js';
+import { oauthProviders } from './auth/oauth.js';
+import sessions, { sessionAuth } from './plugins/session.js';
 
 export interface AppOptions {
   config: Config;
@@ -38,6 +41,12 @@ const bodyLimit = 64 * 1024;
 
 const incomingRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
 
+const secretParameters = /([?&](?:token|code|state)=)[^&#]*/g;
+
+function redactSecrets(url: string): string {
+  return url.replace(secretParameters, '$1[redacted]');
+}
+
 export async function buildApp({ config, db, logStream, onRoute, clock, rateLimiting: limited = true }: AppOptions) {
   const spec = loadSpec();
   const secure = config.publicUrl.startsWith('https:');
@@ -47,6 +56,14 @@ export async function buildApp({ config, db, logStream, onRoute, clock, rateLimi
     redact: {
       paths: ['headers.authorization', 'headers.cookie', 'headers["set-cookie"]', '*.headers.authorization', '*.headers.cookie', '*.headers["set-cookie"]'],
       censor: '[redacted]',
+    },
+    serializers: {
+      // One-time secrets travel in some query strings (sign-in tokens, OAuth codes): never logged.
+      // Log calls may pass any object as `req`; only a real request is reshaped.
+      req: (request) =>
+        typeof request?.url === 'string' && 'raw' in request
+          ? { method: request.method, url: redactSecrets(request.url), host: request.host, remoteAddress: request.ip }
+          : (request as unknown as Record<string, unknown>),
     },
     ...(logStream ? { stream: logStream } : {}),
   };
@@ -93,17 +110,19 @@ export async function buildApp({ config, db, logStream, onRoute, clock, rateLimi
   await app.register(errors);
   await app.register(jsonBody);
   await app.register(docs, { spec, secure });
+  await app.register(sessions, { db, config });
+  const mailer = createMailer(config, app.log);
+  app.addHook('onClose', async () => mailer.close());
   // Before the routes: the limiter attaches itself to routes as they are added.
   if (limited) await app.register(rateLimiting, { db, clock });
   await app.register(openapiRoutes, {
     spec,
-    handlers: createHandlers({ db, config, clock }),
+    handlers: createHandlers({ db, config, clock, mailer, oauthProviders: oauthProviders(config.humans.oauthProviders) }),
     ...(limited ? { limits: config.limits } : {}),
     keywords: [answerSheetKeyword],
     security: {
       bearerAuth: bearerAuth(db),
-      // Human sessions arrive with issue #6; until then every cookie-secured operation is pending.
-      cookieAuth: async () => notImplemented(),
+      cookieAuth: sessionAuth(config),
     },
   });
   return app;

@@ -1,5 +1,6 @@
 // The server's configuration: read from the environment once, validated, and passed in from there.
 // This is the only module that reads process.env.
+import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { Ajv } from 'ajv';
 import { StartupError } from './startup-error.js';
@@ -19,9 +20,41 @@ export interface Config {
   trustProxy: boolean | string;
   /** Requests admitted per rolling hour: per bot for each action, per client IP for registrations. */
   limits: Record<LimitedAction, number>;
+  /** Human sessions and sign-in. */
+  humans: HumansConfig;
 }
 
 export type LimitedAction = 'posts' | 'comments' | 'votes' | 'assessments' | 'registrations';
+
+export interface HumansConfig {
+  /** Secrets that sign session cookies: the first signs, every one is accepted (rotation). */
+  sessionSecrets: string[];
+  /** True when no SESSION_SECRET was set and one was generated for this process (development, tests). */
+  sessionSecretEphemeral: boolean;
+  /** Origins, besides PUBLIC_URL's, that may send state-changing cookie requests. */
+  allowedOrigins: string[];
+  /** smtp:// or smtps:// URL of the mail server; without one, sign-in links are logged. */
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  /** Sign-in e-mails per rolling hour, per address and per client IP. */
+  emailLimits: { perAddress: number; perIp: number };
+  oauthProviders: OAuthProviderConfig[];
+}
+
+/**
+ * A sign-in provider: an OpenID Connect issuer (discovered from `issuer`), or a plain OAuth 2.0
+ * provider described by its endpoints (GitHub-style: no discovery, no ID token, a user-info URL).
+ */
+export interface OAuthProviderConfig {
+  name: string;
+  clientId: string;
+  clientSecret: string;
+  scopes: string;
+  issuer: string | undefined;
+  authorizationUrl: string | undefined;
+  tokenUrl: string | undefined;
+  userinfoUrl: string | undefined;
+}
 
 const variables = {
   NODE_ENV: { type: 'string', enum: ['development', 'production', 'test'], default: 'development' },
@@ -37,13 +70,24 @@ const variables = {
   RATE_LIMIT_VOTES: { type: 'integer', minimum: 1, default: 100 },
   RATE_LIMIT_ASSESSMENTS: { type: 'integer', minimum: 1, default: 5 },
   REGISTER_LIMIT_PER_HOUR: { type: 'integer', minimum: 1, default: 20 },
+  SESSION_SECRET: { type: 'string', minLength: 1 },
+  ALLOWED_ORIGINS: { type: 'string', minLength: 1 },
+  SMTP_URL: { type: 'string', pattern: '^smtps?://' },
+  MAIL_FROM: { type: 'string', minLength: 3, default: 'bot-platform <no-reply@localhost>' },
+  EMAIL_SIGNIN_LIMIT_PER_ADDRESS: { type: 'integer', minimum: 1, default: 5 },
+  EMAIL_SIGNIN_LIMIT_PER_IP: { type: 'integer', minimum: 1, default: 20 },
+  OAUTH_PROVIDERS: { type: 'string', pattern: '^[a-z0-9_-]{1,32}(,[a-z0-9_-]{1,32})*$' },
 } as const;
 
 const hints: Partial<Record<keyof typeof variables, string>> = {
   PUBLIC_URL: 'an origin such as https://bots.example.com (scheme and host, no path or trailing slash)',
   DATABASE_URL: 'a postgres:// connection string',
   TRUST_PROXY: 'false, true, or comma-separated proxy addresses or CIDR ranges (or loopback, linklocal, uniquelocal)',
+  SMTP_URL: 'an smtp:// or smtps:// URL',
+  OAUTH_PROVIDERS: 'comma-separated provider names of a-z 0-9 _ - (each then configured by OAUTH_<NAME>_* variables)',
 };
+
+const originPattern = /^https?:\/\/[^/?#]+$/;
 
 export class ConfigError extends StartupError {
   constructor(readonly problems: string[]) {
@@ -77,8 +121,15 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     throw new ConfigError([`TRUST_PROXY must be ${hints.TRUST_PROXY}; got ${JSON.stringify(raw.TRUST_PROXY)}`]);
   }
   const port = raw.PORT as number;
+  const env = raw.NODE_ENV as Config['env'];
+  if (typeof raw.PUBLIC_URL === 'string' && raw.PUBLIC_URL.startsWith('https:') && trustProxy === false) {
+    // The server speaks plain HTTP, so https means a TLS proxy in front; without trusting it, every
+    // request looks like http and Secure session cookies could never be set.
+    throw new ConfigError(['PUBLIC_URL is https, so the server sits behind a TLS proxy: set TRUST_PROXY to that proxy (its address, or true)']);
+  }
+  const humans = loadHumansConfig(environment, raw, env);
   return {
-    env: raw.NODE_ENV as Config['env'],
+    env,
     host: raw.HOST as string,
     port,
     publicUrl: (raw.PUBLIC_URL as string | undefined) ?? `http://localhost:${port}`,
@@ -93,6 +144,63 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
       assessments: raw.RATE_LIMIT_ASSESSMENTS as number,
       registrations: raw.REGISTER_LIMIT_PER_HOUR as number,
     },
+    humans,
+  };
+}
+
+function loadHumansConfig(environment: NodeJS.ProcessEnv, raw: Record<string, unknown>, env: Config['env']): HumansConfig {
+  const problems: string[] = [];
+  const list = (value: unknown) => (typeof value === 'string' ? value.split(',').map((item) => item.trim()).filter(Boolean) : []);
+
+  let sessionSecrets = list(raw.SESSION_SECRET);
+  const sessionSecretEphemeral = sessionSecrets.length === 0 && env !== 'production';
+  if (sessionSecrets.length === 0 && env === 'production') {
+    problems.push('SESSION_SECRET must be set in production: one secret of at least 32 characters, or a comma-separated list to rotate (the first signs)');
+  } else if (sessionSecrets.some((secret) => secret.length < 32)) {
+    problems.push('SESSION_SECRET must be at least 32 characters (each one, when it is a comma-separated list)');
+  }
+  if (sessionSecretEphemeral) sessionSecrets = [randomBytes(32).toString('base64url')];
+
+  const allowedOrigins = list(raw.ALLOWED_ORIGINS);
+  for (const origin of allowedOrigins.filter((origin) => !originPattern.test(origin))) {
+    problems.push(`ALLOWED_ORIGINS must list origins such as https://app.example.com; got ${JSON.stringify(origin)}`);
+  }
+
+  const oauthProviders = list(raw.OAUTH_PROVIDERS).map((name): OAuthProviderConfig => {
+    const variable = (suffix: string) => {
+      const value = environment[`OAUTH_${name.toUpperCase().replaceAll('-', '_')}_${suffix}`];
+      return value === undefined || value === '' ? undefined : value;
+    };
+    const prefix = `OAUTH_${name.toUpperCase().replaceAll('-', '_')}_`;
+    const provider = {
+      name,
+      clientId: variable('CLIENT_ID') ?? '',
+      clientSecret: variable('CLIENT_SECRET') ?? '',
+      scopes: variable('SCOPES') ?? (variable('ISSUER') ? 'openid email' : ''),
+      issuer: variable('ISSUER'),
+      authorizationUrl: variable('AUTHORIZATION_URL'),
+      tokenUrl: variable('TOKEN_URL'),
+      userinfoUrl: variable('USERINFO_URL'),
+    };
+    if (!provider.clientId || !provider.clientSecret) problems.push(`${prefix}CLIENT_ID and ${prefix}CLIENT_SECRET must be set for provider ${name}`);
+    if (!provider.issuer && !(provider.authorizationUrl && provider.tokenUrl && provider.userinfoUrl)) {
+      problems.push(`provider ${name} needs ${prefix}ISSUER (OpenID Connect discovery), or ${prefix}AUTHORIZATION_URL, ${prefix}TOKEN_URL and ${prefix}USERINFO_URL`);
+    }
+    for (const [key, value] of Object.entries({ ISSUER: provider.issuer, AUTHORIZATION_URL: provider.authorizationUrl, TOKEN_URL: provider.tokenUrl, USERINFO_URL: provider.userinfoUrl })) {
+      if (value !== undefined && !URL.canParse(value)) problems.push(`${prefix}${key} must be a URL; got ${JSON.stringify(value)}`);
+    }
+    return provider;
+  });
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    sessionSecrets,
+    sessionSecretEphemeral,
+    allowedOrigins,
+    smtpUrl: raw.SMTP_URL as string | undefined,
+    mailFrom: raw.MAIL_FROM as string,
+    emailLimits: { perAddress: raw.EMAIL_SIGNIN_LIMIT_PER_ADDRESS as number, perIp: raw.EMAIL_SIGNIN_LIMIT_PER_IP as number },
+    oauthProviders,
   };
 }
 

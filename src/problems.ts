@@ -72,7 +72,3 @@ function describe(error: FieldError): string {
 export function notFound(detail: string): ProblemError {
   return new ProblemError(404, 'not_found', detail);
 }
-
-export function notImplemented(): never {
-  throw new ProblemError(501, 'not_implemented', 'This operation is specified but not implemented yet.');
-}

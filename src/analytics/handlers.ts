@@ -24,9 +24,7 @@ function typeCounts(counts: Map<string, number>): TypeCounts {
 export function analyticsHandlers({ db }: { db: Kysely<Database> }) {
   return {
     async getAnalyticsOverview() {
-      const totals = await readTotals(db);
-      // Creators arrive with the humans issue (#6); until then there are none.
-      return { status: 200, headers, body: { ...totals, creators: 0 } };
+      return { status: 200, headers, body: await readTotals(db) };
     },
 
     async getAnalyticsTypes() {

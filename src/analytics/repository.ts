@@ -10,6 +10,7 @@ type Db = Kysely<Database>;
 
 export interface Totals {
   bots: number;
+  creators: number;
   typed_bots: number;
   posts: number;
   comments: number;
@@ -20,6 +21,7 @@ export interface Totals {
 export async function readTotals(db: Db): Promise<Totals> {
   const { rows } = await sql<Record<keyof Totals, string | number>>`
     select coalesce(sum(bots), 0) as bots,
+           coalesce(sum(creators), 0) as creators,
            (select coalesce(sum(bots), 0) from analytics_types) as typed_bots,
            coalesce(sum(posts), 0) as posts,
            coalesce(sum(comments), 0) as comments,
@@ -29,6 +31,7 @@ export async function readTotals(db: Db): Promise<Totals> {
   const row = rows[0]!;
   return {
     bots: Number(row.bots),
+    creators: Number(row.creators),
     typed_bots: Number(row.typed_bots),
     posts: Number(row.posts),
     comments: Number(row.comments),

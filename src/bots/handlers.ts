@@ -42,7 +42,7 @@ export function botHandlers({ db, config, clock }: { db: Kysely<Database>; confi
         status: 201,
         headers: { location: `/api/bots/${bot.id}` },
         body: {
-          bot: toBot(bot),
+          bot: toBot({ ...bot, creator_handle: null }),
           api_key: apiKey,
           claim_code: claimCode,
           next_steps: [
@@ -87,11 +87,11 @@ export function botHandlers({ db, config, clock }: { db: Kysely<Database>; confi
     },
 
     async getOwnBot({ request }) {
-      const bot = authenticatedBot(request);
+      const bot = (await findBotById(db, authenticatedBot(request).id))!;
       const quota = (action: 'posts' | 'comments' | 'votes' | 'assessments') =>
         readQuota(db, rateLimitKey(action, bot.id), config.limits[action], clock);
       const [posts, comments, votes, assessments] = await Promise.all([quota('posts'), quota('comments'), quota('votes'), quota('assessments')]);
-      return { status: 200, body: { bot: toBot(bot), claimed: false, quota: { posts, comments, votes, assessments } } };
+      return { status: 200, body: { bot: toBot(bot), claimed: bot.creator_user_id !== null, quota: { posts, comments, votes, assessments } } };
     },
   } satisfies Pick<HandlerMap, 'registerBot' | 'listBots' | 'getBot' | 'getOwnBot'>;
 }

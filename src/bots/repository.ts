@@ -6,6 +6,8 @@ import type { CursorKey } from '../cursor.js';
 import type { ApiKeyEvent, BotRow, Database } from '../db/schema.js';
 
 export type Bot = components['schemas']['Bot'];
+/** A bot row with the handle of the creator who claimed it (toBot's input). */
+export type BotWithCreator = BotRow & { creator_handle: string | null };
 type BotType = components['schemas']['BotType'];
 type Traits = components['schemas']['Traits'];
 type Db = Kysely<Database> | Transaction<Database>;
@@ -18,6 +20,14 @@ export interface NewBot {
   bio: string | null;
   requestedCreatorHandle: string | null;
   claimCodeHash: string;
+}
+
+/** Bots with their creator's handle (null until claimed). */
+function selectBots(db: Db) {
+  return db
+    .selectFrom('bots')
+    .selectAll('bots')
+    .select((eb) => eb.selectFrom('creators').select('creators.handle').whereRef('creators.user_id', '=', 'bots.creator_user_id').as('creator_handle'));
 }
 
 /** Inserts the bot, or returns undefined when its name is taken (in any case). */
@@ -45,9 +55,9 @@ const botKeys = { new: ['created_at', 'id'], karma: ['karma', 'created_at', 'id'
 export async function listTypedBots(
   db: Db,
   { sort, type, model, limit, after }: { sort: BotSort; type: string | undefined; model: string | undefined; limit: number; after: CursorKey | undefined },
-): Promise<BotRow[]> {
+): Promise<BotWithCreator[]> {
   const keys = botKeys[sort];
-  let query = db.selectFrom('bots').selectAll().where('type', 'is not', null);
+  let query = selectBots(db).where('type', 'is not', null);
   if (type) query = query.where('type', '=', type);
   if (model) query = query.where('model', '=', model);
   if (after) query = query.where(sql<boolean>`(${sql.join(keys.map((k) => sql.ref(k)))}) < (${sql.join(after)})`);
@@ -55,12 +65,12 @@ export async function listTypedBots(
   return query.limit(limit).execute();
 }
 
-export function botKeyOf(sort: BotSort, row: BotRow): CursorKey {
+export function botKeyOf(sort: BotSort, row: BotWithCreator): CursorKey {
   return botKeys[sort].map((key) => (key === 'created_at' ? row.created_at.toISOString() : row[key]));
 }
 
-export async function findBotById(db: Db, id: string): Promise<BotRow | undefined> {
-  return db.selectFrom('bots').selectAll().where('id', '=', id).executeTakeFirst();
+export async function findBotById(db: Db, id: string): Promise<BotWithCreator | undefined> {
+  return selectBots(db).where('id', '=', id).executeTakeFirst();
 }
 
 /** A bot by its id or by its name (in any case), as support refers to it. */
@@ -110,7 +120,7 @@ export async function recordApiKeyEvent(db: Db, event: { botId: string; event: A
     .execute();
 }
 
-export function toBot(row: BotRow): Bot {
+export function toBot(row: BotWithCreator): Bot {
   return {
     id: row.id,
     name: row.name,
@@ -119,9 +129,9 @@ export function toBot(row: BotRow): Bot {
     type: row.type as BotType | null,
     secondary_type: row.secondary_type as BotType | null,
     traits: row.traits as Traits | null,
-    // Claiming arrives with creators (issue #6); until a creator claims it, no bot is verified.
-    verified: false,
-    creator: null,
+    // Verified means claimed by a creator; naming a handle at registration proves nothing.
+    verified: row.creator_user_id !== null,
+    creator: row.creator_handle === null ? null : { handle: row.creator_handle },
     created_at: row.created_at.toISOString(),
     stats: {
       posts: row.post_count,

@@ -20,6 +20,11 @@ export interface Database {
   analytics_drift: AnalyticsDriftTable;
   analytics_models: AnalyticsModelsTable;
   analytics_model_types: AnalyticsModelTypesTable;
+  users: UsersTable;
+  user_identities: UserIdentitiesTable;
+  sessions: SessionsTable;
+  email_sign_in_tokens: EmailSignInTokensTable;
+  creators: CreatorsTable;
 }
 
 export interface BotsTable {
@@ -38,6 +43,9 @@ export interface BotsTable {
   votes_cast: Counter;
   karma: Counter;
   assessment_count: Counter;
+  /** The creator who claimed the bot (their user id), or null. */
+  creator_user_id: string | null;
+  claimed_at: Date | null;
   created_at: CreatedAt;
 }
 export type BotRow = Selectable<BotsTable>;
@@ -130,6 +138,7 @@ type Aggregate = ColumnType<string, never, never>;
 export interface AnalyticsTotalsTable {
   shard: number;
   bots: Aggregate;
+  creators: Aggregate;
   posts: Aggregate;
   comments: Aggregate;
   votes: Aggregate;
@@ -172,4 +181,44 @@ export interface AnalyticsModelTypesTable {
   model: string;
   type: string;
   bots: Aggregate;
+}
+
+export interface UsersTable {
+  id: Generated<string>;
+  /** A verified address, or null when the sign-in provider gave none. */
+  email: string | null;
+  created_at: CreatedAt;
+}
+
+export interface UserIdentitiesTable {
+  provider: string;
+  subject: string;
+  user_id: string;
+  created_at: CreatedAt;
+}
+
+export interface SessionsTable {
+  /** SHA-256 of the session id, hex. */
+  id_hash: string;
+  data: ColumnType<Record<string, unknown>, string, string>;
+  expires_at: Date;
+}
+
+export interface EmailSignInTokensTable {
+  /** SHA-256 of the token, hex. The token itself is only in the mail. */
+  token_hash: string;
+  email: string;
+  next: string;
+  expires_at: Date;
+  used_at: Date | null;
+  created_at: CreatedAt;
+}
+
+export interface CreatorsTable {
+  user_id: string;
+  handle: string;
+  display_name: string;
+  bio: string | null;
+  created_at: CreatedAt;
+  updated_at: ColumnType<Date, never, Date>;
 }

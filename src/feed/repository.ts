@@ -22,7 +22,12 @@ export const feedKeys = {
   hot: ['hot', 'id'],
 } as const satisfies Record<FeedSort, ReadonlyArray<'created_at' | 'id' | 'score' | 'hot'>>;
 
-const authorColumns = ['bots.name as author_name', 'bots.model as author_model', 'bots.type as author_type'] as const;
+const authorColumns = [
+  'bots.name as author_name',
+  'bots.model as author_model',
+  'bots.type as author_type',
+  sql<boolean>`bots.creator_user_id is not null`.as('author_verified'),
+] as const;
 
 function selectPosts(db: Db) {
   return db.selectFrom('posts').innerJoin('bots', 'bots.id', 'posts.bot_id').selectAll('posts').select(authorColumns);
@@ -79,7 +84,7 @@ export async function insertPost(db: Kysely<Database>, post: { botId: string; ca
 export function toPost(row: PostRow): Post {
   return {
     id: row.id,
-    author: { id: row.bot_id, name: row.author_name, model: row.author_model, type: row.author_type as BotType | null, verified: false },
+    author: { id: row.bot_id, name: row.author_name, model: row.author_model, type: row.author_type as BotType | null, verified: row.author_verified },
     category: row.category as Category,
     title: row.title,
     body: row.body,
@@ -138,7 +143,7 @@ export function toComment(row: CommentRow): Comment {
     id: row.id,
     post_id: row.post_id,
     parent_id: row.parent_id,
-    author: { id: row.bot_id, name: row.author_name, model: row.author_model, type: row.author_type as BotType | null, verified: false },
+    author: { id: row.bot_id, name: row.author_name, model: row.author_model, type: row.author_type as BotType | null, verified: row.author_verified },
     body: row.body,
     created_at: row.created_at.toISOString(),
   };

@@ -19,7 +19,7 @@ export default fp(
       const problem = toProblem(error, request);
       // A bug needs its stack; an outage or a shutdown is worth a warning; a 501 is expected.
       if (problem.code === 'internal') request.log.error({ err: error }, 'request failed');
-      else if (problem.status >= 500 && problem.code !== 'not_implemented') request.log.warn({ err: error, problem: problem.code }, 'request refused');
+      else if (problem.status >= 500) request.log.warn({ err: error, problem: problem.code }, 'request refused');
       return sendProblem(reply, request, problem);
     });
 

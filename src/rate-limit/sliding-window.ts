@@ -63,6 +63,25 @@ export function rateLimitKey(action: LimitedAction, subject: string) {
   return `${action}:${subject}`;
 }
 
+/**
+ * Counts one request against `key` from a handler (limits that need the body, such as sign-in
+ * mails per address), or refuses it with the same 429 the limiter plugin sends.
+ */
+export async function consumeQuota(db: Kysely<Database>, key: string, max: number, clock: Clock | undefined): Promise<void> {
+  let result: Hit;
+  try {
+    result = await hit(db, key, clock?.() ?? null, max, true);
+  } catch (error) {
+    throw storeUnavailable(error);
+  }
+  if (result.current <= max) return;
+  const retryAfter = Math.max(1, Math.ceil(result.ttl / 1000));
+  throw new ProblemError(429, 'rate_limited', `The limit of ${max} per ${windowSeconds} seconds is used up; retry in ${retryAfter} seconds.`, {
+    headers: { 'retry-after': retryAfter },
+    extensions: { limit: max, window_seconds: windowSeconds, retry_after_seconds: retryAfter },
+  });
+}
+
 /** A bot's remaining quota for one action, read without consuming any. */
 export async function readQuota(db: Kysely<Database>, key: string, limit: number, clock: Clock | undefined): Promise<Quota> {
   let current: number;

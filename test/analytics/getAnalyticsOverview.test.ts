@@ -4,6 +4,7 @@ import { useTestApp } from '../helpers/app.js';
 import { answersLike } from '../helpers/assessments.js';
 import { bearer, createPost, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
+import { asHuman, signIn } from '../helpers/humans.js';
 
 const t = useTestApp();
 
@@ -35,6 +36,16 @@ describe('getAnalyticsOverview 200', () => {
     assert.equal((await overview()).votes, 1);
     await t.app.inject({ method: 'POST', url: `/api/feed/posts/${post.id}/vote`, headers: bearer(b.api_key), payload: { direction: 'none' } });
     assert.equal((await overview()).votes, 0);
+  });
+
+  test('creators are humans with a creator profile', async () => {
+    const cookie = await signIn(t);
+    await signIn(t); // signed in, no profile: not a creator
+    assert.equal((await overview()).creators, 0);
+    const put = await t.app.inject({ method: 'PUT', url: '/api/me/creator', headers: asHuman(cookie), payload: { handle: 'alice', display_name: 'Alice' } });
+    assert.equal(put.statusCode, 200, put.body);
+    await t.app.inject({ method: 'PUT', url: '/api/me/creator', headers: asHuman(cookie), payload: { handle: 'alice-2', display_name: 'Alice' } });
+    assert.equal((await overview()).creators, 1);
   });
 
   test('a write that fails counts nothing', async () => {

@@ -52,14 +52,14 @@ export async function analyticsFromApi(app: FastifyInstance, { days = 30, models
   };
 }
 
-const count = (table: 'bots' | 'posts' | 'comments' | 'votes' | 'assessments') =>
+const count = (table: 'bots' | 'creators' | 'posts' | 'comments' | 'votes' | 'assessments') =>
   sql<number>`(select count(*)::int from ${sql.table(table)})`;
 
 /** The same figures, counted straight from bots, posts, comments, votes and assessments. */
 export async function analyticsFromBaseTables(db: Kysely<Database>, { days = 30 } = {}): Promise<Analytics> {
   const overview = (
-    await sql<Omit<Overview, 'creators'>>`
-      select ${count('bots')} as bots, (select count(*)::int from bots where type is not null) as typed_bots,
+    await sql<Overview>`
+      select ${count('bots')} as bots, ${count('creators')} as creators, (select count(*)::int from bots where type is not null) as typed_bots,
              ${count('posts')} as posts, ${count('comments')} as comments, ${count('votes')} as votes,
              ${count('assessments')} as assessments`.execute(db)
   ).rows[0]!;
@@ -123,7 +123,7 @@ export async function analyticsFromBaseTables(db: Kysely<Database>, { days = 30 
   ).rows;
 
   return {
-    overview: { ...overview, creators: 0 },
+    overview,
     types: {
       typed_bots: overview.typed_bots,
       items: botTypes.map((type) => ({ type, bots: byType.get(type) ?? 0, share: share(byType.get(type) ?? 0) })),

@@ -32,12 +32,13 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   };
 }
 
-export function useTestApp(overrides: Partial<Config> = {}, options: { clock?: () => Date } = {}): TestApp {
+/** `overrides` may be a function, for values known only once other `before` hooks ran (a server's port). */
+export function useTestApp(overrides: Partial<Config> | (() => Partial<Config>) = {}, options: { clock?: () => Date } = {}): TestApp {
   const context = { logs: [] as string[] } as TestApp;
   before(async () => {
     context.database = await createTestDatabase();
     context.db = context.database.db;
-    context.config = testConfig(overrides);
+    context.config = testConfig(typeof overrides === 'function' ? overrides() : overrides);
     context.app = await buildApp({ config: context.config, db: context.db, logStream: logCollector(context.logs), ...options });
     await context.app.ready();
   });

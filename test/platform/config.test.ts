@@ -4,7 +4,8 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 
 describe('configuration', () => {
   test('defaults give a working development server on embedded PGlite', () => {
-    assert.deepEqual(loadConfig({}), {
+    const { humans, ...config } = loadConfig({});
+    assert.deepEqual(config, {
       env: 'development',
       host: '127.0.0.1',
       port: 3000,
@@ -15,6 +16,59 @@ describe('configuration', () => {
       trustProxy: false,
       limits: { posts: 10, comments: 30, votes: 100, assessments: 5, registrations: 20 },
     });
+    const { sessionSecrets, ...rest } = humans;
+    assert.deepEqual(rest, {
+      sessionSecretEphemeral: true,
+      allowedOrigins: [],
+      smtpUrl: undefined,
+      mailFrom: 'bot-platform <no-reply@localhost>',
+      emailLimits: { perAddress: 5, perIp: 20 },
+      oauthProviders: [],
+    });
+    assert.equal(sessionSecrets.length, 1);
+    assert.ok(sessionSecrets[0]!.length >= 32);
+    assert.notEqual(loadConfig({}).humans.sessionSecrets[0], sessionSecrets[0], 'a fresh secret per process');
+  });
+
+  test('an https PUBLIC_URL needs TRUST_PROXY: the server itself speaks plain HTTP', () => {
+    assert.throws(() => loadConfig({ PUBLIC_URL: 'https://bots.example.com' }), /set TRUST_PROXY/);
+    assert.equal(loadConfig({ PUBLIC_URL: 'https://bots.example.com', TRUST_PROXY: 'loopback' }).publicUrl, 'https://bots.example.com');
+  });
+
+  test('SESSION_SECRET: required in production, at least 32 characters, a list to rotate', () => {
+    assert.throws(() => loadConfig({ NODE_ENV: 'production' }), /SESSION_SECRET must be set in production/);
+    assert.throws(() => loadConfig({ SESSION_SECRET: 'short' }), /SESSION_SECRET must be at least 32 characters/);
+    const secrets = ['a'.repeat(32), 'b'.repeat(40)];
+    const config = loadConfig({ NODE_ENV: 'production', SESSION_SECRET: secrets.join(',') });
+    assert.deepEqual(config.humans.sessionSecrets, secrets);
+    assert.equal(config.humans.sessionSecretEphemeral, false);
+  });
+
+  test('OAuth providers: an OpenID Connect issuer, or a plain OAuth 2.0 provider by its endpoints', () => {
+    const config = loadConfig({
+      OAUTH_PROVIDERS: 'google,github',
+      OAUTH_GOOGLE_ISSUER: 'https://accounts.google.com',
+      OAUTH_GOOGLE_CLIENT_ID: 'g-id',
+      OAUTH_GOOGLE_CLIENT_SECRET: 'g-secret',
+      OAUTH_GITHUB_AUTHORIZATION_URL: 'https://github.com/login/oauth/authorize',
+      OAUTH_GITHUB_TOKEN_URL: 'https://github.com/login/oauth/access_token',
+      OAUTH_GITHUB_USERINFO_URL: 'https://api.github.com/user',
+      OAUTH_GITHUB_CLIENT_ID: 'gh-id',
+      OAUTH_GITHUB_CLIENT_SECRET: 'gh-secret',
+      OAUTH_GITHUB_SCOPES: 'read:user user:email',
+    });
+    assert.deepEqual(config.humans.oauthProviders.map((p) => [p.name, p.issuer ?? p.userinfoUrl, p.scopes]), [
+      ['google', 'https://accounts.google.com', 'openid email'],
+      ['github', 'https://api.github.com/user', 'read:user user:email'],
+    ]);
+    assert.throws(
+      () => loadConfig({ OAUTH_PROVIDERS: 'acme', OAUTH_ACME_TOKEN_URL: 'not a url' }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.deepEqual(error.problems.length, 3, error.message);
+        return true;
+      },
+    );
   });
 
   test('values are read and converted; empty variables count as unset', () => {

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import { createHandlers, pendingOperations } from '../../src/handlers.js';
+import { createHandlers } from '../../src/handlers.js';
 import { listOperations, loadSpec } from '../../src/openapi.js';
 import { docsPrefix } from '../../src/plugins/docs.js';
 import { testConfig } from '../helpers/app.js';
@@ -55,15 +55,15 @@ describe('routes and operations', () => {
   test('operationIds are unique and the handler map has exactly one handler for each', () => {
     const ids = operations.map((op) => op.operationId);
     assert.equal(new Set(ids).size, ids.length);
-    const handlers = createHandlers({ db: database.db, config: testConfig(), clock: () => new Date() });
+    const mailer = { sendSignInLink: async () => {}, close() {} };
+    const handlers = createHandlers({ db: database.db, config: testConfig(), clock: () => new Date(), mailer, oauthProviders: new Map() });
     assert.deepEqual(Object.keys(handlers).sort(), [...ids].sort());
   });
 });
 
-describe('operations of later issues', () => {
-  test('answer 501 not_implemented as problem+json, and only they do', async () => {
+describe('every operation is implemented', () => {
+  test('none answers 501, whatever its input', async () => {
     const { api_key } = await registerBot(app);
-    assert.ok(pendingOperations.every((id) => operations.some((op) => op.operationId === id)));
     for (const op of operations) {
       const exampleBody = op.operation.requestBody?.content['application/json'] as { example?: unknown; examples?: Record<string, { value: unknown }> } | undefined;
       const payload = exampleBody?.example ?? Object.values(exampleBody?.examples ?? {})[0]?.value;
@@ -75,13 +75,7 @@ describe('operations of later issues', () => {
         headers: { authorization: `Bearer ${api_key}` },
         ...(payload === undefined ? {} : { payload: payload as object }),
       });
-      if ((pendingOperations as readonly string[]).includes(op.operationId)) {
-        assert.equal(response.statusCode, 501, `${op.operationId}: ${response.body}`);
-        assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
-        assert.equal(response.json().code, 'not_implemented');
-      } else {
-        assert.notEqual(response.statusCode, 501, `${op.operationId} is implemented`);
-      }
+      assert.ok(response.statusCode < 500, `${op.operationId}: ${response.statusCode} ${response.body}`);
     }
   });
 });

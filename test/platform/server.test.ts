@@ -18,7 +18,7 @@ after(async () => {
 
 async function startServer() {
   const child = spawn('npm', ['start', '--silent'], {
-    env: { ...process.env, DATABASE_URL: '', PGLITE_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'production' },
+    env: { ...process.env, DATABASE_URL: '', PGLITE_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'production', SESSION_SECRET: 's'.repeat(32) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];

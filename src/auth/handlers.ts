@@ -1,0 +1,172 @@
+// Handlers of signing in and out: requestEmailSignIn, completeEmailSignIn, startOAuthSignIn,
+// completeOAuthSignIn, signOut, getMe. Signing in always regenerates the session id (the old
+// session, with any OAuth state in it, is destroyed), so a session id planted before sign-in is
+// worth nothing after it.
+import { randomBytes } from 'node:crypto';
+import { normalizeIP } from '@fastify/rate-limit';
+import type { FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import { hashSecret } from '../bots/api-key.js';
+import type { Config } from '../config.js';
+import { findCreatorByUserId, toCreator } from '../creators/repository.js';
+import type { Database } from '../db/schema.js';
+import type { HandlerMap } from '../operation-types.js';
+import { sessionCookieName, sessionCookieOptions, signedInUserId } from '../plugins/session.js';
+import { notFound, ProblemError } from '../problems.js';
+import { consumeQuota, type Clock } from '../rate-limit/sliding-window.js';
+import type { Mailer } from './mailer.js';
+import type { OAuthProvider } from './oauth.js';
+import { findUser, insertSignInToken, redeemSignInToken, userIdForEmail, userIdForIdentity } from './repository.js';
+
+const linkLifetimeSeconds = 15 * 60;
+const defaultNext = '/docs';
+
+/**
+ * An OAuth flow under way lives in its own signed cookie for 10 minutes, not in a session: starting
+ * a sign-in stores nothing on the server, however often anyone starts one.
+ */
+const oauthCookie = { name: 'bp_oauth', path: '/api/auth/oauth', lifetimeSeconds: 10 * 60 };
+
+interface PendingOAuth {
+  provider: string;
+  state: string;
+  codeVerifier: string;
+  nonce: string | undefined;
+  next: string;
+  startedAt: number;
+}
+
+export interface AuthDependencies {
+  db: Kysely<Database>;
+  config: Config;
+  clock: Clock | undefined;
+  mailer: Mailer;
+  oauthProviders: Map<string, OAuthProvider>;
+}
+
+/** The OAuth flow this browser started, from its signed cookie; undefined when absent, forged or unreadable. */
+function pendingOAuth(cookie: string | undefined, request: FastifyRequest): PendingOAuth | undefined {
+  if (!cookie) return undefined;
+  const unsigned = request.unsignCookie(cookie);
+  if (!unsigned.valid || unsigned.value === null) return undefined;
+  try {
+    return JSON.parse(Buffer.from(unsigned.value, 'base64url').toString('utf8')) as PendingOAuth;
+  } catch {
+    return undefined;
+  }
+}
+
+async function signIn(request: FastifyRequest, userId: string) {
+  await request.session.regenerate();
+  request.session.userId = userId;
+}
+
+function upstreamFailed(request: FastifyRequest, provider: string, error: unknown): ProblemError {
+  request.log.warn({ err: error, provider }, 'the sign-in provider failed');
+  return new ProblemError(502, 'upstream_failed', `The sign-in provider ${provider} failed or could not be reached. Try again shortly.`);
+}
+
+export function authHandlers({ db, config, clock, mailer, oauthProviders }: AuthDependencies) {
+  const now = () => clock?.() ?? new Date();
+  const provider = (name: string) => {
+    const found = oauthProviders.get(name);
+    if (!found) throw notFound(`No sign-in provider is called ${name}.`);
+    return found;
+  };
+  const redirectUri = (name: string) => `${config.publicUrl}/api/auth/oauth/${name}/callback`;
+
+  return {
+    async requestEmailSignIn({ body, request }) {
+      const { perIp, perAddress } = config.humans.emailLimits;
+      await consumeQuota(db, `sign-in-mails-ip:${normalizeIP(request.ip, 64)}`, perIp, clock);
+      await consumeQuota(db, `sign-in-mails:${body.email.toLowerCase()}`, perAddress, clock);
+      const token = randomBytes(32).toString('base64url');
+      await insertSignInToken(db, {
+        tokenHash: hashSecret(token),
+        email: body.email,
+        next: body.next ?? defaultNext,
+        expiresAt: new Date(now().getTime() + linkLifetimeSeconds * 1000),
+      });
+      try {
+        await mailer.sendSignInLink(body.email, `${config.publicUrl}/api/auth/email/callback?token=${token}`);
+      } catch (error) {
+        // Still a 202: the answer must not depend on the address. The operator sees the failure.
+        request.log.error({ err: error }, 'sending a sign-in mail failed');
+      }
+      return { status: 202, body: { status: 'pending', expires_in_seconds: linkLifetimeSeconds } };
+    },
+
+    async completeEmailSignIn({ query, request }) {
+      const redeemed = await redeemSignInToken(db, hashSecret(query.token), now());
+      if (!redeemed) {
+        throw new ProblemError(400, 'invalid_token', 'This sign-in link is unknown, already used or expired. Ask for a new one.', {
+          errors: [{ in: 'query', pointer: '/token', message: 'is not a valid sign-in token' }],
+        });
+      }
+      await signIn(request, await userIdForEmail(db, redeemed.email));
+      return { status: 302, headers: { location: redeemed.next } };
+    },
+
+    async startOAuthSignIn({ params, query, request, reply }) {
+      const chosen = provider(params.provider);
+      let started: Awaited<ReturnType<OAuthProvider['start']>>;
+      try {
+        started = await chosen.start(redirectUri(chosen.name));
+      } catch (error) {
+        throw upstreamFailed(request, chosen.name, error);
+      }
+      const { state, codeVerifier, nonce } = started;
+      const pending: PendingOAuth = { provider: chosen.name, state, codeVerifier, nonce, next: query.next ?? defaultNext, startedAt: now().getTime() };
+      reply.setCookie(oauthCookie.name, Buffer.from(JSON.stringify(pending)).toString('base64url'), {
+        ...sessionCookieOptions(config),
+        path: oauthCookie.path,
+        maxAge: oauthCookie.lifetimeSeconds,
+        signed: true,
+      });
+      return { status: 302, headers: { location: started.url.href } };
+    },
+
+    async completeOAuthSignIn({ params, query, request, reply }) {
+      const chosen = provider(params.provider);
+      const pending = pendingOAuth(request.cookies[oauthCookie.name], request);
+      reply.clearCookie(oauthCookie.name, { ...sessionCookieOptions(config), path: oauthCookie.path });
+      // The state first: only the browser that started this sign-in may finish or cancel it.
+      const fresh = pending !== undefined && now().getTime() - pending.startedAt < oauthCookie.lifetimeSeconds * 1000;
+      if (!fresh || pending.provider !== chosen.name || query.state === undefined || query.state !== pending.state) {
+        throw new ProblemError(400, 'invalid_token', 'This sign-in does not match one started in this browser in the last 10 minutes (state). Start again.', {
+          errors: [{ in: 'query', pointer: '/state', message: 'does not match the sign-in started in this browser' }],
+        });
+      }
+      if (query.error !== undefined || query.code === undefined) {
+        const error = query.error ?? 'no code';
+        throw new ProblemError(400, 'invalid_token', `The sign-in provider did not sign you in (${error}). Start again.`, {
+          errors: [{ in: 'query', pointer: query.error === undefined ? '/code' : '/error', message: query.error_description ?? error }],
+        });
+      }
+      let identity: Awaited<ReturnType<OAuthProvider['finish']>>;
+      try {
+        identity = await chosen.finish(new URL(request.url, config.publicUrl), pending);
+      } catch (error) {
+        throw upstreamFailed(request, chosen.name, error);
+      }
+      await signIn(request, await userIdForIdentity(db, { provider: chosen.name, ...identity }));
+      return { status: 302, headers: { location: pending.next } };
+    },
+
+    async signOut({ request, reply }) {
+      await request.session.destroy();
+      reply.clearCookie(sessionCookieName, sessionCookieOptions(config));
+      return { status: 204 };
+    },
+
+    async getMe({ request }) {
+      const user = await findUser(db, signedInUserId(request));
+      if (!user) {
+        await request.session.destroy();
+        throw new ProblemError(401, 'unauthorized', 'Sign in first.');
+      }
+      const creator = await findCreatorByUserId(db, user.id);
+      return { status: 200, body: { user: { id: user.id, email: user.email }, creator: creator ? toCreator(creator) : null } };
+    },
+  } satisfies Pick<HandlerMap, 'requestEmailSignIn' | 'completeEmailSignIn' | 'startOAuthSignIn' | 'completeOAuthSignIn' | 'signOut' | 'getMe'>;
+}

@@ -1,0 +1,71 @@
+// Handlers of creators: upsertCreatorProfile, listMyBots, claimBot (signed-in humans) and the
+// public getCreator.
+import type { Kysely } from 'kysely';
+import { hashSecret } from '../bots/api-key.js';
+import { toBot } from '../bots/repository.js';
+import type { Database } from '../db/schema.js';
+import type { HandlerMap } from '../operation-types.js';
+import { signedInUserId } from '../plugins/session.js';
+import { notFound, ProblemError, validationFailed } from '../problems.js';
+import {
+  claimBotByCode,
+  findCreatorByHandle,
+  findCreatorByUserId,
+  listClaimedBots,
+  listPendingBots,
+  toBotSummary,
+  toCreator,
+  upsertCreator,
+} from './repository.js';
+
+const handlePattern = /^[a-z0-9_-]{2,32}$/;
+
+export function creatorHandlers({ db }: { db: Kysely<Database> }) {
+  return {
+    async upsertCreatorProfile({ body, request }) {
+      const handle = body.handle.toLowerCase();
+      const displayName = body.display_name.trim();
+      const bio = body.bio?.trim() || null;
+      if (!handlePattern.test(handle)) throw validationFailed([{ in: 'body', pointer: '/handle', message: 'must be 2-32 characters of a-z 0-9 _ -' }]);
+      if (!displayName) throw validationFailed([{ in: 'body', pointer: '/display_name', message: 'must not be blank' }]);
+      const creator = await upsertCreator(db, signedInUserId(request), { handle, displayName, bio });
+      if (creator === 'handle_taken') throw new ProblemError(409, 'handle_taken', `The handle "${handle}" belongs to another creator.`);
+      return { status: 200, body: toCreator(creator) };
+    },
+
+    async listMyBots({ request }) {
+      const userId = signedInUserId(request);
+      const creator = await findCreatorByUserId(db, userId);
+      const [claimed, pending] = await Promise.all([listClaimedBots(db, userId), creator ? listPendingBots(db, creator.handle) : []]);
+      return {
+        status: 200,
+        body: {
+          items: [
+            ...claimed.map((bot) => ({ bot: toBotSummary(bot), status: 'claimed' as const })),
+            ...pending.map((bot) => ({ bot: toBotSummary(bot), status: 'pending' as const })),
+          ],
+        },
+      };
+    },
+
+    async claimBot({ body, request }) {
+      const userId = signedInUserId(request);
+      if (!(await findCreatorByUserId(db, userId))) {
+        throw new ProblemError(409, 'creator_required', 'Create your creator profile (PUT /api/me/creator) before claiming bots.');
+      }
+      const outcome = await claimBotByCode(db, userId, hashSecret(body.claim_code));
+      if ('error' in outcome) {
+        if (outcome.error === 'claimed') throw new ProblemError(409, 'claim_code_used', 'This claim code has been used: the bot is claimed.');
+        throw notFound('No bot has this claim code.');
+      }
+      return { status: 200, body: toBot(outcome.bot) };
+    },
+
+    async getCreator({ params }) {
+      const creator = await findCreatorByHandle(db, params.handle.toLowerCase());
+      if (!creator) throw notFound(`No creator has the handle ${params.handle}.`);
+      const bots = await listClaimedBots(db, creator.user_id);
+      return { status: 200, body: { ...toCreator(creator), bots: bots.map(toBotSummary) } };
+    },
+  } satisfies Pick<HandlerMap, 'upsertCreatorProfile' | 'listMyBots' | 'claimBot' | 'getCreator'>;
+}

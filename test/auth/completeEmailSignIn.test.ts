@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { useTestApp } from '../helpers/app.js';
+import { assertContract } from '../helpers/contract.js';
+import { followLink, loggedSignInLink, sessionCookieOf, uniqueEmail } from '../helpers/humans.js';
+
+// The app's clock, moved by the tests instead of waiting 15 minutes.
+let offsetMs = 0;
+const t = useTestApp({}, { clock: () => new Date(Date.now() + offsetMs) });
+
+async function requestLink(email = uniqueEmail()) {
+  const response = await t.app.inject({ method: 'POST', url: '/api/auth/email', payload: { email } });
+  assert.equal(response.statusCode, 202, response.body);
+  return loggedSignInLink(t, email);
+}
+
+describe('completeEmailSignIn 302', () => {
+  test('signs in with a fresh session id: a session planted before sign-in is not the one signed in', async () => {
+    offsetMs = 0;
+    const link = await requestLink();
+    const signedIn = await followLink(t.app, link);
+    assert.equal(signedIn.statusCode, 302, signedIn.body);
+    assertContract('completeEmailSignIn', signedIn);
+    assert.equal(signedIn.headers.location, '/docs');
+    const cookie = sessionCookieOf(signedIn);
+
+    // Following a link while holding a session (planted, or just older) never keeps that session's id.
+    const again = await followLink(t.app, await requestLink(), cookie);
+    const second = sessionCookieOf(again);
+    assert.notEqual(second, cookie, 'signing in again regenerates the id');
+    assert.equal((await t.app.inject({ url: '/api/me', headers: { cookie } })).statusCode, 401, 'the old id is destroyed');
+    assert.equal((await t.app.inject({ url: '/api/me', headers: { cookie: second } })).statusCode, 200);
+  });
+
+  test('a link still works just before its 15 minutes are up', async () => {
+    offsetMs = 0;
+    const link = await requestLink();
+    offsetMs = 14 * 60_000 + 59_000;
+    assert.equal((await followLink(t.app, link)).statusCode, 302);
+    offsetMs = 0;
+  });
+});
+
+describe('completeEmailSignIn and the logs', () => {
+  test('the one-time token never reaches a log line', async () => {
+    offsetMs = 0;
+    const link = await requestLink();
+    const token = new URL(link).searchParams.get('token')!;
+    t.logs.length = 0;
+    await followLink(t.app, link);
+    await followLink(t.app, link); // and the refused second use
+    assert.ok(t.logs.some((line) => line.includes('/api/auth/email/callback?token=[redacted]')), t.logs.join('\n'));
+    assert.ok(!t.logs.some((line) => line.includes(token)));
+  });
+});
+
+describe('completeEmailSignIn 400', () => {
+  test('a link works once', async () => {
+    offsetMs = 0;
+    const link = await requestLink();
+    assert.equal((await followLink(t.app, link)).statusCode, 302);
+    const reused = await followLink(t.app, link);
+    assert.equal(reused.statusCode, 400);
+    assertContract('completeEmailSignIn', reused);
+    assert.equal(reused.json().code, 'invalid_token');
+    assert.ok(!reused.headers['set-cookie'], 'no session for a spent link');
+  });
+
+  test('an expired link fails', async () => {
+    offsetMs = 0;
+    const link = await requestLink();
+    offsetMs = 15 * 60_000 + 1_000;
+    const expired = await followLink(t.app, link);
+    assert.equal(expired.statusCode, 400, expired.body);
+    assert.equal(expired.json().code, 'invalid_token');
+    offsetMs = 0;
+  });
+
+  test('an unknown or malformed token fails', async () => {
+    for (const token of ['x'.repeat(43), 'not a token', 'x'.repeat(300)]) {
+      const response = await t.app.inject({ url: '/api/auth/email/callback', query: { token } });
+      assert.equal(response.statusCode, 400, token);
+      assertContract('completeEmailSignIn', response);
+    }
+    assert.equal((await t.app.inject({ url: '/api/auth/email/callback' })).statusCode, 400);
+  });
+});

@@ -1,0 +1,102 @@
+// E-mail sign-in over a real SMTP server (smtp-server): the mail arrives, its link signs in.
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { SMTPServer } from 'smtp-server';
+import { testConfig, useTestApp } from '../helpers/app.js';
+import { assertContract } from '../helpers/contract.js';
+import { followLink, sessionCookieOf, uniqueEmail } from '../helpers/humans.js';
+
+const received: Array<{ to: string[]; raw: string }> = [];
+const smtp = new SMTPServer({
+  authOptional: true,
+  disabledCommands: ['AUTH', 'STARTTLS'],
+  onData(stream, session, callback) {
+    let raw = '';
+    stream.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
+    stream.on('end', () => {
+      received.push({ to: session.envelope.rcptTo.map((r) => r.address), raw });
+      callback();
+    });
+  },
+});
+before(() => new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve)));
+after(() => new Promise<void>((resolve) => smtp.close(() => resolve())));
+
+const t = useTestApp(() => ({
+  humans: {
+    ...testConfig().humans,
+    smtpUrl: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`,
+    emailLimits: { perAddress: 3, perIp: 5 },
+  },
+}));
+
+function linkIn(raw: string): string {
+  // Quoted-printable soft line breaks ("=\r\n") may split the link.
+  const text = raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+  const match = /http:\/\/bots\.test\/api\/auth\/email\/callback\?token=[A-Za-z0-9_-]+/.exec(text);
+  assert.ok(match, `no link in the mail:\n${raw}`);
+  return match[0];
+}
+
+describe('requestEmailSignIn 202', () => {
+  test('the mail arrives over SMTP, and its link signs in and lands on `next`', async () => {
+    const email = uniqueEmail();
+    const response = await t.app.inject({ method: 'POST', url: '/api/auth/email', payload: { email, next: '/docs/static/index.html' } });
+    assert.equal(response.statusCode, 202, response.body);
+    assertContract('requestEmailSignIn', response);
+    assert.deepEqual(response.json(), { status: 'pending', expires_in_seconds: 900 });
+    const mail = received.findLast((m) => m.to.includes(email));
+    assert.ok(mail, 'the mail was received');
+    assert.ok(!t.logs.some((line) => line.includes('sign_in_link')), 'with SMTP configured, the link is not logged');
+
+    const signedIn = await followLink(t.app, linkIn(mail.raw));
+    assert.equal(signedIn.statusCode, 302, signedIn.body);
+    assert.equal(signedIn.headers.location, '/docs/static/index.html');
+    const me = await t.app.inject({ url: '/api/me', headers: { cookie: sessionCookieOf(signedIn) } });
+    assert.equal(me.json().user.email, email);
+    const again = await followLink(t.app, linkIn(mail.raw));
+    assert.equal(again.statusCode, 400, 'the mailed link works once');
+    assert.equal(again.json().code, 'invalid_token');
+  });
+
+  test('an unknown address gets the same answer as a known one', async () => {
+    const known = uniqueEmail();
+    await t.app.inject({ method: 'POST', url: '/api/auth/email', payload: { email: known } });
+    await followLink(t.app, linkIn(received.findLast((m) => m.to.includes(known))!.raw));
+    const answers = await Promise.all(
+      [known, uniqueEmail()].map((email) => t.app.inject({ method: 'POST', url: '/api/auth/email', payload: { email } })),
+    );
+    assert.deepEqual(answers.map((a) => [a.statusCode, a.body]), [[202, answers[0]!.body], [202, answers[0]!.body]]);
+  });
+});
+
+describe('requestEmailSignIn 400', () => {
+  test('an address that is not one, or a `next` that leaves the site, is refused and nothing is sent', async () => {
+    const before = received.length;
+    const nexts = ['//evil.example', '/\\evil.example', 'https://evil.example', '/\t/evil.example', '/\n', '/日本', '/ space'];
+    for (const payload of [{ email: 'not-an-address' }, ...nexts.map((next) => ({ email: uniqueEmail(), next }))]) {
+      const response = await t.app.inject({ method: 'POST', url: '/api/auth/email', payload });
+      assert.equal(response.statusCode, 400, JSON.stringify(payload));
+      assertContract('requestEmailSignIn', response);
+    }
+    assert.equal(received.length, before);
+  });
+});
+
+describe('requestEmailSignIn 429', () => {
+  test('per address, then per client IP, with Retry-After', async () => {
+    const email = uniqueEmail();
+    const send = (address: string) => t.app.inject({ method: 'POST', url: '/api/auth/email', payload: { email: address } });
+    for (let i = 0; i < 3; i++) assert.equal((await send(email)).statusCode, 202);
+    const perAddress = await send(email.toUpperCase());
+    assert.equal(perAddress.statusCode, 429);
+    assertContract('requestEmailSignIn', perAddress);
+    assert.ok(Number(perAddress.headers['retry-after']) > 0);
+    // Four requests from this IP so far (the refused one counted for the IP): one more, then refused whatever the address.
+    assert.equal((await send(uniqueEmail())).statusCode, 202);
+    const perIp = await send(uniqueEmail());
+    assert.equal(perIp.statusCode, 429);
+    assert.equal(perIp.json().code, 'rate_limited');
+  });
+});

@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { useTestApp } from '../helpers/app.js';
+import { assertContract } from '../helpers/contract.js';
+import { asHuman, signIn } from '../helpers/humans.js';
+
+const t = useTestApp();
+
+const put = (cookie: string, payload: object) => t.app.inject({ method: 'PUT', url: '/api/me/creator', headers: asHuman(cookie), payload });
+
+describe('upsertCreatorProfile 200', () => {
+  test('creates the profile, lower-casing the handle, then updates it', async () => {
+    const cookie = await signIn(t);
+    const created = await put(cookie, { handle: 'Alice_1', display_name: ' Alice ', bio: 'Bots that argue.' });
+    assert.equal(created.statusCode, 200, created.body);
+    assertContract('upsertCreatorProfile', created);
+    const { created_at: createdAt, ...profile } = created.json() as { created_at: string };
+    assert.deepEqual(profile, { handle: 'alice_1', display_name: 'Alice', bio: 'Bots that argue.' });
+    assert.ok(Date.parse(createdAt) > 0);
+    const updated = await put(cookie, { handle: 'alice-2', display_name: 'Alice L.' });
+    assert.equal(updated.json().handle, 'alice-2');
+    assert.equal(updated.json().bio, null);
+    assert.equal(updated.json().created_at, created.json().created_at);
+    assert.equal((await t.db.selectFrom('creators').select('handle').execute()).length, 1);
+  });
+});
+
+describe('upsertCreatorProfile 400', () => {
+  test('a handle outside 2-32 of a-z 0-9 _ -, a blank display name, unknown fields', async () => {
+    const cookie = await signIn(t);
+    for (const payload of [{ handle: 'a', display_name: 'A' }, { handle: 'al ice', display_name: 'A' }, { handle: 'x'.repeat(33), display_name: 'A' }, { handle: 'alice', display_name: '   ' }, { handle: 'alice', display_name: 'A', extra: 1 }]) {
+      const response = await put(cookie, payload);
+      assert.equal(response.statusCode, 400, JSON.stringify(payload));
+      assertContract('upsertCreatorProfile', response);
+    }
+    assert.equal((await t.db.selectFrom('creators').select('handle').execute()).length, 0);
+  });
+});
+
+describe('upsertCreatorProfile 409', () => {
+  test('a handle another creator holds, in any case', async () => {
+    assert.equal((await put(await signIn(t), { handle: 'alice', display_name: 'Alice' })).statusCode, 200);
+    const taken = await put(await signIn(t), { handle: 'ALICE', display_name: 'Other' });
+    assert.equal(taken.statusCode, 409);
+    assertContract('upsertCreatorProfile', taken);
+    assert.equal(taken.json().code, 'handle_taken');
+  });
+});
