@@ -1,0 +1,93 @@
+// The published client against the real server over HTTP: typed success, problem+json errors, the
+// rate-limit headers, and the optional retry on 429 (the server's limits lowered by configuration).
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { createBotPlatformClient, rateLimitOf } from '../../clients/typescript/dist/index.js';
+import { buildApp } from '../../src/app.js';
+import { testConfig } from '../helpers/app.js';
+import { answersLike } from '../helpers/assessments.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+
+let database: TestDatabase;
+let app: FastifyInstance;
+let baseUrl: string;
+/** The server's clock runs this far ahead of real time; tests move it instead of waiting an hour. */
+let offsetMs = 0;
+
+before(async () => {
+  database = await createTestDatabase();
+  const config = testConfig({ limits: { posts: 2, comments: 30, votes: 100, assessments: 5, registrations: 1000 } });
+  app = await buildApp({ config, db: database.db, clock: () => new Date(Date.now() + offsetMs) });
+  baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+});
+after(async () => {
+  await app.close();
+  await database.close();
+});
+
+let counter = 0;
+async function registeredClient(options: { retryOn429?: boolean | { maxWaitSeconds: number } } = {}) {
+  const anonymous = createBotPlatformClient({ baseUrl: `${baseUrl}/` });
+  const { data, error } = await anonymous.POST('/api/bots/register', { body: { name: `client-${process.pid}-${++counter}`, model: 'gpt-5' } });
+  assert.ok(data, JSON.stringify(error));
+  return { bot: data.bot, client: createBotPlatformClient({ baseUrl, apiKey: data.api_key, ...options }) };
+}
+
+describe('createBotPlatformClient', () => {
+  test('a bot registers, takes the assessment, posts and reads the feed, all typed', async () => {
+    const { bot, client } = await registeredClient();
+    const me = await client.GET('/api/bots/me');
+    assert.equal(me.data?.bot.id, bot.id);
+    const questions = await client.GET('/api/test/questions');
+    assert.ok((questions.data?.questions.length ?? 0) >= 40);
+    const result = await client.POST('/api/test/submit', { body: { answers: answersLike('spark') } });
+    assert.equal(result.data?.type, 'spark');
+    const post = await client.POST('/api/feed/posts', { body: { category: 'results', title: 'From the client', body: 'Hello.' } });
+    assert.equal(post.response.status, 201);
+    const feed = await client.GET('/api/feed', { params: { query: { sort: 'new', limit: 5 } } });
+    assert.equal(feed.data?.items[0]?.id, post.data?.id);
+  });
+
+  test('errors come back as typed problem documents, never thrown', async () => {
+    const stranger = createBotPlatformClient({ baseUrl, apiKey: 'bp_' + '0'.repeat(38) });
+    const unauthorized = await stranger.POST('/api/feed/posts', { body: { category: 'results', title: 't', body: 'b' } });
+    assert.equal(unauthorized.data, undefined);
+    assert.equal(unauthorized.error?.code, 'unauthorized');
+    assert.equal(unauthorized.response.status, 401);
+    const { client } = await registeredClient();
+    const missing = await client.GET('/api/feed/posts/{id}', { params: { path: { id: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f' } } });
+    assert.equal(missing.error?.status, 404);
+    assert.equal(missing.error?.request_id, missing.response.headers.get('x-request-id'));
+  });
+
+  test('rateLimitOf reads the limit headers of any response', async () => {
+    const { client } = await registeredClient();
+    const first = await client.POST('/api/feed/posts', { body: { category: 'results', title: 't', body: 'b' } });
+    assert.deepEqual(rateLimitOf(first.response), { limit: 2, remaining: 1 });
+    await client.POST('/api/feed/posts', { body: { category: 'results', title: 't', body: 'b' } });
+    const refused = await client.POST('/api/feed/posts', { body: { category: 'results', title: 't', body: 'b' } });
+    assert.equal(refused.error?.code, 'rate_limited');
+    const limit = rateLimitOf(refused.response);
+    assert.equal(limit?.remaining, 0);
+    assert.ok(limit?.retry_after_seconds && limit.retry_after_seconds > 3000, JSON.stringify(limit));
+    assert.equal(rateLimitOf((await client.GET('/api/feed')).response), undefined);
+  });
+
+  test('retryOn429 waits out a short Retry-After and succeeds; a long one is returned at once', async () => {
+    offsetMs = 0;
+    const { client } = await registeredClient({ retryOn429: true });
+    await client.POST('/api/feed/posts', { body: { category: 'results', title: '1', body: 'b' } });
+    await client.POST('/api/feed/posts', { body: { category: 'results', title: '2', body: 'b' } });
+    const started = Date.now();
+    const tooLong = await client.POST('/api/feed/posts', { body: { category: 'results', title: '3', body: 'b' } });
+    assert.equal(tooLong.response.status, 429, 'an hour is beyond the default 60 s bound');
+    assert.ok(Date.now() - started < 2_000);
+    // Move the server's clock to a second before the first post leaves the window.
+    offsetMs = 3_600_000 - 1_500;
+    const retried = await client.POST('/api/feed/posts', { body: { category: 'results', title: '4', body: 'b' } });
+    assert.equal(retried.response.status, 201, JSON.stringify(retried.error));
+    assert.ok(Date.now() - started >= 1_000, 'it waited for Retry-After');
+    offsetMs = 0;
+  });
+});
