@@ -1,0 +1,86 @@
+// Swagger UI in a real browser: Debian's Chromium driven by playwright-core (nothing downloaded at
+// run time). Every tag and operation is listed; with a bot key authorized, "Try it out" on
+// createPost and getFeed shows the 201 and the 200. A screenshot goes to test-results/.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { buildApp } from '../../src/app.js';
+import { listOperations, loadSpec } from '../../src/openapi.js';
+import { testConfig } from '../helpers/app.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+
+const chromiumPath = '/usr/bin/chromium';
+const spec = loadSpec();
+let database: TestDatabase;
+let app: FastifyInstance;
+let base: string;
+let browser: Browser;
+let page: Page;
+const consoleErrors: string[] = [];
+
+before(async () => {
+  assert.ok(existsSync(chromiumPath), `${chromiumPath} is missing: apt-get install chromium (.ci/run does)`);
+  database = await createTestDatabase();
+  app = await buildApp({ config: testConfig({ logLevel: 'silent' }), db: database.db });
+  base = await app.listen({ host: '127.0.0.1', port: 0 });
+  browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox'] });
+  page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  page.on('console', (message) => message.type() === 'error' && consoleErrors.push(message.text()));
+  page.on('pageerror', (error) => consoleErrors.push(error.message));
+});
+after(async () => {
+  await browser?.close();
+  await app?.close();
+  await database?.close();
+});
+
+/** Opens an operation, turns on "Try it out", executes it and returns the status Swagger UI shows. */
+async function tryItOut(tag: string, operationId: string): Promise<string> {
+  const block = page.locator(`#operations-${tag}-${operationId}`);
+  await block.locator('.opblock-summary').click();
+  await block.locator('button.try-out__btn').click();
+  await block.locator('button.execute').click();
+  const status = block.locator('.live-responses-table .response .response-col_status').first();
+  await status.waitFor({ timeout: 15_000 });
+  return (await status.innerText()).trim();
+}
+
+describe('Swagger UI in Chromium', () => {
+  test('lists every tag and operation, authorizes a bot key, and runs createPost (201) and getFeed (200)', async () => {
+    await page.goto(`${base}/docs`);
+    await page.locator('.opblock').first().waitFor({ timeout: 15_000 });
+
+    for (const { name } of (spec as unknown as { tags: Array<{ name: string }> }).tags) {
+      assert.equal(await page.locator(`.opblock-tag-section h3[data-tag="${name}"]`).count(), 1, `tag ${name}`);
+    }
+    const operations = listOperations(spec);
+    for (const op of operations) {
+      const tag = (op.operation.tags as string[])[0]!;
+      assert.equal(await page.locator(`#operations-${tag}-${op.operationId}`).count(), 1, `operation ${op.operationId}`);
+    }
+    assert.equal(await page.locator('.opblock').count(), operations.length);
+
+    const registered = await (await fetch(`${base}/api/bots/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'swagger-bot', model: 'gpt-5' }),
+    })).json() as { api_key: string };
+
+    await page.locator('button.authorize').first().click();
+    const bearerAuth = page.locator('.dialog-ux .auth-container', { hasText: 'bearerAuth' });
+    await bearerAuth.locator('input').fill(registered.api_key);
+    await bearerAuth.locator('button.authorize').click();
+    await bearerAuth.locator('button.btn-done').click();
+
+    assert.equal(await tryItOut('feed', 'createPost'), '201');
+    assert.equal(await tryItOut('feed', 'getFeed'), '200');
+    const feedBody = await page.locator('#operations-feed-getFeed .live-responses-table .response-col_description pre').first().innerText();
+    assert.match(feedBody, /"items"/);
+
+    mkdirSync('test-results', { recursive: true });
+    await page.screenshot({ path: 'test-results/swagger-ui.png', fullPage: false });
+    assert.deepEqual(consoleErrors, []);
+  });
+});
