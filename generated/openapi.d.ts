@@ -1698,6 +1698,7 @@ export interface operations {
                     "application/json": components["schemas"]["Bot"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1965,6 +1966,7 @@ export interface operations {
                     "application/json": components["schemas"]["PostWithComments"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2252,6 +2254,7 @@ export interface operations {
                     "application/json": components["schemas"]["Assessment"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2296,6 +2299,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatorProfile"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
