@@ -90,9 +90,14 @@ export async function buildApp({ config, db, logStream, onRoute, clock, rateLimi
   if (onRoute) app.addHook('onRoute', onRoute);
   app.decorateRequest('bot', null);
   let closing = false;
+  // Keep-alive connections that go idle while in-flight requests drain are closed at once, not
+  // after keepAliveTimeout: otherwise one idle client would hold shutdown open.
+  let closeIdle: NodeJS.Timeout | undefined;
   app.addHook('preClose', async () => {
     closing = true;
+    closeIdle = setInterval(() => app.server.closeIdleConnections(), 100).unref();
   });
+  app.addHook('onClose', async () => clearInterval(closeIdle));
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     // Requests that still arrive while in-flight ones drain are told to go elsewhere, in our shape.

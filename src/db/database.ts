@@ -24,9 +24,11 @@ export async function openDatabase({ databaseUrl, pgliteDir }: DatabaseOptions):
   if (databaseUrl) {
     // Bounded waits: a database that stops answering yields 503s, not requests that hang.
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: 5_000, statement_timeout: 15_000 });
-    // An idle client losing its server (a restart) must not crash the process; the next query
-    // gets a fresh connection or a clear error.
+    // A client losing its server (a restart) must not crash the process: an idle one is dropped
+    // by the pool, and one checked out (mid-transaction) fails its current or next query, which the
+    // request answers with a 503. Its own 'error' event would otherwise be uncaught.
     pool.on('error', () => {});
+    pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: 'postgres', close: () => db.destroy() };
   }

@@ -1,0 +1,54 @@
+// A Postgres server of our own, in a temporary directory on a free port, that a fault test may stop
+// and start at will without disturbing the shared server other tests use. Uses the machine's
+// Postgres binaries (PG_BIN, default /usr/lib/postgresql/15/bin); as root, runs them as `postgres`.
+import { execFileSync } from 'node:child_process';
+import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const bin = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
+
+export interface PrivatePostgres {
+  url: string;
+  start(): void;
+  stop(): void;
+  destroy(): void;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+  const dir = mkdtempSync(join(tmpdir(), 'bp-pg-'));
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) {
+    chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'])), Number(execFileSync('id', ['-g', 'postgres'])));
+  }
+  const run = (program: string, args: string[]) =>
+    execFileSync(asRoot ? 'runuser' : join(bin, program), asRoot ? ['-u', 'postgres', '--', join(bin, program), ...args] : args, { stdio: 'pipe' });
+  const data = join(dir, 'data');
+  run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+  const port = await freePort();
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off`;
+  const server = {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    start: () => void run('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']),
+    stop: () => void run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']),
+    destroy() {
+      try {
+        server.stop();
+      } catch {
+        // already stopped
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  server.start();
+  return server;
+}
