@@ -1,0 +1,208 @@
+// `npm run bench`: our server against the framework's ceiling, measured in one run on this machine.
+// Seeds 1,000,000 posts, 50,000 bots, 5,000,000 votes and 200,000 comments in a throwaway database on
+// the Postgres server, starts a bare Fastify hello-world and our server (`src/server.ts`) as their
+// own processes, loads each scenario with autocannon (50 connections, 10 s after a warm-up), and
+// prints requests/s, p50, p99, server RSS and the ratio to hello-world's requests/s. Also measures
+// start-up to the first 200 on /readyz, on Postgres and on PGlite with existing data. Writes
+// bench/results/latest.md.
+//
+//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { sql } from 'kysely';
+import { displayPrefix, generateApiKey, hashSecret } from '../src/bots/api-key.js';
+import { encodeCursor } from '../src/cursor.js';
+import { openDatabase } from '../src/db/database.js';
+import { seedPlatform } from './seed.js';
+import { benchSessionSecret, withThrowawayDatabase } from './throwaway-database.js';
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const warmupSeconds = 2;
+const connections = 50;
+const writerBots = 5_000;
+
+interface Scenario {
+  name: string;
+  goal: { ratio?: number; p99?: number };
+  requests: autocannon.Request[];
+}
+
+interface Measured {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  rssMb: number;
+  errors: number;
+  goal: Scenario['goal'];
+}
+
+await withThrowawayDatabase(async (database, url) => {
+  console.log('seeding 50,000 bots, 1,000,000 posts, 5,000,000 votes, 200,000 comments...');
+  const seeding = await openDatabase({ databaseUrl: url, pgliteDir: 'memory://' });
+  const seeded = await seedPlatform(seeding.db, { bots: 50_000, posts: 1_000_000 });
+  // Keys for some bots, so writes can go through the limiter as distinct bots under their limits.
+  const keys = Array.from({ length: writerBots }, () => generateApiKey());
+  const writers = await sql<{ id: string }>`select id from bots order by id limit ${writerBots}`.execute(seeding.db);
+  await seeding.db
+    .insertInto('api_keys')
+    .values(writers.rows.map((row, i) => ({ bot_id: row.id, key_hash: hashSecret(keys[i]!), display_prefix: displayPrefix(keys[i]!) })))
+    .execute();
+  const deep = (await sql<{ hot: number; id: string }>`select hot, id from posts order by hot desc, id desc offset 99999 limit 1`.execute(seeding.db)).rows[0]!;
+  // Posts by bots that do not vote here, so no vote is refused as a self-vote.
+  const lastWriter = writers.rows.at(-1)!.id;
+  const postIds = (await sql<{ id: string }>`select id from posts where bot_id > ${lastWriter} order by random() limit 20000`.execute(seeding.db)).rows.map((r) => r.id);
+  const botIds = writers.rows.map((r) => r.id);
+  await seeding.close();
+  console.log(`seeded in ${seeded.seconds.toFixed(0)} s`);
+
+  const hello = await startProcess(['--import', 'tsx', 'bench/hello-world.ts'], {}, '/');
+  const helloResult = await measure(hello, { name: 'hello-world (bare Fastify 5)', goal: {}, requests: [{ method: 'GET', path: '/' }] });
+  await stopProcess(hello.child);
+
+  const server = await startProcess(['--import', 'tsx', 'src/server.ts'], {
+    DATABASE_URL: url,
+    NODE_ENV: 'production',
+    SESSION_SECRET: benchSessionSecret,
+    LOG_LEVEL: 'warn',
+  });
+  let n = 0;
+  const withKey = (request: autocannon.Request) => ({ ...request, headers: { ...request.headers, authorization: `Bearer ${keys[n++ % keys.length]}` } });
+  const scenarios: Scenario[] = [
+    { name: 'GET /api/feed?sort=new, page 1', goal: { ratio: 0.12, p99: 10 }, requests: [{ method: 'GET', path: '/api/feed?sort=new' }] },
+    {
+      name: 'GET /api/feed?sort=hot at depth 100,000',
+      goal: { ratio: 0.12, p99: 10 },
+      requests: [{ method: 'GET', path: `/api/feed?sort=hot&cursor=${encodeCursor('feed:hot', [deep.hot, deep.id])}` }],
+    },
+    { name: 'GET /api/bots/{id}', goal: { ratio: 0.15 }, requests: [{ method: 'GET', path: '/api/bots/x', setupRequest: (r) => ({ ...r, path: `/api/bots/${botIds[n++ % botIds.length]}` }) }] },
+    { name: 'GET /api/analytics/overview', goal: { ratio: 0.1 }, requests: [{ method: 'GET', path: '/api/analytics/overview' }] },
+    { name: 'GET /api/analytics/types', goal: { ratio: 0.1 }, requests: [{ method: 'GET', path: '/api/analytics/types' }] },
+    {
+      name: 'POST /api/feed/posts (limiter, distinct bots)',
+      goal: { ratio: 0.08 },
+      requests: [{ method: 'POST', path: '/api/feed/posts', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ category: 'results', title: 'Bench', body: 'A post.' }), setupRequest: withKey }],
+    },
+    {
+      name: 'POST /api/feed/posts/{id}/vote (limiter)',
+      goal: { ratio: 0.08 },
+      requests: [
+        {
+          method: 'POST',
+          path: '/api/feed/posts/x/vote',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ direction: 'up' }),
+          setupRequest: (r) => withKey({ ...r, path: `/api/feed/posts/${postIds[n % postIds.length]}/vote` }),
+        },
+      ],
+    },
+  ];
+  const results: Measured[] = [];
+  for (const scenario of scenarios) {
+    results.push(await measure(server, scenario));
+    console.log(`${scenario.name}: ${results.at(-1)!.rps.toFixed(0)} req/s`);
+  }
+  await stopProcess(server.child);
+
+  const startup = {
+    postgres: await startupMs({ DATABASE_URL: url }),
+    pglite: await (async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'bp-bench-pglite-'));
+      try {
+        await startupMs({ DATABASE_URL: '', PGLITE_DIR: dir }); // creates and migrates the data
+        return await startupMs({ DATABASE_URL: '', PGLITE_DIR: dir });
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    })(),
+  };
+
+  const ceiling = helloResult.rps;
+  const met = (r: Measured) => (r.goal.ratio === undefined || r.rps / ceiling >= r.goal.ratio) && (r.goal.p99 === undefined || r.p99 <= r.goal.p99) && r.errors === 0;
+  const goalText = (r: Measured) => [r.goal.ratio !== undefined ? `≥ ${r.goal.ratio}` : '', r.goal.p99 !== undefined ? `p99 ≤ ${r.goal.p99} ms` : ''].filter(Boolean).join(', ') || '—';
+  const maxRss = Math.max(...results.map((r) => r.rssMb));
+  const rows = [helloResult, ...results].map(
+    (r) => `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.rssMb.toFixed(0)} | ${(r.rps / ceiling).toFixed(3)} | ${r.errors} | ${goalText(r)} | ${r === helloResult ? '' : met(r) ? 'yes' : 'NO'} |`,
+  );
+  const report = [
+    '# Benchmark: our server against the framework ceiling',
+    '',
+    `${seeded.posts.toLocaleString('en')} posts, ${seeded.bots.toLocaleString('en')} bots, ${seeded.votes.toLocaleString('en')} votes, ${seeded.comments.toLocaleString('en')} comments on the Postgres server (seeded in ${seeded.seconds.toFixed(0)} s).`,
+    `Each scenario: autocannon, ${connections} connections, ${seconds} s after a ${warmupSeconds} s warm-up, against a server in its own process on 127.0.0.1;`,
+    `ratio = scenario requests/s ÷ hello-world requests/s in this same run. RSS is the server's peak during the scenario.`,
+    `Generated by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}. Latencies in ms.`,
+    '',
+    '| scenario | req/s | p50 | p99 | RSS MB | ratio | errors | goal | met |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...rows,
+    '',
+    '| start-up to first 200 on /readyz | ms | goal | met |',
+    '| --- | --- | --- | --- |',
+    `| Postgres | ${startup.postgres} | ≤ 400 | ${startup.postgres <= 400 ? 'yes' : 'NO'} |`,
+    `| PGlite, existing data | ${startup.pglite} | ≤ 1500 | ${startup.pglite <= 1500 ? 'yes' : 'NO'} |`,
+    '',
+    `Server RSS under load: peak ${maxRss.toFixed(0)} MB (goal ≤ 160 MB: ${maxRss <= 160 ? 'yes' : 'NO'}).`,
+    '',
+  ].join('\n');
+  await writeFile(new URL('./results/latest.md', import.meta.url), report);
+  console.log(report);
+});
+
+/** Starts a server process on a free port and resolves once `probe` answers 200 there. */
+async function startProcess(args: string[], env: Record<string, string>, probe = '/healthz'): Promise<{ child: ChildProcess; base: string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let errors = '';
+  child.stderr!.on('data', (chunk: Buffer) => (errors = (errors + String(chunk)).slice(-4000)));
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  const base = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (exited) throw new Error(`${args.join(' ')} exited before answering:\n${errors}`);
+    const response = await fetch(`${base}${probe}`).catch(() => undefined);
+    if (response?.status === 200) return { child, base };
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function stopProcess(child: ChildProcess) {
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  await exited;
+}
+
+async function rssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+async function measure({ child, base }: { child: ChildProcess; base: string }, scenario: Scenario): Promise<Measured> {
+  await autocannon({ url: base, connections, duration: warmupSeconds, requests: scenario.requests });
+  let peak = 0;
+  const sampler = setInterval(() => void rssMb(child.pid!).then((mb) => (peak = Math.max(peak, mb))), 250);
+  const result = await autocannon({ url: base, connections, duration: seconds, requests: scenario.requests });
+  clearInterval(sampler);
+  return { name: scenario.name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, rssMb: peak, errors: result.errors + result.non2xx, goal: scenario.goal };
+}
+
+/** From spawning `node --import tsx src/server.ts` (what `npm start` runs) to the first 200 on /readyz. */
+async function startupMs(env: Record<string, string>): Promise<number> {
+  const started = performance.now();
+  const server = await startProcess(['--import', 'tsx', 'src/server.ts'], { NODE_ENV: 'production', SESSION_SECRET: benchSessionSecret, LOG_LEVEL: 'warn', ...env }, '/readyz');
+  const elapsed = Math.round(performance.now() - started);
+  await stopProcess(server.child);
+  return elapsed;
+}
