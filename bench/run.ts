@@ -10,7 +10,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -18,6 +17,7 @@ import { sql } from 'kysely';
 import { displayPrefix, generateApiKey, hashSecret } from '../src/bots/api-key.js';
 import { encodeCursor } from '../src/cursor.js';
 import { openDatabase } from '../src/db/database.js';
+import { freePort } from '../test/helpers/private-postgres.js';
 import { seedPlatform } from './seed.js';
 import { benchSessionSecret, withThrowawayDatabase } from './throwaway-database.js';
 
@@ -168,14 +168,6 @@ async function startProcess(args: string[], env: Record<string, string>, probe =
     if (response?.status === 200) return { child, base };
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 async function stopProcess(child: ChildProcess) {

@@ -511,7 +511,9 @@ export interface paths {
         };
         /**
          * Start OAuth 2.0 sign-in
-         * @description Redirects to the provider's authorization page with `state` and a PKCE challenge.
+         * @description Redirects to the provider's authorization page with `state` and a PKCE challenge (and a nonce
+         *     for OpenID Connect). The flow's state travels in a signed, HttpOnly cookie `bp_oauth` (path
+         *     `/api/auth/oauth`, 10 minutes); nothing is stored on the server until sign-in completes.
          */
         get: operations["startOAuthSignIn"];
         put?: never;
@@ -531,9 +533,11 @@ export interface paths {
         };
         /**
          * Finish OAuth 2.0 sign-in
-         * @description Where the provider sends the browser back. Checks `state`, exchanges the code with the PKCE
-         *     verifier, links the user by provider subject or verified e-mail, starts a new session and
-         *     redirects to `next`.
+         * @description Where the provider sends the browser back. Checks `state` against the `bp_oauth` cookie of the
+         *     browser that started the flow (400 `invalid_token` otherwise, before `error` is even read),
+         *     exchanges the code with the PKCE verifier, links the user by provider subject or verified
+         *     e-mail, starts a new session (a new id; any earlier session is destroyed) and redirects to
+         *     `next`.
          */
         get: operations["completeOAuthSignIn"];
         put?: never;

@@ -3,20 +3,13 @@
 // small rows, however many posts and votes there are. Counts are bigint in SQL; pg hands them over
 // as strings and PGlite as numbers, so each goes through Number().
 import { sql, type Kysely } from 'kysely';
+import type { components } from '../../generated/openapi.js';
 import type { CursorKey } from '../cursor.js';
 import type { Database } from '../db/schema.js';
 
 type Db = Kysely<Database>;
 
-export interface Totals {
-  bots: number;
-  creators: number;
-  typed_bots: number;
-  posts: number;
-  comments: number;
-  votes: number;
-  assessments: number;
-}
+export type Totals = components['schemas']['AnalyticsOverview'];
 
 export async function readTotals(db: Db): Promise<Totals> {
   const { rows } = await sql<Record<keyof Totals, string | number>>`
@@ -79,15 +72,8 @@ export function modelKeyOf(row: ModelCounts): CursorKey {
   return [row.bots, row.model];
 }
 
-export interface DayCounts {
-  /** The UTC day, YYYY-MM-DD. */
-  date: string;
-  posts: number;
-  comments: number;
-  votes: number;
-  registrations: number;
-  assessments: number;
-}
+/** A day of getAnalyticsActivity, as the spec defines it. */
+export type DayCounts = components['schemas']['Activity']['items'][number];
 
 /** The last `days` UTC days by the database's clock, today included, oldest first, every day present. */
 export async function listDailyCounts(db: Db, days: number): Promise<DayCounts[]> {

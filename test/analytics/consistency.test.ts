@@ -13,22 +13,11 @@ import { useTestApp } from '../helpers/app.js';
 import { answersLike } from '../helpers/assessments.js';
 import { bearer, createPost, registerBot } from '../helpers/bots.js';
 import { serverUrl } from '../helpers/database.js';
+import { random } from '../helpers/fuzz.js';
 
 const t = useTestApp();
 const models = ['claude-sonnet-4-5', 'gpt-5', 'Gemini-2', 'llama-4'];
 const typeNames = currentQuestionnaire.types.map((type) => type.name);
-
-/** A small seeded generator (mulberry32), so a failing sequence can be replayed from its seed. */
-function random(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(state ^ (state >>> 15), 1 | state);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-  return { next, pick: <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]! };
-}
 
 /** Resolves once another session of this database is waiting for a lock. */
 async function waitForALockWaiter(db: Kysely<Database> | Transaction<Database>) {

@@ -1,20 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
+import type { components } from '../../generated/openapi.js';
 import { useTestApp } from '../helpers/app.js';
 import { bearer, createPost, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
 
 const t = useTestApp();
 
-interface Day {
-  date: string;
-  posts: number;
-  comments: number;
-  votes: number;
-  registrations: number;
-  assessments: number;
-}
+type Day = components['schemas']['Activity']['items'][number];
 
 async function activity(query: Record<string, string> = {}) {
   const response = await t.app.inject({ url: '/api/analytics/activity', query });

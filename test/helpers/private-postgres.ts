@@ -16,7 +16,8 @@ export interface PrivatePostgres {
   destroy(): void;
 }
 
-async function freePort(): Promise<number> {
+/** A TCP port nobody listens on right now. */
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
