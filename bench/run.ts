@@ -7,18 +7,15 @@
 // bench/results/latest.md.
 //
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
-import { displayPrefix, generateApiKey, hashSecret } from '../src/bots/api-key.js';
 import { encodeCursor } from '../src/cursor.js';
 import { openDatabase } from '../src/db/database.js';
-import { freePort } from '../test/helpers/private-postgres.js';
-import { seedPlatform } from './seed.js';
+import { issueApiKeys, seedPlatform } from './seed.js';
+import { rssMb, startProcess, stopProcess, type ServerProcess } from './server-process.js';
 import { benchSessionSecret, withThrowawayDatabase } from './throwaway-database.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -47,17 +44,13 @@ await withThrowawayDatabase(async (database, url) => {
   const seeding = await openDatabase({ databaseUrl: url, pgliteDir: 'memory://' });
   const seeded = await seedPlatform(seeding.db, { bots: 50_000, posts: 1_000_000 });
   // Keys for some bots, so writes can go through the limiter as distinct bots under their limits.
-  const keys = Array.from({ length: writerBots }, () => generateApiKey());
-  const writers = await sql<{ id: string }>`select id from bots order by id limit ${writerBots}`.execute(seeding.db);
-  await seeding.db
-    .insertInto('api_keys')
-    .values(writers.rows.map((row, i) => ({ bot_id: row.id, key_hash: hashSecret(keys[i]!), display_prefix: displayPrefix(keys[i]!) })))
-    .execute();
+  const writers = await issueApiKeys(seeding.db, writerBots);
+  const keys = writers.map((writer) => writer.apiKey);
   const deep = (await sql<{ hot: number; id: string }>`select hot, id from posts order by hot desc, id desc offset 99999 limit 1`.execute(seeding.db)).rows[0]!;
   // Posts by bots that do not vote here, so no vote is refused as a self-vote.
-  const lastWriter = writers.rows.at(-1)!.id;
+  const lastWriter = writers.at(-1)!.botId;
   const postIds = (await sql<{ id: string }>`select id from posts where bot_id > ${lastWriter} order by random() limit 20000`.execute(seeding.db)).rows.map((r) => r.id);
-  const botIds = writers.rows.map((r) => r.id);
+  const botIds = writers.map((writer) => writer.botId);
   await seeding.close();
   console.log(`seeded in ${seeded.seconds.toFixed(0)} s`);
 
@@ -153,35 +146,7 @@ await withThrowawayDatabase(async (database, url) => {
   console.log(report);
 });
 
-/** Starts a server process on a free port and resolves once `probe` answers 200 there. */
-async function startProcess(args: string[], env: Record<string, string>, probe = '/healthz'): Promise<{ child: ChildProcess; base: string }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'ignore', 'pipe'] });
-  let errors = '';
-  child.stderr!.on('data', (chunk: Buffer) => (errors = (errors + String(chunk)).slice(-4000)));
-  let exited = false;
-  child.once('exit', () => (exited = true));
-  const base = `http://127.0.0.1:${port}`;
-  for (;;) {
-    if (exited) throw new Error(`${args.join(' ')} exited before answering:\n${errors}`);
-    const response = await fetch(`${base}${probe}`).catch(() => undefined);
-    if (response?.status === 200) return { child, base };
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
-async function stopProcess(child: ChildProcess) {
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  await exited;
-}
-
-async function rssMb(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
-}
-
-async function measure({ child, base }: { child: ChildProcess; base: string }, scenario: Scenario): Promise<Measured> {
+async function measure({ child, base }: ServerProcess, scenario: Scenario): Promise<Measured> {
   await autocannon({ url: base, connections, duration: warmupSeconds, requests: scenario.requests });
   let peak = 0;
   const sampler = setInterval(() => void rssMb(child.pid!).then((mb) => (peak = Math.max(peak, mb))), 250);

@@ -9,6 +9,7 @@
 // connection), then the counters are computed and analytics_rebuild() fills the analytics
 // aggregates, spread over the 16 shards as the triggers would have left them.
 import { sql, type Kysely } from 'kysely';
+import { displayPrefix, generateApiKey, hashSecret } from '../src/bots/api-key.js';
 import type { Database } from '../src/db/schema.js';
 
 export interface SeedSize {
@@ -120,6 +121,18 @@ export async function seedPlatform(db: Kysely<Database>, { bots, posts }: SeedSi
            (select count(*)::int from posts) as posts, (select count(*)::int from comments) as comments,
            (select count(*)::int from votes) as votes, (select count(*)::int from assessments) as assessments`.execute(db);
   return { ...rows[0]!, seconds: (performance.now() - started) / 1000 };
+}
+
+/** Issues an API key to each of the first `count` seeded bots (by id), so that a load can write as
+ * many distinct bots, each under its own limits. */
+export async function issueApiKeys(db: Kysely<Database>, count: number): Promise<{ botId: string; apiKey: string }[]> {
+  const bots = await db.selectFrom('bots').select('id').orderBy('id').limit(count).execute();
+  const issued = bots.map((bot) => ({ botId: bot.id, apiKey: generateApiKey() }));
+  await db
+    .insertInto('api_keys')
+    .values(issued.map(({ botId, apiKey }) => ({ bot_id: botId, key_hash: hashSecret(apiKey), display_prefix: displayPrefix(apiKey) })))
+    .execute();
+  return issued;
 }
 
 /**
