@@ -7,6 +7,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { StartupError } from '../startup-error.js';
 import { PGliteDialect } from './pglite-dialect.js';
+import { preparingPool } from './prepared-statements.js';
 import type { Database } from './schema.js';
 
 export interface OpenDatabase {
@@ -29,7 +30,7 @@ export async function openDatabase({ databaseUrl, pgliteDir }: DatabaseOptions):
     // request answers with a 503. Its own 'error' event would otherwise be uncaught.
     pool.on('error', () => {});
     pool.on('connect', (client) => client.on('error', () => {}));
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
     return { db, kind: 'postgres', close: () => db.destroy() };
   }
   const unlock = pgliteDir.startsWith('memory://') ? async () => {} : await lockDataDirectory(pgliteDir);
