@@ -5,19 +5,19 @@
 // problem+json error path.
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyServerOptions, type RouteOptions } from 'fastify';
-import helmet from '@fastify/helmet';
 import type { Kysely } from 'kysely';
 import type { Config } from './config.js';
 import type { Database } from './db/schema.js';
 import { answerSheetKeyword } from './assessments/answer-sheet-keyword.js';
 import { createHandlers } from './handlers.js';
-import { loadSpec } from './openapi.js';
+import { loadSpec, type Operation } from './openapi.js';
 import { bearerAuth } from './plugins/bearer-auth.js';
 import docs from './plugins/docs.js';
 import errors, { sendProblem } from './plugins/errors.js';
 import jsonBody from './plugins/json-body.js';
 import openapiRoutes from './plugins/openapi-routes.js';
 import rateLimiting from './plugins/rate-limit.js';
+import securityHeaders from './plugins/security-headers.js';
 import type { Clock } from './rate-limit/sliding-window.js';
 import { ProblemError } from './problems.js';
 import { createMailer } from './auth/mailer.js';
@@ -108,19 +108,15 @@ export async function buildApp({ config, db, logStream, onRoute, clock, rateLimi
     }
   });
 
-  await app.register(helmet, {
-    contentSecurityPolicy: { directives: { upgradeInsecureRequests: secure ? [] : null } },
-    hsts: secure,
-  });
+  await app.register(securityHeaders, { secure });
   await app.register(errors);
   await app.register(jsonBody);
   await app.register(docs, { spec, secure });
-  await app.register(sessions, { db, config });
   const mailer = createMailer(config, app.log);
   app.addHook('onClose', async () => mailer.close());
   // Before the routes: the limiter attaches itself to routes as they are added.
   if (limited) await app.register(rateLimiting, { db, clock });
-  await app.register(openapiRoutes, {
+  const routes = {
     spec,
     handlers: createHandlers({ db, config, clock, mailer, oauthProviders: oauthProviders(config.humans.oauthProviders) }),
     ...(limited ? { limits: config.limits } : {}),
@@ -129,6 +125,15 @@ export async function buildApp({ config, db, logStream, onRoute, clock, rateLimi
       bearerAuth: bearerAuth(db),
       cookieAuth: sessionAuth(config),
     },
+  };
+  // Only the humans' operations (sign-in, sign-out and the cookieAuth ones) read or write a session,
+  // so only their routes carry the cookie and session hooks, which sign and verify on every request
+  // they see; bot and public routes never pay for them, and ignore cookies as documented.
+  const forHumans = (op: Operation) => op.operation.tags?.includes('humans') ?? false;
+  await app.register(async function humanRoutes(scope) {
+    await scope.register(sessions, { db, config });
+    await scope.register(openapiRoutes, { ...routes, include: forHumans });
   });
+  await app.register(openapiRoutes, { ...routes, include: (op) => !forHumans(op) });
   return app;
 }

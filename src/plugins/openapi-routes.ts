@@ -19,6 +19,8 @@ export interface OpenApiRoutesOptions {
   limits?: Config['limits'];
   /** Validation keywords for the spec's own `x-` schema extensions. */
   keywords?: KeywordDefinition[];
+  /** Which operations to register in this scope (default: all); every handler must still be for one of the spec's. */
+  include?: (op: Operation) => boolean;
 }
 
 declare module 'fastify' {
@@ -28,7 +30,7 @@ declare module 'fastify' {
 }
 
 export default fp<OpenApiRoutesOptions>(
-  async function openapiRoutes(app: FastifyInstance, { spec, handlers, security, limits, keywords = [] }) {
+  async function openapiRoutes(app: FastifyInstance, { spec, handlers, security, limits, keywords = [], include = () => true }) {
     const bodies = createSchemaCompiler(spec, { coerceTypes: false, strict: true }, keywords);
     const parameters = createSchemaCompiler(spec, { coerceTypes: false, useDefaults: true, strict: true }, keywords);
     app.setValidatorCompiler(({ schema, httpPart }) =>
@@ -43,7 +45,7 @@ export default fp<OpenApiRoutesOptions>(
     const unknown = Object.keys(handlers).filter((id) => !operations.some((op) => op.operationId === id));
     if (unknown.length > 0) throw new Error(`Handlers without an operation in openapi.yaml: ${unknown.join(', ')}`);
 
-    for (const op of operations) {
+    for (const op of operations.filter(include)) {
       const handler = handlers[op.operationId as keyof HandlerMap] as
         | ((input: unknown) => Promise<{ status: number; body?: unknown; headers?: Record<string, string | number> }>)
         | undefined;

@@ -79,6 +79,21 @@ describe('security headers', () => {
     assert.equal(response.headers['x-content-type-options'], 'nosniff');
     assert.match(String(response.headers['content-security-policy']), /default-src 'self'/);
     assert.doesNotMatch(String(response.headers['content-security-policy']), /upgrade-insecure-requests/, 'plain HTTP config');
+    assert.equal(response.headers['strict-transport-security'], undefined, 'no HSTS over plain HTTP');
+  });
+
+  test('behind https, HSTS and upgrade-insecure-requests too, on every route', async () => {
+    const app = await buildApp({ config: testConfig({ publicUrl: 'https://bots.example', trustProxy: true }), db: t.db });
+    try {
+      for (const url of ['/healthz', '/api/feed', '/api/me', '/nope']) {
+        const response = await app.inject({ url });
+        assert.equal(response.headers['strict-transport-security'], 'max-age=31536000; includeSubDomains', url);
+        assert.match(String(response.headers['content-security-policy']), /upgrade-insecure-requests/, url);
+        assert.equal(response.headers['x-frame-options'], 'SAMEORIGIN', url);
+      }
+    } finally {
+      await app.close();
+    }
   });
 });
 
