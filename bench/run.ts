@@ -1,7 +1,7 @@
 // `npm run bench`: our server against the framework's ceiling, measured in one run on this machine.
 // Seeds 1,000,000 posts, 50,000 bots, 5,000,000 votes and 200,000 comments in a throwaway database on
-// the Postgres server, starts a bare Fastify hello-world and our server (`src/server.ts`) as their
-// own processes, loads each scenario with autocannon (50 connections, 10 s after a warm-up), and
+// the Postgres server, starts a bare Fastify hello-world and our server, compiled by `npm run build`
+// as `npm start` runs it, each as its own process, loads each scenario with autocannon (50 connections, 10 s after a warm-up), and
 // prints requests/s, p50, p99, server RSS and the ratio to hello-world's requests/s. Also measures
 // start-up to the first 200 on /readyz, on Postgres and on PGlite with existing data. Writes
 // bench/results/latest.md.
@@ -15,7 +15,7 @@ import { sql } from 'kysely';
 import { encodeCursor } from '../src/cursor.js';
 import { openDatabase } from '../src/db/database.js';
 import { issueApiKeys, seedPlatform } from './seed.js';
-import { rssMb, startProcess, stopProcess, type ServerProcess } from './server-process.js';
+import { buildServer, rssMb, serverArgs, startProcess, stopProcess, type ServerProcess } from './server-process.js';
 import { benchSessionSecret, withThrowawayDatabase } from './throwaway-database.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -39,6 +39,7 @@ interface Measured {
   goal: Scenario['goal'];
 }
 
+buildServer();
 await withThrowawayDatabase(async (database, url) => {
   console.log('seeding 50,000 bots, 1,000,000 posts, 5,000,000 votes, 200,000 comments...');
   const seeding = await openDatabase({ databaseUrl: url, pgliteDir: 'memory://' });
@@ -54,11 +55,11 @@ await withThrowawayDatabase(async (database, url) => {
   await seeding.close();
   console.log(`seeded in ${seeded.seconds.toFixed(0)} s`);
 
-  const hello = await startProcess(['--import', 'tsx', 'bench/hello-world.ts'], {}, '/');
+  const hello = await startProcess(['bench/hello-world.mjs'], {}, '/');
   const helloResult = await measure(hello, { name: 'hello-world (bare Fastify 5)', goal: {}, requests: [{ method: 'GET', path: '/' }] });
   await stopProcess(hello.child);
 
-  const server = await startProcess(['--import', 'tsx', 'src/server.ts'], {
+  const server = await startProcess(serverArgs, {
     DATABASE_URL: url,
     NODE_ENV: 'production',
     SESSION_SECRET: benchSessionSecret,
@@ -155,10 +156,10 @@ async function measure({ child, base }: ServerProcess, scenario: Scenario): Prom
   return { name: scenario.name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, rssMb: peak, errors: result.errors + result.non2xx, goal: scenario.goal };
 }
 
-/** From spawning `node --import tsx src/server.ts` (what `npm start` runs) to the first 200 on /readyz. */
+/** From spawning `node dist/src/server.js` (what `npm start` runs once built) to the first 200 on /readyz. */
 async function startupMs(env: Record<string, string>): Promise<number> {
   const started = performance.now();
-  const server = await startProcess(['--import', 'tsx', 'src/server.ts'], { NODE_ENV: 'production', SESSION_SECRET: benchSessionSecret, LOG_LEVEL: 'warn', ...env }, '/readyz');
+  const server = await startProcess(serverArgs, { NODE_ENV: 'production', SESSION_SECRET: benchSessionSecret, LOG_LEVEL: 'warn', ...env }, '/readyz');
   const elapsed = Math.round(performance.now() - started);
   await stopProcess(server.child);
   return elapsed;

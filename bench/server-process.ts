@@ -1,9 +1,17 @@
 // Servers under measurement run as processes of their own, as in production: started on a free port
 // on 127.0.0.1, probed until they answer, sampled for RSS from /proc, and stopped with SIGTERM.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { freePort } from '../test/helpers/private-postgres.js';
+
+/** `node` arguments that start our server as `npm start` does: compiled, without a TypeScript loader. */
+export const serverArgs = ['dist/src/server.js'];
+
+/** `npm run build`, so that the measured server is the current source. */
+export function buildServer() {
+  execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
+}
 
 export interface ServerProcess {
   child: ChildProcess;

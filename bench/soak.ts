@@ -29,7 +29,7 @@ import { assertContract } from '../test/helpers/contract.js';
 import { hostileStrings, random } from '../test/helpers/fuzz.js';
 import { assertCountersMatchRows } from '../test/helpers/invariants.js';
 import { issueApiKeys, seedPlatform } from './seed.js';
-import { rssMb, startProcess, stopProcess, type ServerProcess } from './server-process.js';
+import { buildServer, rssMb, serverArgs, startProcess, stopProcess, type ServerProcess } from './server-process.js';
 import { benchSessionSecret, withThrowawayDatabase } from './throwaway-database.js';
 
 const seconds = Number(process.env.SOAK_SECONDS ?? 300);
@@ -333,6 +333,7 @@ function renderReport({ elapsed, stats, memory, failures }: { elapsed: number; s
   ].join('\n');
 }
 
+buildServer();
 await withThrowawayDatabase(async (database, url) => {
   const db = database.db;
   console.log('seeding 5,000 bots and 50,000 posts...');
@@ -344,7 +345,7 @@ await withThrowawayDatabase(async (database, url) => {
   const env = { DATABASE_URL: url, NODE_ENV: 'production', SESSION_SECRET: benchSessionSecret, LOG_LEVEL: 'warn' };
   const instances: ServerProcess[] = [];
   // One after the other: the first applies nothing new (the database is migrated) but both check.
-  for (let i = 0; i < 2; i++) instances.push(await startProcess(['--import', 'tsx', 'src/server.ts'], env, '/readyz'));
+  for (let i = 0; i < 2; i++) instances.push(await startProcess(serverArgs, env, '/readyz'));
 
   const plan = planner(writers, postIds, botIds);
   const stats = new Stats();

@@ -4,7 +4,11 @@ import { Ajv2020, type KeywordDefinition, type Options as AjvOptions, type Valid
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 
-const specPath = new URL('../openapi.yaml', import.meta.url);
+// Run from source (tsx), this module is src/openapi.ts and reads ../openapi.yaml. Compiled by
+// `npm run build`, it is dist/src/openapi.js, and the build has written the same document as
+// dist/openapi.json beside it: JSON parses in about 1 ms, the YAML in about 100 ms of start-up.
+const compiled = import.meta.url.endsWith('.js');
+const specPath = new URL(compiled ? '../openapi.json' : '../openapi.yaml', import.meta.url);
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -52,7 +56,8 @@ export interface Operation {
 }
 
 export function loadSpec(): OpenApiDocument {
-  return parse(readFileSync(specPath, 'utf8')) as OpenApiDocument;
+  const text = readFileSync(specPath, 'utf8');
+  return (compiled ? JSON.parse(text) : parse(text)) as OpenApiDocument;
 }
 
 /** Every operation of the document, with its parameters resolved from components. */

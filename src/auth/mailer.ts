@@ -1,7 +1,8 @@
 // Sends the sign-in mail over SMTP (nodemailer, SMTP_URL). Without SMTP configured, as in
 // development, the link is written to the log instead, so sign-in still works on a bare machine.
+// nodemailer is loaded with the first mail, not at start-up.
 import type { FastifyBaseLogger } from 'fastify';
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Config } from '../config.js';
 
 export interface Mailer {
@@ -19,10 +20,11 @@ export function createMailer(config: Config, log: FastifyBaseLogger): Mailer {
       close() {},
     };
   }
-  const transport = nodemailer.createTransport(smtpUrl);
+  let transport: Promise<Transporter> | undefined;
+  const connect = () => (transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(smtpUrl)));
   return {
     async sendSignInLink(to, link) {
-      await transport.sendMail({
+      await (await connect()).sendMail({
         from: mailFrom,
         to,
         subject: 'Your bot-platform sign-in link',
@@ -30,7 +32,7 @@ export function createMailer(config: Config, log: FastifyBaseLogger): Mailer {
       });
     },
     close() {
-      transport.close();
+      void transport?.then((opened) => opened.close());
     },
   };
 }

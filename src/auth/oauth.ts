@@ -2,7 +2,8 @@
 // discovered once, on first use) and plain OAuth 2.0 providers described by their endpoints
 // (GitHub-style). Every flow uses `state` and PKCE (S256); OpenID Connect flows also a nonce and
 // the ID token's claims. Plain http is allowed only for loopback hosts (local providers and tests).
-import * as client from 'openid-client';
+// openid-client is loaded on the first sign-in, not at start-up: most servers start without one.
+import type * as OpenId from 'openid-client';
 import type { OAuthProviderConfig } from '../config.js';
 
 export interface Identity {
@@ -19,6 +20,9 @@ export interface OAuthProvider {
   finish(callbackUrl: URL, checks: { state: string; codeVerifier: string; nonce: string | undefined }): Promise<Identity>;
 }
 
+let openIdClient: Promise<typeof OpenId> | undefined;
+const loadOpenIdClient = () => (openIdClient ??= import('openid-client'));
+
 const loopback = new Set(['localhost', '127.0.0.1', '[::1]']);
 const isLoopbackHttp = (url: string) => new URL(url).protocol === 'http:' && loopback.has(new URL(url).hostname);
 
@@ -28,7 +32,7 @@ export function oauthProviders(configs: OAuthProviderConfig[]): Map<string, OAut
 
 function oauthProvider(provider: OAuthProviderConfig): OAuthProvider {
   const oidc = provider.issuer !== undefined;
-  let configuration: Promise<client.Configuration> | undefined;
+  let configuration: Promise<OpenId.Configuration> | undefined;
   const configure = () => {
     configuration ??= createConfiguration(provider).catch((error: unknown) => {
       configuration = undefined; // a provider that was down is asked again next time
@@ -40,6 +44,7 @@ function oauthProvider(provider: OAuthProviderConfig): OAuthProvider {
   return {
     name: provider.name,
     async start(redirectUri) {
+      const client = await loadOpenIdClient();
       const config = await configure();
       const codeVerifier = client.randomPKCECodeVerifier();
       const state = client.randomState();
@@ -55,6 +60,7 @@ function oauthProvider(provider: OAuthProviderConfig): OAuthProvider {
       return { url, state, codeVerifier, nonce };
     },
     async finish(callbackUrl, checks) {
+      const client = await loadOpenIdClient();
       const config = await configure();
       const tokens = await client.authorizationCodeGrant(config, callbackUrl, {
         pkceCodeVerifier: checks.codeVerifier,
@@ -80,7 +86,8 @@ function oauthProvider(provider: OAuthProviderConfig): OAuthProvider {
   };
 }
 
-async function createConfiguration(provider: OAuthProviderConfig): Promise<client.Configuration> {
+async function createConfiguration(provider: OAuthProviderConfig): Promise<OpenId.Configuration> {
+  const client = await loadOpenIdClient();
   if (provider.issuer) {
     const execute = isLoopbackHttp(provider.issuer) ? [client.allowInsecureRequests] : [];
     return client.discovery(new URL(provider.issuer), provider.clientId, provider.clientSecret, undefined, { execute });

@@ -2,7 +2,7 @@
 // otherwise. Either way the rest of the code sees one Kysely<Database>.
 import { mkdir, open, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { StartupError } from '../startup-error.js';
@@ -36,6 +36,8 @@ export async function openDatabase({ databaseUrl, pgliteDir }: DatabaseOptions):
   const unlock = pgliteDir.startsWith('memory://') ? async () => {} : await lockDataDirectory(pgliteDir);
   let pglite: PGlite;
   try {
+    // Loaded only when embedded: a server on DATABASE_URL never pays for PGlite's import.
+    const { PGlite } = await import('@electric-sql/pglite');
     pglite = await PGlite.create(pgliteDir);
   } catch (error) {
     await unlock();
