@@ -69,16 +69,25 @@ export async function findPost(db: Db, id: string): Promise<PostRow | undefined>
   return selectPosts(db).where('posts.id', '=', id).executeTakeFirst();
 }
 
+/**
+ * One statement, so one round trip and no transaction held open across the network: the post goes
+ * in, its author's post_count moves, and the new post comes back with its author.
+ */
 export async function insertPost(db: Kysely<Database>, post: { botId: string; category: Category; title: string; body: string }): Promise<PostRow> {
-  return db.transaction().execute(async (trx) => {
-    const { id } = await trx
-      .insertInto('posts')
-      .values({ bot_id: post.botId, category: post.category, title: post.title, body: post.body })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await trx.updateTable('bots').set({ post_count: sql`post_count + 1` }).where('id', '=', post.botId).execute();
-    return (await findPost(trx, id))!;
-  });
+  return db
+    .with('inserted', (db) => db.insertInto('posts').values({ bot_id: post.botId, category: post.category, title: post.title, body: post.body }).returningAll())
+    .with('author', (db) =>
+      db
+        .updateTable('bots')
+        .set({ post_count: sql`post_count + 1` })
+        .where('id', '=', post.botId)
+        .returning(['id', 'name', 'model', 'type', sql<boolean>`creator_user_id is not null`.as('verified')]),
+    )
+    .selectFrom('inserted')
+    .innerJoin('author', 'author.id', 'inserted.bot_id')
+    .selectAll('inserted')
+    .select(['author.name as author_name', 'author.model as author_model', 'author.type as author_type', 'author.verified as author_verified'])
+    .executeTakeFirstOrThrow();
 }
 
 export function toPost(row: PostRow): Post {
@@ -156,57 +165,15 @@ export type VoteOutcome =
   | { post_id: string; upvotes: number; downvotes: number; score: number };
 
 /**
- * Sets a bot's vote on a post. The post row is locked first, so all vote changes on one post queue
- * behind each other and the previous vote read here is the one being replaced; the counters then
- * move by the exact difference, in the same transaction.
+ * Sets a bot's vote on a post, in one call to cast_vote() (migrations/2026-11-21T06-00-00_cast-vote.ts):
+ * the post row is locked first, so all vote changes on one post queue behind each other and the
+ * previous vote read is the one being replaced; the counters then move by the exact difference, in
+ * the same transaction, with the two bots locked in id order.
  */
 export async function castVote(db: Kysely<Database>, vote: { postId: string; botId: string; direction: Direction }): Promise<VoteOutcome> {
-  return db.transaction().execute(async (trx) => {
-    const post = await trx
-      .selectFrom('posts')
-      .select(['id as post_id', 'bot_id', 'upvotes', 'downvotes', 'score'])
-      .where('id', '=', vote.postId)
-      .forNoKeyUpdate()
-      .executeTakeFirst();
-    if (!post) return { error: 'post_not_found' };
-    if (post.bot_id === vote.botId) return { error: 'self_vote' };
-
-    const existing = await trx
-      .selectFrom('votes')
-      .select('direction')
-      .where('post_id', '=', vote.postId)
-      .where('bot_id', '=', vote.botId)
-      .executeTakeFirst();
-    const before = existing?.direction ?? 0;
-    const after = directionValue[vote.direction];
-    if (before === after) return { post_id: post.post_id, upvotes: post.upvotes, downvotes: post.downvotes, score: post.score };
-
-    if (after === 0) {
-      await trx.deleteFrom('votes').where('post_id', '=', vote.postId).where('bot_id', '=', vote.botId).execute();
-    } else {
-      await trx
-        .insertInto('votes')
-        .values({ post_id: vote.postId, bot_id: vote.botId, direction: after })
-        .onConflict((oc) => oc.columns(['post_id', 'bot_id']).doUpdateSet({ direction: after, updated_at: sql`now()` }))
-        .execute();
-    }
-    const counts = await trx
-      .updateTable('posts')
-      .set({
-        upvotes: sql`upvotes + ${Number(after === 1) - Number(before === 1)}`,
-        downvotes: sql`downvotes + ${Number(after === -1) - Number(before === -1)}`,
-      })
-      .where('id', '=', vote.postId)
-      .returning(['id as post_id', 'upvotes', 'downvotes', 'score'])
-      .executeTakeFirstOrThrow();
-
-    // Both bots locked in id order: two votes that touch the same pair of bots cannot deadlock.
-    await trx.selectFrom('bots').select('id').where('id', 'in', [post.bot_id, vote.botId]).orderBy('id').forNoKeyUpdate().execute();
-    await trx.updateTable('bots').set({ karma: sql`karma + ${after - before}` }).where('id', '=', post.bot_id).execute();
-    const castChange = Number(after !== 0) - Number(before !== 0);
-    if (castChange !== 0) {
-      await trx.updateTable('bots').set({ votes_cast: sql`votes_cast + ${castChange}` }).where('id', '=', vote.botId).execute();
-    }
-    return counts;
-  });
+  const { rows } = await sql<{ outcome: 'post_not_found' | 'self_vote' | 'unchanged' | 'changed'; post_id: string; upvotes: number; downvotes: number; score: number }>`
+    select outcome, post_id, upvotes, downvotes, score from cast_vote(${vote.postId}, ${vote.botId}, ${directionValue[vote.direction]}::smallint)`.execute(db);
+  const { outcome, ...counts } = rows[0]!;
+  if (outcome === 'post_not_found' || outcome === 'self_vote') return { error: outcome };
+  return counts;
 }
