@@ -8,7 +8,7 @@
 //     rate_limit_hits, the two agreeing exactly; a bot refused with 429 had exactly its limit admitted
 //     (exact, never fewer); registrations per address likewise;
 //   - counters equal the rows they count, and analytics equal COUNT/GROUP BY over the base tables;
-//   - memory flat: each instance's RSS at the end is within 10% of its RSS after the warm-up;
+//   - memory flat: no instance's RSS at the end is more than 10% above its RSS after the warm-up;
 //   - both instances drain and exit 0 on SIGTERM.
 // Writes bench/results/soak.md and exits 1 if an invariant failed.
 //
@@ -324,7 +324,7 @@ function renderReport({ elapsed, stats, memory, failures }: { elapsed: number; s
     `| refused by a limit (429) | ${refused.toLocaleString('en')} |`,
     `| 5xx / connection errors | ${stats.serverErrorCount} / ${stats.networkErrorCount} |`,
     `| contract violations | ${stats.violationCount} |`,
-    ...memory.map((m, i) => `| instance ${i + 1} RSS after ${warmupSeconds} s warm-up / end / peak | ${m.afterWarmup.toFixed(0)} / ${m.end.toFixed(0)} / ${m.peak.toFixed(0)} MB (${(((m.end - m.afterWarmup) / m.afterWarmup) * 100).toFixed(1)}%) |`),
+    ...memory.map((m, i) => `| instance ${i + 1} RSS after the ${warmupSeconds} s warm-up / at the end (medians over 20 s) / peak | ${m.afterWarmup.toFixed(0)} / ${m.end.toFixed(0)} / ${m.peak.toFixed(0)} MB (${(((m.end - m.afterWarmup) / m.afterWarmup) * 100).toFixed(1)}%) |`),
     '',
     `Operations: ${[...stats.byOperation].sort(([, a], [, b]) => b - a).map(([op, count]) => `${op} ${count}`).join(', ')}.`,
     '',
@@ -396,21 +396,24 @@ await withThrowawayDatabase(async (database, url) => {
   await check(`no bot wrote more rows than its limit in any ${windowSeconds} s span`, () => checkWrittenRows(db, dbStartedAt));
   await check('counters equal the rows they count', () => assertCountersMatchRows(db));
   await check('analytics equal the base tables', async () => {
-    const app = await buildApp({ config: { ...loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'warn' }), databaseUrl: url }, db });
+    const app = await buildApp({ config: { ...loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'warn', SESSION_SECRET: benchSessionSecret }), databaseUrl: url }, db });
     try {
       await assertAnalyticsMatchBaseTables(app, db);
     } finally {
       await app.close();
     }
   });
+  // Steady-state readings: the median over 20 s after the warm-up, and over the last 20 s, so that
+  // one collection's peak or trough does not decide. A leak shows as growth; a fall is memory the
+  // runtime handed back, reported but not a failure.
   const memory = rss.map((samples) => ({
-    afterWarmup: median(samples.filter((s) => Math.abs(s.at - warmupSeconds) <= 5).map((s) => s.mb)),
-    end: median(samples.filter((s) => s.at >= elapsed - 10).map((s) => s.mb)),
+    afterWarmup: median(samples.filter((s) => s.at >= warmupSeconds && s.at < warmupSeconds + 20).map((s) => s.mb)),
+    end: median(samples.filter((s) => s.at >= elapsed - 20).map((s) => s.mb)),
     peak: Math.max(...samples.map((s) => s.mb)),
   }));
-  await check('RSS at the end within 10% of RSS after the warm-up, on each instance', () => {
+  await check('memory flat: RSS at the end no more than 10% above RSS after the warm-up, on each instance', () => {
     memory.forEach((m, i) => {
-      if (Math.abs(m.end - m.afterWarmup) > 0.1 * m.afterWarmup) throw new Error(`instance ${i + 1}: ${m.afterWarmup.toFixed(0)} MB after warm-up, ${m.end.toFixed(0)} MB at the end`);
+      if (m.end > 1.1 * m.afterWarmup) throw new Error(`instance ${i + 1}: ${m.afterWarmup.toFixed(0)} MB after warm-up, ${m.end.toFixed(0)} MB at the end`);
     });
   });
   await check('both instances drained and exited 0 on SIGTERM', () => {
