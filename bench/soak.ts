@@ -167,8 +167,9 @@ function planner(writers: Writer[], postIds: string[], botIds: string[]) {
       if (request.operationId === 'createPost' && status === 201 && postIds.length < 20_000) postIds.push((JSON.parse(body) as { id: string }).id);
       if (request.operationId === 'getFeed' && status === 200) {
         const cursor = (JSON.parse(body) as { next_cursor: string | null }).next_cursor;
-        const sort = new URL(request.path, 'http://x').searchParams.get('sort')!;
-        if (cursor && !new URL(request.path, 'http://x').searchParams.has('category')) {
+        const query = new URL(request.path, 'http://x').searchParams;
+        const sort = query.get('sort')!;
+        if (cursor && !query.has('category')) {
           const list = cursors[sort]!;
           if (list.length < 200) list.push(cursor);
           else list[rng.int(0, list.length - 1)] = cursor;
