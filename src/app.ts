@@ -15,7 +15,7 @@ import { bearerAuth } from './plugins/bearer-auth.js';
 import docs from './plugins/docs.js';
 import errors, { sendProblem } from './plugins/errors.js';
 import jsonBody from './plugins/json-body.js';
-import openapiRoutes from './plugins/openapi-routes.js';
+import openapiRoutes, { routeCompilers } from './plugins/openapi-routes.js';
 import rateLimiting from './plugins/rate-limit.js';
 import securityHeaders from './plugins/security-headers.js';
 import type { Clock } from './rate-limit/sliding-window.js';
@@ -120,7 +120,7 @@ export async function buildApp({ config, db, logStream, onRoute, clock, rateLimi
     spec,
     handlers: createHandlers({ db, config, clock, mailer, oauthProviders: oauthProviders(config.humans.oauthProviders) }),
     ...(limited ? { limits: config.limits } : {}),
-    keywords: [answerSheetKeyword],
+    compilers: routeCompilers(spec, [answerSheetKeyword]),
     security: {
       bearerAuth: bearerAuth(db),
       cookieAuth: sessionAuth(config),

@@ -1,14 +1,20 @@
-// Conditional GETs for public, cacheable reads: a weak ETag computed from the representation, and
-// 304 Not Modified when the client's If-None-Match already names it. Nothing is cached on the
-// server: the representation is built fresh, so a change is visible on the very next request.
+// Conditional GETs for the public, cacheable reads: the operations whose 200 response documents an
+// ETag header in openapi.yaml. The weak ETag is a hash of the serialized body, the very bytes that
+// would be sent, and 304 Not Modified answers an If-None-Match that already names it. Nothing is
+// cached on the server: the representation is built fresh, so a change is visible on the very next
+// request.
 import { createHash } from 'node:crypto';
+import type { onSendHookHandler } from 'fastify';
 
-export function conditionalResponse<Body>(ifNoneMatch: string | undefined, body: Body, cacheControl: string) {
-  const etag = `W/"${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 27)}"`;
-  const headers = { etag, 'cache-control': cacheControl };
-  if (ifNoneMatch !== undefined && matches(ifNoneMatch, etag)) return { status: 304 as const, headers };
-  return { status: 200 as const, body, headers };
-}
+export const conditionalGet: onSendHookHandler = async (request, reply, payload) => {
+  if (reply.statusCode !== 200 || typeof payload !== 'string') return payload;
+  const etag = `W/"${createHash('sha256').update(payload).digest('base64url').slice(0, 27)}"`;
+  reply.header('etag', etag);
+  const ifNoneMatch = request.headers['if-none-match'];
+  if (ifNoneMatch === undefined || !matches(ifNoneMatch, etag)) return payload;
+  reply.code(304);
+  return null;
+};
 
 /** RFC 9110 weak comparison against an If-None-Match list (`*`, or comma-separated tags). */
 function matches(ifNoneMatch: string, etag: string): boolean {

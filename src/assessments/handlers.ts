@@ -1,6 +1,5 @@
 // Handlers of the assessment operations: getQuestions, submitAssessment, getAssessmentResult.
 import type { Kysely } from 'kysely';
-import { conditionalResponse } from '../conditional-response.js';
 import type { Database } from '../db/schema.js';
 import type { HandlerMap } from '../operation-types.js';
 import { authenticatedBot } from '../plugins/bearer-auth.js';
@@ -19,8 +18,9 @@ export function assessmentHandlers({ db }: { db: Kysely<Database> }) {
   };
 
   return {
-    async getQuestions({ headers }) {
-      return conditionalResponse(headers['If-None-Match'], questions, questionsCacheControl);
+    // If-None-Match is answered by the conditionalGet hook, from the serialized body.
+    async getQuestions() {
+      return { status: 200, headers: { 'cache-control': questionsCacheControl }, body: questions };
     },
 
     // The answer sheet is complete and in range: the `x-answer-sheet` validation keyword saw to it.

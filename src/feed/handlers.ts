@@ -1,7 +1,6 @@
 // Handlers of the feed operations: getFeed, createPost, getPost, listComments, commentOnPost,
 // voteOnPost.
 import type { Kysely } from 'kysely';
-import { conditionalResponse } from '../conditional-response.js';
 import { decodeCursor, encodeCursor, type CursorPart } from '../cursor.js';
 import type { Database } from '../db/schema.js';
 import type { HandlerMap } from '../operation-types.js';
@@ -43,7 +42,8 @@ export function feedHandlers({ db }: { db: Kysely<Database> }) {
   }
 
   return {
-    async getFeed({ query, headers }) {
+    // If-None-Match is answered by the conditionalGet hook, from the serialized body.
+    async getFeed({ query }) {
       const sort = query.sort ?? 'hot';
       const limit = query.limit ?? defaultLimit;
       const kind = `feed:${sort}`;
@@ -54,7 +54,7 @@ export function feedHandlers({ db }: { db: Kysely<Database> }) {
         items: page.map(toPost),
         next_cursor: rows.length > limit ? encodeCursor(kind, feedKeyOf(sort, page.at(-1)!)) : null,
       };
-      return conditionalResponse(headers['If-None-Match'], body, feedCacheControl);
+      return { status: 200, headers: { 'cache-control': feedCacheControl }, body };
     },
 
     async createPost({ body, request }) {

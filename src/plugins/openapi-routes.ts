@@ -1,11 +1,24 @@
 // Registers one Fastify route per operation of openapi.yaml, keyed by operationId: the method and
-// path, the request validation schemas and the security requirements all come from the spec.
+// path, the request validation schemas, the response serializers, conditional GETs and the
+// security requirements all come from the spec.
 // Bodies are validated strictly (no coercion, no stripping: an unknown property is a 400); path and
 // query values are converted from their string form only when they are plain numerals.
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import type { KeywordDefinition, ValidateFunction } from 'ajv';
 import fp from 'fastify-plugin';
-import { createSchemaCompiler, listOperations, type JsonSchema, type OpenApiDocument, type Operation } from '../openapi.js';
+import { conditionalGet } from '../conditional-response.js';
+import {
+  createSchemaCompiler,
+  createSerializerCompiler,
+  hasEntityTag,
+  listOperations,
+  successSchemas,
+  type JsonSchema,
+  type OpenApiDocument,
+  type Operation,
+  type SchemaCompiler,
+  type SerializerCompiler,
+} from '../openapi.js';
 import type { HandlerMap } from '../operation-types.js';
 import { routeRateLimit } from './rate-limit.js';
 import type { Config } from '../config.js';
@@ -17,10 +30,29 @@ export interface OpenApiRoutesOptions {
   security: Record<string, onRequestHookHandler>;
   /** Limits for operations with `x-rate-limit`; omitted, nothing is limited (benchmarks only). */
   limits?: Config['limits'];
-  /** Validation keywords for the spec's own `x-` schema extensions. */
-  keywords?: KeywordDefinition[];
+  /** The compilers of every scope that registers routes of this spec (see routeCompilers). */
+  compilers: RouteCompilers;
   /** Which operations to register in this scope (default: all); every handler must still be for one of the spec's. */
   include?: (op: Operation) => boolean;
+}
+
+export interface RouteCompilers {
+  bodies: SchemaCompiler;
+  parameters: SchemaCompiler;
+  serializers: SerializerCompiler;
+}
+
+/**
+ * The validator and serializer compilers for a spec, made once per app and shared by its route
+ * scopes: each compiles the component schemas it meets once, so a second set would compile them
+ * all again at start-up. `keywords` validate the spec's own `x-` schema extensions.
+ */
+export function routeCompilers(spec: OpenApiDocument, keywords: KeywordDefinition[] = []): RouteCompilers {
+  return {
+    bodies: createSchemaCompiler(spec, { coerceTypes: false, strict: true }, keywords),
+    parameters: createSchemaCompiler(spec, { coerceTypes: false, useDefaults: true, strict: true }, keywords),
+    serializers: createSerializerCompiler(spec),
+  };
 }
 
 declare module 'fastify' {
@@ -30,9 +62,8 @@ declare module 'fastify' {
 }
 
 export default fp<OpenApiRoutesOptions>(
-  async function openapiRoutes(app: FastifyInstance, { spec, handlers, security, limits, keywords = [], include = () => true }) {
-    const bodies = createSchemaCompiler(spec, { coerceTypes: false, strict: true }, keywords);
-    const parameters = createSchemaCompiler(spec, { coerceTypes: false, useDefaults: true, strict: true }, keywords);
+  async function openapiRoutes(app: FastifyInstance, { spec, handlers, security, limits, compilers, include = () => true }) {
+    const { bodies, parameters, serializers } = compilers;
     app.setValidatorCompiler(({ schema, httpPart }) =>
       withoutNulCharacters(
         httpPart === 'body'
@@ -53,6 +84,7 @@ export default fp<OpenApiRoutesOptions>(
 
       // Handlers see header parameters under the spec's names; Fastify lower-cases them.
       const headerNames = op.parameters.filter((p) => p.in === 'header').map((p) => p.name);
+      const serializerFor = lazySerializers(successSchemas(spec, op), serializers);
       app.route({
         method: op.method.toUpperCase() as Uppercase<Operation['method']>,
         url: op.path.replace(/\{([^}]+)\}/g, ':$1'),
@@ -62,6 +94,7 @@ export default fp<OpenApiRoutesOptions>(
         },
         schema: routeSchema(op),
         onRequest: securityHooks(op, spec, security),
+        ...(hasEntityTag(spec, op) ? { onSend: conditionalGet } : {}),
         async handler(request, reply) {
           const result = await handler({
             params: request.params,
@@ -73,6 +106,9 @@ export default fp<OpenApiRoutesOptions>(
           });
           reply.code(result.status);
           if (result.headers) reply.headers(result.headers);
+          const serializer = serializerFor(result.status);
+          // Fastify names the type of what its own serializer writes, not of what a reply's does.
+          if (serializer) reply.serializer(serializer).type('application/json; charset=utf-8');
           return reply.send(result.body);
         },
       });
@@ -80,6 +116,21 @@ export default fp<OpenApiRoutesOptions>(
   },
   { name: 'openapi-routes', dependencies: ['errors'] },
 );
+
+/**
+ * 2xx bodies are written by serializers compiled from their documented schemas (errors, which are
+ * problem+json, by JSON.stringify). Each is compiled on its first use: compiling all of them would
+ * add about 75 ms to start-up, which Fastify's own response schemas would spend.
+ */
+function lazySerializers(schemas: Record<string, JsonSchema>, compiler: SerializerCompiler) {
+  const compiled = new Map<number, (body: unknown) => string>();
+  return (status: number) => {
+    let serializer = compiled.get(status);
+    const schema = schemas[status];
+    if (!serializer && schema) compiled.set(status, (serializer = compiler.compile(schema)));
+    return serializer;
+  };
+}
 
 const numeral = { integer: /^-?(0|[1-9][0-9]*)$/, number: /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/ };
 
