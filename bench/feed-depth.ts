@@ -1,8 +1,8 @@
 // `npm run bench:feed`: does a feed page cost the same at depth as on top? Seeds 200,000 posts in a
 // throwaway database on the Postgres server, starts the real server, walks 100 cursor hops for
 // each sort, then loads page 1 and page 101 with autocannon and compares their latency. It also
-// EXPLAINs the handler's own query for both pages and fails if a plan sorts instead of walking an
-// index. Results go to bench/results/feed-depth.md.
+// EXPLAINs the handler's own query for both pages and fails if a plan sorts posts instead of
+// cutting the page from an index walk. Results go to bench/results/feed-depth.md.
 //
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:feed
 import { writeFile } from 'node:fs/promises';
@@ -42,7 +42,9 @@ await withThrowawayDatabase(async (database) => {
     );
     for (const [label, after] of [['page 1', undefined], [`page ${hops + 1}`, decodeCursor(deepCursor, `feed:${sort}`, [...cursorParts[sort]])]] as const) {
       const plan = await explain(database.db, sort, after);
-      const sorted = /\bSort\b/.test(plan) || !/Index Scan/.test(plan);
+      // The page must be cut (Limit) straight from an index walk over posts; sorting the 21 rows
+      // of the page after the authors are joined is fine, sorting posts to find them is not.
+      const sorted = !/Limit \(.*\n\s*->\s+Index Scan (Backward )?using posts_\w+ on posts /.test(plan);
       if (sorted) failures++;
       plans.push(`### ${sort}, ${label}${sorted ? ' (NOT an index walk)' : ''}\n\n\`\`\`\n${plan}\n\`\`\``);
     }

@@ -48,17 +48,24 @@ export async function listPosts(db: Db, query: FeedQuery): Promise<PostRow[]> {
   return feedQuery(db, query).execute();
 }
 
-/** The feed page's query, exposed so the benchmark can EXPLAIN exactly what the handler runs. */
+/**
+ * The feed page's query, exposed so the benchmark can EXPLAIN exactly what the handler runs. The
+ * page is cut first and its authors joined after: joined before the LIMIT, Postgres 15 put a
+ * Memoize node on the bots lookup and sized its hash table for the whole table's posts, 0.7 ms of
+ * set-up per page against 0.05 ms for the page itself (bench/README.md).
+ */
 export function feedQuery(db: Db, { sort, category, botId, limit, after }: FeedQuery) {
   const keys = feedKeys[sort];
-  let query = selectPosts(db);
-  if (category) query = query.where('posts.category', '=', category);
-  if (botId) query = query.where('posts.bot_id', '=', botId);
+  let page = db.selectFrom('posts').selectAll('posts');
+  if (category) page = page.where('posts.category', '=', category);
+  if (botId) page = page.where('posts.bot_id', '=', botId);
   if (after) {
-    query = query.where(sql<boolean>`(${sql.join(keys.map((k) => sql.ref(`posts.${k}`)))}) < (${sql.join(after)})`);
+    page = page.where(sql<boolean>`(${sql.join(keys.map((k) => sql.ref(`posts.${k}`)))}) < (${sql.join(after)})`);
   }
+  for (const key of keys) page = page.orderBy(`posts.${key}`, 'desc');
+  let query = db.selectFrom(page.limit(limit).as('posts')).innerJoin('bots', 'bots.id', 'posts.bot_id').selectAll('posts').select(authorColumns);
   for (const key of keys) query = query.orderBy(`posts.${key}`, 'desc');
-  return query.limit(limit);
+  return query;
 }
 
 export function feedKeyOf(sort: FeedSort, row: PostRow): CursorKey {
