@@ -12,8 +12,9 @@ export const conditionalGet: onSendHookHandler = async (request, reply, payload)
   reply.header('etag', etag);
   const ifNoneMatch = request.headers['if-none-match'];
   if (ifNoneMatch === undefined || !matches(ifNoneMatch, etag)) return payload;
-  reply.code(304);
-  return null;
+  // No payload at all (not null, which Fastify's own HEAD hook cannot take), and no type for it.
+  reply.code(304).removeHeader('content-type');
+  return undefined;
 };
 
 /** RFC 9110 weak comparison against an If-None-Match list (`*`, or comma-separated tags). */

@@ -106,10 +106,11 @@ export default fp<OpenApiRoutesOptions>(
           });
           reply.code(result.status);
           if (result.headers) reply.headers(result.headers);
-          const serializer = serializerFor(result.status);
-          // Fastify names the type of what its own serializer writes, not of what a reply's does.
-          if (serializer) reply.serializer(serializer).type('application/json; charset=utf-8');
-          return reply.send(result.body);
+          const serialize = serializerFor(result.status);
+          if (!serialize || result.body === undefined) return reply.send(result.body);
+          // Serialized here, not by a reply.serializer(): that would stay on the reply and be
+          // handed the problem document of an error raised later, or by the serializer itself.
+          return reply.type('application/json; charset=utf-8').send(serialize(result.body));
         },
       });
     }

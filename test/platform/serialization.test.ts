@@ -27,13 +27,17 @@ before(async () => {
       // A property no schema documents, as a query selecting one column too many would return.
       return { status: 200, headers: { 'cache-control': 'public, max-age=3600' }, body: { ...questions, internal_note: 'not for clients' } };
     },
+    async getAnalyticsOverview() {
+      // A body missing what its schema requires: a bug, which must still end as a problem.
+      return { status: 200, body: {} };
+    },
   } as unknown as HandlerMap;
   await app.register(openapiRoutes, {
     spec,
     handlers,
     security: {},
     compilers: routeCompilers(spec),
-    include: (op) => op.operationId === 'getQuestions',
+    include: (op) => op.operationId === 'getQuestions' || op.operationId === 'getAnalyticsOverview',
   });
   await app.ready();
 });
@@ -57,5 +61,28 @@ describe('response serialization from the spec', () => {
     assert.equal(unchanged.body, '');
     assert.equal(unchanged.headers.etag, expected);
     assert.equal(unchanged.headers['cache-control'], 'public, max-age=3600');
+    assert.equal(unchanged.headers['content-type'], undefined, 'a 304 has no body to describe');
+  });
+
+  test('a body its schema cannot write is a 500 problem that names nothing internal', async () => {
+    const response = await app.inject({ method: 'GET', url: '/api/analytics/overview' });
+    assert.equal(response.statusCode, 500);
+    assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
+    const problem = response.json();
+    assert.equal(problem.code, 'internal');
+    assert.doesNotMatch(response.body, /required/);
+  });
+
+  test('HEAD answers as GET does, with the same ETag, and 304 to a matching If-None-Match', async () => {
+    const get = await app.inject({ method: 'GET', url: '/api/test/questions' });
+    const head = await app.inject({ method: 'HEAD', url: '/api/test/questions' });
+    assert.equal(head.statusCode, 200);
+    assert.equal(head.body, '');
+    assert.equal(head.headers.etag, get.headers.etag);
+    assert.equal(head.headers['content-length'], String(Buffer.byteLength(get.body)));
+
+    const unchanged = await app.inject({ method: 'HEAD', url: '/api/test/questions', headers: { 'if-none-match': String(get.headers.etag) } });
+    assert.equal(unchanged.statusCode, 304);
+    assert.equal(unchanged.headers.etag, get.headers.etag);
   });
 });
