@@ -116,7 +116,9 @@ export interface SerializerCompiler {
 /**
  * Compiles a response schema from openapi.yaml into a JSON serializer (fast-json-stringify): it
  * writes only the properties the schema documents, so a column added to a query never leaks into
- * a response.
+ * a response. It trusts the types it is given (handlers are checked against generated/ at compile
+ * time): a missing required property throws, but a value of the wrong type is coerced, not refused
+ * (null for a non-nullable string is written as "").
  */
 export function createSerializerCompiler(spec: OpenApiDocument): SerializerCompiler {
   const schemas = spec.components.schemas;
