@@ -68,22 +68,23 @@ export function listOperations(spec: OpenApiDocument): Operation[] {
     for (const method of httpMethods) {
       const operation = item[method];
       if (!operation) continue;
-      const parameters = (operation.parameters ?? []).map((p) =>
-        '$ref' in p ? resolveRef<ParameterObject>(spec, p.$ref) : p,
-      );
+      const parameters = (operation.parameters ?? []).map((p) => resolved<ParameterObject>(spec, p));
       operations.push({ operationId: operation.operationId, method, path, operation, parameters });
     }
   }
   return operations;
 }
 
-function resolveRef<T>(spec: OpenApiDocument, ref: string): T {
-  const value = ref
+/** An object of the spec, or the one its `$ref` (`#/components/...`) points at. */
+function resolved<T>(spec: OpenApiDocument, value: unknown): T {
+  const ref = (value as { $ref?: unknown }).$ref;
+  if (typeof ref !== 'string') return value as T;
+  const target = ref
     .replace(/^#\//, '')
     .split('/')
     .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key.replaceAll('~1', '/').replaceAll('~0', '~')], spec);
-  if (value === undefined) throw new Error(`Unresolvable $ref ${ref} in openapi.yaml`);
-  return value as T;
+  if (target === undefined) throw new Error(`Unresolvable $ref ${ref} in openapi.yaml`);
+  return target as T;
 }
 
 /** The `$id` under which compilers hold the spec's component schemas, as `$defs`. */
@@ -156,7 +157,7 @@ export function successSchemas(spec: OpenApiDocument, op: Operation): Record<str
   const schemas: Record<string, JsonSchema> = {};
   for (const [status, response] of Object.entries(op.operation.responses)) {
     if (!/^2\d\d$/.test(status)) continue;
-    const { content } = resolveIfRef<{ content?: Record<string, { schema?: JsonSchema }> }>(spec, response);
+    const { content } = resolved<{ content?: Record<string, { schema?: JsonSchema }> }>(spec, response);
     const schema = content?.['application/json']?.schema;
     if (schema) schemas[status] = schema;
   }
@@ -167,13 +168,8 @@ export function successSchemas(spec: OpenApiDocument, op: Operation): Record<str
 export function hasEntityTag(spec: OpenApiDocument, op: Operation): boolean {
   const ok = op.operation.responses['200'];
   if (!ok) return false;
-  const { headers } = resolveIfRef<{ headers?: Record<string, unknown> }>(spec, ok);
+  const { headers } = resolved<{ headers?: Record<string, unknown> }>(spec, ok);
   return Object.keys(headers ?? {}).some((name) => name.toLowerCase() === 'etag');
-}
-
-function resolveIfRef<T>(spec: OpenApiDocument, value: unknown): T {
-  const ref = (value as { $ref?: unknown }).$ref;
-  return (typeof ref === 'string' ? resolveRef<T>(spec, ref) : value) as T;
 }
 
 /** Points `#/components/schemas/X` references at the compiler's copy of the components. */

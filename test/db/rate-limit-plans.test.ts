@@ -1,4 +1,4 @@
-// rate_limit_hit() must find a key's hits through the (key, at) index whatever the table's
+// rate_limit_hit() must find a key's hits through an index whatever the table's
 // statistics say. rate_limit_hits churns (every request inserts, every window deletes), so its
 // statistics are usually stale: analysed while nearly empty, the table looks like a page or two,
 // and a server connection that cached the function's plans then would scan every hit of every key
