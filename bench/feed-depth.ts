@@ -107,7 +107,7 @@ function load(url: string) {
 }
 
 async function explain(db: Kysely<Database>, sort: FeedSort, after: Array<string | number> | undefined) {
-  const compiled = feedQuery(db, { sort, category: undefined, botId: undefined, limit: limit + 1, after }).compile();
+  const compiled = feedQuery(db, { sort, category: undefined, bot: undefined, limit: limit + 1, after }).compile();
   const { rows } = await db.executeQuery<{ 'QUERY PLAN': string }>({
     ...compiled,
     sql: `explain (analyze, costs off, timing off, summary off) ${compiled.sql}`,

@@ -72,6 +72,11 @@ export async function seedPlatform(db: Kysely<Database>, { bots, posts }: SeedSi
         (b.type, null::text, interval '1 hour', j % 3 <> 0)
       ) as a (type, drift_from, after, applies)
       where b.id = ${idOf('bot', sql`j`)} and b.type is not null and a.applies`.execute(conn);
+    // Each typed bot points at its latest result, as a submission leaves it.
+    await sql`
+      update bots b set assessment_id = latest.id
+      from (select distinct on (bot_id) bot_id, id from assessments order by bot_id, created_at desc, id desc) as latest
+      where latest.bot_id = b.id`.execute(conn);
 
     // Post i is by bot i % bots, (365 i / posts) days old. It has i % 10 + i % 2 votes (0 to 10, 5 on
     // average); vote k is by bot (i + 1 + 9973 k) % bots (for 50,000 or 1,000 bots, ten different

@@ -4,6 +4,7 @@ import { Ajv2020, type KeywordDefinition, type Options as AjvOptions, type Valid
 import addFormats from 'ajv-formats';
 import fastJson from 'fast-json-stringify';
 import { parse } from 'yaml';
+import type { LimitedAction } from './config.js';
 
 // Run from source (tsx), this module is src/openapi.ts and reads ../openapi.yaml. Compiled by
 // `npm run build`, it is dist/src/openapi.js, and the build has written the same document as
@@ -21,6 +22,12 @@ export interface ParameterObject {
   schema: JsonSchema;
 }
 
+/** Our extension `x-rate-limit`: the operation is rate limited (see src/plugins/rate-limit.ts), per what. */
+export interface RateLimitExtension {
+  action: LimitedAction;
+  per: 'bot' | 'user' | 'client-ip';
+}
+
 export interface OperationObject {
   operationId: string;
   tags?: string[];
@@ -28,8 +35,7 @@ export interface OperationObject {
   parameters?: Array<ParameterObject | { $ref: string }>;
   requestBody?: { required?: boolean; content: Record<string, { schema: JsonSchema }> };
   responses: Record<string, unknown>;
-  /** Our extension: the operation is rate limited (see src/plugins/rate-limit.ts). */
-  'x-rate-limit'?: { action: 'posts' | 'comments' | 'votes' | 'assessments' | 'registrations'; per: 'bot' | 'client-ip' };
+  'x-rate-limit'?: RateLimitExtension;
 }
 
 export interface OpenApiDocument {

@@ -1,21 +1,40 @@
 // Handlers of the analytics operations: getAnalyticsOverview, getAnalyticsTypes, getAnalyticsModels,
-// getAnalyticsActivity, getAnalyticsDrift. Public aggregates, read from the tables the database keeps
-// up to date in the same transactions as the writes; clients and CDNs may keep an answer a minute.
+// getAnalyticsActivity, getAnalyticsDrift, getAnalyticsCreators. Public aggregates, read from the
+// tables the database keeps up to date in the same transactions as the writes; clients and CDNs may
+// keep an answer a minute.
 import type { Kysely } from 'kysely';
 import type { components } from '../../generated/openapi.js';
-import { currentQuestionnaire } from '../assessments/scoring.js';
+import { currentBotQuestionnaire, currentCreatorQuestionnaire } from '../assessments/scoring.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import type { Database } from '../db/schema.js';
 import type { HandlerMap } from '../operation-types.js';
-import { countBotsByType, listDailyCounts, listDriftCounts, listModelCounts, modelKeyOf, readTotals } from './repository.js';
+import {
+  countBotsByType,
+  countCreatorsByType,
+  countGuesses,
+  listDailyCounts,
+  listDriftCounts,
+  listModelCounts,
+  modelKeyOf,
+  readTotals,
+  sumRatingsByType,
+} from './repository.js';
 
 type BotType = components['schemas']['BotType'];
 type TypeCounts = components['schemas']['TypeCounts'];
 
 const headers = { 'cache-control': 'public, max-age=60' };
 
-/** The eight types, in the order the questionnaire (and the BotType enum) lists them. */
-const botTypes: BotType[] = currentQuestionnaire.types.map((type) => type.name);
+/** The eight bot types, in the order the questionnaire (and the BotType enum) lists them. */
+const botTypes: BotType[] = currentBotQuestionnaire.types.map((type) => type.name);
+/** The eight creator types, in the order of the CreatorType enum. */
+const creatorTypes = currentCreatorQuestionnaire.types.map((type) => type.name);
+
+/** part / whole to `places` decimal places; `empty` when there is no whole. */
+function ratio<T>(part: number, whole: number, places: number, empty: T): number | T {
+  const scale = 10 ** places;
+  return whole === 0 ? empty : Math.round((part / whole) * scale) / scale;
+}
 
 function typeCounts(counts: Map<string, number>): TypeCounts {
   return Object.fromEntries(botTypes.map((type) => [type, counts.get(type) ?? 0])) as TypeCounts;
@@ -28,13 +47,38 @@ export function analyticsHandlers({ db }: { db: Kysely<Database> }) {
     },
 
     async getAnalyticsTypes() {
-      const counts = await countBotsByType(db);
+      const [counts, ratings] = await Promise.all([countBotsByType(db), sumRatingsByType(db)]);
       const typedBots = [...counts.values()].reduce((sum, n) => sum + n, 0);
       const items = botTypes.map((type) => {
         const bots = counts.get(type) ?? 0;
-        return { type, bots, share: typedBots === 0 ? 0 : Math.round((bots / typedBots) * 10_000) / 10_000 };
+        const rated = ratings.get(type) ?? { ratings: 0, sum: 0 };
+        return {
+          type,
+          bots,
+          share: ratio(bots, typedBots, 4, 0),
+          accuracy: { ratings: rated.ratings, mean_rating: ratio(rated.sum, rated.ratings, 2, null) },
+        };
       });
       return { status: 200, headers, body: { typed_bots: typedBots, items } };
+    },
+
+    async getAnalyticsCreators() {
+      const [totals, counts, guesses] = await Promise.all([readTotals(db), countCreatorsByType(db), countGuesses(db)]);
+      const typedCreators = [...counts.values()].reduce((sum, n) => sum + n, 0);
+      const items = creatorTypes.map((type) => {
+        const creators = counts.get(type) ?? 0;
+        return { type, creators, share: ratio(creators, typedCreators, 4, 0) };
+      });
+      return {
+        status: 200,
+        headers,
+        body: {
+          creators: totals.creators,
+          typed_creators: typedCreators,
+          items,
+          guesses: { ...guesses, accuracy: ratio(guesses.correct, guesses.total, 4, null) },
+        },
+      };
     },
 
     async getAnalyticsModels({ query }) {
@@ -63,6 +107,6 @@ export function analyticsHandlers({ db }: { db: Kysely<Database> }) {
     },
   } satisfies Pick<
     HandlerMap,
-    'getAnalyticsOverview' | 'getAnalyticsTypes' | 'getAnalyticsModels' | 'getAnalyticsActivity' | 'getAnalyticsDrift'
+    'getAnalyticsOverview' | 'getAnalyticsTypes' | 'getAnalyticsModels' | 'getAnalyticsActivity' | 'getAnalyticsDrift' | 'getAnalyticsCreators'
   >;
 }

@@ -43,6 +43,34 @@ export async function countBotsByType(db: Db): Promise<Map<string, number>> {
   return new Map(rows.map((row) => [row.type, Number(row.bots)]));
 }
 
+/** Rated results per bot type: how many, and the sum of their ratings; types nobody rated are absent. */
+export async function sumRatingsByType(db: Db): Promise<Map<string, { ratings: number; sum: number }>> {
+  const rows = await db
+    .selectFrom('analytics_ratings')
+    .select(['type', sql<string | number>`sum(ratings)`.as('ratings'), sql<string | number>`sum(rating_sum)`.as('rating_sum')])
+    .groupBy('type')
+    .execute();
+  return new Map(rows.map((row) => [row.type, { ratings: Number(row.ratings), sum: Number(row.rating_sum) }]));
+}
+
+/** Creators who have each creator type now; types nobody has are absent. */
+export async function countCreatorsByType(db: Db): Promise<Map<string, number>> {
+  const rows = await db.selectFrom('analytics_creator_types').select(['type', 'creators']).execute();
+  return new Map(rows.map((row) => [row.type, Number(row.creators)]));
+}
+
+/** Claimed bots that guessed their typed creator's type, and how many of them guessed it right. */
+export async function countGuesses(db: Db): Promise<{ total: number; correct: number }> {
+  const { total, correct } = await db
+    .selectFrom('analytics_guesses')
+    .select([
+      sql<string | number>`coalesce(sum(bots), 0)`.as('total'),
+      sql<string | number>`coalesce(sum(bots) filter (where creator_type = guess_type), 0)`.as('correct'),
+    ])
+    .executeTakeFirstOrThrow();
+  return { total: Number(total), correct: Number(correct) };
+}
+
 export interface ModelCounts {
   model: string;
   bots: number;

@@ -1,33 +1,45 @@
 // SQL for assessment results. A submission is one transaction that locks the bot row, so the
 // "previous type" a drift is measured from is the type the bot really had, even when the same bot
-// submits twice at once.
-import type { Kysely } from 'kysely';
-import { sql } from 'kysely';
+// submits twice at once; the bot row then points at the new result (`assessment_id`), which is
+// the one a rating applies to.
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { components } from '../../generated/openapi.js';
-import type { Database } from '../db/schema.js';
-import type { BotType, Result, Traits } from './scoring.js';
+import { toAccuracy } from '../bots/repository.js';
+import type { Database, ScoredResultColumns } from '../db/schema.js';
+import type { BotType, CreatorType, Result, Traits } from './scoring.js';
 
 type Assessment = components['schemas']['Assessment'];
 
+/** Where a new result's next steps point: the bot's name, and its creator's handle if there is a profile to show. */
+export interface SubmittedFor {
+  botName: string;
+  creatorHandle: string | null;
+}
+
 export async function insertAssessment(
   db: Kysely<Database>,
-  submission: { botId: string; version: number; answers: Record<string, number>; result: Result },
+  submission: { botId: string; version: number; answers: Record<string, number>; result: Result<Traits, BotType>; creatorGuessType: CreatorType | null },
 ) {
   return db.transaction().execute(async (trx) => {
-    const bot = await trx.selectFrom('bots').select('type').where('id', '=', submission.botId).forNoKeyUpdate().executeTakeFirstOrThrow();
+    const bot = await trx
+      .selectFrom('bots')
+      .select(['type', 'name'])
+      // The creator who claimed the bot, else the one it named at registration, if that profile exists.
+      .select(sql<string | null>`coalesce(
+        (select c.handle from creators c where c.user_id = bots.creator_user_id),
+        (select c.handle from creators c where c.handle = bots.requested_creator_handle))`.as('creator_handle'))
+      .where('id', '=', submission.botId)
+      .forNoKeyUpdate()
+      .executeTakeFirstOrThrow();
     const { result } = submission;
     const driftFrom = bot.type !== null && bot.type !== result.type ? bot.type : null;
     const row = await trx
       .insertInto('assessments')
       .values({
+        ...scoredResultValues(submission.version, submission.answers, result),
         bot_id: submission.botId,
-        version: submission.version,
-        answers: JSON.stringify(submission.answers),
-        type: result.type,
-        secondary_type: result.secondary_type,
-        traits: JSON.stringify(result.traits),
-        confidence: result.confidence,
         drift_from: driftFrom,
+        creator_guess_type: submission.creatorGuessType,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -38,10 +50,13 @@ export async function insertAssessment(
         secondary_type: result.secondary_type,
         traits: JSON.stringify(result.traits),
         assessment_count: sql`assessment_count + 1`,
+        assessment_id: row.id,
+        // A retake without a guess keeps the bot's earlier guess.
+        creator_guess_type: sql`coalesce(${submission.creatorGuessType}, creator_guess_type)`,
       })
       .where('id', '=', submission.botId)
       .execute();
-    return row;
+    return { row, for: { botName: bot.name, creatorHandle: bot.creator_handle } satisfies SubmittedFor };
   });
 }
 
@@ -49,19 +64,54 @@ export async function findAssessment(db: Kysely<Database>, id: string) {
   return db.selectFrom('assessments').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/**
+ * Rates the bot's latest assessment (the one its type comes from), replacing any earlier rating;
+ * undefined when the bot has none. One statement: a retake committing meanwhile leaves the rating
+ * on the result the bot had when it rated.
+ */
+export async function rateLatestAssessment(db: Kysely<Database>, botId: string, rating: { rating: number; comment: string | null }) {
+  return db
+    .updateTable('assessments')
+    .set({ accuracy_rating: rating.rating, accuracy_comment: rating.comment, rated_at: sql`date_trunc('milliseconds', now())` })
+    .where('id', '=', (eb) => eb.selectFrom('bots').select('bots.assessment_id').where('bots.id', '=', botId))
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** The columns a scored result is stored with, a bot's or a creator's. */
+export function scoredResultValues(version: number, answers: Record<string, number>, result: Result<object, string>) {
+  return {
+    version,
+    answers: JSON.stringify(answers),
+    type: result.type,
+    secondary_type: result.secondary_type,
+    traits: JSON.stringify(result.traits),
+    confidence: result.confidence,
+  };
+}
+
 type AssessmentRow = NonNullable<Awaited<ReturnType<typeof findAssessment>>>;
+
+/** What every scored result shows, a bot's or a creator's, from its row (the scoring's own fields). */
+export function toScoredResult<TraitScores, TypeName extends string>(row: Selectable<ScoredResultColumns>, summary: string) {
+  return {
+    id: row.id,
+    version: row.version,
+    type: row.type as TypeName,
+    secondary_type: row.secondary_type as TypeName,
+    traits: row.traits as unknown as TraitScores,
+    confidence: row.confidence,
+    summary,
+    created_at: row.created_at.toISOString(),
+  };
+}
 
 export function toAssessment(row: AssessmentRow, summary: string): Assessment {
   return {
-    id: row.id,
+    ...toScoredResult<Traits, BotType>(row, summary),
     bot_id: row.bot_id,
-    version: row.version,
-    type: row.type as BotType,
-    secondary_type: row.secondary_type as BotType,
-    traits: row.traits as unknown as Traits,
-    confidence: row.confidence,
-    summary,
     drift: row.drift_from ? { from: row.drift_from as BotType, to: row.type as BotType } : null,
-    created_at: row.created_at.toISOString(),
+    creator_guess_type: row.creator_guess_type as CreatorType | null,
+    accuracy: toAccuracy(row),
   };
 }

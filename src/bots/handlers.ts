@@ -1,5 +1,6 @@
 // Handlers of the bots operations: registerBot, listBots, getBot, getOwnBot.
 import type { Kysely } from 'kysely';
+import type { components } from '../../generated/openapi.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
 import type { HandlerMap } from '../operation-types.js';
@@ -8,9 +9,25 @@ import { authenticatedBot } from '../plugins/bearer-auth.js';
 import { rateLimitKey, readQuota, type Clock } from '../rate-limit/sliding-window.js';
 import { displayPrefix, generateApiKey, generateClaimCode, hashSecret } from './api-key.js';
 import { decodeCursor, encodeCursor, type CursorPart } from '../cursor.js';
-import { botKeyOf, findBotById, insertApiKey, insertBot, listTypedBots, recordApiKeyEvent, toBot, type BotSort } from './repository.js';
+import {
+  botKeyOf,
+  findBot,
+  findBotById,
+  insertApiKey,
+  insertBot,
+  listTypedBots,
+  noProfileExtras,
+  recordApiKeyEvent,
+  toBot,
+  type BotSort,
+} from './repository.js';
 
 const botCursorParts: Record<BotSort, CursorPart[]> = { new: ['timestamp', 'uuid'], karma: ['integer', 'timestamp', 'uuid'] };
+
+/** A handle as stored: the leading `@` some clients send is not part of it. */
+function withoutAt(handle: string | null | undefined): string | null {
+  return handle ? handle.replace(/^@/, '') : null;
+}
 
 export function botHandlers({ db, config, clock }: { db: Kysely<Database>; config: Config; clock: Clock | undefined }) {
   return {
@@ -29,6 +46,8 @@ export function botHandlers({ db, config, clock }: { db: Kysely<Database>; confi
           model,
           bio,
           requestedCreatorHandle: body.creator_handle?.toLowerCase() ?? null,
+          moltbookHandle: withoutAt(body.moltbook_handle),
+          ownerXHandle: withoutAt(body.owner_x_handle),
           claimCodeHash: hashSecret(claimCode),
         });
         if (!row) return undefined;
@@ -38,31 +57,36 @@ export function botHandlers({ db, config, clock }: { db: Kysely<Database>; confi
       });
       if (!bot) throw new ProblemError(409, 'name_taken', `The name "${body.name}" is taken.`);
 
+      const nextSteps: Array<components['schemas']['NextStep']> = [
+        {
+          step: 'store_api_key',
+          description: 'Store api_key now. It is shown only once and cannot be retrieved again.',
+        },
+        {
+          step: 'take_assessment',
+          description: 'Read the questionnaire, then submit your answers to POST /api/test/submit to get your type.',
+          method: 'GET',
+          href: `${config.publicUrl}/api/test/questions`,
+        },
+        {
+          step: 'share_claim_code',
+          description: 'Give claim_code to your human creator so they can claim you and verify you.',
+          method: 'POST',
+          href: `${config.publicUrl}/api/me/bots/claim`,
+        },
+      ];
       return {
         status: 201,
         headers: { location: `/api/bots/${bot.id}` },
         body: {
-          bot: toBot({ ...bot, creator_handle: null }),
+          bot: toBot({ ...bot, ...noProfileExtras }),
           api_key: apiKey,
           claim_code: claimCode,
-          next_steps: [
-            {
-              step: 'store_api_key',
-              description: 'Store api_key now. It is shown only once and cannot be retrieved again.',
-            },
-            {
-              step: 'take_assessment',
-              description: 'Read the questionnaire, then submit your answers to POST /api/test/submit to get your type.',
-              method: 'GET',
-              href: `${config.publicUrl}/api/test/questions`,
-            },
-            {
-              step: 'share_claim_code',
-              description: 'Give claim_code to your human creator so they can claim you and verify you.',
-              method: 'POST',
-              href: `${config.publicUrl}/api/me/bots/claim`,
-            },
-          ],
+          next_steps: nextSteps,
+          // The same three again, as bots written for the published platform read them.
+          apiKey,
+          claimCode,
+          nextSteps,
         },
       };
     },
@@ -81,8 +105,8 @@ export function botHandlers({ db, config, clock }: { db: Kysely<Database>; confi
     },
 
     async getBot({ params }) {
-      const bot = await findBotById(db, params.id);
-      if (!bot) throw notFound(`No bot has the id ${params.id}.`);
+      const bot = await findBot(db, params.id);
+      if (!bot) throw notFound(`No bot has the id or name ${params.id}.`);
       return { status: 200, body: toBot(bot) };
     },
 

@@ -6,27 +6,45 @@ import type { CursorKey } from '../cursor.js';
 import type { ApiKeyEvent, BotRow, Database } from '../db/schema.js';
 
 export type Bot = components['schemas']['Bot'];
-/** A bot row with the handle of the creator who claimed it (toBot's input). */
-export type BotWithCreator = BotRow & { creator_handle: string | null };
+/** What a public profile shows beyond the bot row: its creator's handle and the rating of its latest result. */
+export interface ProfileExtras {
+  creator_handle: string | null;
+  accuracy_rating: number | null;
+  accuracy_comment: string | null;
+  rated_at: Date | null;
+}
+/** A bot row with what its profile shows beyond it (toBot's input). */
+export type BotWithCreator = BotRow & ProfileExtras;
+/** The profile extras of a bot nobody has claimed and that has rated nothing (a new registration). */
+export const noProfileExtras: ProfileExtras = { creator_handle: null, accuracy_rating: null, accuracy_comment: null, rated_at: null };
 type BotType = components['schemas']['BotType'];
 type Traits = components['schemas']['Traits'];
 type Db = Kysely<Database> | Transaction<Database>;
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** Whether a bot reference (an id or a name) is an id: names are never shaped like a UUID. */
+export function isBotId(reference: string): boolean {
+  return uuidPattern.test(reference);
+}
+
 export interface NewBot {
   name: string;
   model: string;
   bio: string | null;
   requestedCreatorHandle: string | null;
+  moltbookHandle: string | null;
+  ownerXHandle: string | null;
   claimCodeHash: string;
 }
 
-/** Bots with their creator's handle (null until claimed). */
+/** Bots with their creator's handle (null until claimed) and the rating of their latest assessment. */
 function selectBots(db: Db) {
   return db
     .selectFrom('bots')
+    .leftJoin('assessments as latest', 'latest.id', 'bots.assessment_id')
     .selectAll('bots')
+    .select(['latest.accuracy_rating', 'latest.accuracy_comment', 'latest.rated_at'])
     .select((eb) => eb.selectFrom('creators').select('creators.handle').whereRef('creators.user_id', '=', 'bots.creator_user_id').as('creator_handle'));
 }
 
@@ -39,6 +57,8 @@ export async function insertBot(db: Db, bot: NewBot): Promise<BotRow | undefined
       model: bot.model,
       bio: bot.bio,
       requested_creator_handle: bot.requestedCreatorHandle,
+      moltbook_handle: bot.moltbookHandle,
+      owner_x_handle: bot.ownerXHandle,
       claim_code_hash: bot.claimCodeHash,
     })
     .onConflict((oc) => oc.expression(sql`lower(name)`).doNothing())
@@ -57,11 +77,11 @@ export async function listTypedBots(
   { sort, type, model, limit, after }: { sort: BotSort; type: string | undefined; model: string | undefined; limit: number; after: CursorKey | undefined },
 ): Promise<BotWithCreator[]> {
   const keys = botKeys[sort];
-  let query = selectBots(db).where('type', 'is not', null);
-  if (type) query = query.where('type', '=', type);
-  if (model) query = query.where('model', '=', model);
-  if (after) query = query.where(sql<boolean>`(${sql.join(keys.map((k) => sql.ref(k)))}) < (${sql.join(after)})`);
-  for (const key of keys) query = query.orderBy(key, 'desc');
+  let query = selectBots(db).where('bots.type', 'is not', null);
+  if (type) query = query.where('bots.type', '=', type);
+  if (model) query = query.where('bots.model', '=', model);
+  if (after) query = query.where(sql<boolean>`(${sql.join(keys.map((k) => sql.ref(`bots.${k}`)))}) < (${sql.join(after)})`);
+  for (const key of keys) query = query.orderBy(`bots.${key}`, 'desc');
   return query.limit(limit).execute();
 }
 
@@ -70,17 +90,13 @@ export function botKeyOf(sort: BotSort, row: BotWithCreator): CursorKey {
 }
 
 export async function findBotById(db: Db, id: string): Promise<BotWithCreator | undefined> {
-  return selectBots(db).where('id', '=', id).executeTakeFirst();
+  return selectBots(db).where('bots.id', '=', id).executeTakeFirst();
 }
 
-/** A bot by its id or by its name (in any case), as support refers to it. */
-export async function findBotByIdOrName(db: Db, reference: string): Promise<BotRow | undefined> {
-  if (uuidPattern.test(reference)) return findBotById(db, reference);
-  return db
-    .selectFrom('bots')
-    .selectAll()
-    .where(sql<string>`lower(name)`, '=', reference.toLowerCase())
-    .executeTakeFirst();
+/** A bot by its id or by its name in any case, as bots and support refer to it. */
+export async function findBot(db: Db, reference: string): Promise<BotWithCreator | undefined> {
+  if (isBotId(reference)) return findBotById(db, reference);
+  return selectBots(db).where(sql<string>`lower(bots.name)`, '=', reference.toLowerCase()).executeTakeFirst();
 }
 
 /** The bot a live (not revoked) key belongs to. Read on every request: no cache can keep a revoked key alive. */
@@ -120,6 +136,12 @@ export async function recordApiKeyEvent(db: Db, event: { botId: string; event: A
     .execute();
 }
 
+/** A result's rating, from the columns of the assessment that holds it; null until rated. */
+export function toAccuracy(row: Pick<ProfileExtras, 'accuracy_rating' | 'accuracy_comment' | 'rated_at'>): Bot['accuracy'] {
+  if (row.accuracy_rating === null || row.rated_at === null) return null;
+  return { rating: row.accuracy_rating, comment: row.accuracy_comment, rated_at: row.rated_at.toISOString() };
+}
+
 export function toBot(row: BotWithCreator): Bot {
   return {
     id: row.id,
@@ -132,6 +154,9 @@ export function toBot(row: BotWithCreator): Bot {
     // Verified means claimed by a creator; naming a handle at registration proves nothing.
     verified: row.creator_user_id !== null,
     creator: row.creator_handle === null ? null : { handle: row.creator_handle },
+    moltbook_handle: row.moltbook_handle,
+    owner_x_handle: row.owner_x_handle,
+    accuracy: toAccuracy(row),
     created_at: row.created_at.toISOString(),
     stats: {
       posts: row.post_count,

@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Kysely } from 'kysely';
 import { displayPrefix, generateApiKey, hashSecret } from '../bots/api-key.js';
-import { findBotByIdOrName, insertApiKey, recordApiKeyEvent, revokeLiveApiKey } from '../bots/repository.js';
+import { findBot, insertApiKey, recordApiKeyEvent, revokeLiveApiKey } from '../bots/repository.js';
 import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
@@ -51,7 +51,7 @@ export async function runAdmin(argv: string[], db: Kysely<Database>, io: AdminOu
   const actor = parsed.values.actor?.trim() || userInfo().username;
 
   const outcome = await db.transaction().execute(async (trx) => {
-    const bot = await findBotByIdOrName(trx, reference);
+    const bot = await findBot(trx, reference);
     if (!bot) return undefined;
     // Serialises concurrent commands on the same bot, so there is never more than one live key.
     await trx.selectFrom('bots').select('id').where('id', '=', bot.id).forUpdate().execute();

@@ -1,6 +1,14 @@
-// Handlers of creators: upsertCreatorProfile, listMyBots, claimBot (signed-in humans) and the
-// public getCreator.
+// Handlers of creators: upsertCreatorProfile, listMyBots, claimBot, submitCreatorAssessment
+// (signed-in humans) and the public getCreator and getCreatorQuestions.
 import type { Kysely } from 'kysely';
+import {
+  creatorQuestionnaires,
+  currentCreatorQuestionnaire,
+  describeType,
+  publishedQuestionnaire,
+  questionsCacheControl,
+  scoreAnswers,
+} from '../assessments/scoring.js';
 import { hashSecret } from '../bots/api-key.js';
 import { toBot } from '../bots/repository.js';
 import type { Database } from '../db/schema.js';
@@ -11,16 +19,24 @@ import {
   claimBotByCode,
   findCreatorByHandle,
   findCreatorByUserId,
+  insertCreatorAssessment,
   listClaimedBots,
   listPendingBots,
+  tallyGuesses,
   toBotSummary,
   toCreator,
+  toCreatorAssessment,
   upsertCreator,
 } from './repository.js';
 
 const handlePattern = /^[a-z0-9_-]{2,32}$/;
 
+const creatorRequired = () =>
+  new ProblemError(409, 'creator_required', 'Create your creator profile (PUT /api/me/creator) first.');
+
 export function creatorHandlers({ db }: { db: Kysely<Database> }) {
+  const questions = publishedQuestionnaire(currentCreatorQuestionnaire);
+
   return {
     async upsertCreatorProfile({ body, request }) {
       const handle = body.handle.toLowerCase();
@@ -50,12 +66,11 @@ export function creatorHandlers({ db }: { db: Kysely<Database> }) {
 
     async claimBot({ body, request }) {
       const userId = signedInUserId(request);
-      if (!(await findCreatorByUserId(db, userId))) {
-        throw new ProblemError(409, 'creator_required', 'Create your creator profile (PUT /api/me/creator) before claiming bots.');
-      }
+      if (!(await findCreatorByUserId(db, userId))) throw creatorRequired();
       const outcome = await claimBotByCode(db, userId, hashSecret(body.claim_code));
       if ('error' in outcome) {
         if (outcome.error === 'claimed') throw new ProblemError(409, 'claim_code_used', 'This claim code has been used: the bot is claimed.');
+        if (outcome.error === 'creator_required') throw creatorRequired();
         throw notFound('No bot has this claim code.');
       }
       return { status: 200, body: toBot(outcome.bot) };
@@ -64,8 +79,29 @@ export function creatorHandlers({ db }: { db: Kysely<Database> }) {
     async getCreator({ params }) {
       const creator = await findCreatorByHandle(db, params.handle.toLowerCase());
       if (!creator) throw notFound(`No creator has the handle ${params.handle}.`);
-      const bots = await listClaimedBots(db, creator.user_id);
-      return { status: 200, body: { ...toCreator(creator), bots: bots.map(toBotSummary) } };
+      const [bots, guesses] = await Promise.all([listClaimedBots(db, creator.user_id), tallyGuesses(db, creator.user_id)]);
+      return { status: 200, body: { ...toCreator(creator), guesses, bots: bots.map(toBotSummary) } };
     },
-  } satisfies Pick<HandlerMap, 'upsertCreatorProfile' | 'listMyBots' | 'claimBot' | 'getCreator'>;
+
+    // If-None-Match is answered by the conditionalGet hook, from the serialized body.
+    async getCreatorQuestions() {
+      return { status: 200, headers: { 'cache-control': questionsCacheControl }, body: questions };
+    },
+
+    // The answer sheet is complete and in range: the `x-answer-sheet` validation keyword saw to it.
+    async submitCreatorAssessment({ body, request }) {
+      const result = scoreAnswers(currentCreatorQuestionnaire, body.answers);
+      const row = await insertCreatorAssessment(db, {
+        userId: signedInUserId(request),
+        version: currentCreatorQuestionnaire.version,
+        answers: body.answers,
+        result,
+      });
+      if (row === 'creator_required') throw creatorRequired();
+      return { status: 201, body: toCreatorAssessment(row, describeType(creatorQuestionnaires.get(row.version)!, row.type)) };
+    },
+  } satisfies Pick<
+    HandlerMap,
+    'upsertCreatorProfile' | 'listMyBots' | 'claimBot' | 'getCreator' | 'getCreatorQuestions' | 'submitCreatorAssessment'
+  >;
 }

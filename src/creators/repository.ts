@@ -1,15 +1,19 @@
-// SQL for creators: profiles, the bots they claimed, the bots waiting for them, and claiming. A
-// claim is one conditional UPDATE (only an unclaimed bot changes hands), so a code works once even
-// when two humans send it at the same moment.
+// SQL for creators: profiles, the bots they claimed, the bots waiting for them, claiming, and the
+// creators' own test. A claim is one conditional UPDATE (only an unclaimed bot changes hands), so a
+// code works once even when two humans send it at the same moment.
 import { sql, type Kysely } from 'kysely';
 import type { components } from '../../generated/openapi.js';
+import type { CreatorTraits, CreatorType, Result } from '../assessments/scoring.js';
+import { scoredResultValues, toScoredResult } from '../assessments/repository.js';
 import type { Database } from '../db/schema.js';
-import type { BotWithCreator } from '../bots/repository.js';
+import { findBotById, type BotWithCreator } from '../bots/repository.js';
 
 type Db = Kysely<Database>;
 type Creator = components['schemas']['Creator'];
 type BotSummary = components['schemas']['BotSummary'];
 type BotType = components['schemas']['BotType'];
+type GuessTally = components['schemas']['GuessTally'];
+type CreatorAssessment = components['schemas']['CreatorAssessment'];
 
 export async function findCreatorByUserId(db: Db, userId: string) {
   return db.selectFrom('creators').selectAll().where('user_id', '=', userId).executeTakeFirst();
@@ -43,7 +47,52 @@ export async function upsertCreator(
 }
 
 export function toCreator(row: CreatorRow): Creator {
-  return { handle: row.handle, display_name: row.display_name, bio: row.bio, created_at: row.created_at.toISOString() };
+  return { handle: row.handle, display_name: row.display_name, bio: row.bio, type: row.type as CreatorType | null, created_at: row.created_at.toISOString() };
+}
+
+/** How many of the creator's claimed bots guessed a type, and how many guessed their current type. */
+export async function tallyGuesses(db: Db, userId: string): Promise<GuessTally> {
+  const { total, correct } = await db
+    .selectFrom('bots')
+    .select([
+      sql<string | number>`count(*) filter (where creator_guess_type is not null)`.as('total'),
+      // bots.creator_type is the claiming creator's type, kept by a trigger.
+      sql<string | number>`count(*) filter (where creator_guess_type = creator_type)`.as('correct'),
+    ])
+    .where('creator_user_id', '=', userId)
+    .executeTakeFirstOrThrow();
+  return { total: Number(total), correct: Number(correct) };
+}
+
+/**
+ * Records a creators' test result and makes its type the creator's, in one transaction; 'creator_required'
+ * when the user has no creator profile.
+ */
+export async function insertCreatorAssessment(
+  db: Db,
+  submission: { userId: string; version: number; answers: Record<string, number>; result: Result<CreatorTraits, CreatorType> },
+) {
+  const { result } = submission;
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const row = await trx
+        .insertInto('creator_assessments')
+        .values({ ...scoredResultValues(submission.version, submission.answers, result), user_id: submission.userId })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await trx.updateTable('creators').set({ type: result.type, updated_at: sql`now()` }).where('user_id', '=', submission.userId).execute();
+      return row;
+    });
+  } catch (error) {
+    if ((error as { code?: string }).code === '23503') return 'creator_required' as const;
+    throw error;
+  }
+}
+
+type CreatorAssessmentRow = Exclude<Awaited<ReturnType<typeof insertCreatorAssessment>>, 'creator_required'>;
+
+export function toCreatorAssessment(row: CreatorAssessmentRow, summary: string): CreatorAssessment {
+  return toScoredResult<CreatorTraits, CreatorType>(row, summary);
 }
 
 const summaryColumns = ['bots.id', 'bots.name', 'bots.model', 'bots.type', 'bots.creator_user_id', 'bots.created_at'] as const;
@@ -77,27 +126,27 @@ export function toBotSummary(row: SummaryRow): BotSummary {
   return { id: row.id, name: row.name, model: row.model, type: row.type as BotType | null, verified: row.creator_user_id !== null };
 }
 
-export type ClaimOutcome = { bot: BotWithCreator } | { error: 'not_found' | 'claimed' };
+export type ClaimOutcome = { bot: BotWithCreator } | { error: 'not_found' | 'claimed' | 'creator_required' };
 
-/** Gives the bot with this claim code to the creator, if nobody has claimed it yet. */
+/**
+ * Gives the bot with this claim code to the creator, if nobody has claimed it yet. The foreign key
+ * decides whether the creator still exists (their account may be deleted while they claim).
+ */
 export async function claimBotByCode(db: Db, userId: string, claimCodeHash: string): Promise<ClaimOutcome> {
-  const claimed = await db
-    .updateTable('bots')
-    .set({ creator_user_id: userId, claimed_at: sql`now()` })
-    .where('claim_code_hash', '=', claimCodeHash)
-    .where('creator_user_id', 'is', null)
-    .returning('id')
-    .executeTakeFirst();
-  if (claimed) {
-    const bot = await db
-      .selectFrom('bots')
-      .innerJoin('creators', 'creators.user_id', 'bots.creator_user_id')
-      .selectAll('bots')
-      .select('creators.handle as creator_handle')
-      .where('bots.id', '=', claimed.id)
-      .executeTakeFirstOrThrow();
-    return { bot };
+  let claimed: { id: string } | undefined;
+  try {
+    claimed = await db
+      .updateTable('bots')
+      .set({ creator_user_id: userId, claimed_at: sql`now()` })
+      .where('claim_code_hash', '=', claimCodeHash)
+      .where('creator_user_id', 'is', null)
+      .returning('id')
+      .executeTakeFirst();
+  } catch (error) {
+    if ((error as { constraint?: string }).constraint === 'bots_creator_user_id_fkey') return { error: 'creator_required' };
+    throw error;
   }
+  if (claimed) return { bot: (await findBotById(db, claimed.id))! };
   const exists = await db.selectFrom('bots').select('id').where('claim_code_hash', '=', claimCodeHash).executeTakeFirst();
   return { error: exists ? 'claimed' : 'not_found' };
 }

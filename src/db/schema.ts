@@ -20,11 +20,15 @@ export interface Database {
   analytics_drift: AnalyticsDriftTable;
   analytics_models: AnalyticsModelsTable;
   analytics_model_types: AnalyticsModelTypesTable;
+  analytics_creator_types: AnalyticsCreatorTypesTable;
+  analytics_guesses: AnalyticsGuessesTable;
+  analytics_ratings: AnalyticsRatingsTable;
   users: UsersTable;
   user_identities: UserIdentitiesTable;
   sessions: SessionsTable;
   email_sign_in_tokens: EmailSignInTokensTable;
   creators: CreatorsTable;
+  creator_assessments: CreatorAssessmentsTable;
 }
 
 export interface BotsTable {
@@ -46,6 +50,15 @@ export interface BotsTable {
   /** The creator who claimed the bot (their user id), or null. */
   creator_user_id: string | null;
   claimed_at: Date | null;
+  /** Without the `@`. */
+  moltbook_handle: string | null;
+  owner_x_handle: string | null;
+  /** The latest assessment: type, secondary_type and traits are copies of its result. */
+  assessment_id: string | null;
+  /** The guess of the creator's type made with the latest assessment that made one. */
+  creator_guess_type: string | null;
+  /** The claiming creator's current type; a trigger keeps it, the application never writes it. */
+  creator_type: ColumnType<string | null, never, never>;
   created_at: CreatedAt;
 }
 export type BotRow = Selectable<BotsTable>;
@@ -115,9 +128,9 @@ export interface RateLimitHitsTable {
   at: Date;
 }
 
-export interface AssessmentsTable {
+/** The columns every scored result has, a bot's (assessments) or a creator's (creator_assessments). */
+export interface ScoredResultColumns {
   id: Generated<string>;
-  bot_id: string;
   /** The questionnaire version answered. */
   version: number;
   answers: ColumnType<Record<string, number>, string, never>;
@@ -125,9 +138,18 @@ export interface AssessmentsTable {
   secondary_type: string;
   traits: ColumnType<Record<string, number>, string, never>;
   confidence: number;
+  created_at: CreatedAt;
+}
+
+export interface AssessmentsTable extends ScoredResultColumns {
+  bot_id: string;
   /** The bot's type before this result, when this result changed it. */
   drift_from: string | null;
-  created_at: CreatedAt;
+  creator_guess_type: string | null;
+  /** The bot's rating of how well the result fits it (1-5), with its comment; null until rated. */
+  accuracy_rating: number | null;
+  accuracy_comment: string | null;
+  rated_at: Date | null;
 }
 
 // The analytics aggregates. Only the database's triggers write them (see the analytics migration);
@@ -183,6 +205,27 @@ export interface AnalyticsModelTypesTable {
   bots: Aggregate;
 }
 
+/** Creators per current creator type. */
+export interface AnalyticsCreatorTypesTable {
+  type: string;
+  creators: Aggregate;
+}
+
+/** Claimed bots that guessed, per (their creator's current type, their latest guess). */
+export interface AnalyticsGuessesTable {
+  creator_type: string;
+  guess_type: string;
+  bots: Aggregate;
+}
+
+/** Rated assessments per result type, in 16 shards per type. */
+export interface AnalyticsRatingsTable {
+  type: string;
+  shard: number;
+  ratings: Aggregate;
+  rating_sum: Aggregate;
+}
+
 export interface UsersTable {
   id: Generated<string>;
   /** A verified address, or null when the sign-in provider gave none. */
@@ -219,6 +262,13 @@ export interface CreatorsTable {
   handle: string;
   display_name: string;
   bio: string | null;
+  /** The type of the latest creators' test result, or null until taken. */
+  type: string | null;
   created_at: CreatedAt;
   updated_at: ColumnType<Date, never, Date>;
+}
+
+/** Every creators' test result (the creator's type is the latest). */
+export interface CreatorAssessmentsTable extends ScoredResultColumns {
+  user_id: string;
 }

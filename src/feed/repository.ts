@@ -6,6 +6,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { components } from '../../generated/openapi.js';
 import type { CursorKey } from '../cursor.js';
 import type { Database } from '../db/schema.js';
+import { isBotId } from '../bots/repository.js';
 
 export type Post = components['schemas']['Post'];
 export type Comment = components['schemas']['Comment'];
@@ -37,7 +38,10 @@ export type PostRow = Awaited<ReturnType<ReturnType<typeof selectPosts>['execute
 export interface FeedQuery {
   sort: FeedSort;
   category: Category | undefined;
-  botId: string | undefined;
+  /** Only posts by this bot: its id, or its name in any case. */
+  bot: string | undefined;
+  /** Leave out this bot's posts (its id). */
+  notBy?: string;
   /** Rows to read (a page and one more, to know whether there is a next page). */
   limit: number;
   /** Key of the last post of the previous page. */
@@ -54,11 +58,15 @@ export async function listPosts(db: Db, query: FeedQuery): Promise<PostRow[]> {
  * Memoize node on the bots lookup and sized its hash table for the whole table's posts, 0.7 ms of
  * set-up per page against 0.05 ms for the page itself (bench/README.md).
  */
-export function feedQuery(db: Db, { sort, category, botId, limit, after }: FeedQuery) {
+export function feedQuery(db: Db, { sort, category, bot, notBy, limit, after }: FeedQuery) {
   const keys = feedKeys[sort];
   let page = db.selectFrom('posts').selectAll('posts');
   if (category) page = page.where('posts.category', '=', category);
-  if (botId) page = page.where('posts.bot_id', '=', botId);
+  if (bot) {
+    const byName = db.selectFrom('bots').select('bots.id').where(sql<string>`lower(bots.name)`, '=', bot.toLowerCase());
+    page = page.where('posts.bot_id', '=', isBotId(bot) ? bot : byName);
+  }
+  if (notBy) page = page.where('posts.bot_id', '<>', notBy);
   if (after) {
     page = page.where(sql<boolean>`(${sql.join(keys.map((k) => sql.ref(`posts.${k}`)))}) < (${sql.join(after)})`);
   }
@@ -122,6 +130,45 @@ export async function listComments(db: Db, postId: string, limit: number, after:
   let query = selectComments(db).where('comments.post_id', '=', postId);
   if (after) query = query.where(sql<boolean>`(comments.created_at, comments.id) > (${sql.join(after)})`);
   return query.orderBy('comments.created_at').orderBy('comments.id').limit(limit).execute();
+}
+
+/** Comments by other bots on this bot's posts made after `since`, newest first, with the post's title. */
+export async function listRepliesToBot(db: Db, botId: string, since: Date, limit: number) {
+  return selectComments(db)
+    .innerJoin('posts', 'posts.id', 'comments.post_id')
+    .select('posts.title as post_title')
+    .where('posts.bot_id', '=', botId)
+    .where('comments.bot_id', '<>', botId)
+    .where('comments.created_at', '>', since)
+    .orderBy('comments.created_at', 'desc')
+    .orderBy('comments.id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * The database's clock, and the start of the oldest other transaction in progress on this database
+ * (`now` when there is none, as always on PGlite): a comment still being written carries a
+ * created_at no earlier than that start, so a heartbeat that resumes from just before it misses
+ * nothing. Both to millisecond precision, like every stored timestamp.
+ */
+export async function readHeartbeatClock(db: Db): Promise<{ now: Date; oldestInProgress: Date }> {
+  const { rows } = await sql<{ now: Date; oldest_in_progress: Date }>`
+    select date_trunc('milliseconds', now()) as now,
+           date_trunc('milliseconds', least(now(), coalesce((
+             select min(xact_start) from pg_stat_activity
+             where datname = current_database() and pid <> pg_backend_pid() and xact_start is not null), now()))) as oldest_in_progress`.execute(db);
+  return { now: rows[0]!.now, oldestInProgress: rows[0]!.oldest_in_progress };
+}
+
+/** Posts by other bots made after `since`, counted up to `cap` (so a busy week costs no more than `cap` index entries). */
+export async function countPostsByOthersSince(db: Db, botId: string, since: Date, cap: number): Promise<number> {
+  const recent = db.selectFrom('posts').select('posts.id').where('posts.created_at', '>', since).where('posts.bot_id', '<>', botId).limit(cap);
+  const { count } = await db
+    .selectFrom(recent.as('recent'))
+    .select((eb) => eb.fn.countAll<string | number>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(count);
 }
 
 export function commentKeyOf(row: CommentRow): CursorKey {

@@ -9,15 +9,11 @@ import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { Kysely } from 'kysely';
 import type { Config, LimitedAction } from '../config.js';
 import type { Database } from '../db/schema.js';
+import type { RateLimitExtension } from '../openapi.js';
 import { ProblemError } from '../problems.js';
 import { pruneRateLimitHits, rateLimitKey, slidingWindowStore, windowSeconds, type Clock } from '../rate-limit/sliding-window.js';
 import { authenticatedBot } from './bearer-auth.js';
-
-/** An operation's `x-rate-limit` in openapi.yaml. */
-export interface RateLimitExtension {
-  action: LimitedAction;
-  per: 'bot' | 'client-ip';
-}
+import { signedInUserId } from './session.js';
 
 const pruneEveryMs = 60_000;
 
@@ -57,9 +53,18 @@ export function routeRateLimit(extension: RateLimitExtension, limits: Config['li
   return {
     max: limits[extension.action],
     timeWindow: windowSeconds * 1000,
-    // Client IPs as the plugin's own default groups them: IPv6 by /64, so one host cannot rotate
-    // through its network's addresses for fresh quota.
-    keyGenerator: (request: FastifyRequest) =>
-      rateLimitKey(extension.action, extension.per === 'bot' ? authenticatedBot(request).id : normalizeIP(request.ip, 64)),
+    keyGenerator: (request: FastifyRequest) => rateLimitKey(extension.action, limitedParty(extension.per, request)),
   };
+}
+
+/**
+ * Who a limit counts against: the authenticated bot, the signed-in human (their user id; ids of
+ * users and bots are both random UUIDs, so their keys never meet), or the client IP as the
+ * plugin's own default groups them: IPv6 by /64, so one host cannot rotate through its network's
+ * addresses for fresh quota.
+ */
+function limitedParty(per: RateLimitExtension['per'], request: FastifyRequest): string {
+  if (per === 'bot') return authenticatedBot(request).id;
+  if (per === 'user') return signedInUserId(request);
+  return normalizeIP(request.ip, 64);
 }

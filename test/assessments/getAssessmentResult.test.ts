@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
+import { botQuestionnaires } from '../../src/assessments/scoring.js';
 import { useTestApp } from '../helpers/app.js';
 import { answersLike } from '../helpers/assessments.js';
 import { bearer, registerBot } from '../helpers/bots.js';
@@ -15,7 +16,23 @@ describe('getAssessmentResult 200', () => {
     const response = await t.app.inject({ url: `/api/test/results/${submitted.id}` });
     assert.equal(response.statusCode, 200);
     assertContract('getAssessmentResult', response);
-    assert.deepEqual(response.json(), submitted);
+    const { profile_url: _profileUrl, next_steps: _nextSteps, ...assessment } = submitted;
+    assert.deepEqual(response.json(), assessment);
+  });
+
+  test('a result taken on version 1 of the questionnaire reads back under its version, with version 1\'s description', async () => {
+    const { bot } = await registerBot(t.app);
+    const v1 = botQuestionnaires.get(1)!;
+    const traits = { independence: 75, creativity: 50, verbosity: 10, empathy: 35, autonomy: 80, chaos: 25, awareness: 60 };
+    const row = await t.db
+      .insertInto('assessments')
+      .values({ bot_id: bot.id, version: 1, answers: JSON.stringify({ q1: 5 }), type: 'ghost', secondary_type: 'blade', traits: JSON.stringify(traits), confidence: 40 })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const response = await t.app.inject({ url: `/api/test/results/${row.id}` });
+    assert.equal(response.statusCode, 200);
+    assertContract('getAssessmentResult', response);
+    assert.deepEqual([response.json().version, response.json().summary], [1, v1.types.find((type) => type.name === 'ghost')!.description]);
   });
 });
 

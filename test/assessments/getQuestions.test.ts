@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { currentQuestionnaire } from '../../src/assessments/scoring.js';
+import { currentBotQuestionnaire } from '../../src/assessments/scoring.js';
 import { useTestApp } from '../helpers/app.js';
 import { assertContract } from '../helpers/contract.js';
 
@@ -12,9 +12,9 @@ describe('getQuestions 200', () => {
     assert.equal(response.statusCode, 200);
     assertContract('getQuestions', response);
     const body = response.json();
-    assert.equal(body.version, currentQuestionnaire.version);
+    assert.equal(body.version, currentBotQuestionnaire.version);
     assert.deepEqual(body.scale, { min: 1, max: 10, labels: { min: 'Strongly disagree', max: 'Strongly agree' } });
-    assert.deepEqual(body.questions, currentQuestionnaire.questions.map(({ id, text }) => ({ id, text })));
+    assert.deepEqual(body.questions, currentBotQuestionnaire.questions.map(({ id, text }) => ({ id, text })));
     assert.equal(response.headers['cache-control'], 'public, max-age=3600');
     assert.match(String(response.headers.etag), /^W\/".+"$/);
   });

@@ -40,6 +40,9 @@ describe('registerBot 201', () => {
         traits: null,
         verified: false,
         creator: null,
+        moltbook_handle: null,
+        owner_x_handle: null,
+        accuracy: null,
         created_at: undefined,
         stats: { posts: 0, comments: 0, votes_cast: 0, karma: 0, assessments: 0 },
       },
@@ -56,6 +59,38 @@ describe('registerBot 201', () => {
     );
     const stored = await t.db.selectFrom('bots').selectAll().executeTakeFirstOrThrow();
     assert.equal(stored.requested_creator_handle, 'alice');
+  });
+
+  test('a bot written for the published platform: every optional field, and the key read as apiKey', async () => {
+    const response = await register({
+      name: 'moltie',
+      model: 'claude-sonnet-4-5',
+      bio: 'Hello.',
+      creator_handle: 'alice',
+      moltbook_handle: '@moltie_the_bot',
+      owner_x_handle: '@alice_builds',
+    });
+    assert.equal(response.statusCode, 201, response.body);
+    assertContract('registerBot', response);
+    const body = response.json();
+    // The compatibility aliases carry the same values as the snake_case fields.
+    assert.equal(body.apiKey, body.api_key);
+    assert.equal(body.claimCode, body.claim_code);
+    assert.deepEqual(body.nextSteps, body.next_steps);
+    assert.deepEqual([body.bot.moltbook_handle, body.bot.owner_x_handle], ['moltie_the_bot', 'alice_builds']);
+    // The handles are public on the profile, and the alias key works.
+    const profile = (await t.app.inject({ url: '/api/bots/moltie' })).json();
+    assert.deepEqual([profile.moltbook_handle, profile.owner_x_handle], ['moltie_the_bot', 'alice_builds']);
+    assert.equal((await t.app.inject({ url: '/api/bots/me', headers: bearer(body.apiKey) })).statusCode, 200);
+  });
+
+  test('an optional field sent as null means "not given"', async () => {
+    const response = await register({ name: 'nully', model: 'gpt-5', bio: null, creator_handle: null, moltbook_handle: null, owner_x_handle: null });
+    assert.equal(response.statusCode, 201, response.body);
+    const { bot } = response.json();
+    assert.deepEqual([bot.bio, bot.moltbook_handle, bot.owner_x_handle], [null, null, null]);
+    const stored = await t.db.selectFrom('bots').select('requested_creator_handle').executeTakeFirstOrThrow();
+    assert.equal(stored.requested_creator_handle, null);
   });
 
   test('the returned key authenticates the bot', async () => {
@@ -149,6 +184,26 @@ describe('registerBot 400', () => {
     const response = await register({ name: '6F1C2D3E-4B5A-4C6D-8E7F-9A0B1C2D3E4F', model: 'gpt-5' });
     assert.equal(response.statusCode, 400);
     assert.deepEqual(response.json().errors.map((e: { pointer: string }) => e.pointer), ['/name']);
+    await assertNothingWritten();
+  });
+
+  test('the name "me", in any case, is refused: /api/bots/me is the calling bot', async () => {
+    for (const name of ['me', 'ME', 'Me']) {
+      const response = await register({ name, model: 'gpt-5' });
+      assert.equal(response.statusCode, 400, name);
+      assert.deepEqual(response.json().errors.map((e: { pointer: string }) => e.pointer), ['/name']);
+    }
+    assert.equal((await register({ name: 'meg', model: 'gpt-5' })).statusCode, 201);
+    assert.equal(await count('bots'), 1);
+  });
+
+  test('social handles out of shape are named', async () => {
+    const response = await register({ name: 'ada', model: 'gpt-5', owner_x_handle: 'far_too_long_for_x_123', moltbook_handle: 'no spaces' });
+    assert.equal(response.statusCode, 400);
+    assertContract('registerBot', response);
+    assert.deepEqual(response.json().errors.map((e: { pointer: string }) => e.pointer).sort(), ['/moltbook_handle', '/owner_x_handle']);
+    const atOnly = await register({ name: 'ada', model: 'gpt-5', owner_x_handle: '@' });
+    assert.equal(atOnly.statusCode, 400);
     await assertNothingWritten();
   });
 

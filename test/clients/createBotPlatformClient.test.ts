@@ -49,6 +49,23 @@ describe('createBotPlatformClient', () => {
     assert.equal(feed.data?.items[0]?.id, post.data?.id);
   });
 
+  test('the heartbeat loop: activity since the last next_since, a rating of the result, all typed', async () => {
+    const { bot, client } = await registeredClient();
+    const { client: other } = await registeredClient();
+    const result = await client.POST('/api/test/submit', { body: { answers: answersLike('oracle'), creator_guess_type: 'forge' } });
+    assert.equal(result.data?.next_steps.rate_accuracy_url, `http://bots.test/api/bots/${bot.name}/rate-accuracy`);
+    const first = await client.GET('/api/bots/{id}/activity', { params: { path: { id: 'me' } } });
+    assert.ok(first.data);
+    const post = await client.POST('/api/feed/posts', { body: result.data!.next_steps.suggested_post });
+    await other.POST('/api/feed/posts/{id}/comment', { params: { path: { id: post.data!.id } }, body: { body: 'Nice.' } });
+    const next = await client.GET('/api/bots/{id}/activity', { params: { path: { id: bot.name }, query: { since: first.data.next_since } } });
+    assert.deepEqual(next.data?.replies_to_your_posts.map((reply) => reply.comment.body), ['Nice.']);
+    const rated = await client.POST('/api/bots/{id}/rate-accuracy', { params: { path: { id: 'me' } }, body: { rating: 5 } });
+    assert.equal(rated.data?.accuracy?.rating, 5);
+    const profile = await client.GET('/api/bots/{id}', { params: { path: { id: bot.name } } });
+    assert.equal(profile.data?.accuracy?.rating, 5);
+  });
+
   test('errors come back as typed problem documents, never thrown', async () => {
     const stranger = createBotPlatformClient({ baseUrl, apiKey: 'bp_' + '0'.repeat(38) });
     const unauthorized = await stranger.POST('/api/feed/posts', { body: { category: 'results', title: 't', body: 'b' } });

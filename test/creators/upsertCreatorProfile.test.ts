@@ -15,13 +15,16 @@ describe('upsertCreatorProfile 200', () => {
     assert.equal(created.statusCode, 200, created.body);
     assertContract('upsertCreatorProfile', created);
     const { created_at: createdAt, ...profile } = created.json() as { created_at: string };
-    assert.deepEqual(profile, { handle: 'alice_1', display_name: 'Alice', bio: 'Bots that argue.' });
+    assert.deepEqual(profile, { handle: 'alice_1', display_name: 'Alice', bio: 'Bots that argue.', type: null });
     assert.ok(Date.parse(createdAt) > 0);
     const updated = await put(cookie, { handle: 'alice-2', display_name: 'Alice L.' });
     assert.equal(updated.json().handle, 'alice-2');
     assert.equal(updated.json().bio, null);
     assert.equal(updated.json().created_at, created.json().created_at);
     assert.equal((await t.db.selectFrom('creators').select('handle').execute()).length, 1);
+    const nullBio = await put(cookie, { handle: 'alice-2', display_name: 'Alice L.', bio: null });
+    assert.equal(nullBio.statusCode, 200, nullBio.body);
+    assert.equal(nullBio.json().bio, null);
   });
 });
 

@@ -1,5 +1,6 @@
 // examples/bot.ts, run against the real server over HTTP with the post limit lowered to 3: it
-// registers, gets a type, posts until it is limited, backs off, comments and votes.
+// registers, gets a type and rates it, posts until it is limited, backs off, comments, votes and
+// checks its heartbeat.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
@@ -30,8 +31,10 @@ describe('examples/bot.ts', () => {
 
     assert.equal(second.posts.length, 3, 'posted up to its limit');
     assert.ok(second.backedOffSeconds !== undefined && second.backedOffSeconds > 3000, `backed off ${second.backedOffSeconds}`);
-    const bot = (await (await fetch(`${baseUrl}/api/bots/${second.botId}`)).json()) as { type: string; stats: object };
+    const bot = (await (await fetch(`${baseUrl}/api/bots/${second.botId}`)).json()) as { type: string; stats: object; accuracy: { rating: number } | null };
     assert.equal(bot.type, second.type);
+    assert.ok(bot.accuracy && [3, 5].includes(bot.accuracy.rating), 'it rated its result');
+    assert.ok(lines.some((line) => /new replies; next check since \d{4}-/.test(line)), lines.join('\n'));
     assert.deepEqual(bot.stats, { posts: 3, comments: 1, votes_cast: 1, karma: 0, assessments: 1 });
     const upvoted = (await (await fetch(`${baseUrl}/api/feed/posts/${first.posts.at(-1)}`)).json()) as { post: { upvotes: number } };
     assert.equal(upvoted.post.upvotes, 1);

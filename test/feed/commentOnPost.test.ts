@@ -41,6 +41,14 @@ describe('commentOnPost 201', () => {
     assert.equal(read.post.comment_count, 2);
     await assertCountersMatchRows(t.db);
   });
+
+  test('parent_id sent as null means a top-level comment', async () => {
+    const author = await registerBot(t.app);
+    const post = await createPost(t.app, author.api_key);
+    const response = await comment(author.api_key, post.id, { body: 'Top level', parent_id: null });
+    assert.equal(response.statusCode, 201, response.body);
+    assert.equal(response.json().parent_id, null);
+  });
 });
 
 describe('commentOnPost 400', () => {

@@ -110,6 +110,22 @@ describe('getFeed 200', () => {
       assert.ok(retakes.every((item) => item.category === 'retakes'));
       const byB = (await feed({ sort, bot: b.bot.id })).json().items as Item[];
       assert.deepEqual(byB.map((item) => item.author.id), [b.bot.id]);
+      // An author is also named by name, in any case.
+      for (const name of [b.bot.name, b.bot.name.toUpperCase()]) {
+        assert.deepEqual((await feed({ sort, bot: name })).json(), (await feed({ sort, bot: b.bot.id })).json(), name);
+      }
+    }
+    assert.deepEqual((await feed({ bot: 'nobody-here' })).json(), { items: [], next_cursor: null });
+    assert.deepEqual((await feed({ bot: randomUUID() })).json(), { items: [], next_cursor: null });
+  });
+
+  test('an Authorization header is ignored, even a broken one: bots send their key on every request', async () => {
+    const bot = await registerBot(t.app);
+    await createPost(t.app, bot.api_key);
+    for (const authorization of [`Bearer ${bot.api_key}`, 'Bearer bp_x', 'Basic Zm9vOmJhcg==']) {
+      const response = await t.app.inject({ url: '/api/feed', query: { bot: bot.bot.name }, headers: { authorization } });
+      assert.equal(response.statusCode, 200, authorization);
+      assert.equal(response.json().items.length, 1);
     }
   });
 
@@ -191,7 +207,8 @@ describe('getFeed 400', () => {
     const cases: Array<[Record<string, string>, string]> = [
       [{ sort: 'best' }, '/sort'],
       [{ category: 'gossip' }, '/category'],
-      [{ bot: 'not-a-uuid' }, '/bot'],
+      [{ bot: 'not a name' }, '/bot'],
+      [{ bot: 'x' }, '/bot'],
       [{ bot: `urn:uuid:${randomUUID()}` }, '/bot'],
       [{ limit: '0' }, '/limit'],
       [{ limit: '101' }, '/limit'],

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 import type { components } from '../../generated/openapi.js';
-import { currentQuestionnaire } from '../../src/assessments/scoring.js';
+import { currentBotQuestionnaire, currentCreatorQuestionnaire } from '../../src/assessments/scoring.js';
 import type { Database } from '../../src/db/schema.js';
 import { assertContract } from './contract.js';
 
@@ -13,6 +13,7 @@ type Types = components['schemas']['TypeDistribution'];
 type Model = components['schemas']['ModelBreakdownPage']['items'][number];
 type Activity = components['schemas']['Activity'];
 type Drift = components['schemas']['DriftStats'];
+type Creators = components['schemas']['CreatorAnalytics'];
 
 export interface Analytics {
   overview: Overview;
@@ -20,9 +21,12 @@ export interface Analytics {
   models: Model[];
   activity: Activity;
   drift: Drift;
+  creators: Creators;
 }
 
-const botTypes = currentQuestionnaire.types.map((type) => type.name);
+const botTypes = currentBotQuestionnaire.types.map((type) => type.name);
+const creatorTypes = currentCreatorQuestionnaire.types.map((type) => type.name);
+const rounded = (part: number, whole: number, places: number) => Math.round((part / whole) * 10 ** places) / 10 ** places;
 
 /** Every analytics answer from the API; models walked page by page with `modelsPageSize`. */
 export async function analyticsFromApi(app: FastifyInstance, { days = 30, modelsPageSize = 3 } = {}): Promise<Analytics> {
@@ -49,6 +53,7 @@ export async function analyticsFromApi(app: FastifyInstance, { days = 30, models
     models,
     activity: await get('getAnalyticsActivity', '/api/analytics/activity', { days: String(days) }),
     drift: await get('getAnalyticsDrift', '/api/analytics/drift'),
+    creators: await get('getAnalyticsCreators', '/api/analytics/creators'),
   };
 }
 
@@ -69,7 +74,32 @@ export async function analyticsFromBaseTables(db: Kysely<Database>, { days = 30 
       (r) => [r.type, r.n],
     ),
   );
-  const share = (n: number) => (overview.typed_bots === 0 ? 0 : Math.round((n / overview.typed_bots) * 10_000) / 10_000);
+  const share = (n: number) => (overview.typed_bots === 0 ? 0 : rounded(n, overview.typed_bots, 4));
+  const ratings = new Map(
+    (
+      await sql<{ type: string; n: number; total: number }>`
+        select type, count(*)::int as n, sum(accuracy_rating)::int as total from assessments where accuracy_rating is not null group by type`.execute(db)
+    ).rows.map((r) => [r.type, { ratings: r.n, mean_rating: rounded(r.total, r.n, 2) }]),
+  );
+
+  // A claimed bot's guess against its creator's type as the creators table has it.
+  const creatorRows = (await sql<{ type: string | null; n: number }>`select type, count(*)::int as n from creators group by type`.execute(db)).rows;
+  const typedCreators = creatorRows.filter((r) => r.type !== null).reduce((sum, r) => sum + r.n, 0);
+  const guesses = (
+    await sql<{ total: number; correct: number }>`
+      select count(*)::int as total, count(*) filter (where c.type = b.creator_guess_type)::int as correct
+      from bots b join creators c on c.user_id = b.creator_user_id
+      where b.creator_guess_type is not null and c.type is not null`.execute(db)
+  ).rows[0]!;
+  const creators: Creators = {
+    creators: overview.creators,
+    typed_creators: typedCreators,
+    items: creatorTypes.map((type) => {
+      const n = creatorRows.find((r) => r.type === type)?.n ?? 0;
+      return { type, creators: n, share: typedCreators === 0 ? 0 : rounded(n, typedCreators, 4) };
+    }),
+    guesses: { ...guesses, accuracy: guesses.total === 0 ? null : rounded(guesses.correct, guesses.total, 4) },
+  };
 
   const modelRows = (
     await sql<{ model: string; bots: number; type: string | null; n: number }>`
@@ -126,11 +156,17 @@ export async function analyticsFromBaseTables(db: Kysely<Database>, { days = 30 
     overview,
     types: {
       typed_bots: overview.typed_bots,
-      items: botTypes.map((type) => ({ type, bots: byType.get(type) ?? 0, share: share(byType.get(type) ?? 0) })),
+      items: botTypes.map((type) => ({
+        type,
+        bots: byType.get(type) ?? 0,
+        share: share(byType.get(type) ?? 0),
+        accuracy: ratings.get(type) ?? { ratings: 0, mean_rating: null },
+      })),
     },
     models: [...models.values()],
     activity: { days, items: activity },
     drift: { changes: drift.reduce((sum, d) => sum + d.count, 0), items: drift },
+    creators,
   };
 }
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { currentQuestionnaire } from '../../src/assessments/scoring.js';
+import { currentBotQuestionnaire } from '../../src/assessments/scoring.js';
 import { loadSpec } from '../../src/openapi.js';
 import type { HandlerMap } from '../../src/operation-types.js';
 import errors from '../../src/plugins/errors.js';
@@ -13,9 +13,9 @@ import openapiRoutes, { routeCompilers } from '../../src/plugins/openapi-routes.
 
 const spec = loadSpec();
 const questions = {
-  version: currentQuestionnaire.version,
-  scale: currentQuestionnaire.scale,
-  questions: currentQuestionnaire.questions.map(({ id, text }) => ({ id, text })),
+  version: currentBotQuestionnaire.version,
+  scale: currentBotQuestionnaire.scale,
+  questions: currentBotQuestionnaire.questions.map(({ id, text }) => ({ id, text })),
 };
 let app: FastifyInstance;
 

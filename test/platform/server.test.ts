@@ -1,12 +1,11 @@
 // `npm start` as a user runs it: a real process on embedded PGlite (no database server), real
 // HTTP, graceful shutdown on SIGTERM, and data that survives a restart.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { npmStart } from '../helpers/npm-start.js';
 
 let dataDir: string;
 before(async () => {
@@ -16,36 +15,8 @@ after(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-async function startServer() {
-  const child = spawn('npm', ['start', '--silent'], {
-    env: { ...process.env, DATABASE_URL: '', PGLITE_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'production', SESSION_SECRET: 's'.repeat(32) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output: string[] = [];
-  const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output.join('')}`)), 60_000);
-    const read = (chunk: Buffer) => {
-      output.push(String(chunk));
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output.join(''));
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    };
-    child.stdout.on('data', read);
-    child.stderr.on('data', read);
-    void exited.then(() => reject(new Error(`server exited:\n${output.join('')}`)));
-  });
-  return {
-    url,
-    output,
-    async stop() {
-      child.kill('SIGTERM');
-      const [code] = await exited;
-      return code;
-    },
-  };
+function startServer() {
+  return npmStart({ PGLITE_DIR: dataDir });
 }
 
 describe('npm start on embedded PGlite', () => {
