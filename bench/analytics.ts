@@ -42,7 +42,7 @@ await withThrowawayDatabase(async (database, url) => {
   console.log(`seeded in ${seeded.seconds.toFixed(1)} s`);
 
   const serving = await openDatabase({ databaseUrl: `${url}?application_name=bench`, pgliteDir: 'memory://' });
-  const app = await buildApp({ config: { ...loadConfig({ NODE_ENV: 'production', SESSION_SECRET: benchSessionSecret }), logLevel: 'silent' }, db: serving.db });
+  const app = await buildApp({ config: { ...loadConfig({ NODE_ENV: 'production', SESSION_SECRET: benchSessionSecret, EMAIL_SIGNIN: 'off' }), logLevel: 'silent' }, db: serving.db });
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
   const before = await tableReads(database.db);
 

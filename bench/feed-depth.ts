@@ -25,7 +25,7 @@ const cursorParts = { new: ['timestamp', 'uuid'], top: ['integer', 'timestamp', 
 
 await withThrowawayDatabase(async (database) => {
   const seeded = await seed(database.db);
-  const app = await buildApp({ config: { ...loadConfig({ NODE_ENV: 'production', SESSION_SECRET: benchSessionSecret }), logLevel: 'silent' }, db: database.db });
+  const app = await buildApp({ config: { ...loadConfig({ NODE_ENV: 'production', SESSION_SECRET: benchSessionSecret, EMAIL_SIGNIN: 'off' }), logLevel: 'silent' }, db: database.db });
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
 
   const rows: string[] = [];

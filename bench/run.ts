@@ -63,6 +63,9 @@ await withThrowawayDatabase(async (database, url) => {
     DATABASE_URL: url,
     NODE_ENV: 'production',
     SESSION_SECRET: benchSessionSecret,
+    EMAIL_SIGNIN: 'off',
+    // Every benchmark request comes from 127.0.0.1: only the per-bot limits are measured.
+    IP_LIMIT_FACTOR: '1000000',
     LOG_LEVEL: 'warn',
   });
   let n = 0;
@@ -159,7 +162,7 @@ async function measure({ child, base }: ServerProcess, scenario: Scenario): Prom
 /** From spawning `node dist/src/server.js` (what `npm start` runs once built) to the first 200 on /readyz. */
 async function startupMs(env: Record<string, string>): Promise<number> {
   const started = performance.now();
-  const server = await startProcess(serverArgs, { NODE_ENV: 'production', SESSION_SECRET: benchSessionSecret, LOG_LEVEL: 'warn', ...env }, '/readyz');
+  const server = await startProcess(serverArgs, { NODE_ENV: 'production', SESSION_SECRET: benchSessionSecret, EMAIL_SIGNIN: 'off', LOG_LEVEL: 'warn', ...env }, '/readyz');
   const elapsed = Math.round(performance.now() - started);
   await stopProcess(server.child);
   return elapsed;

@@ -10,13 +10,14 @@ import type { Config } from './config.js';
 import type { Database } from './db/schema.js';
 import { answerSheetKeyword } from './assessments/answer-sheet-keyword.js';
 import { createHandlers } from './handlers.js';
-import { loadSpec, type Operation } from './openapi.js';
+import { loadSpec, type Operation, type RateLimitExtension } from './openapi.js';
 import { bearerAuth } from './plugins/bearer-auth.js';
 import docs from './plugins/docs.js';
 import errors, { sendProblem } from './plugins/errors.js';
 import jsonBody from './plugins/json-body.js';
 import openapiRoutes, { routeCompilers } from './plugins/openapi-routes.js';
-import rateLimiting from './plugins/rate-limit.js';
+import rateLimiting, { clientIpCap } from './plugins/rate-limit.js';
+import metrics, { metricsAuth, type PoolStats } from './plugins/metrics.js';
 import securityHeaders from './plugins/security-headers.js';
 import type { Clock } from './rate-limit/sliding-window.js';
 import { ProblemError } from './problems.js';
@@ -35,11 +36,14 @@ export interface AppOptions {
   clock?: Clock;
   /** Rate limiting is always on; only the limiter's benchmark turns it off, to measure its cost. */
   rateLimiting?: boolean;
+  /** The database pool's state for /metrics (a Postgres server's pool; PGlite has none). */
+  poolStats?: () => PoolStats;
 }
 
 const bodyLimit = 64 * 1024;
 
-const incomingRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
+/** A caller's x-request-id is kept only when it is this short and plain; otherwise we make one. */
+const incomingRequestId = /^[A-Za-z0-9._-]{1,64}$/;
 
 const secretParameters = /([?&](?:token|code|state)=)[^&#]*/g;
 
@@ -47,7 +51,7 @@ function redactSecrets(url: string): string {
   return url.replace(secretParameters, '$1[redacted]');
 }
 
-export async function buildApp({ config, db, logStream, onRoute, clock, rateLimiting: limited = true }: AppOptions) {
+export async function buildApp({ config, db, logStream, onRoute, clock, rateLimiting: limited = true, poolStats }: AppOptions) {
   const spec = loadSpec();
   const secure = config.publicUrl.startsWith('https:');
   const logger: FastifyServerOptions['logger'] = {
@@ -71,6 +75,12 @@ export async function buildApp({ config, db, logStream, onRoute, clock, rateLimi
   const app = Fastify({
     logger,
     bodyLimit,
+    // Slow clients cannot hold the server: a request must arrive whole within requestTimeout (a
+    // body trickled a byte at a time is cut off with a 408), its headers within headersTimeout;
+    // Node checks both every second rather than every 30 s.
+    requestTimeout: config.http.requestTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    http: { headersTimeout: config.http.headersTimeoutMs, connectionsCheckingInterval: 1_000 },
     trustProxy: config.trustProxy,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     // Fastify's own 503 while closing is not a problem document; our onRequest hook answers instead.
@@ -87,6 +97,7 @@ export async function buildApp({ config, db, logStream, onRoute, clock, rateLimi
     },
   });
 
+  app.server.maxConnections = config.http.maxConnections;
   if (onRoute) app.addHook('onRoute', onRoute);
   app.decorateRequest('bot', null);
   let closing = false;
@@ -108,22 +119,25 @@ export async function buildApp({ config, db, logStream, onRoute, clock, rateLimi
     }
   });
 
+  await app.register(metrics, poolStats ? { poolStats } : {});
   await app.register(securityHeaders, { secure });
   await app.register(errors);
   await app.register(jsonBody);
-  await app.register(docs, { spec, secure });
+  await app.register(docs, { spec, secure, publicUrl: config.publicUrl });
   const mailer = createMailer(config, app.log);
   app.addHook('onClose', async () => mailer.close());
   // Before the routes: the limiter attaches itself to routes as they are added.
   if (limited) await app.register(rateLimiting, { db, clock });
+  const limits = { ...config.limits, 'sign-in-mails': config.humans.emailLimits.perIp };
   const routes = {
     spec,
     handlers: createHandlers({ db, config, clock, mailer, oauthProviders: oauthProviders(config.humans.oauthProviders) }),
-    ...(limited ? { limits: config.limits } : {}),
+    ...(limited ? { limits, ipCap: (extension: RateLimitExtension) => clientIpCap(extension, limits, config.ipLimitFactor, db, clock) } : {}),
     compilers: routeCompilers(spec, [answerSheetKeyword]),
     security: {
       bearerAuth: bearerAuth(db),
       cookieAuth: sessionAuth(config),
+      metricsToken: metricsAuth(config.metricsToken),
     },
   };
   // Only the humans' operations (sign-in, sign-out and the cookieAuth ones) read or write a session,

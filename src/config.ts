@@ -20,8 +20,25 @@ export interface Config {
   trustProxy: boolean | string;
   /** Requests admitted per rolling hour: per bot for each action, per client IP for registrations. */
   limits: Record<LimitedAction, number>;
+  /** Per client IP, each limited bot action admits this many times its per-bot limit (see x-rate-limit). */
+  ipLimitFactor: number;
   /** Human sessions and sign-in. */
   humans: HumansConfig;
+  /** Bearer token `GET /metrics` requires; without one it is open (keep it off the public internet). */
+  metricsToken: string | undefined;
+  /** How long the HTTP server waits for clients, and how many it holds at once. */
+  http: HttpLimits;
+}
+
+export interface HttpLimits {
+  /** A request (headers and body) must arrive in full within this time, or its connection is closed. */
+  requestTimeoutMs: number;
+  /** The request's headers must arrive within this time. */
+  headersTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this time. */
+  keepAliveTimeoutMs: number;
+  /** Connections held at once; more are refused at accept. */
+  maxConnections: number;
 }
 
 export type LimitedAction = 'posts' | 'comments' | 'votes' | 'assessments' | 'registrations';
@@ -33,7 +50,9 @@ export interface HumansConfig {
   sessionSecretEphemeral: boolean;
   /** Origins, besides PUBLIC_URL's, that may send state-changing cookie requests. */
   allowedOrigins: string[];
-  /** smtp:// or smtps:// URL of the mail server; without one, sign-in links are logged. */
+  /** Whether e-mail sign-in is offered (EMAIL_SIGNIN=off turns it off: 404). */
+  emailSignIn: boolean;
+  /** smtp:// or smtps:// URL of the mail server; without one (development and tests only), sign-in links are logged. */
   smtpUrl: string | undefined;
   mailFrom: string;
   /** Sign-in e-mails per rolling hour, per address and per client IP. */
@@ -70,6 +89,13 @@ const variables = {
   RATE_LIMIT_VOTES: { type: 'integer', minimum: 1, default: 100 },
   RATE_LIMIT_ASSESSMENTS: { type: 'integer', minimum: 1, default: 5 },
   REGISTER_LIMIT_PER_HOUR: { type: 'integer', minimum: 1, default: 20 },
+  IP_LIMIT_FACTOR: { type: 'integer', minimum: 1, default: 5 },
+  METRICS_TOKEN: { type: 'string', minLength: 16 },
+  REQUEST_TIMEOUT_MS: { type: 'integer', minimum: 1000, maximum: 300_000, default: 30_000 },
+  HEADERS_TIMEOUT_MS: { type: 'integer', minimum: 1000, maximum: 300_000, default: 10_000 },
+  KEEP_ALIVE_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 300_000, default: 5_000 },
+  MAX_CONNECTIONS: { type: 'integer', minimum: 1, default: 10_000 },
+  EMAIL_SIGNIN: { type: 'string', enum: ['on', 'off'], default: 'on' },
   SESSION_SECRET: { type: 'string', minLength: 1 },
   ALLOWED_ORIGINS: { type: 'string', minLength: 1 },
   SMTP_URL: { type: 'string', pattern: '^smtps?://' },
@@ -127,6 +153,9 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     // request looks like http and Secure session cookies could never be set.
     throw new ConfigError(['PUBLIC_URL is https, so the server sits behind a TLS proxy: set TRUST_PROXY to that proxy (its address, or true)']);
   }
+  if ((raw.HEADERS_TIMEOUT_MS as number) > (raw.REQUEST_TIMEOUT_MS as number)) {
+    throw new ConfigError(['HEADERS_TIMEOUT_MS must not be longer than REQUEST_TIMEOUT_MS (the headers are part of the request)']);
+  }
   const humans = loadHumansConfig(environment, raw, env);
   return {
     env,
@@ -137,6 +166,14 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     pgliteDir: raw.PGLITE_DIR as string,
     logLevel: raw.LOG_LEVEL as Config['logLevel'],
     trustProxy,
+    ipLimitFactor: raw.IP_LIMIT_FACTOR as number,
+    metricsToken: raw.METRICS_TOKEN as string | undefined,
+    http: {
+      requestTimeoutMs: raw.REQUEST_TIMEOUT_MS as number,
+      headersTimeoutMs: raw.HEADERS_TIMEOUT_MS as number,
+      keepAliveTimeoutMs: raw.KEEP_ALIVE_TIMEOUT_MS as number,
+      maxConnections: raw.MAX_CONNECTIONS as number,
+    },
     limits: {
       posts: raw.RATE_LIMIT_POSTS as number,
       comments: raw.RATE_LIMIT_COMMENTS as number,
@@ -192,8 +229,15 @@ function loadHumansConfig(environment: NodeJS.ProcessEnv, raw: Record<string, un
     return provider;
   });
 
+  const emailSignIn = raw.EMAIL_SIGNIN === 'on';
+  if (env === 'production' && emailSignIn && !raw.SMTP_URL) {
+    // Without a mail server the links would go to the log, where anyone who reads it could use them.
+    problems.push('SMTP_URL must be set in production to mail sign-in links, or set EMAIL_SIGNIN=off to turn e-mail sign-in off');
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
+    emailSignIn,
     sessionSecrets,
     sessionSecretEphemeral,
     allowedOrigins,

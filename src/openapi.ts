@@ -24,7 +24,8 @@ export interface ParameterObject {
 
 /** Our extension `x-rate-limit`: the operation is rate limited (see src/plugins/rate-limit.ts), per what. */
 export interface RateLimitExtension {
-  action: LimitedAction;
+  /** A bot action of the config's limits, or the e-mail sign-in requests of one client IP. */
+  action: LimitedAction | 'sign-in-mails';
   per: 'bot' | 'user' | 'client-ip';
 }
 
@@ -41,7 +42,7 @@ export interface OperationObject {
 export interface OpenApiDocument {
   openapi: string;
   info: Record<string, unknown>;
-  servers: Array<{ url: string; variables?: Record<string, { default: string }> }>;
+  servers: Array<{ url: string; description?: string }>;
   security?: Array<Record<string, string[]>>;
   paths: Record<string, Record<string, OperationObject>>;
   components: {

@@ -12,7 +12,12 @@ type Parameters<K extends OperationId, Where extends 'path' | 'query' | 'header'
   ? Record<string, never>
   : NonNullable<operations[K]['parameters'][Where]>;
 
-type JsonContent<T> = T extends { content: { 'application/json': infer Body } } ? Body : undefined;
+/** A body's type: JSON as the spec's schema says, or the text of a `text/plain` answer (metrics). */
+type JsonContent<T> = T extends { content: { 'application/json': infer Body } }
+  ? Body
+  : T extends { content: { 'text/plain': string } }
+    ? string
+    : undefined;
 
 type RequestBody<K extends OperationId> = operations[K] extends { requestBody: infer Body }
   ? JsonContent<Body>

@@ -26,12 +26,18 @@ export interface ProblemOptions {
   /** Extension members, such as the 429's `limit` and `retry_after_seconds`. */
   extensions?: Record<string, unknown>;
   headers?: Record<string, string | number>;
+  /** On a 429: which limit refused (`posts`, `posts-per-ip`, `sign-in-mails`, ...), for metrics; never sent. */
+  limitName?: string;
+  /** The client hung up mid-request: logged as such, never as an outage. */
+  clientGone?: boolean;
 }
 
 export class ProblemError extends Error {
   readonly errors: FieldError[] | undefined;
   readonly extensions: Record<string, unknown>;
   readonly headers: Record<string, string | number>;
+  readonly limitName: string | undefined;
+  readonly clientGone: boolean;
 
   constructor(
     readonly status: number,
@@ -44,6 +50,8 @@ export class ProblemError extends Error {
     this.errors = options.errors;
     this.extensions = options.extensions ?? {};
     this.headers = options.headers ?? {};
+    this.limitName = options.limitName;
+    this.clientGone = options.clientGone ?? false;
   }
 
   body(requestId: string): Problem {
@@ -60,8 +68,14 @@ export class ProblemError extends Error {
   }
 }
 
-export function validationFailed(errors: FieldError[]): ProblemError {
-  const detail = errors.length === 1 ? `${describe(errors[0]!)}.` : `The request has ${errors.length} problems.`;
+/** A 400 naming `errors`; `total` is how many were found when only the first ones are listed. */
+export function validationFailed(errors: FieldError[], total = errors.length): ProblemError {
+  const detail =
+    total === 1
+      ? `${describe(errors[0]!)}.`
+      : total > errors.length
+        ? `The request has ${total} problems; the first ${errors.length} are listed.`
+        : `The request has ${total} problems.`;
   return new ProblemError(400, 'validation_failed', detail, { errors });
 }
 

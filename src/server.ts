@@ -13,7 +13,7 @@ async function main() {
   const config = loadConfig();
   const database = await openDatabase(config);
   await migrateToLatest(database.db);
-  const app = await buildApp({ config, db: database.db });
+  const app = await buildApp({ config, db: database.db, ...(database.poolStats ? { poolStats: database.poolStats } : {}) });
   if (database.kind === 'pglite') {
     app.log.info({ pglite_dir: config.pgliteDir }, 'using embedded PGlite (set DATABASE_URL to use a Postgres server)');
   }

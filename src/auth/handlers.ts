@@ -1,5 +1,5 @@
 // Handlers of signing in and out: requestEmailSignIn, completeEmailSignIn, startOAuthSignIn,
-// completeOAuthSignIn, signOut, getMe. Signing in always regenerates the session id (the old
+// completeOAuthSignIn, signOut, signOutEverywhere, getMe. Signing in always regenerates the session id (the old
 // session, with any OAuth state in it, is destroyed), so a session id planted before sign-in is
 // worth nothing after it.
 import { randomBytes } from 'node:crypto';
@@ -15,6 +15,7 @@ import { sessionCookieName, sessionCookieOptions, signedInUserId } from '../plug
 import { notFound, ProblemError } from '../problems.js';
 import { consumeQuota, type Clock } from '../rate-limit/sliding-window.js';
 import type { Mailer } from './mailer.js';
+import { deleteSessionsOfUser } from './session-store.js';
 import type { OAuthProvider } from './oauth.js';
 import { findUser, insertSignInToken, redeemSignInToken, userIdForEmail, userIdForIdentity } from './repository.js';
 
@@ -26,6 +27,13 @@ const defaultNext = '/docs';
  * a sign-in stores nothing on the server, however often anyone starts one.
  */
 const oauthCookie = { name: 'bp_oauth', path: '/api/auth/oauth', lifetimeSeconds: 10 * 60 };
+
+/**
+ * The browser that asks for an e-mail link gets a random nonce in this signed cookie, and the link's
+ * token is stored hashed together with it: the link works only where the cookie is, so nobody can
+ * mail a link of their own account to someone else (or use one sent to someone else's address).
+ */
+const emailCookie = { name: 'bp_signin', path: '/api/auth/email', lifetimeSeconds: linkLifetimeSeconds };
 
 interface PendingOAuth {
   provider: string;
@@ -56,6 +64,13 @@ function pendingOAuth(cookie: string | undefined, request: FastifyRequest): Pend
   }
 }
 
+/** This browser's e-mail sign-in nonce, from its signed cookie; undefined when absent or forged. */
+function emailNonce(cookie: string | undefined, request: FastifyRequest): string | undefined {
+  if (!cookie) return undefined;
+  const unsigned = request.unsignCookie(cookie);
+  return unsigned.valid && unsigned.value ? unsigned.value : undefined;
+}
+
 async function signIn(request: FastifyRequest, userId: string) {
   await request.session.regenerate();
   request.session.userId = userId;
@@ -74,15 +89,28 @@ export function authHandlers({ db, config, clock, mailer, oauthProviders }: Auth
     return found;
   };
   const redirectUri = (name: string) => `${config.publicUrl}/api/auth/oauth/${name}/callback`;
+  const emailSignInEnabled = () => {
+    if (!config.humans.emailSignIn) throw notFound('E-mail sign-in is switched off on this server.');
+  };
 
   return {
-    async requestEmailSignIn({ body, request }) {
-      const { perIp, perAddress } = config.humans.emailLimits;
-      await consumeQuota(db, `sign-in-mails-ip:${normalizeIP(request.ip, 64)}`, perIp, clock);
-      await consumeQuota(db, `sign-in-mails:${body.email.toLowerCase()}`, perAddress, clock);
+    async requestEmailSignIn({ body, request, reply }) {
+      emailSignInEnabled();
+      // Per client IP is the route's own limit (x-rate-limit, before the body is read); this one
+      // keys on the requester too, so whoever floods an address uses up only their own quota.
+      const subject = `${normalizeIP(request.ip, 64)}:${body.email.toLowerCase()}`;
+      await consumeQuota(db, 'sign-in-mails-per-address', subject, config.humans.emailLimits.perAddress, clock);
+      // One nonce per browser: asking twice keeps both links valid in the same browser.
+      const nonce = emailNonce(request.cookies[emailCookie.name], request) ?? randomBytes(24).toString('base64url');
+      reply.setCookie(emailCookie.name, nonce, {
+        ...sessionCookieOptions(config),
+        path: emailCookie.path,
+        maxAge: emailCookie.lifetimeSeconds,
+        signed: true,
+      });
       const token = randomBytes(32).toString('base64url');
       await insertSignInToken(db, {
-        tokenHash: hashSecret(token),
+        tokenHash: hashSecret(`${token}.${nonce}`),
         email: body.email,
         next: body.next ?? defaultNext,
         expiresAt: new Date(now().getTime() + linkLifetimeSeconds * 1000),
@@ -96,13 +124,19 @@ export function authHandlers({ db, config, clock, mailer, oauthProviders }: Auth
       return { status: 202, body: { status: 'pending', expires_in_seconds: linkLifetimeSeconds } };
     },
 
-    async completeEmailSignIn({ query, request }) {
-      const redeemed = await redeemSignInToken(db, hashSecret(query.token), now());
+    async completeEmailSignIn({ query, request, reply }) {
+      emailSignInEnabled();
+      const nonce = emailNonce(request.cookies[emailCookie.name], request);
+      const redeemed = nonce === undefined ? undefined : await redeemSignInToken(db, hashSecret(`${query.token}.${nonce}`), now());
       if (!redeemed) {
-        throw new ProblemError(400, 'invalid_token', 'This sign-in link is unknown, already used or expired. Ask for a new one.', {
-          errors: [{ in: 'query', pointer: '/token', message: 'is not a valid sign-in token' }],
-        });
+        throw new ProblemError(
+          400,
+          'invalid_token',
+          'This sign-in link is unknown, already used or expired, or was opened in another browser than the one that asked for it. Ask for a new one in this browser.',
+          { errors: [{ in: 'query', pointer: '/token', message: 'is not a valid sign-in token for this browser' }] },
+        );
       }
+      reply.clearCookie(emailCookie.name, { ...sessionCookieOptions(config), path: emailCookie.path });
       await signIn(request, await userIdForEmail(db, redeemed.email));
       return { status: 302, headers: { location: redeemed.next } };
     },
@@ -155,7 +189,15 @@ export function authHandlers({ db, config, clock, mailer, oauthProviders }: Auth
 
     async signOut({ request, reply }) {
       await request.session.destroy();
-      reply.clearCookie(sessionCookieName, sessionCookieOptions(config));
+      reply.clearCookie(sessionCookieName(config), sessionCookieOptions(config));
+      return { status: 204 };
+    },
+
+    async signOutEverywhere({ request, reply }) {
+      const userId = signedInUserId(request);
+      await deleteSessionsOfUser(db, userId);
+      await request.session.destroy();
+      reply.clearCookie(sessionCookieName(config), sessionCookieOptions(config));
       return { status: 204 };
     },
 
@@ -168,5 +210,5 @@ export function authHandlers({ db, config, clock, mailer, oauthProviders }: Auth
       const creator = await findCreatorByUserId(db, user.id);
       return { status: 200, body: { user: { id: user.id, email: user.email }, creator: creator ? toCreator(creator) : null } };
     },
-  } satisfies Pick<HandlerMap, 'requestEmailSignIn' | 'completeEmailSignIn' | 'startOAuthSignIn' | 'completeOAuthSignIn' | 'signOut' | 'getMe'>;
+  } satisfies Pick<HandlerMap, 'requestEmailSignIn' | 'completeEmailSignIn' | 'startOAuthSignIn' | 'completeOAuthSignIn' | 'signOut' | 'signOutEverywhere' | 'getMe'>;
 }

@@ -12,9 +12,10 @@ export function postgresSessionStore(db: Kysely<Database>, defaultLifetimeMs: nu
     set(sessionId, session, callback) {
       const expiresAt = session.cookie.expires ?? new Date(Date.now() + defaultLifetimeMs);
       const data = JSON.stringify(session);
+      const userId = session.userId ?? null;
       db.insertInto('sessions')
-        .values({ id_hash: hashSecret(sessionId), data, expires_at: expiresAt })
-        .onConflict((oc) => oc.column('id_hash').doUpdateSet({ data, expires_at: expiresAt }))
+        .values({ id_hash: hashSecret(sessionId), data, expires_at: expiresAt, user_id: userId })
+        .onConflict((oc) => oc.column('id_hash').doUpdateSet({ data, expires_at: expiresAt, user_id: userId }))
         .execute()
         .then(() => callback(), callback);
     },
@@ -33,6 +34,12 @@ export function postgresSessionStore(db: Kysely<Database>, defaultLifetimeMs: nu
         .then(() => callback(), callback);
     },
   };
+}
+
+/** Ends every session of a user (signing out everywhere); returns how many there were. */
+export async function deleteSessionsOfUser(db: Kysely<Database>, userId: string): Promise<number> {
+  const result = await db.deleteFrom('sessions').where('user_id', '=', userId).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
 /** Deletes expired sessions and sign-in tokens; returns how many rows went. */

@@ -9,6 +9,7 @@ import {
   questionsCacheControl,
   scoreAnswers,
 } from '../assessments/scoring.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
 import { hashSecret } from '../bots/api-key.js';
 import { toBot } from '../bots/repository.js';
 import type { Database } from '../db/schema.js';
@@ -20,8 +21,8 @@ import {
   findCreatorByHandle,
   findCreatorByUserId,
   insertCreatorAssessment,
+  listBotsOfCreator,
   listClaimedBots,
-  listPendingBots,
   tallyGuesses,
   toBotSummary,
   toCreator,
@@ -49,17 +50,19 @@ export function creatorHandlers({ db }: { db: Kysely<Database> }) {
       return { status: 200, body: toCreator(creator) };
     },
 
-    async listMyBots({ request }) {
+    async listMyBots({ query, request }) {
       const userId = signedInUserId(request);
       const creator = await findCreatorByUserId(db, userId);
-      const [claimed, pending] = await Promise.all([listClaimedBots(db, userId), creator ? listPendingBots(db, creator.handle) : []]);
+      const after = query.cursor ? decodeCursor(query.cursor, 'my-bots', ['timestamp', 'uuid']) : undefined;
+      const limit = query.limit ?? 20;
+      const rows = await listBotsOfCreator(db, userId, creator?.handle ?? null, limit + 1, after);
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
       return {
         status: 200,
         body: {
-          items: [
-            ...claimed.map((bot) => ({ bot: toBotSummary(bot), status: 'claimed' as const })),
-            ...pending.map((bot) => ({ bot: toBotSummary(bot), status: 'pending' as const })),
-          ],
+          items: page.map((bot) => ({ bot: toBotSummary(bot), status: bot.creator_user_id === userId ? ('claimed' as const) : ('pending' as const) })),
+          next_cursor: rows.length > limit && last ? encodeCursor('my-bots', [last.created_at.toISOString(), last.id]) : null,
         },
       };
     },

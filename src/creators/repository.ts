@@ -5,6 +5,7 @@ import { sql, type Kysely } from 'kysely';
 import type { components } from '../../generated/openapi.js';
 import type { CreatorTraits, CreatorType, Result } from '../assessments/scoring.js';
 import { scoredResultValues, toScoredResult } from '../assessments/repository.js';
+import type { CursorKey } from '../cursor.js';
 import type { Database } from '../db/schema.js';
 import { findBotById, type BotWithCreator } from '../bots/repository.js';
 
@@ -108,16 +109,21 @@ export async function listClaimedBots(db: Db, userId: string) {
     .execute();
 }
 
-/** Unclaimed bots that named this handle at registration, oldest first. */
-export async function listPendingBots(db: Db, handle: string) {
-  return db
+/**
+ * A page of the signed-in creator's bots, claimed and pending (unclaimed bots that named their
+ * handle) together, oldest registration first, after the keyset `after` ([created_at, id]).
+ */
+export async function listBotsOfCreator(db: Db, userId: string, handle: string | null, limit: number, after: CursorKey | undefined) {
+  let query = db
     .selectFrom('bots')
     .select(summaryColumns)
-    .where('creator_user_id', 'is', null)
-    .where('requested_creator_handle', '=', handle)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+    .where((eb) =>
+      handle === null
+        ? eb('creator_user_id', '=', userId)
+        : eb.or([eb('creator_user_id', '=', userId), eb.and([eb('creator_user_id', 'is', null), eb('requested_creator_handle', '=', handle)])]),
+    );
+  if (after) query = query.where(sql<boolean>`(bots.created_at, bots.id) > (${sql.join(after)})`);
+  return query.orderBy('bots.created_at').orderBy('bots.id').limit(limit).execute();
 }
 
 type SummaryRow = Awaited<ReturnType<typeof listClaimedBots>>[number];

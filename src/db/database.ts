@@ -13,6 +13,8 @@ import type { Database } from './schema.js';
 export interface OpenDatabase {
   db: Kysely<Database>;
   kind: 'postgres' | 'pglite';
+  /** The connection pool's state (a Postgres server only), for /metrics. */
+  poolStats?: () => { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -31,7 +33,8 @@ export async function openDatabase({ databaseUrl, pgliteDir }: DatabaseOptions):
     pool.on('error', () => {});
     pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
-    return { db, kind: 'postgres', close: () => db.destroy() };
+    const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+    return { db, kind: 'postgres', poolStats, close: () => db.destroy() };
   }
   const unlock = pgliteDir.startsWith('memory://') ? async () => {} : await lockDataDirectory(pgliteDir);
   let pglite: PGlite;

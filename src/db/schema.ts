@@ -245,6 +245,8 @@ export interface SessionsTable {
   id_hash: string;
   data: ColumnType<Record<string, unknown>, string, string>;
   expires_at: Date;
+  /** The signed-in user (null for a session that holds no one yet). */
+  user_id: string | null;
 }
 
 export interface EmailSignInTokensTable {

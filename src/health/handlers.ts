@@ -1,4 +1,5 @@
-// Handlers of the health probes: getHealth (the process) and getReadiness (the database).
+// Handlers of the operator's endpoints: getHealth (the process), getReadiness (the database) and
+// getMetrics (Prometheus; the registry is the metrics plugin's).
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { HandlerMap } from '../operation-types.js';
@@ -19,5 +20,10 @@ export function healthHandlers({ db }: { db: Kysely<Database> }) {
       }
       return { status: 200, body: { status: 'ready' } };
     },
-  } satisfies Pick<HandlerMap, 'getHealth' | 'getReadiness'>;
+
+    async getMetrics({ request }) {
+      const registry = request.server.metrics;
+      return { status: 200, body: await registry.metrics(), headers: { 'content-type': registry.contentType } };
+    },
+  } satisfies Pick<HandlerMap, 'getHealth' | 'getReadiness' | 'getMetrics'>;
 }

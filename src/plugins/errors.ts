@@ -10,6 +10,14 @@ import { ProblemError, validationFailed, type FieldError } from '../problems.js'
 
 const partNames = { body: 'body', querystring: 'query', params: 'path', headers: 'header' } as const;
 
+/**
+ * A 400 lists at most this many field errors, each pointer cut to `maxPointerLength` characters:
+ * however many bad fields a request sends (5,000 unknown properties, a 60 KB property name), the
+ * answer stays under 4 KB, so a small request cannot buy a large response.
+ */
+const maxFieldErrors = 20;
+const maxPointerLength = 64;
+
 /** Seconds a client should wait after a 503 before retrying. */
 const unavailableRetryAfter = 5;
 
@@ -20,6 +28,7 @@ export default fp(
       // A bug needs its stack; an outage or a shutdown is worth a warning; a 501 is expected.
       if (problem.code === 'internal') request.log.error({ err: error }, 'request failed');
       else if (problem.status >= 500) request.log.warn({ err: error, problem: problem.code }, 'request refused');
+      else if (problem.clientGone) request.log.info('the client closed the connection mid-request');
       return sendProblem(reply, request, problem);
     });
 
@@ -44,7 +53,8 @@ function toProblem(error: FastifyError, request: FastifyRequest): ProblemError {
     const part = partNames[error.validationContext as keyof typeof partNames] ?? 'body';
     // A path that names something that cannot exist (a malformed id) is simply not found.
     if (part === 'path') return new ProblemError(404, 'not_found', `Nothing exists at ${request.url.split('?')[0]}.`);
-    return validationFailed(fieldErrors(part, error.validation as ErrorObject[]));
+    const found = fieldErrors(part, error.validation as ErrorObject[]);
+    return validationFailed(found.slice(0, maxFieldErrors), found.length);
   }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -54,6 +64,10 @@ function toProblem(error: FastifyError, request: FastifyRequest): ProblemError {
       return new ProblemError(413, 'payload_too_large', `The request body is larger than ${request.server.initialConfig.bodyLimit} bytes.`);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ProblemError(415, 'unsupported_media_type', 'Send the request body as application/json.');
+  }
+  // The client hung up while its body was being read: nobody to answer, and not a database outage.
+  if (request.raw.readableAborted || (error.code === 'ECONNRESET' && error.message === 'aborted')) {
+    return new ProblemError(400, 'malformed_request', 'The client closed the connection before sending the whole request.', { clientGone: true });
   }
   if (isDatabaseUnavailable(error)) {
     return new ProblemError(503, 'unavailable', 'The database is unavailable. Retry shortly.', {
@@ -72,7 +86,10 @@ function fieldErrors(part: FieldError['in'], errors: ErrorObject[]): FieldError[
   const reported = errors.filter((error) => error.propertyName === undefined || error.keyword === 'propertyNames');
   // One problem per location (a number where an enum string belongs fails `type` and `enum`): the first says it.
   const byPointer = new Map<string, FieldError>();
-  for (const error of reported.map(toFieldError)) if (!byPointer.has(error.pointer)) byPointer.set(error.pointer, error);
+  for (const error of reported.map(toFieldError)) {
+    const pointer = error.pointer.length > maxPointerLength ? `${error.pointer.slice(0, maxPointerLength - 1)}…` : error.pointer;
+    if (!byPointer.has(pointer)) byPointer.set(pointer, { ...error, pointer });
+  }
   return [...byPointer.values()];
 
   function toFieldError(error: ErrorObject): FieldError {
@@ -88,12 +105,21 @@ function fieldErrors(part: FieldError['in'], errors: ErrorObject[]): FieldError[
     if (error.keyword === 'enum') {
       return { in: part, pointer: error.instancePath, message: `must be one of ${(error.params.allowedValues as unknown[]).map(String).join(', ')}` };
     }
+    if (error.keyword === 'pattern' && textRules[error.params.pattern as string]) {
+      return { in: part, pointer: error.instancePath, message: textRules[error.params.pattern as string]! };
+    }
     if (error.keyword === 'type' && error.instancePath === '' && part === 'body') {
       return { in: part, pointer: '', message: 'must be a JSON object' };
     }
     return { in: part, pointer: error.instancePath, message: error.message ?? 'is invalid' };
   }
 }
+
+/** The spec's text rules (openapi.yaml, "Text"), said in words rather than as their patterns. */
+const textRules: Record<string, string> = {
+  '^[^\\u0000-\\u001F\\u007F-\\u009F\\u00AD\\u061C\\u180E\\u200B-\\u200F\\u2028-\\u202E\\u2060-\\u206F\\uFEFF\\uFFF9-\\uFFFB]+$': 'must not contain control, zero-width, line-separator or bidirectional-override characters',
+  '^[^\\u202A-\\u202E\\u2066-\\u2069]*$': 'must not contain bidirectional override or isolate characters (U+202A-202E, U+2066-2069)',
+};
 
 function escape(segment: string): string {
   return segment.replaceAll('~', '~0').replaceAll('/', '~1');

@@ -16,12 +16,12 @@ import {
   type JsonSchema,
   type OpenApiDocument,
   type Operation,
+  type RateLimitExtension,
   type SchemaCompiler,
   type SerializerCompiler,
 } from '../openapi.js';
 import type { HandlerMap } from '../operation-types.js';
-import { routeRateLimit } from './rate-limit.js';
-import type { Config } from '../config.js';
+import { routeRateLimit, type RouteLimits } from './rate-limit.js';
 
 export interface OpenApiRoutesOptions {
   spec: OpenApiDocument;
@@ -29,7 +29,9 @@ export interface OpenApiRoutesOptions {
   /** One onRequest hook per security scheme of the spec; it authenticates or throws. */
   security: Record<string, onRequestHookHandler>;
   /** Limits for operations with `x-rate-limit`; omitted, nothing is limited (benchmarks only). */
-  limits?: Config['limits'];
+  limits?: RouteLimits;
+  /** The per-client-IP cap of an operation limited per bot (see clientIpCap), run before its own limit. */
+  ipCap?: (extension: RateLimitExtension) => onRequestHookHandler | undefined;
   /** The compilers of every scope that registers routes of this spec (see routeCompilers). */
   compilers: RouteCompilers;
   /** Which operations to register in this scope (default: all); every handler must still be for one of the spec's. */
@@ -62,7 +64,7 @@ declare module 'fastify' {
 }
 
 export default fp<OpenApiRoutesOptions>(
-  async function openapiRoutes(app: FastifyInstance, { spec, handlers, security, limits, compilers, include = () => true }) {
+  async function openapiRoutes(app: FastifyInstance, { spec, handlers, security, limits, ipCap, compilers, include = () => true }) {
     const { bodies, parameters, serializers } = compilers;
     app.setValidatorCompiler(({ schema, httpPart }) =>
       withoutNulCharacters(
@@ -85,15 +87,18 @@ export default fp<OpenApiRoutesOptions>(
       // Handlers see header parameters under the spec's names; Fastify lower-cases them.
       const headerNames = op.parameters.filter((p) => p.in === 'header').map((p) => p.name);
       const serializerFor = lazySerializers(successSchemas(spec, op), serializers);
+      const limited = limits ? op.operation['x-rate-limit'] : undefined;
+      const capPerIp = limited && ipCap?.(limited);
       app.route({
         method: op.method.toUpperCase() as Uppercase<Operation['method']>,
         url: op.path.replace(/\{([^}]+)\}/g, ':$1'),
         config: {
           operationId: op.operationId,
-          ...(limits && op.operation['x-rate-limit'] ? { rateLimit: routeRateLimit(op.operation['x-rate-limit'], limits) } : {}),
+          ...(limits && limited ? { rateLimit: routeRateLimit(limited, limits), limitName: limited.action } : {}),
         },
         schema: routeSchema(op),
-        onRequest: securityHooks(op, spec, security),
+        // Authentication, then the per-IP cap; the limiter plugin appends the operation's own limit.
+        onRequest: [...securityHooks(op, spec, security), ...(capPerIp ? [capPerIp] : [])],
         ...(hasEntityTag(spec, op) ? { onSend: conditionalGet } : {}),
         async handler(request, reply) {
           const result = await handler({
@@ -162,11 +167,12 @@ function withStrictNumbers(validate: ValidateFunction, schema: JsonSchema) {
 type Validator = { (data: unknown): boolean; errors?: ValidateFunction['errors'] };
 
 /**
- * Postgres text cannot hold U+0000, so a string (or property name) containing it is refused here,
- * with its pointer, rather than failing later as a database error.
+ * Text is made NFC first. Postgres text cannot hold U+0000, so a string (or property name)
+ * containing it is refused here, with its pointer, rather than failing later as a database error.
  */
 function withoutNulCharacters(validate: Validator): Validator {
   const validateText: Validator = (data) => {
+    normalizeText(data);
     const valid = validate(data);
     const nul = nulPointers(data, '').map((instancePath) => ({
       instancePath,
@@ -175,10 +181,28 @@ function withoutNulCharacters(validate: Validator): Validator {
       params: {},
       message: 'must not contain the NUL character (U+0000)',
     }));
-    validateText.errors = nul.length > 0 ? [...(validate.errors ?? []), ...nul] : validate.errors;
+    // A NUL is named as such, rather than as a failed pattern on the same value.
+    const others = (validate.errors ?? []).filter((error) => error.keyword !== 'pattern' || !nul.some((n) => n.instancePath === error.instancePath));
+    validateText.errors = nul.length > 0 ? [...others, ...nul] : validate.errors;
     return valid && nul.length === 0;
   };
   return validateText;
+}
+
+/**
+ * Every string of a request (body, query, path, headers) in Unicode NFC, in place, before it is
+ * validated: "é" typed as e + U+0301 and as U+00E9 is one spelling when it is stored or compared.
+ */
+function normalizeText(value: unknown): void {
+  if (typeof value !== 'object' || value === null) return;
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    const item = record[key];
+    if (typeof item === 'string') {
+      const normalized = item.normalize('NFC');
+      if (normalized !== item) record[key] = normalized;
+    } else normalizeText(item);
+  }
 }
 
 function nulPointers(value: unknown, pointer: string): string[] {

@@ -3,7 +3,7 @@
 // registrar turns that into route config via routeRateLimit(). The limiter's hook is appended to
 // the route's onRequest hooks, after authentication: a 401 counts for no one, and every request
 // of a known bot counts before its body is even parsed.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { Kysely } from 'kysely';
@@ -11,11 +11,21 @@ import type { Config, LimitedAction } from '../config.js';
 import type { Database } from '../db/schema.js';
 import type { RateLimitExtension } from '../openapi.js';
 import { ProblemError } from '../problems.js';
-import { pruneRateLimitHits, rateLimitKey, slidingWindowStore, windowSeconds, type Clock } from '../rate-limit/sliding-window.js';
+import { consumeQuota, pruneRateLimitHits, rateLimitKey, slidingWindowStore, windowSeconds, type Clock } from '../rate-limit/sliding-window.js';
 import { authenticatedBot } from './bearer-auth.js';
 import { signedInUserId } from './session.js';
 
 const pruneEveryMs = 60_000;
+
+/** Each `x-rate-limit` action's limit per rolling hour. */
+export type RouteLimits = Record<RateLimitExtension['action'], number>;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The limit a limited route's 429 names in metrics: its action (`posts`, `registrations`, ...). */
+    limitName?: string;
+  }
+}
 
 export default fp<{ db: Kysely<Database>; clock: Clock | undefined }>(
   async function rateLimiting(app: FastifyInstance, { db, clock }) {
@@ -26,13 +36,16 @@ export default fp<{ db: Kysely<Database>; clock: Clock | undefined }>(
       // The interface's headers: limit and remaining always, Retry-After on 429 only, no reset.
       addHeadersOnExceeding: { 'x-ratelimit-reset': false },
       addHeaders: { 'x-ratelimit-reset': false },
-      errorResponseBuilder: (_request, context) => {
+      errorResponseBuilder: (request, context) => {
         const retryAfter = Math.max(1, Math.ceil(context.ttl / 1000));
         return new ProblemError(
           429,
           'rate_limited',
           `The limit of ${context.max} per ${windowSeconds} seconds is used up; retry in ${retryAfter} seconds.`,
-          { extensions: { limit: context.max, window_seconds: windowSeconds, retry_after_seconds: retryAfter } },
+          {
+            extensions: { limit: context.max, window_seconds: windowSeconds, retry_after_seconds: retryAfter },
+            limitName: request.routeOptions.config.limitName,
+          },
         );
       },
     });
@@ -49,11 +62,26 @@ export default fp<{ db: Kysely<Database>; clock: Clock | undefined }>(
 );
 
 /** The route config of an operation limited by `x-rate-limit`. */
-export function routeRateLimit(extension: RateLimitExtension, limits: Config['limits']) {
+export function routeRateLimit(extension: RateLimitExtension, limits: RouteLimits) {
   return {
     max: limits[extension.action],
     timeWindow: windowSeconds * 1000,
     keyGenerator: (request: FastifyRequest) => rateLimitKey(extension.action, limitedParty(extension.per, request)),
+  };
+}
+
+/**
+ * The cap per client IP on an action limited per bot: `factor` times the bot's limit, so that one
+ * client registering many bots does not multiply its rate by their number. It runs before the
+ * bot's own limit (a request it refuses does not count for the bot) and counts every authenticated
+ * attempt. Undefined for operations limited per user or per IP already.
+ */
+export function clientIpCap(extension: RateLimitExtension, limits: RouteLimits, factor: number, db: Kysely<Database>, clock: Clock | undefined): onRequestHookHandler | undefined {
+  if (extension.per !== 'bot') return undefined;
+  const max = limits[extension.action] * factor;
+  const limitName = `${extension.action}-per-ip`;
+  return async function capPerClientIp(request) {
+    await consumeQuota(db, limitName, normalizeIP(request.ip, 64), max, clock);
   };
 }
 

@@ -1,6 +1,6 @@
 // Human sessions (the spec's `cookieAuth`): @fastify/cookie + @fastify/session over our Postgres
-// store, and the hook that guards every cookie-secured operation. The cookie `bp_session` is
-// HttpOnly, SameSite=Lax, Secure when PUBLIC_URL is https, and lasts 30 days from sign-in; empty
+// store, and the hook that guards every cookie-secured operation. The cookie `bp_session`
+// (`__Host-bp_session` over HTTPS) is HttpOnly, SameSite=Lax, Secure when PUBLIC_URL is https, and lasts 30 days from sign-in; empty
 // sessions are never stored or sent. Every state-changing cookie request must prove it comes from
 // one of our origins (Origin, else Referer), which is what makes a forged cross-site form useless.
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
@@ -20,7 +20,13 @@ declare module 'fastify' {
   }
 }
 
-export const sessionCookieName = 'bp_session';
+/**
+ * `bp_session`; over HTTPS `__Host-bp_session`, a name browsers accept only with Secure, Path=/ and
+ * no Domain, so a sibling subdomain cannot plant or overwrite it.
+ */
+export function sessionCookieName(config: Config): string {
+  return config.publicUrl.startsWith('https:') ? '__Host-bp_session' : 'bp_session';
+}
 export const sessionLifetimeMs = 30 * 24 * 3600 * 1000;
 const pruneEveryMs = 10 * 60 * 1000;
 
@@ -30,9 +36,6 @@ export function sessionCookieOptions(config: Config) {
 
 export default fp<{ db: Kysely<Database>; config: Config }>(
   async function sessions(app: FastifyInstance, { db, config }) {
-    if (config.env === 'production' && !config.humans.smtpUrl) {
-      app.log.warn('SMTP_URL is not set: sign-in links are written to the log instead of being mailed');
-    }
     if (config.humans.sessionSecretEphemeral) {
       app.log.warn('SESSION_SECRET is not set: sessions are signed with a secret generated for this process and end when it stops');
     }
@@ -40,7 +43,7 @@ export default fp<{ db: Kysely<Database>; config: Config }>(
     await app.register(fastifyCookie, { secret: config.humans.sessionSecrets });
     await app.register(fastifySession, {
       secret: config.humans.sessionSecrets,
-      cookieName: sessionCookieName,
+      cookieName: sessionCookieName(config),
       cookie: { ...sessionCookieOptions(config), maxAge: sessionLifetimeMs },
       store: postgresSessionStore(db, sessionLifetimeMs),
       saveUninitialized: false,

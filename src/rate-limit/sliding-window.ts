@@ -59,26 +59,28 @@ function storeUnavailable(cause: unknown) {
   return problem;
 }
 
-export function rateLimitKey(action: LimitedAction, subject: string) {
+export function rateLimitKey(action: LimitedAction | 'sign-in-mails', subject: string) {
   return `${action}:${subject}`;
 }
 
 /**
- * Counts one request against `key` from a handler (limits that need the body, such as sign-in
- * mails per address), or refuses it with the same 429 the limiter plugin sends.
+ * Counts one request against `key` outside the limiter plugin (limits that need the body, such as
+ * sign-in mails per address, or a second limit on one route, such as the per-IP cap), or refuses it
+ * with the same 429 the limiter plugin sends, named `limitName` for metrics. The key is `name:subject`.
  */
-export async function consumeQuota(db: Kysely<Database>, key: string, max: number, clock: Clock | undefined): Promise<void> {
+export async function consumeQuota(db: Kysely<Database>, limitName: string, subject: string, max: number, clock: Clock | undefined): Promise<void> {
   let result: Hit;
   try {
-    result = await hit(db, key, clock?.() ?? null, max, true);
+    result = await hit(db, `${limitName}:${subject}`, clock?.() ?? null, max, true);
   } catch (error) {
     throw storeUnavailable(error);
   }
   if (result.current <= max) return;
   const retryAfter = Math.max(1, Math.ceil(result.ttl / 1000));
   throw new ProblemError(429, 'rate_limited', `The limit of ${max} per ${windowSeconds} seconds is used up; retry in ${retryAfter} seconds.`, {
-    headers: { 'retry-after': retryAfter },
+    headers: { 'retry-after': retryAfter, 'x-ratelimit-limit': max, 'x-ratelimit-remaining': 0 },
     extensions: { limit: max, window_seconds: windowSeconds, retry_after_seconds: retryAfter },
+    limitName,
   });
 }
 

@@ -2,7 +2,7 @@
 // our start redirects to its authorization endpoint, it redirects back with a code, our callback
 // exchanges the code (PKCE-checked by the provider) and starts a new session.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { OAuth2Server } from 'oauth2-mock-server';
 import type { OAuthProviderConfig } from '../../src/config.js';
 import { testConfig, useTestApp } from '../helpers/app.js';
@@ -12,12 +12,12 @@ import { sessionCookieOf, signIn, uniqueEmail } from '../helpers/humans.js';
 const provider = new OAuth2Server();
 /** What the provider says about the user in its next answers (ID token and user info). */
 let claims: Record<string, unknown> = {};
-before(async () => {
-  await provider.issuer.keys.generate('RS256');
-  await provider.start(0, '127.0.0.1');
-  provider.service.on('beforeTokenSigning', (token) => Object.assign(token.payload, claims));
-  provider.service.on('beforeUserinfo', (userinfo) => Object.assign(userinfo.body as object, claims));
-});
+// Started before any hook: the app's configuration below needs the provider's URL, and Node 20
+// does not wait for one root-level `before` hook to finish before starting the next.
+await provider.issuer.keys.generate('RS256');
+await provider.start(0, '127.0.0.1');
+provider.service.on('beforeTokenSigning', (token) => Object.assign(token.payload, claims));
+provider.service.on('beforeUserinfo', (userinfo) => Object.assign(userinfo.body as object, claims));
 after(() => provider.stop());
 
 const client = { clientId: 'bot-platform', clientSecret: 'not-so-secret', authorizationUrl: undefined, tokenUrl: undefined, userinfoUrl: undefined };

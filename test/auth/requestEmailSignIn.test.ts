@@ -1,11 +1,13 @@
 // E-mail sign-in over a real SMTP server (smtp-server): the mail arrives, its link signs in.
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { SMTPServer } from 'smtp-server';
+import { buildApp } from '../../src/app.js';
 import { testConfig, useTestApp } from '../helpers/app.js';
 import { assertContract } from '../helpers/contract.js';
-import { followLink, sessionCookieOf, uniqueEmail } from '../helpers/humans.js';
+import { followLink, sessionCookieOf, signInCookieOf, uniqueEmail } from '../helpers/humans.js';
+import { serverLogStream } from '../helpers/logs.js';
 
 const received: Array<{ to: string[]; raw: string }> = [];
 const smtp = new SMTPServer({
@@ -20,7 +22,8 @@ const smtp = new SMTPServer({
     });
   },
 });
-before(() => new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve)));
+// Listening before any hook runs: the app's configuration below needs its port.
+await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
 after(() => new Promise<void>((resolve) => smtp.close(() => resolve())));
 
 const t = useTestApp(() => ({
@@ -50,24 +53,37 @@ describe('requestEmailSignIn 202', () => {
     assert.ok(mail, 'the mail was received');
     assert.ok(!t.logs.some((line) => line.includes('sign_in_link')), 'with SMTP configured, the link is not logged');
 
-    const signedIn = await followLink(t.app, linkIn(mail.raw));
+    const browser = signInCookieOf(response);
+    const setCookie = String(response.headers['set-cookie']);
+    assert.match(setCookie, /bp_signin=.+; Max-Age=900; Path=\/api\/auth\/email; HttpOnly; SameSite=Lax/);
+    const signedIn = await followLink(t.app, linkIn(mail.raw), browser);
     assert.equal(signedIn.statusCode, 302, signedIn.body);
     assert.equal(signedIn.headers.location, '/docs/static/index.html');
     const me = await t.app.inject({ url: '/api/me', headers: { cookie: sessionCookieOf(signedIn) } });
     assert.equal(me.json().user.email, email);
-    const again = await followLink(t.app, linkIn(mail.raw));
+    const again = await followLink(t.app, linkIn(mail.raw), browser);
     assert.equal(again.statusCode, 400, 'the mailed link works once');
     assert.equal(again.json().code, 'invalid_token');
   });
 
   test('an unknown address gets the same answer as a known one', async () => {
     const known = uniqueEmail();
-    await t.app.inject({ method: 'POST', url: '/api/auth/email', payload: { email: known } });
-    await followLink(t.app, linkIn(received.findLast((m) => m.to.includes(known))!.raw));
+    const asked = await t.app.inject({ method: 'POST', url: '/api/auth/email', payload: { email: known } });
+    await followLink(t.app, linkIn(received.findLast((m) => m.to.includes(known))!.raw), signInCookieOf(asked));
     const answers = await Promise.all(
       [known, uniqueEmail()].map((email) => t.app.inject({ method: 'POST', url: '/api/auth/email', payload: { email } })),
     );
     assert.deepEqual(answers.map((a) => [a.statusCode, a.body]), [[202, answers[0]!.body], [202, answers[0]!.body]]);
+  });
+
+  test('someone flooding an address uses up only their own quota: its owner still gets a link', async () => {
+    const victim = uniqueEmail();
+    const from = (remoteAddress: string) => t.app.inject({ method: 'POST', url: '/api/auth/email', payload: { email: victim }, remoteAddress });
+    for (let i = 0; i < 3; i++) assert.equal((await from('203.0.113.9')).statusCode, 202);
+    assert.equal((await from('203.0.113.9')).statusCode, 429, 'the flooder is stopped');
+    const owner = await from('198.51.100.7');
+    assert.equal(owner.statusCode, 202, 'the owner, elsewhere, is not locked out');
+    assert.equal(received.filter((m) => m.to.includes(victim)).length, 4);
   });
 });
 
@@ -75,8 +91,9 @@ describe('requestEmailSignIn 400', () => {
   test('an address that is not one, or a `next` that leaves the site, is refused and nothing is sent', async () => {
     const before = received.length;
     const nexts = ['//evil.example', '/\\evil.example', 'https://evil.example', '/\t/evil.example', '/\n', '/日本', '/ space'];
-    for (const payload of [{ email: 'not-an-address' }, ...nexts.map((next) => ({ email: uniqueEmail(), next }))]) {
-      const response = await t.app.inject({ method: 'POST', url: '/api/auth/email', payload });
+    for (const [i, payload] of [{ email: 'not-an-address' }, ...nexts.map((next) => ({ email: uniqueEmail(), next }))].entries()) {
+      // From an address each, so the per-IP limit (counted before validation) stays out of the way.
+      const response = await t.app.inject({ method: 'POST', url: '/api/auth/email', payload, remoteAddress: `198.51.100.${i + 1}` });
       assert.equal(response.statusCode, 400, JSON.stringify(payload));
       assertContract('requestEmailSignIn', response);
     }
@@ -98,5 +115,35 @@ describe('requestEmailSignIn 429', () => {
     const perIp = await send(uniqueEmail());
     assert.equal(perIp.statusCode, 429);
     assert.equal(perIp.json().code, 'rate_limited');
+  });
+
+  test('the per-IP limit runs before the body is read: invalid requests count, and are refused once it is used up', async () => {
+    const send = (payload: string) =>
+      t.app.inject({ method: 'POST', url: '/api/auth/email', payload, headers: { 'content-type': 'application/json' }, remoteAddress: '192.0.2.44' });
+    for (let i = 0; i < 5; i++) assert.equal((await send('{"email": 5}')).statusCode, 400);
+    for (const payload of ['{"email": 5}', '{not json', JSON.stringify({ email: uniqueEmail() })]) {
+      const refused = await send(payload);
+      assert.equal(refused.statusCode, 429, payload);
+      assertContract('requestEmailSignIn', refused);
+      assert.equal(refused.headers['x-ratelimit-remaining'], '0');
+    }
+  });
+});
+
+describe('requestEmailSignIn 404', () => {
+  test('with EMAIL_SIGNIN=off, asking for and following links are not found, and nothing is sent', async () => {
+    const off = await buildApp({ config: testConfig({ humans: { ...t.config.humans, emailSignIn: false } }), db: t.db, logStream: serverLogStream() });
+    try {
+      const before = received.length;
+      const asked = await off.inject({ method: 'POST', url: '/api/auth/email', payload: { email: uniqueEmail() } });
+      assert.equal(asked.statusCode, 404);
+      assertContract('requestEmailSignIn', asked);
+      const followed = await off.inject({ url: '/api/auth/email/callback', query: { token: 'x'.repeat(43) } });
+      assert.equal(followed.statusCode, 404);
+      assertContract('completeEmailSignIn', followed);
+      assert.equal(received.length, before);
+    } finally {
+      await off.close();
+    }
   });
 });

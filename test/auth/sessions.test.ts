@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { buildApp } from '../../src/app.js';
 import { pruneExpiredSessions } from '../../src/auth/session-store.js';
 import { logCollector, testConfig, useTestApp } from '../helpers/app.js';
-import { followLink, loggedSignInLink, signIn, uniqueEmail } from '../helpers/humans.js';
+import { followLink, loggedSignInLink, requestLink, signIn, signInCookieOf, uniqueEmail } from '../helpers/humans.js';
 
 const t = useTestApp();
 const apps: Array<{ close(): Promise<unknown> }> = [];
@@ -20,10 +20,10 @@ async function appWith(overrides: Parameters<typeof testConfig>[0], logs: string
 describe('the session cookie', () => {
   test('HttpOnly, SameSite=Lax, Path=/, 30 days; not Secure on plain http', async () => {
     const email = uniqueEmail();
-    await t.app.inject({ method: 'POST', url: '/api/auth/email', payload: { email } });
-    const response = await followLink(t.app, loggedSignInLink(t, email));
-    const header = String(response.headers['set-cookie']);
-    assert.match(header, /^bp_session=[^;]+;/);
+    const browser = await requestLink(t, email);
+    const response = await followLink(t.app, loggedSignInLink(t, email), browser);
+    const header = [response.headers['set-cookie'] ?? []].flat().find((h) => h.startsWith('bp_session=')) ?? '';
+    assert.match(header, /^bp_session=[^;]+;/, String(response.headers['set-cookie']));
     assert.match(header, /; HttpOnly/);
     assert.match(header, /; SameSite=Lax/);
     assert.match(header, /; Path=\//);
@@ -32,15 +32,24 @@ describe('the session cookie', () => {
     assert.ok(Math.abs(expires - (Date.now() + 30 * 24 * 3600_000)) < 60_000, header);
   });
 
-  test('Secure when PUBLIC_URL is https (behind a TLS proxy that is trusted)', async () => {
+  test('__Host-bp_session and Secure when PUBLIC_URL is https (behind a TLS proxy that is trusted)', async () => {
     const logs: string[] = [];
     const app = await appWith({ publicUrl: 'https://bots.test', trustProxy: true }, logs);
     const email = uniqueEmail();
-    await app.inject({ method: 'POST', url: '/api/auth/email', payload: { email }, headers: { 'x-forwarded-proto': 'https' } });
+    const https = { 'x-forwarded-proto': 'https' };
+    const asked = await app.inject({ method: 'POST', url: '/api/auth/email', payload: { email }, headers: https });
     const link = new URL(logs.map((l) => JSON.parse(l)).findLast((l) => l.to === email).sign_in_link);
-    const response = await app.inject({ url: link.pathname + link.search, headers: { 'x-forwarded-proto': 'https' } });
+    const response = await app.inject({ url: link.pathname + link.search, headers: { ...https, cookie: signInCookieOf(asked) } });
     assert.equal(response.statusCode, 302);
-    assert.match(String(response.headers['set-cookie']), /; Secure/);
+    const headers = [response.headers['set-cookie'] ?? []].flat();
+    const header = headers.find((h) => h.startsWith('__Host-bp_session=')) ?? '';
+    // What browsers require of a __Host- cookie: Secure, Path=/, no Domain.
+    assert.match(header, /^__Host-bp_session=[^;]+; Path=\/;.*; Secure/, headers.join('\n'));
+    assert.doesNotMatch(header, /Domain=/i);
+    assert.ok(!headers.some((h) => h.startsWith('bp_session=')));
+    const cookie = `__Host-bp_session=${response.cookies.find((c) => c.name === '__Host-bp_session')!.value}`;
+    const me = await app.inject({ url: '/api/me', headers: { ...https, cookie } });
+    assert.equal(me.statusCode, 200, 'the prefixed cookie is the session');
   });
 
   test('without SESSION_SECRET (development, tests), the generated secret is announced as ephemeral', async () => {
@@ -61,9 +70,9 @@ describe('the session cookie', () => {
     const logs: string[] = [];
     const before = await appWith({ humans: { ...testConfig().humans, sessionSecrets: [oldSecret] } }, logs);
     const email = uniqueEmail();
-    await before.inject({ method: 'POST', url: '/api/auth/email', payload: { email } });
+    const asked = await before.inject({ method: 'POST', url: '/api/auth/email', payload: { email } });
     const link = new URL(logs.map((l) => JSON.parse(l)).findLast((l) => l.to === email).sign_in_link);
-    const signedIn = await before.inject({ url: link.pathname + link.search });
+    const signedIn = await before.inject({ url: link.pathname + link.search, headers: { cookie: signInCookieOf(asked) } });
     const cookie = `bp_session=${signedIn.cookies.find((c) => c.name === 'bp_session')!.value}`;
 
     const rotating = await appWith({ humans: { ...testConfig().humans, sessionSecrets: [newSecret, oldSecret] } });

@@ -8,8 +8,8 @@ import { promisify } from 'node:util';
 import { displayPrefix, hashSecret, isWellFormedApiKey } from '../../src/bots/api-key.js';
 import { runAdmin } from '../../src/cli/admin.js';
 import { openDatabase } from '../../src/db/database.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
 import { useTestApp } from '../helpers/app.js';
+import { migratedPgliteDirectory } from '../helpers/database.js';
 import { bearer, registerBot } from '../helpers/bots.js';
 
 const t = useTestApp();
@@ -132,8 +132,8 @@ describe('npm run admin', () => {
   test('rotates a key in the configured database from the command line', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'bp-admin-'));
     try {
+      await migratedPgliteDirectory(dir);
       const database = await openDatabase({ databaseUrl: undefined, pgliteDir: dir });
-      await migrateToLatest(database.db);
       await database.db.insertInto('bots').values({ name: 'cli-bot', model: 'gpt-5', bio: null, requested_creator_handle: null, claim_code_hash: 'x' }).execute();
       await database.close();
 

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { createBotPlatformClient, rateLimitOf } from '../../clients/typescript/dist/index.js';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../helpers/app.js';
+import { serverLogStream } from '../helpers/logs.js';
 import { answersLike } from '../helpers/assessments.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
@@ -18,7 +19,7 @@ let offsetMs = 0;
 before(async () => {
   database = await createTestDatabase();
   const config = testConfig({ limits: { posts: 2, comments: 30, votes: 100, assessments: 5, registrations: 1000 } });
-  app = await buildApp({ config, db: database.db, clock: () => new Date(Date.now() + offsetMs) });
+  app = await buildApp({ config, db: database.db, clock: () => new Date(Date.now() + offsetMs), logStream: serverLogStream() });
   baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
 });
 after(async () => {

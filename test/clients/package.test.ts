@@ -2,7 +2,7 @@
 // project and type-checks there under strict settings, and its declarations contain no `any`.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -38,8 +38,16 @@ describe('@bot-platform/client, packed', () => {
     assert.deepEqual(found, []);
   });
 
-  test('npm pack gives a tarball that installs in an empty project and type-checks with strict', () => {
-    const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', project], { cwd: clientDir, encoding: 'utf8' })) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  test('npm pack on a fresh clone builds the package first (prepack), then it installs and type-checks with strict', () => {
+    // A copy without dist/, beside the original so that its build finds the repository's files.
+    const fresh = fileURLToPath(new URL(`../../clients/.fresh-${process.pid}/`, import.meta.url));
+    cpSync(clientDir, fresh, { recursive: true, filter: (source) => !/[/\\](dist|src[/\\]generated)$/.test(source) });
+    let packed: Array<{ filename: string; files: Array<{ path: string }> }>;
+    try {
+      packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--silent', '--pack-destination', project], { cwd: fresh, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
     const files = packed[0]!.files.map((file) => file.path);
     assert.ok(files.includes('dist/index.js') && files.includes('dist/index.d.ts') && files.includes('README.md'), files.join(', '));
     assert.ok(!files.some((file) => file.startsWith('src/')), 'sources stay out of the package');
@@ -65,5 +73,9 @@ await client.GET('/api/nope');
       JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: false, lib: ['ES2022', 'DOM'], types: [] }, files: ['index.ts'] }),
     );
     execFileSync(process.execPath, [tsc, '-p', project], { cwd: project, stdio: 'pipe' });
+
+    // ESM-only: CommonJS code loads it with a dynamic import, as its README shows.
+    writeFileSync(join(project, 'legacy.cjs'), `import('@bot-platform/client').then(({ createBotPlatformClient }) => console.log(typeof createBotPlatformClient));\n`);
+    assert.equal(execFileSync(process.execPath, ['legacy.cjs'], { cwd: project, encoding: 'utf8' }).trim(), 'function');
   });
 });

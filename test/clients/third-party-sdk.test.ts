@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { generateSdk } from '../../clients/third-party-sdk.js';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../helpers/app.js';
+import { serverLogStream } from '../helpers/logs.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 let database: TestDatabase;
@@ -19,7 +20,7 @@ const outDir = mkdtempSync(join(tmpdir(), 'bp-sdk-test-'));
 
 before(async () => {
   database = await createTestDatabase();
-  app = await buildApp({ config: testConfig(), db: database.db });
+  app = await buildApp({ config: testConfig(), db: database.db, logStream: serverLogStream() });
   baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   await generateSdk(outDir);
 });

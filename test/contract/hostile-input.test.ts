@@ -1,5 +1,7 @@
 // Hostile input, each case named: what it gets, and that it changes nothing it should not. Text
-// is data: markup, SQL, emoji and right-to-left marks are stored and returned byte for byte.
+// is data: markup, SQL, emoji and right-to-left scripts are stored and returned as sent (in NFC);
+// only characters that disguise text (bidi overrides, and in names also control and zero-width
+// characters) are refused.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { useTestApp } from '../helpers/app.js';
@@ -22,12 +24,12 @@ function assertProblem(response: { statusCode: number; headers: Record<string, u
 }
 
 describe('hostile input', () => {
-  test('text round-trips exactly: SQL, HTML, emoji, RTL, combining marks, astral characters', async () => {
+  test('text round-trips in NFC: SQL, HTML, emoji, RTL, combining marks, astral characters', async () => {
     const { api_key } = await registerBot(t.app);
     const texts = [
       "'; drop table posts; -- \" or 1=1",
       '<img src=x onerror=alert(1)><script>alert("x")</script>',
-      '👩🏽‍💻🚀 ﷽ \u202Eabc\u202C \u0301e\u0301 𝔘𝔫𝔦𝔠𝔬𝔡𝔢',
+      '👩🏽‍💻🚀 ﷽ שלום עולם \u200F! \u0301é 𝔘𝔫𝔦𝔠𝔬𝔡𝔢',
       'inner   spacing\n\nand line breaks kept (only the ends are trimmed, as the spec says)',
       '\\u0000 is written out, not a NUL; and a tab\there',
     ];
@@ -39,6 +41,63 @@ describe('hostile input', () => {
       assert.equal(read.post.title, text.slice(0, 200));
     }
     assert.equal(await postCount(), texts.length, 'the SQL text dropped nothing');
+  });
+
+  test('text is stored in NFC: one word, one spelling', async () => {
+    const { api_key } = await registerBot(t.app, { model: 'mode\u0300le' });
+    const decomposed = 'Cafe\u0301 re\u0301sume\u0301 \u212B'; // e + combining acute; the angstrom sign
+    const created = await t.app.inject({ method: 'POST', url: '/api/feed/posts', headers: bearer(api_key), payload: { category: 'results', title: decomposed, body: decomposed } });
+    assert.equal(created.statusCode, 201, created.body);
+    const read = (await t.app.inject({ url: `/api/feed/posts/${created.json().id}` })).json();
+    assert.equal(read.post.title, 'Café résumé Å');
+    assert.equal(read.post.title, decomposed.normalize('NFC'));
+    assert.equal(read.post.body, decomposed.normalize('NFC'));
+    assert.equal(read.post.author.model, 'modèle');
+  });
+
+  test('names, models and display names refuse control, zero-width and bidi characters; bodies refuse bidi overrides', async () => {
+    const disguises = { 'right-to-left override': '\u202E', 'zero-width space': '\u200B', 'zero-width joiner': '\u200D', 'a control character': '\u0007', 'first strong isolate': '\u2068', 'line separator': '\u2028' };
+    const { api_key } = await registerBot(t.app);
+    const botsBefore = Number((await t.db.selectFrom('bots').select(({ fn }) => fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    for (const [what, character] of Object.entries(disguises)) {
+      for (const [field, payload] of [
+        ['/name', { name: `ada${character}7`, model: 'gpt-5' }],
+        ['/model', { name: `ada-${what.length}`, model: `gpt${character}-5` }],
+      ] as const) {
+        const response = await t.app.inject({ method: 'POST', url: '/api/bots/register', payload });
+        assertProblem(response, 400, 'validation_failed');
+        const named = response.json().errors.find((e: { pointer: string }) => e.pointer === field);
+        assert.ok(named, `${what} in ${field}: ${response.body}`);
+        if (field === '/model') assert.match(named.message, /^must not contain control, zero-width/);
+      }
+    }
+    for (const override of ['\u202E', '\u202D', '\u2066', '\u2069']) {
+      for (const field of ['title', 'body'] as const) {
+        const payload = { category: 'results', title: 'fine', body: 'fine', [field]: `invoice${override}fdp.exe` };
+        const response = await postRaw(api_key, JSON.stringify(payload));
+        assertProblem(response, 400, 'validation_failed');
+        assert.equal(response.json().errors[0].pointer, `/${field}`);
+        assert.match(response.json().errors[0].message, /^must not contain bidirectional override/);
+      }
+    }
+    assert.equal(Number((await t.db.selectFrom('bots').select(({ fn }) => fn.countAll().as('n')).executeTakeFirstOrThrow()).n), botsBefore);
+    assert.equal(await postCount(), 0);
+  });
+
+  test('a 400 lists at most 20 field problems and stays under 4 KB, however many were sent', async () => {
+    const { api_key } = await registerBot(t.app);
+    const unknown = Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`u${i}`, 0])); // ~50 KB: under the body limit
+    const longName = { category: 'results', title: 't', body: 'b', ['k'.repeat(60_000)]: 1 };
+    for (const payload of [{ category: 'results', title: 't', body: 'b', ...unknown }, longName]) {
+      const response = await postRaw(api_key, JSON.stringify(payload));
+      assertProblem(response, 400, 'validation_failed');
+      assert.ok(response.body.length < 4096, `${response.body.length} bytes`);
+      const { errors, detail } = response.json();
+      assert.ok(errors.length >= 1 && errors.length <= 20);
+      assert.ok(errors.every((e: { pointer: string }) => e.pointer.length <= 64));
+      if (errors.length === 20) assert.match(detail, /^The request has 5000 problems; the first 20 are listed\.$/);
+    }
+    assert.equal(await postCount(), 0);
   });
 
   test('NUL bytes and invalid UTF-8 are refused, never stored', async () => {
@@ -80,12 +139,19 @@ describe('hostile input', () => {
   });
 
   test('header injection through x-request-id is replaced, never echoed', async () => {
-    for (const id of ['abc\r\nSet-Cookie: evil=1', 'abc def', '<script>', 'x'.repeat(200)]) {
+    for (const id of ['abc\r\nSet-Cookie: evil=1', 'abc def', '<script>', 'x'.repeat(65), 'trace:id', 'ümlaut']) {
       const response = await t.app.inject({ url: '/api/feed', headers: { 'x-request-id': id.replace(/[\r\n]/g, '') + (id.includes('\r') ? '%0d%0aSet-Cookie:%20evil=1' : '') } });
       assert.equal(response.statusCode, 200);
       assert.notEqual(response.headers['x-request-id'], id);
       assert.match(String(response.headers['x-request-id']), /^[0-9a-f-]{36}$/);
       assert.equal(response.headers['set-cookie'], undefined);
+    }
+  });
+
+  test('a plain x-request-id of up to 64 characters is kept, for tracing across services', async () => {
+    for (const id of ['req-1', 'a.B_c-9', 'x'.repeat(64)]) {
+      const response = await t.app.inject({ url: '/healthz', headers: { 'x-request-id': id } });
+      assert.equal(response.headers['x-request-id'], id);
     }
   });
 

@@ -1,17 +1,18 @@
-// Swagger UI in a real browser: Debian's Chromium driven by playwright-core (nothing downloaded at
-// run time). Every tag and operation is listed; with a bot key authorized, "Try it out" on
+// Swagger UI in a real browser: the Chromium of the lockfile (@sparticuz/chromium) driven by
+// playwright-core (nothing downloaded at run time, no system browser). Every tag and operation is listed; with a bot key authorized, "Try it out" on
 // createPost and getFeed shows the 201 and the 200. A screenshot goes to test-results/.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { buildApp } from '../../src/app.js';
 import { listOperations, loadSpec } from '../../src/openapi.js';
 import { testConfig } from '../helpers/app.js';
+import { launchChromium } from '../helpers/browser.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
-const chromiumPath = '/usr/bin/chromium';
 const spec = loadSpec();
 let database: TestDatabase;
 let app: FastifyInstance;
@@ -21,11 +22,12 @@ let page: Page;
 const consoleErrors: string[] = [];
 
 before(async () => {
-  assert.ok(existsSync(chromiumPath), `${chromiumPath} is missing: apt-get install chromium (.ci/run does)`);
   database = await createTestDatabase();
-  app = await buildApp({ config: testConfig({ logLevel: 'silent' }), db: database.db });
-  base = await app.listen({ host: '127.0.0.1', port: 0 });
-  browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox'] });
+  // "Try it out" calls PUBLIC_URL, so the server must know its address before it is built.
+  const port = await freePort();
+  app = await buildApp({ config: testConfig({ logLevel: 'silent', publicUrl: `http://127.0.0.1:${port}` }), db: database.db });
+  base = await app.listen({ host: '127.0.0.1', port });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   page.on('console', (message) => message.type() === 'error' && consoleErrors.push(message.text()));
   page.on('pageerror', (error) => consoleErrors.push(error.message));
@@ -35,6 +37,16 @@ after(async () => {
   await app?.close();
   await database?.close();
 });
+
+function freePort(): Promise<number> {
+  const server = createServer();
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    }),
+  );
+}
 
 /** Opens an operation, turns on "Try it out", executes it and returns the status Swagger UI shows. */
 async function tryItOut(tag: string, operationId: string): Promise<string> {
@@ -68,7 +80,12 @@ describe('Swagger UI in Chromium', () => {
       body: JSON.stringify({ name: 'swagger-bot', model: 'gpt-5' }),
     })).json() as { api_key: string };
 
+    assert.equal(await page.title(), 'bot-platform API');
+    assert.match(String(await page.locator('.topbar-wrapper img').first().getAttribute('src')), /^data:image\/svg\+xml;base64,/);
+
     await page.locator('button.authorize').first().click();
+    await page.locator('.dialog-ux .auth-container').first().waitFor();
+    assert.equal(await page.locator('.dialog-ux .auth-container', { hasText: 'cookieAuth' }).count(), 0, 'no cookie box');
     const bearerAuth = page.locator('.dialog-ux .auth-container', { hasText: 'bearerAuth' });
     await bearerAuth.locator('input').fill(registered.api_key);
     await bearerAuth.locator('button.authorize').click();

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { runBot } from '../../examples/bot.js';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../helpers/app.js';
+import { serverLogStream } from '../helpers/logs.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 let database: TestDatabase;
@@ -15,7 +16,7 @@ let baseUrl: string;
 
 before(async () => {
   database = await createTestDatabase();
-  app = await buildApp({ config: testConfig({ limits: { posts: 3, comments: 30, votes: 100, assessments: 5, registrations: 100 } }), db: database.db });
+  app = await buildApp({ config: testConfig({ limits: { posts: 3, comments: 30, votes: 100, assessments: 5, registrations: 100 } }), db: database.db, logStream: serverLogStream() });
   baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
 });
 after(async () => {

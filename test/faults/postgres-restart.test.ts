@@ -114,7 +114,7 @@ describe('Postgres restarted under load', { skip }, () => {
 describe('SIGTERM under load', { skip }, () => {
   test('drains in-flight requests and loses no acknowledged write', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-      env: { ...process.env, DATABASE_URL: postgres.url, PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'production', SESSION_SECRET: 's'.repeat(32), REGISTER_LIMIT_PER_HOUR: '1000', RATE_LIMIT_POSTS: '100000' },
+      env: { ...process.env, DATABASE_URL: postgres.url, PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'production', SESSION_SECRET: 's'.repeat(32), EMAIL_SIGNIN: 'off', REGISTER_LIMIT_PER_HOUR: '1000', RATE_LIMIT_POSTS: '100000' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const exited = once(child, 'exit') as Promise<[number | null, string | null]>;

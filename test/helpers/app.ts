@@ -10,6 +10,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Database } from '../../src/db/schema.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import { keepLogLine } from './logs.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -53,10 +54,14 @@ export function useTestApp(overrides: Partial<Config> | (() => Partial<Config>) 
   return context;
 }
 
+/** A log stream that keeps each line for the test to read (and for the failure report, see logs.ts). */
 export function logCollector(lines: string[]): Writable {
   return new Writable({
     write(chunk, _encoding, done) {
-      lines.push(...String(chunk).split('\n').filter(Boolean));
+      for (const line of String(chunk).split('\n').filter(Boolean)) {
+        lines.push(line);
+        keepLogLine(line);
+      }
       done();
     },
   });

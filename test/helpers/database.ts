@@ -1,11 +1,19 @@
 // A real database for one test file: in-memory PGlite by default, or a database of its own on the
-// Postgres server named by DATABASE_URL (created here, dropped at the end). Migrated to the latest.
-import { randomBytes } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+// Postgres server named by DATABASE_URL (created here, dropped at the end). Both start as copies of
+// a template migrated once for the current migrations, so no test file pays for migrating: on
+// Postgres a template database (`create database ... template`), on PGlite a dump of a migrated
+// data directory (kept under node_modules/.cache). `npm test` prepares both before any test file
+// runs (test/setup.ts); a file run on its own prepares them on first use.
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
+import { PGliteDialect } from '../../src/db/pglite-dialect.js';
 import type { Database } from '../../src/db/schema.js';
 
 export interface TestDatabase {
@@ -21,39 +29,147 @@ export interface TestDatabase {
 /** The Postgres server the tests run against, or undefined for PGlite. */
 export const serverUrl = loadConfig(process.env).databaseUrl;
 
+const root = new URL('../../', import.meta.url);
+const cacheDir = fileURLToPath(new URL('node_modules/.cache/bot-platform-tests/', root));
+
 export async function createTestDatabase(): Promise<TestDatabase> {
-  let url: string | undefined;
-  let dropDatabase = async () => {};
-  if (serverUrl) {
-    const name = `bp_test_${randomBytes(6).toString('hex')}`;
-    await withServer((client) => client.query(`create database ${name}`));
-    const target = new URL(serverUrl);
-    target.pathname = `/${name}`;
-    url = target.toString();
-    dropDatabase = () => withServer((client) => client.query(`drop database if exists ${name} with (force)`)).then(() => {});
-  }
-  const database = await openDatabase({ databaseUrl: url, pgliteDir: 'memory://' });
-  await migrateToLatest(database.db);
+  const opened = serverUrl ? await cloneOnServer(serverUrl) : await cloneInPGlite();
   return {
-    db: database.db,
-    kind: database.kind,
-    url,
+    ...opened,
     async reset() {
       const { rows } = await sql<{ tablename: string }>`
         select tablename from pg_tables
-        where schemaname = 'public' and tablename not like 'kysely_migration%'`.execute(database.db);
+        where schemaname = 'public' and tablename not like 'kysely_migration%'`.execute(opened.db);
       if (rows.length === 0) return;
-      await sql`truncate ${sql.join(rows.map((r) => sql.table(r.tablename)))} restart identity cascade`.execute(database.db);
-    },
-    async close() {
-      await database.close();
-      await dropDatabase();
+      // Every table, aggregates included, so the analytics triggers that recount after a TRUNCATE
+      // have nothing to add: leaving them out (replica role) saves a recount per table, per test.
+      await opened.db.connection().execute(async (conn) => {
+        await sql`set session_replication_role = replica`.execute(conn);
+        try {
+          await sql`truncate ${sql.join(rows.map((r) => sql.table(r.tablename)))} restart identity cascade`.execute(conn);
+        } finally {
+          await sql`set session_replication_role = origin`.execute(conn);
+        }
+      });
     },
   };
 }
 
-async function withServer<T>(action: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: serverUrl });
+/** What identifies a template: the migrations it was made with (and, for a dump, the PGlite that made it). */
+async function migrationsHash(extra = ''): Promise<string> {
+  const folder = new URL('migrations/', root);
+  const files = (await readdir(folder)).filter((name) => name.endsWith('.ts')).sort();
+  const hash = createHash('sha256').update(extra);
+  for (const file of files) hash.update(file).update(await readFile(new URL(file, folder)));
+  return hash.digest('hex').slice(0, 12);
+}
+
+async function pgliteVersion(): Promise<string> {
+  const manifest = JSON.parse(await readFile(new URL('node_modules/@electric-sql/pglite/package.json', root), 'utf8')) as { version: string };
+  return manifest.version;
+}
+
+// ---- PGlite: a dump of a migrated data directory, loaded into each new in-memory instance.
+
+let dumpInThisProcess: Promise<Blob> | undefined;
+
+/** The migrated data directory's dump: read from the cache, or made (and cached) on first use. */
+export function pgliteTemplate(): Promise<Blob> {
+  dumpInThisProcess ??= (async () => {
+    const file = `${cacheDir}pglite-${await migrationsHash(await pgliteVersion())}.tar`;
+    const cached = await readFile(file).catch(() => undefined);
+    if (cached) return new Blob([cached]);
+    const pglite = await PGlite.create('memory://');
+    const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+    await migrateToLatest(db);
+    const dump = await pglite.dumpDataDir('none');
+    await db.destroy();
+    await pglite.close();
+    // Written aside and renamed, so a file running at the same moment reads a whole dump or none.
+    await mkdir(cacheDir, { recursive: true });
+    const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    await writeFile(partial, Buffer.from(await dump.arrayBuffer()));
+    await rename(partial, file);
+    return dump;
+  })();
+  return dumpInThisProcess;
+}
+
+/** Fills an empty PGlite data directory on disk with the migrated template (for tests of processes that open one). */
+export async function migratedPgliteDirectory(directory: string): Promise<void> {
+  const pglite = await PGlite.create(directory, { loadDataDir: await pgliteTemplate() });
+  await pglite.close();
+}
+
+async function cloneInPGlite(): Promise<Omit<TestDatabase, 'reset'>> {
+  const pglite = await PGlite.create({ loadDataDir: await pgliteTemplate() });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  return {
+    db,
+    kind: 'pglite',
+    url: undefined,
+    async close() {
+      await db.destroy();
+      await pglite.close();
+    },
+  };
+}
+
+// ---- Postgres: a template database per migrations hash, cloned by CREATE DATABASE ... TEMPLATE.
+
+/** The template database's name, made (under an advisory lock, so once across processes) on first use. */
+export async function postgresTemplate(server: string): Promise<string> {
+  const name = `bp_template_${await migrationsHash()}`;
+  await withServer(server, async (client) => {
+    // One builder at a time across every test process; the others wait, then find it made.
+    await client.query('select pg_advisory_lock(20261123)');
+    try {
+      const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [name]);
+      if (rowCount) return;
+      const building = `${name}_building_${randomBytes(4).toString('hex')}`;
+      await client.query(`create database ${building}`);
+      const database = await openDatabase({ databaseUrl: databaseUrlFor(server, building), pgliteDir: 'memory://' });
+      try {
+        await migrateToLatest(database.db);
+      } finally {
+        await database.close();
+      }
+      await client.query(`alter database ${building} rename to ${name}`);
+      // Templates of other migrations are of no further use.
+      const stale = await client.query<{ datname: string }>(`select datname from pg_database where datname like 'bp\\_template\\_%' and datname <> $1`, [name]);
+      for (const { datname } of stale.rows) await client.query(`drop database if exists ${datname} with (force)`);
+    } finally {
+      await client.query('select pg_advisory_unlock(20261123)');
+    }
+  });
+  return name;
+}
+
+async function cloneOnServer(server: string): Promise<Omit<TestDatabase, 'reset'>> {
+  const template = await postgresTemplate(server);
+  const name = `bp_test_${randomBytes(6).toString('hex')}`;
+  await withServer(server, (client) => client.query(`create database ${name} template ${template}`));
+  const url = databaseUrlFor(server, name);
+  const database = await openDatabase({ databaseUrl: url, pgliteDir: 'memory://' });
+  return {
+    db: database.db,
+    kind: 'postgres',
+    url,
+    async close() {
+      await database.close();
+      await withServer(server, (client) => client.query(`drop database if exists ${name} with (force)`));
+    },
+  };
+}
+
+function databaseUrlFor(server: string, name: string): string {
+  const target = new URL(server);
+  target.pathname = `/${name}`;
+  return target.toString();
+}
+
+async function withServer<T>(server: string, action: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: server });
   await client.connect();
   try {
     return await action(client);

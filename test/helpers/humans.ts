@@ -32,11 +32,24 @@ export async function followLink(app: FastifyInstance, link: string, cookie?: st
   return app.inject({ url: url.pathname + url.search, headers: cookie ? { cookie } : {} });
 }
 
+/** The browser-binding cookie `requestEmailSignIn` sets, as a Cookie header value. */
+export function signInCookieOf(response: LightMyRequestResponse): string {
+  const cookie = response.cookies.find((c) => c.name === 'bp_signin');
+  assert.ok(cookie?.value, `no sign-in cookie set: ${JSON.stringify(response.headers['set-cookie'])}`);
+  return `bp_signin=${cookie.value}`;
+}
+
+/** Asks for a sign-in link as a browser; returns the cookie that browser now holds. */
+export async function requestLink(t: TestApp, email: string, cookie?: string): Promise<string> {
+  const requested = await t.app.inject({ method: 'POST', url: '/api/auth/email', payload: { email }, headers: cookie ? { cookie } : {} });
+  assert.equal(requested.statusCode, 202, requested.body);
+  return signInCookieOf(requested);
+}
+
 /** Signs in by e-mail and returns the session's Cookie header value. */
 export async function signIn(t: TestApp, email = uniqueEmail()): Promise<string> {
-  const requested = await t.app.inject({ method: 'POST', url: '/api/auth/email', payload: { email } });
-  assert.equal(requested.statusCode, 202, requested.body);
-  const response = await followLink(t.app, loggedSignInLink(t, email));
+  const browser = await requestLink(t, email);
+  const response = await followLink(t.app, loggedSignInLink(t, email), browser);
   assert.equal(response.statusCode, 302, response.body);
   return sessionCookieOf(response);
 }

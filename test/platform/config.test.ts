@@ -15,9 +15,13 @@ describe('configuration', () => {
       logLevel: 'info',
       trustProxy: false,
       limits: { posts: 10, comments: 30, votes: 100, assessments: 5, registrations: 20 },
+      ipLimitFactor: 5,
+      metricsToken: undefined,
+      http: { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, maxConnections: 10_000 },
     });
     const { sessionSecrets, ...rest } = humans;
     assert.deepEqual(rest, {
+      emailSignIn: true,
       sessionSecretEphemeral: true,
       allowedOrigins: [],
       smtpUrl: undefined,
@@ -36,12 +40,31 @@ describe('configuration', () => {
   });
 
   test('SESSION_SECRET: required in production, at least 32 characters, a list to rotate', () => {
-    assert.throws(() => loadConfig({ NODE_ENV: 'production' }), /SESSION_SECRET must be set in production/);
+    assert.throws(() => loadConfig({ NODE_ENV: 'production', EMAIL_SIGNIN: 'off' }), /SESSION_SECRET must be set in production/);
     assert.throws(() => loadConfig({ SESSION_SECRET: 'short' }), /SESSION_SECRET must be at least 32 characters/);
     const secrets = ['a'.repeat(32), 'b'.repeat(40)];
-    const config = loadConfig({ NODE_ENV: 'production', SESSION_SECRET: secrets.join(',') });
+    const config = loadConfig({ NODE_ENV: 'production', SESSION_SECRET: secrets.join(','), SMTP_URL: 'smtp://mail.example.com:587' });
     assert.deepEqual(config.humans.sessionSecrets, secrets);
     assert.equal(config.humans.sessionSecretEphemeral, false);
+  });
+
+  test('production never logs sign-in links: it needs SMTP_URL, or e-mail sign-in switched off', () => {
+    const production = { NODE_ENV: 'production', SESSION_SECRET: 's'.repeat(32) };
+    assert.throws(() => loadConfig(production), /SMTP_URL must be set in production .* or set EMAIL_SIGNIN=off/);
+    assert.equal(loadConfig({ ...production, EMAIL_SIGNIN: 'off' }).humans.emailSignIn, false);
+    assert.equal(loadConfig({ ...production, SMTP_URL: 'smtps://mail.example.com' }).humans.emailSignIn, true);
+    assert.equal(loadConfig({}).humans.emailSignIn, true, 'development logs links instead');
+    assert.throws(() => loadConfig({ EMAIL_SIGNIN: 'maybe' }), /EMAIL_SIGNIN/);
+  });
+
+  test('timeouts, the connection cap, the per-IP factor and the metrics token are read and checked', () => {
+    const config = loadConfig({ REQUEST_TIMEOUT_MS: '20000', HEADERS_TIMEOUT_MS: '5000', KEEP_ALIVE_TIMEOUT_MS: '1000', MAX_CONNECTIONS: '500', IP_LIMIT_FACTOR: '3', METRICS_TOKEN: 'm'.repeat(16) });
+    assert.deepEqual(config.http, { requestTimeoutMs: 20_000, headersTimeoutMs: 5_000, keepAliveTimeoutMs: 1_000, maxConnections: 500 });
+    assert.equal(config.ipLimitFactor, 3);
+    assert.equal(config.metricsToken, 'm'.repeat(16));
+    assert.throws(() => loadConfig({ HEADERS_TIMEOUT_MS: '40000' }), /HEADERS_TIMEOUT_MS must not be longer than REQUEST_TIMEOUT_MS/);
+    assert.throws(() => loadConfig({ REQUEST_TIMEOUT_MS: '0' }), /REQUEST_TIMEOUT_MS/);
+    assert.throws(() => loadConfig({ METRICS_TOKEN: 'short' }), /METRICS_TOKEN/);
   });
 
   test('OAuth providers: an OpenID Connect issuer, or a plain OAuth 2.0 provider by its endpoints', () => {

@@ -12,7 +12,8 @@ import { serverUrl } from '../helpers/database.js';
 
 const windowMs = windowSeconds * 1000;
 let now = new Date('2026-11-20T12:00:00.000Z');
-const t = useTestApp({ limits: { ...loadConfig({}).limits, registrations: 10_000 } }, { clock: () => now });
+// One client fires every request here: the per-IP cap is lifted so that only the per-bot limit is measured.
+const t = useTestApp({ limits: { ...loadConfig({}).limits, registrations: 10_000 }, ipLimitFactor: 1_000_000 }, { clock: () => now });
 
 /** A small deterministic PRNG (mulberry32), so a failing sequence can be replayed from its seed. */
 function random(seed: number) {
@@ -101,7 +102,7 @@ describe('sliding window, concurrency', () => {
   test(`on the database's own clock, 3x the limit at once admits exactly the limit, 20 times over (${serverUrl ? 'Postgres' : 'PGlite'})`, async () => {
     const limit = loadConfig({}).limits.posts;
     // No injected clock: production's configuration, where time comes from the database.
-    const app = await buildApp({ config: testConfig({ logLevel: 'silent', limits: t.config.limits }), db: t.db });
+    const app = await buildApp({ config: testConfig({ logLevel: 'silent', limits: t.config.limits, ipLimitFactor: t.config.ipLimitFactor }), db: t.db });
     try {
       const base = await app.listen({ host: '127.0.0.1', port: 0 });
       for (let round = 0; round < 20; round++) {
@@ -133,7 +134,7 @@ describe('sliding window, concurrency', () => {
     const limit = loadConfig({}).limits.posts;
     // On Postgres the second instance has its own connection pool, as a second process would.
     const second = serverUrl ? await openDatabase({ databaseUrl: t.database.url, pgliteDir: 'memory://' }) : undefined;
-    const other = await buildApp({ config: testConfig({ logLevel: 'silent', limits: t.config.limits }), db: second?.db ?? t.db, clock: () => now });
+    const other = await buildApp({ config: testConfig({ logLevel: 'silent', limits: t.config.limits, ipLimitFactor: t.config.ipLimitFactor }), db: second?.db ?? t.db, clock: () => now });
     try {
       const urls = [t.app.server.listening ? `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}` : await t.app.listen({ host: '127.0.0.1', port: 0 }), await other.listen({ host: '127.0.0.1', port: 0 })];
       for (let round = 0; round < 5; round++) {

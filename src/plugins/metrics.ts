@@ -1,0 +1,86 @@
+// Prometheus metrics (prom-client), one registry per app: request durations by operationId, the
+// process's own metrics (memory, CPU, event loop lag), the database pool, and rate-limit refusals
+// by limit. `getMetrics` (GET /metrics) serves them; labels are bounded (operationIds, methods,
+// statuses, limit names), never a path or an id.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import fp from 'fastify-plugin';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { ProblemError } from '../problems.js';
+
+/** The database pool's state, when it has one (a Postgres server; PGlite has a single connection). */
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
+export interface MetricsOptions {
+  poolStats?: () => PoolStats;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The app's metrics registry, read by getMetrics. */
+    metrics: Registry;
+  }
+}
+
+export default fp<MetricsOptions>(
+  async function metrics(app: FastifyInstance, { poolStats }) {
+    const registry = new Registry();
+    collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
+
+    const duration = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time from receiving a request to sending its answer, by operation.',
+      labelNames: ['operationId', 'method', 'status'] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    });
+    const refusals = new Counter({
+      name: 'rate_limit_refusals_total',
+      help: 'Requests refused with 429, by the limit that refused them.',
+      labelNames: ['limit'] as const,
+      registers: [registry],
+    });
+    if (poolStats) {
+      const pool = (name: string, help: string, read: (stats: PoolStats) => number) =>
+        new Gauge({
+          name,
+          help,
+          registers: [registry],
+          collect() {
+            this.set(read(poolStats()));
+          },
+        });
+      pool('pg_pool_connections', 'Connections the database pool holds.', (stats) => stats.total);
+      pool('pg_pool_idle_connections', 'Pool connections not in use.', (stats) => stats.idle);
+      pool('pg_pool_waiting_requests', 'Queries waiting for a pool connection.', (stats) => stats.waiting);
+    }
+
+    app.decorate('metrics', registry);
+    app.addHook('onError', async (_request, _reply, error) => {
+      if (error instanceof ProblemError && error.status === 429) refusals.inc({ limit: error.limitName ?? 'unknown' });
+    });
+    app.addHook('onResponse', async (request, reply) => {
+      const operationId = request.routeOptions.config.operationId ?? (request.routeOptions.url ? 'docs' : 'unmatched');
+      duration.observe({ operationId, method: request.method, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    });
+  },
+  { name: 'metrics' },
+);
+
+/** The metricsToken hook: with a METRICS_TOKEN, only a request bearing it may scrape; without one, anyone. */
+export function metricsAuth(token: string | undefined): onRequestHookHandler {
+  const expected = token === undefined ? undefined : createHash('sha256').update(token).digest();
+  return async function authenticateScraper(request) {
+    if (!expected) return;
+    const sent = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+    if (!timingSafeEqual(createHash('sha256').update(sent).digest(), expected)) {
+      throw new ProblemError(401, 'unauthorized', 'Send the metrics token as "Authorization: Bearer <METRICS_TOKEN>".', {
+        headers: { 'www-authenticate': 'Bearer realm="bot-platform-metrics"' },
+      });
+    }
+  };
+}
