@@ -63,9 +63,15 @@ export interface Operation {
   parameters: ParameterObject[];
 }
 
+let parsed: OpenApiDocument | undefined;
+
+/** The spec, read once per process; each caller gets its own copy to keep or change. */
 export function loadSpec(): OpenApiDocument {
-  const text = readFileSync(specPath, 'utf8');
-  return (compiled ? JSON.parse(text) : parse(text)) as OpenApiDocument;
+  if (!parsed) {
+    const text = readFileSync(specPath, 'utf8');
+    parsed = (compiled ? JSON.parse(text) : parse(text)) as OpenApiDocument;
+  }
+  return structuredClone(parsed);
 }
 
 /** Every operation of the document, with its parameters resolved from components. */

@@ -32,6 +32,12 @@ export default fp(
       return sendProblem(reply, request, problem);
     });
 
+    // A client that hung up while authentication or a limit was being checked: its body will never
+    // come (the stream's error was emitted before anyone listened), so stop here rather than wait.
+    app.addHook('preParsing', async (request) => {
+      if (request.raw.readableAborted) throw clientGone();
+    });
+
     app.setNotFoundHandler(async (request, reply) =>
       sendProblem(reply, request, new ProblemError(404, 'not_found', `No operation matches ${request.method} ${request.url.split('?')[0]}.`)),
     );
@@ -45,6 +51,10 @@ export function sendProblem(reply: FastifyReply, request: FastifyRequest, proble
     .headers(problem.headers)
     .type('application/problem+json; charset=utf-8')
     .send(problem.body(request.id));
+}
+
+function clientGone(): ProblemError {
+  return new ProblemError(400, 'malformed_request', 'The client closed the connection before sending the whole request.', { clientGone: true });
 }
 
 function toProblem(error: FastifyError, request: FastifyRequest): ProblemError {
@@ -66,9 +76,7 @@ function toProblem(error: FastifyError, request: FastifyRequest): ProblemError {
       return new ProblemError(415, 'unsupported_media_type', 'Send the request body as application/json.');
   }
   // The client hung up while its body was being read: nobody to answer, and not a database outage.
-  if (request.raw.readableAborted || (error.code === 'ECONNRESET' && error.message === 'aborted')) {
-    return new ProblemError(400, 'malformed_request', 'The client closed the connection before sending the whole request.', { clientGone: true });
-  }
+  if (request.raw.readableAborted || (error.code === 'ECONNRESET' && error.message === 'aborted')) return clientGone();
   if (isDatabaseUnavailable(error)) {
     return new ProblemError(503, 'unavailable', 'The database is unavailable. Retry shortly.', {
       headers: { 'retry-after': unavailableRetryAfter },

@@ -17,7 +17,7 @@ import { asHuman, signIn } from '../helpers/humans.js';
 const t = useTestApp();
 const spec = loadSpec();
 const operations = listOperations(spec);
-const requests = Number(process.env.FUZZ_REQUESTS ?? 2_100);
+const requests = Number(process.env.FUZZ_REQUESTS ?? 1_400);
 const seed = Number(process.env.FUZZ_SEED ?? 20261121);
 
 /** Rows of every table a request could write; a refused request must leave it unchanged. */

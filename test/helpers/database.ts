@@ -12,7 +12,6 @@ import { Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
 import { PGliteDialect } from '../../src/db/pglite-dialect.js';
 import type { Database } from '../../src/db/schema.js';
 
@@ -81,6 +80,8 @@ export function pgliteTemplate(): Promise<Blob> {
     if (cached) return new Blob([cached]);
     const pglite = await PGlite.create('memory://');
     const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+    // Loaded only to make a template: every other run clones the cached one.
+    const { migrateToLatest } = await import('../../src/db/migrate.js');
     await migrateToLatest(db);
     const dump = await pglite.dumpDataDir('none');
     await db.destroy();
@@ -130,6 +131,7 @@ export async function postgresTemplate(server: string): Promise<string> {
       await client.query(`create database ${building}`);
       const database = await openDatabase({ databaseUrl: databaseUrlFor(server, building), pgliteDir: 'memory://' });
       try {
+        const { migrateToLatest } = await import('../../src/db/migrate.js');
         await migrateToLatest(database.db);
       } finally {
         await database.close();
