@@ -89,7 +89,7 @@ export function listOperations(spec: OpenApiDocument): Operation[] {
 }
 
 /** An object of the spec, or the one its `$ref` (`#/components/...`) points at. */
-function resolved<T>(spec: OpenApiDocument, value: unknown): T {
+export function resolved<T>(spec: OpenApiDocument, value: unknown): T {
   const ref = (value as { $ref?: unknown }).$ref;
   if (typeof ref !== 'string') return value as T;
   const target = ref

@@ -1,6 +1,9 @@
 // Swagger UI in a real browser: the Chromium of the lockfile (@sparticuz/chromium) driven by
-// playwright-core (nothing downloaded at run time, no system browser). Every tag and operation is listed; with a bot key authorized, "Try it out" on
-// createPost and getFeed shows the 201 and the 200. A screenshot goes to test-results/.
+// playwright-core (nothing downloaded at run time, no system browser). Every tag and operation is
+// listed, under our name, with no cookie box; with a bot key authorized, "Try it out" with the
+// documented examples runs createPost (201), getFeed (200) and submitAssessment (201). Every other
+// example is checked without a browser in test/contract/documented-examples.test.ts. A screenshot
+// goes to test-results/.
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
@@ -60,7 +63,7 @@ async function tryItOut(tag: string, operationId: string): Promise<string> {
 }
 
 describe('Swagger UI in Chromium', () => {
-  test('lists every tag and operation, authorizes a bot key, and runs createPost (201) and getFeed (200)', async () => {
+  test('lists every tag and operation, authorizes a bot key, and runs createPost (201), getFeed (200) and submitAssessment (201)', async () => {
     await page.goto(`${base}/docs`);
     await page.locator('.opblock').first().waitFor({ timeout: 15_000 });
 
@@ -93,6 +96,8 @@ describe('Swagger UI in Chromium', () => {
 
     assert.equal(await tryItOut('feed', 'createPost'), '201');
     assert.equal(await tryItOut('feed', 'getFeed'), '200');
+    // The documented body example as Try it out sends it: all 56 answers (an abridged one was a 400).
+    assert.equal(await tryItOut('assessments', 'submitAssessment'), '201');
     const feedBody = await page.locator('#operations-feed-getFeed .live-responses-table .response-col_description pre').first().innerText();
     assert.match(feedBody, /"items"/);
 
