@@ -3,7 +3,6 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020, type KeywordDefinition, type Options as AjvOptions, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import fastJson from 'fast-json-stringify';
-import { parse } from 'yaml';
 import type { LimitedAction } from './config.js';
 
 // Run from source (tsx), this module is src/openapi.ts and reads ../openapi.yaml. Compiled by
@@ -11,6 +10,8 @@ import type { LimitedAction } from './config.js';
 // dist/openapi.json beside it: JSON parses in about 1 ms, the YAML in about 100 ms of start-up.
 const compiled = import.meta.url.endsWith('.js');
 const specPath = new URL(compiled ? '../openapi.json' : '../openapi.yaml', import.meta.url);
+// The YAML parser is loaded only when running from source.
+const parseYaml = compiled ? undefined : (await import('yaml')).parse;
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -69,7 +70,7 @@ let parsed: OpenApiDocument | undefined;
 export function loadSpec(): OpenApiDocument {
   if (!parsed) {
     const text = readFileSync(specPath, 'utf8');
-    parsed = (compiled ? JSON.parse(text) : parse(text)) as OpenApiDocument;
+    parsed = (parseYaml ? parseYaml(text) : JSON.parse(text)) as OpenApiDocument;
   }
   return structuredClone(parsed);
 }

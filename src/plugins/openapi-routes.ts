@@ -50,9 +50,11 @@ export interface RouteCompilers {
  * all again at start-up. `keywords` validate the spec's own `x-` schema extensions.
  */
 export function routeCompilers(spec: OpenApiDocument, keywords: KeywordDefinition[] = []): RouteCompilers {
+  // The spec's schemas are linted in CI (`npm run lint:spec`), so they are not checked against the
+  // JSON Schema meta-schema again at every start (compiling it costs ~100 ms).
   return {
-    bodies: createSchemaCompiler(spec, { coerceTypes: false, strict: true }, keywords),
-    parameters: createSchemaCompiler(spec, { coerceTypes: false, useDefaults: true, strict: true }, keywords),
+    bodies: createSchemaCompiler(spec, { coerceTypes: false, strict: true, validateSchema: false }, keywords),
+    parameters: createSchemaCompiler(spec, { coerceTypes: false, useDefaults: true, strict: true, validateSchema: false }, keywords),
     serializers: createSerializerCompiler(spec),
   };
 }
@@ -66,11 +68,14 @@ declare module 'fastify' {
 export default fp<OpenApiRoutesOptions>(
   async function openapiRoutes(app: FastifyInstance, { spec, handlers, security, limits, ipCap, compilers, include = () => true }) {
     const { bodies, parameters, serializers } = compilers;
+    // Each validator is compiled on its route's first request, not at start-up (~250 ms saved).
     app.setValidatorCompiler(({ schema, httpPart }) =>
-      withoutNulCharacters(
-        httpPart === 'body'
-          ? bodies.compile(schema as JsonSchema)
-          : withStrictNumbers(parameters.compile(schema as JsonSchema), schema as JsonSchema),
+      compiledOnFirstUse(() =>
+        withoutNulCharacters(
+          httpPart === 'body'
+            ? bodies.compile(schema as JsonSchema)
+            : withStrictNumbers(parameters.compile(schema as JsonSchema), schema as JsonSchema),
+        ),
       ),
     );
 
@@ -165,6 +170,17 @@ function withStrictNumbers(validate: ValidateFunction, schema: JsonSchema) {
 }
 
 type Validator = { (data: unknown): boolean; errors?: ValidateFunction['errors'] };
+
+function compiledOnFirstUse(compile: () => Validator): Validator {
+  let compiled: Validator | undefined;
+  const validate: Validator = (data) => {
+    compiled ??= compile();
+    const valid = compiled(data);
+    validate.errors = compiled.errors;
+    return valid;
+  };
+  return validate;
+}
 
 /**
  * Text is made NFC first. Postgres text cannot hold U+0000, so a string (or property name)
