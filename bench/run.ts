@@ -159,7 +159,7 @@ async function measure({ child, base }: ServerProcess, scenario: Scenario): Prom
   return { name: scenario.name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, rssMb: peak, errors: result.errors + result.non2xx, goal: scenario.goal };
 }
 
-/** From spawning `node dist/src/server.js` (what `npm start` runs once built) to the first 200 on /readyz. */
+/** From spawning `node dist/server.bundle.js` (what `npm start` runs once built) to the first 200 on /readyz. */
 async function startupMs(env: Record<string, string>): Promise<number> {
   const started = performance.now();
   const server = await startProcess(serverArgs, { NODE_ENV: 'production', SESSION_SECRET: benchSessionSecret, EMAIL_SIGNIN: 'off', LOG_LEVEL: 'warn', ...env }, '/readyz');

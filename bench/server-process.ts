@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { freePort } from '../test/helpers/private-postgres.js';
 
 /** `node` arguments that start our server as `npm start` does: compiled, without a TypeScript loader. */
-export const serverArgs = ['dist/src/server.js'];
+export const serverArgs = ['dist/server.bundle.js'];
 
 /** `npm run build`, so that the measured server is the current source. */
 export function buildServer() {

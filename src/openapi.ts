@@ -4,12 +4,12 @@ import { Ajv2020, type KeywordDefinition, type Options as AjvOptions, type Valid
 import addFormats from 'ajv-formats';
 import fastJson from 'fast-json-stringify';
 import type { LimitedAction } from './config.js';
+import { compiled, packageFile } from './paths.js';
 
-// Run from source (tsx), this module is src/openapi.ts and reads ../openapi.yaml. Compiled by
-// `npm run build`, it is dist/src/openapi.js, and the build has written the same document as
-// dist/openapi.json beside it: JSON parses in about 1 ms, the YAML in about 100 ms of start-up.
-const compiled = import.meta.url.endsWith('.js');
-const specPath = new URL(compiled ? '../openapi.json' : '../openapi.yaml', import.meta.url);
+// Run from source (tsx), this reads openapi.yaml. Compiled by `npm run build`, it reads
+// dist/openapi.json, the same document written by the build: JSON parses in about 1 ms, the YAML
+// in about 100 ms of start-up.
+const specPath = packageFile('openapi.yaml', 'openapi.json');
 // The YAML parser is loaded only when running from source.
 const parseYaml = compiled ? undefined : (await import('yaml')).parse;
 

@@ -1,6 +1,7 @@
 // `npm run build`: compiles the server, its migrations and the generated types to dist/ (tsc with
-// tsconfig.build.json) and writes the spec beside them as dist/openapi.json, which parses in a
-// millisecond where the YAML takes a tenth of a second of every start-up.
+// tsconfig.build.json), writes the spec beside them as dist/openapi.json (it parses in a
+// millisecond where the YAML takes a tenth of a second of every start-up), and bundles the server
+// into dist/server.bundle.js (esbuild), which `npm start` runs.
 //
 // ensureBuilt() (what `npm start`, `npm run migrate` and `npm run admin` do first, through run.mjs)
 // builds only when dist/ is missing or older than a source, and otherwise returns at once: a fresh
@@ -43,10 +44,33 @@ async function build() {
     process.exit(1);
   }
   execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
-  return import('yaml').then(({ parse }) => {
-    const spec = parse(readFileSync(join(root, 'openapi.yaml'), 'utf8'));
-    writeFileSync(join(root, 'dist', 'openapi.json'), JSON.stringify(spec));
-    writeFileSync(stamp, `${new Date().toISOString()}\n`);
+  const { parse } = await import('yaml');
+  const spec = parse(readFileSync(join(root, 'openapi.yaml'), 'utf8'));
+  writeFileSync(join(root, 'dist', 'openapi.json'), JSON.stringify(spec));
+  await bundleServer();
+  writeFileSync(stamp, `${new Date().toISOString()}\n`);
+}
+
+/**
+ * dist/server.bundle.js: the compiled server and the packages it loads at start-up in one file, so
+ * Node reads one module instead of hundreds (start-up to listening fell from ~1 s to ~0.5 s).
+ * Packages that read files of their own (PGlite's WebAssembly, Swagger UI's assets) or load only
+ * on first use (openid-client, nodemailer) stay outside, in node_modules.
+ */
+async function bundleServer() {
+  const { build } = await import('esbuild');
+  await build({
+    entryPoints: [join(root, 'dist', 'src', 'server.js')],
+    outfile: join(root, 'dist', 'server.bundle.js'),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    sourcemap: true,
+    logLevel: 'warning',
+    external: ['@electric-sql/pglite', '@fastify/swagger', '@fastify/swagger-ui', 'openid-client', 'nodemailer', 'pg-native'],
+    // CommonJS packages inside an ES module bundle still call require() for Node's built-ins.
+    banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
   });
 }
 

@@ -4,9 +4,10 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FileMigrationProvider, Migrator, sql, type Kysely } from 'kysely';
+import { packageFile } from '../paths.js';
 import type { Database } from './schema.js';
 
-const migrationFolder = fileURLToPath(new URL('../../migrations', import.meta.url));
+const migrationFolder = fileURLToPath(packageFile('migrations', 'migrations'));
 
 export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
   // The common case at start-up, answered without loading every migration module (~100 ms).
