@@ -35,14 +35,26 @@ await withThrowawayDatabase(async (database, url) => {
   console.log('seeding...');
   // Seeding and serving each get a pool of their own. Closing a pool ends its sessions, which
   // flushes their table statistics, so the reads counted during the load are the server's alone.
-  const seeding = await openDatabase({ databaseUrl: `${url}?application_name=bench`, pgliteDir: 'memory://' });
+  const seeding = await openDatabase({
+    databaseUrl: `${url}?application_name=bench`,
+    pgliteDir: 'memory://',
+  });
   const seeded = await seedPlatform(seeding.db, { bots: 50_000, posts: 1_000_000 });
   await seeding.close();
   await benchSessionsEnded(database.db);
   console.log(`seeded in ${seeded.seconds.toFixed(1)} s`);
 
-  const serving = await openDatabase({ databaseUrl: `${url}?application_name=bench`, pgliteDir: 'memory://' });
-  const app = await buildApp({ config: { ...loadConfig({ NODE_ENV: 'production', SESSION_SECRET: benchSessionSecret, EMAIL_SIGNIN: 'off' }), logLevel: 'silent' }, db: serving.db });
+  const serving = await openDatabase({
+    databaseUrl: `${url}?application_name=bench`,
+    pgliteDir: 'memory://',
+  });
+  const app = await buildApp({
+    config: {
+      ...loadConfig({ NODE_ENV: 'production', SESSION_SECRET: benchSessionSecret, EMAIL_SIGNIN: 'off' }),
+      logLevel: 'silent',
+    },
+    db: serving.db,
+  });
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
   const before = await tableReads(database.db);
 
@@ -99,7 +111,11 @@ await withThrowawayDatabase(async (database, url) => {
   ].join('\n');
   await writeFile(new URL('./results/analytics.md', import.meta.url), report);
   console.log(report);
-  console.log(failures === 0 ? 'OK: every analytics endpoint met its goal.' : `FAILED: ${failures} check(s), see bench/results/analytics.md`);
+  console.log(
+    failures === 0
+      ? 'OK: every analytics endpoint met its goal.'
+      : `FAILED: ${failures} check(s), see bench/results/analytics.md`,
+  );
   process.exitCode = failures === 0 ? 0 : 1;
 });
 
@@ -123,7 +139,9 @@ async function explain(db: Kysely<Database>, compiled: CompiledQuery) {
 async function benchSessionsEnded(db: Kysely<Database>) {
   for (;;) {
     const { rows } = await sql<{ n: number }>`
-      select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = 'bench'`.execute(db);
+      select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = 'bench'`.execute(
+      db,
+    );
     if (rows[0]!.n === 0) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

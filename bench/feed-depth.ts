@@ -21,11 +21,21 @@ const hops = 100;
 const limit = 20;
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const sorts: FeedSort[] = ['new', 'top', 'hot'];
-const cursorParts = { new: ['timestamp', 'uuid'], top: ['integer', 'timestamp', 'uuid'], hot: ['number', 'uuid'] } as const;
+const cursorParts = {
+  new: ['timestamp', 'uuid'],
+  top: ['integer', 'timestamp', 'uuid'],
+  hot: ['number', 'uuid'],
+} as const;
 
 await withThrowawayDatabase(async (database) => {
   const seeded = await seed(database.db);
-  const app = await buildApp({ config: { ...loadConfig({ NODE_ENV: 'production', SESSION_SECRET: benchSessionSecret, EMAIL_SIGNIN: 'off' }), logLevel: 'silent' }, db: database.db });
+  const app = await buildApp({
+    config: {
+      ...loadConfig({ NODE_ENV: 'production', SESSION_SECRET: benchSessionSecret, EMAIL_SIGNIN: 'off' }),
+      logLevel: 'silent',
+    },
+    db: database.db,
+  });
   const base = await app.listen({ host: '127.0.0.1', port: 0 });
 
   const rows: string[] = [];
@@ -40,7 +50,10 @@ await withThrowawayDatabase(async (database) => {
     rows.push(
       `| ${sort} | ${first.requests.average.toFixed(0)} | ${first.latency.p50} | ${first.latency.p99} | ${deep.requests.average.toFixed(0)} | ${deep.latency.p50} | ${deep.latency.p99} | ${ratio.toFixed(2)} |`,
     );
-    for (const [label, after] of [['page 1', undefined], [`page ${hops + 1}`, decodeCursor(deepCursor, `feed:${sort}`, [...cursorParts[sort]])]] as const) {
+    for (const [label, after] of [
+      ['page 1', undefined],
+      [`page ${hops + 1}`, decodeCursor(deepCursor, `feed:${sort}`, [...cursorParts[sort]])],
+    ] as const) {
       const plan = await explain(database.db, sort, after);
       // The page must be cut (Limit) straight from an index walk over posts; sorting the 21 rows
       // of the page after the authors are joined is fine, sorting posts to find them is not.
@@ -62,14 +75,18 @@ await withThrowawayDatabase(async (database) => {
     '| --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
     '',
-    '## Query plans (EXPLAIN ANALYZE of the handler\'s own query)',
+    "## Query plans (EXPLAIN ANALYZE of the handler's own query)",
     '',
     ...plans,
     '',
   ].join('\n');
   await writeFile(new URL('./results/feed-depth.md', import.meta.url), report);
   console.log(report.split('## Query plans')[0]);
-  console.log(failures === 0 ? 'OK: deep pages within 2x of page 1, every plan walks an index.' : `FAILED: ${failures} check(s), see bench/results/feed-depth.md`);
+  console.log(
+    failures === 0
+      ? 'OK: deep pages within 2x of page 1, every plan walks an index.'
+      : `FAILED: ${failures} check(s), see bench/results/feed-depth.md`,
+  );
   process.exitCode = failures === 0 ? 0 : 1;
 });
 
@@ -94,7 +111,9 @@ async function seed(db: Kysely<Database>) {
 async function cursorAfterHops(base: string, sort: FeedSort): Promise<string> {
   let cursor = '';
   for (let hop = 0; hop < hops; hop++) {
-    const response = await fetch(`${base}/api/feed?sort=${sort}&limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+    const response = await fetch(
+      `${base}/api/feed?sort=${sort}&limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`,
+    );
     const page = (await response.json()) as { next_cursor: string | null };
     if (!page.next_cursor) throw new Error(`${sort}: the feed ended after ${hop} hops`);
     cursor = page.next_cursor;
@@ -107,7 +126,13 @@ function load(url: string) {
 }
 
 async function explain(db: Kysely<Database>, sort: FeedSort, after: Array<string | number> | undefined) {
-  const compiled = feedQuery(db, { sort, category: undefined, bot: undefined, limit: limit + 1, after }).compile();
+  const compiled = feedQuery(db, {
+    sort,
+    category: undefined,
+    bot: undefined,
+    limit: limit + 1,
+    after,
+  }).compile();
   const { rows } = await db.executeQuery<{ 'QUERY PLAN': string }>({
     ...compiled,
     sql: `explain (analyze, costs off, timing off, summary off) ${compiled.sql}`,

@@ -21,7 +21,15 @@ const maxCost = 0.25;
 await withThrowawayDatabase(async (database) => {
   const keys = await seedBots(database.db);
   // Limits far above what a run can reach: every request is admitted, and recorded.
-  const config = { ...loadConfig({ NODE_ENV: 'production', SESSION_SECRET: benchSessionSecret, EMAIL_SIGNIN: 'off', IP_LIMIT_FACTOR: '1000000' }), logLevel: 'silent' as const };
+  const config = {
+    ...loadConfig({
+      NODE_ENV: 'production',
+      SESSION_SECRET: benchSessionSecret,
+      EMAIL_SIGNIN: 'off',
+      IP_LIMIT_FACTOR: '1000000',
+    }),
+    logLevel: 'silent' as const,
+  };
   config.limits = { ...config.limits, posts: 1_000_000 };
 
   const runs: Array<{ limiter: boolean; result: autocannon.Result }> = [];
@@ -34,8 +42,14 @@ await withThrowawayDatabase(async (database) => {
 
   const summary = (limiter: boolean) => {
     const results = runs.filter((r) => r.limiter === limiter).map((r) => r.result);
-    const mean = (pick: (r: autocannon.Result) => number) => results.reduce((sum, r) => sum + pick(r), 0) / results.length;
-    return { rps: mean((r) => r.requests.average), p50: mean((r) => r.latency.p50), p99: mean((r) => r.latency.p99), non2xx: results.reduce((n, r) => n + r.non2xx, 0) };
+    const mean = (pick: (r: autocannon.Result) => number) =>
+      results.reduce((sum, r) => sum + pick(r), 0) / results.length;
+    return {
+      rps: mean((r) => r.requests.average),
+      p50: mean((r) => r.latency.p50),
+      p99: mean((r) => r.latency.p99),
+      non2xx: results.reduce((n, r) => n + r.non2xx, 0),
+    };
   };
   const off = summary(false);
   const on = summary(true);
@@ -64,12 +78,26 @@ async function seedBots(db: Kysely<Database>): Promise<string[]> {
   const keys = Array.from({ length: bots }, () => generateApiKey());
   const rows = await db
     .insertInto('bots')
-    .values(keys.map((_, i) => ({ name: `bench-${i}`, model: 'gpt-5', bio: null, requested_creator_handle: null, claim_code_hash: hashSecret(`claim-${i}`) })))
+    .values(
+      keys.map((_, i) => ({
+        name: `bench-${i}`,
+        model: 'gpt-5',
+        bio: null,
+        requested_creator_handle: null,
+        claim_code_hash: hashSecret(`claim-${i}`),
+      })),
+    )
     .returning('id')
     .execute();
   await db
     .insertInto('api_keys')
-    .values(rows.map((row, i) => ({ bot_id: row.id, key_hash: hashSecret(keys[i]!), display_prefix: displayPrefix(keys[i]!) })))
+    .values(
+      rows.map((row, i) => ({
+        bot_id: row.id,
+        key_hash: hashSecret(keys[i]!),
+        display_prefix: displayPrefix(keys[i]!),
+      })),
+    )
     .execute();
   return keys;
 }
@@ -85,8 +113,15 @@ function load(base: string, keys: string[]) {
         method: 'POST',
         path: '/api/feed/posts',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ category: 'results', title: 'Benchmark post', body: 'Measuring the limiter.' }),
-        setupRequest: (request) => ({ ...request, headers: { ...request.headers, authorization: `Bearer ${keys[next++ % keys.length]}` } }),
+        body: JSON.stringify({
+          category: 'results',
+          title: 'Benchmark post',
+          body: 'Measuring the limiter.',
+        }),
+        setupRequest: (request) => ({
+          ...request,
+          headers: { ...request.headers, authorization: `Bearer ${keys[next++ % keys.length]}` },
+        }),
       },
     ],
   });

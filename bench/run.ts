@@ -15,7 +15,14 @@ import { sql } from 'kysely';
 import { encodeCursor } from '../src/cursor.js';
 import { openDatabase } from '../src/db/database.js';
 import { issueApiKeys, seedPlatform } from './seed.js';
-import { buildServer, rssMb, serverArgs, startProcess, stopProcess, type ServerProcess } from './server-process.js';
+import {
+  buildServer,
+  rssMb,
+  serverArgs,
+  startProcess,
+  stopProcess,
+  type ServerProcess,
+} from './server-process.js';
 import { benchSessionSecret, withThrowawayDatabase } from './throwaway-database.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -47,16 +54,29 @@ await withThrowawayDatabase(async (database, url) => {
   // Keys for some bots, so writes can go through the limiter as distinct bots under their limits.
   const writers = await issueApiKeys(seeding.db, writerBots);
   const keys = writers.map((writer) => writer.apiKey);
-  const deep = (await sql<{ hot: number; id: string }>`select hot, id from posts order by hot desc, id desc offset 99999 limit 1`.execute(seeding.db)).rows[0]!;
+  const deep = (
+    await sql<{
+      hot: number;
+      id: string;
+    }>`select hot, id from posts order by hot desc, id desc offset 99999 limit 1`.execute(seeding.db)
+  ).rows[0]!;
   // Posts by bots that do not vote here, so no vote is refused as a self-vote.
   const lastWriter = writers.at(-1)!.botId;
-  const postIds = (await sql<{ id: string }>`select id from posts where bot_id > ${lastWriter} order by random() limit 20000`.execute(seeding.db)).rows.map((r) => r.id);
+  const postIds = (
+    await sql<{
+      id: string;
+    }>`select id from posts where bot_id > ${lastWriter} order by random() limit 20000`.execute(seeding.db)
+  ).rows.map((r) => r.id);
   const botIds = writers.map((writer) => writer.botId);
   await seeding.close();
   console.log(`seeded in ${seeded.seconds.toFixed(0)} s`);
 
   const hello = await startProcess(['bench/hello-world.mjs'], {}, '/');
-  const helloResult = await measure(hello, { name: 'hello-world (bare Fastify 5)', goal: {}, requests: [{ method: 'GET', path: '/' }] });
+  const helloResult = await measure(hello, {
+    name: 'hello-world (bare Fastify 5)',
+    goal: {},
+    requests: [{ method: 'GET', path: '/' }],
+  });
   await stopProcess(hello.child);
 
   const server = await startProcess(serverArgs, {
@@ -69,21 +89,56 @@ await withThrowawayDatabase(async (database, url) => {
     LOG_LEVEL: 'warn',
   });
   let n = 0;
-  const withKey = (request: autocannon.Request) => ({ ...request, headers: { ...request.headers, authorization: `Bearer ${keys[n++ % keys.length]}` } });
+  const withKey = (request: autocannon.Request) => ({
+    ...request,
+    headers: { ...request.headers, authorization: `Bearer ${keys[n++ % keys.length]}` },
+  });
   const scenarios: Scenario[] = [
-    { name: 'GET /api/feed?sort=new, page 1', goal: { ratio: 0.12, p99: 10 }, requests: [{ method: 'GET', path: '/api/feed?sort=new' }] },
+    {
+      name: 'GET /api/feed?sort=new, page 1',
+      goal: { ratio: 0.12, p99: 10 },
+      requests: [{ method: 'GET', path: '/api/feed?sort=new' }],
+    },
     {
       name: 'GET /api/feed?sort=hot at depth 100,000',
       goal: { ratio: 0.12, p99: 10 },
-      requests: [{ method: 'GET', path: `/api/feed?sort=hot&cursor=${encodeCursor('feed:hot', [deep.hot, deep.id])}` }],
+      requests: [
+        { method: 'GET', path: `/api/feed?sort=hot&cursor=${encodeCursor('feed:hot', [deep.hot, deep.id])}` },
+      ],
     },
-    { name: 'GET /api/bots/{id}', goal: { ratio: 0.15 }, requests: [{ method: 'GET', path: '/api/bots/x', setupRequest: (r) => ({ ...r, path: `/api/bots/${botIds[n++ % botIds.length]}` }) }] },
-    { name: 'GET /api/analytics/overview', goal: { ratio: 0.1 }, requests: [{ method: 'GET', path: '/api/analytics/overview' }] },
-    { name: 'GET /api/analytics/types', goal: { ratio: 0.1 }, requests: [{ method: 'GET', path: '/api/analytics/types' }] },
+    {
+      name: 'GET /api/bots/{id}',
+      goal: { ratio: 0.15 },
+      requests: [
+        {
+          method: 'GET',
+          path: '/api/bots/x',
+          setupRequest: (r) => ({ ...r, path: `/api/bots/${botIds[n++ % botIds.length]}` }),
+        },
+      ],
+    },
+    {
+      name: 'GET /api/analytics/overview',
+      goal: { ratio: 0.1 },
+      requests: [{ method: 'GET', path: '/api/analytics/overview' }],
+    },
+    {
+      name: 'GET /api/analytics/types',
+      goal: { ratio: 0.1 },
+      requests: [{ method: 'GET', path: '/api/analytics/types' }],
+    },
     {
       name: 'POST /api/feed/posts (limiter, distinct bots)',
       goal: { ratio: 0.08 },
-      requests: [{ method: 'POST', path: '/api/feed/posts', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ category: 'results', title: 'Bench', body: 'A post.' }), setupRequest: withKey }],
+      requests: [
+        {
+          method: 'POST',
+          path: '/api/feed/posts',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ category: 'results', title: 'Bench', body: 'A post.' }),
+          setupRequest: withKey,
+        },
+      ],
     },
     {
       name: 'POST /api/feed/posts/{id}/vote (limiter)',
@@ -120,11 +175,21 @@ await withThrowawayDatabase(async (database, url) => {
   };
 
   const ceiling = helloResult.rps;
-  const met = (r: Measured) => (r.goal.ratio === undefined || r.rps / ceiling >= r.goal.ratio) && (r.goal.p99 === undefined || r.p99 <= r.goal.p99) && r.errors === 0;
-  const goalText = (r: Measured) => [r.goal.ratio !== undefined ? `≥ ${r.goal.ratio}` : '', r.goal.p99 !== undefined ? `p99 ≤ ${r.goal.p99} ms` : ''].filter(Boolean).join(', ') || '—';
+  const met = (r: Measured) =>
+    (r.goal.ratio === undefined || r.rps / ceiling >= r.goal.ratio) &&
+    (r.goal.p99 === undefined || r.p99 <= r.goal.p99) &&
+    r.errors === 0;
+  const goalText = (r: Measured) =>
+    [
+      r.goal.ratio !== undefined ? `≥ ${r.goal.ratio}` : '',
+      r.goal.p99 !== undefined ? `p99 ≤ ${r.goal.p99} ms` : '',
+    ]
+      .filter(Boolean)
+      .join(', ') || '—';
   const maxRss = Math.max(...results.map((r) => r.rssMb));
   const rows = [helloResult, ...results].map(
-    (r) => `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.rssMb.toFixed(0)} | ${(r.rps / ceiling).toFixed(3)} | ${r.errors} | ${goalText(r)} | ${r === helloResult ? '' : met(r) ? 'yes' : 'NO'} |`,
+    (r) =>
+      `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.rssMb.toFixed(0)} | ${(r.rps / ceiling).toFixed(3)} | ${r.errors} | ${goalText(r)} | ${r === helloResult ? '' : met(r) ? 'yes' : 'NO'} |`,
   );
   const report = [
     '# Benchmark: our server against the framework ceiling',
@@ -156,13 +221,31 @@ async function measure({ child, base }: ServerProcess, scenario: Scenario): Prom
   const sampler = setInterval(() => void rssMb(child.pid!).then((mb) => (peak = Math.max(peak, mb))), 250);
   const result = await autocannon({ url: base, connections, duration: seconds, requests: scenario.requests });
   clearInterval(sampler);
-  return { name: scenario.name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, rssMb: peak, errors: result.errors + result.non2xx, goal: scenario.goal };
+  return {
+    name: scenario.name,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    rssMb: peak,
+    errors: result.errors + result.non2xx,
+    goal: scenario.goal,
+  };
 }
 
 /** From spawning `node dist/server.bundle.js` (what `npm start` runs once built) to the first 200 on /readyz. */
 async function startupMs(env: Record<string, string>): Promise<number> {
   const started = performance.now();
-  const server = await startProcess(serverArgs, { NODE_ENV: 'production', SESSION_SECRET: benchSessionSecret, EMAIL_SIGNIN: 'off', LOG_LEVEL: 'warn', ...env }, '/readyz');
+  const server = await startProcess(
+    serverArgs,
+    {
+      NODE_ENV: 'production',
+      SESSION_SECRET: benchSessionSecret,
+      EMAIL_SIGNIN: 'off',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    '/readyz',
+  );
   const elapsed = Math.round(performance.now() - started);
   await stopProcess(server.child);
   return elapsed;

@@ -30,7 +30,8 @@ export interface Seeded {
 
 const types = sql`array['architect', 'oracle', 'spark', 'shield', 'blade', 'echo', 'ghost', 'jester']`;
 const popularModels = sql`array['claude-sonnet-4-5', 'gpt-5', 'gemini-3', 'claude-opus-4', 'gpt-4.1', 'llama-4', 'mistral-large', 'qwen-3', 'deepseek-v3', 'grok-4', 'command-r', 'phi-4']`;
-const traits = '{"independence":50,"creativity":50,"verbosity":50,"empathy":50,"autonomy":50,"chaos":50,"awareness":50}';
+const traits =
+  '{"independence":50,"creativity":50,"verbosity":50,"empathy":50,"autonomy":50,"chaos":50,"awareness":50}';
 
 /** A non-negative integer derived from a label and a row number: models and types spread evenly
  * and independently of each other. */
@@ -41,7 +42,8 @@ const idOf = (label: string, n: unknown) => sql`md5(${label} || ${n})::uuid`;
 
 export async function seedPlatform(db: Kysely<Database>, { bots, posts }: SeedSize): Promise<Seeded> {
   // Exactly 5 votes per post on average.
-  if (posts % bots !== 0 || bots % 10 !== 0) throw new Error('posts must be a multiple of bots, and bots of 10');
+  if (posts % bots !== 0 || bots % 10 !== 0)
+    throw new Error('posts must be a multiple of bots, and bots of 10');
   const started = performance.now();
   await db.connection().execute(async (conn) => {
     await sql`set statement_timeout = 0`.execute(conn); // the server's per-statement limit is for requests
@@ -100,7 +102,9 @@ export async function seedPlatform(db: Kysely<Database>, { bots, posts }: SeedSi
              case when (i + k) % 3 = 0 then -1 else 1 end, at, at
       from generate_series(0, ${posts - 1}) as i
       cross join generate_series(0, i % 10 + i % 2 - 1) as k
-      cross join lateral (select least(date_trunc('milliseconds', now()), date_trunc('milliseconds', now() - (365.0 * i / ${posts}) * interval '1 day') + k * interval '1 minute') as at) as t`.execute(conn);
+      cross join lateral (select least(date_trunc('milliseconds', now()), date_trunc('milliseconds', now() - (365.0 * i / ${posts}) * interval '1 day') + k * interval '1 minute') as at) as t`.execute(
+      conn,
+    );
     await sql`
       insert into comments (post_id, bot_id, body, created_at)
       select ${idOf('post', sql`i`)}, ${idOf('bot', sql`(3 * i) % ${bots}`)}, 'Comment on post ' || i,
@@ -127,18 +131,29 @@ export async function seedPlatform(db: Kysely<Database>, { bots, posts }: SeedSi
   const { rows } = await sql<Omit<Seeded, 'seconds'>>`
     select (select count(*)::int from bots) as bots, (select count(*)::int from bots where type is not null) as "typedBots",
            (select count(*)::int from posts) as posts, (select count(*)::int from comments) as comments,
-           (select count(*)::int from votes) as votes, (select count(*)::int from assessments) as assessments`.execute(db);
+           (select count(*)::int from votes) as votes, (select count(*)::int from assessments) as assessments`.execute(
+    db,
+  );
   return { ...rows[0]!, seconds: (performance.now() - started) / 1000 };
 }
 
 /** Issues an API key to each of the first `count` seeded bots (by id), so that a load can write as
  * many distinct bots, each under its own limits. */
-export async function issueApiKeys(db: Kysely<Database>, count: number): Promise<{ botId: string; apiKey: string }[]> {
+export async function issueApiKeys(
+  db: Kysely<Database>,
+  count: number,
+): Promise<{ botId: string; apiKey: string }[]> {
   const bots = await db.selectFrom('bots').select('id').orderBy('id').limit(count).execute();
   const issued = bots.map((bot) => ({ botId: bot.id, apiKey: generateApiKey() }));
   await db
     .insertInto('api_keys')
-    .values(issued.map(({ botId, apiKey }) => ({ bot_id: botId, key_hash: hashSecret(apiKey), display_prefix: displayPrefix(apiKey) })))
+    .values(
+      issued.map(({ botId, apiKey }) => ({
+        bot_id: botId,
+        key_hash: hashSecret(apiKey),
+        display_prefix: displayPrefix(apiKey),
+      })),
+    )
     .execute();
   return issued;
 }

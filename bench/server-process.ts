@@ -19,11 +19,18 @@ export interface ServerProcess {
 }
 
 /** Starts `node <args>` on a free port and resolves once `probe` answers 200 there. */
-export async function startProcess(args: string[], env: Record<string, string>, probe = '/healthz'): Promise<ServerProcess> {
+export async function startProcess(
+  args: string[],
+  env: Record<string, string>,
+  probe = '/healthz',
+): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let errors = '';
-  child.stderr!.on('data', (chunk: Buffer) => (errors = (errors + String(chunk)).slice(-4000)));
+  child.stderr.on('data', (chunk: Buffer) => (errors = (errors + String(chunk)).slice(-4000)));
   let exited = false;
   child.once('exit', () => (exited = true));
   const base = `http://127.0.0.1:${port}`;

@@ -29,7 +29,14 @@ import { assertContract } from '../test/helpers/contract.js';
 import { hostileStrings, random } from '../test/helpers/fuzz.js';
 import { assertCountersMatchRows } from '../test/helpers/invariants.js';
 import { issueApiKeys, seedPlatform } from './seed.js';
-import { buildServer, rssMb, serverArgs, startProcess, stopProcess, type ServerProcess } from './server-process.js';
+import {
+  buildServer,
+  rssMb,
+  serverArgs,
+  startProcess,
+  stopProcess,
+  type ServerProcess,
+} from './server-process.js';
 import { benchSessionSecret, withThrowawayDatabase } from './throwaway-database.js';
 
 const seconds = Number(process.env.SOAK_SECONDS ?? 300);
@@ -70,88 +77,229 @@ function planner(writers: Writer[], postIds: string[], botIds: string[]) {
   // An eager bot a quarter of the time, so that some bots live at their limits.
   const writer = () => (rng.chance(0.25) ? rng.pick(eager) : rng.pick(writers));
   const text = (plain: string) => (rng.chance(0.2) ? rng.pick(hostileStrings) + plain : plain);
-  const json = (value: unknown) => ({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(value) });
+  const json = (value: unknown) => ({
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(value),
+  });
   const as = (bot: Writer) => ({ authorization: `Bearer ${bot.apiKey}` });
   const limited = (action: LimitedAction, bot: Writer) => ({ action, subject: bot.botId });
   const post = () => rng.pick(postIds);
   let registrations = 0;
 
   const good: [number, () => Planned][] = [
-    [18, () => {
-      const sort = rng.pick(['new', 'top', 'hot'] as const);
-      const query = new URLSearchParams({ sort });
-      if (rng.chance(0.2)) query.set('category', rng.pick(categories));
-      else if (rng.chance(0.4) && cursors[sort]!.length > 0) query.set('cursor', rng.pick(cursors[sort]!));
-      if (rng.chance(0.3)) query.set('limit', String(rng.int(1, 100)));
-      return { operationId: 'getFeed', method: 'GET', path: `/api/feed?${query}` };
-    }],
+    [
+      18,
+      () => {
+        const sort = rng.pick(['new', 'top', 'hot'] as const);
+        const query = new URLSearchParams({ sort });
+        if (rng.chance(0.2)) query.set('category', rng.pick(categories));
+        else if (rng.chance(0.4) && cursors[sort]!.length > 0) query.set('cursor', rng.pick(cursors[sort]!));
+        if (rng.chance(0.3)) query.set('limit', String(rng.int(1, 100)));
+        return { operationId: 'getFeed', method: 'GET', path: `/api/feed?${query.toString()}` };
+      },
+    ],
     [7, () => ({ operationId: 'getPost', method: 'GET', path: `/api/feed/posts/${post()}` })],
     [5, () => ({ operationId: 'listComments', method: 'GET', path: `/api/feed/posts/${post()}/comments` })],
     [7, () => ({ operationId: 'getBot', method: 'GET', path: `/api/bots/${rng.pick(botIds)}` })],
     [3, () => ({ operationId: 'listBots', method: 'GET', path: `/api/bots?type=${rng.pick(botTypes)}` })],
-    [6, () => rng.pick<Planned>([
-      { operationId: 'getAnalyticsOverview', method: 'GET', path: '/api/analytics/overview' },
-      { operationId: 'getAnalyticsTypes', method: 'GET', path: '/api/analytics/types' },
-      { operationId: 'getAnalyticsModels', method: 'GET', path: '/api/analytics/models' },
-      { operationId: 'getAnalyticsActivity', method: 'GET', path: `/api/analytics/activity?days=${rng.int(1, 365)}` },
-      { operationId: 'getAnalyticsDrift', method: 'GET', path: '/api/analytics/drift' },
-    ])],
+    [
+      6,
+      () =>
+        rng.pick<Planned>([
+          { operationId: 'getAnalyticsOverview', method: 'GET', path: '/api/analytics/overview' },
+          { operationId: 'getAnalyticsTypes', method: 'GET', path: '/api/analytics/types' },
+          { operationId: 'getAnalyticsModels', method: 'GET', path: '/api/analytics/models' },
+          {
+            operationId: 'getAnalyticsActivity',
+            method: 'GET',
+            path: `/api/analytics/activity?days=${rng.int(1, 365)}`,
+          },
+          { operationId: 'getAnalyticsDrift', method: 'GET', path: '/api/analytics/drift' },
+        ]),
+    ],
     [2, () => ({ operationId: 'getQuestions', method: 'GET', path: '/api/test/questions' })],
     [3, () => ({ operationId: 'getOwnBot', method: 'GET', path: '/api/bots/me', headers: as(writer()) })],
     [1, () => ({ operationId: 'getReadiness', method: 'GET', path: '/readyz' })],
-    [10, () => {
-      const bot = writer();
-      const body = json({ category: rng.pick(categories), title: text('Soak'), body: text('A post written during the soak.') });
-      return { operationId: 'createPost', method: 'POST', path: '/api/feed/posts', ...body, headers: { ...body.headers, ...as(bot) }, limitKey: limited('posts', bot) };
-    }],
-    [10, () => {
-      const bot = writer();
-      const body = json({ body: text('A comment.') });
-      return { operationId: 'commentOnPost', method: 'POST', path: `/api/feed/posts/${post()}/comment`, ...body, headers: { ...body.headers, ...as(bot) }, limitKey: limited('comments', bot) };
-    }],
-    [14, () => {
-      const bot = writer();
-      const body = json({ direction: rng.pick(['up', 'down']) });
-      return { operationId: 'voteOnPost', method: 'POST', path: `/api/feed/posts/${post()}/vote`, ...body, headers: { ...body.headers, ...as(bot) }, limitKey: limited('votes', bot) };
-    }],
-    [2, () => {
-      const bot = writer();
-      const body = json({ answers: answersLike(rng.pick(botTypes)) });
-      return { operationId: 'submitAssessment', method: 'POST', path: '/api/test/submit', ...body, headers: { ...body.headers, ...as(bot) }, limitKey: limited('assessments', bot) };
-    }],
-    [0.2, () => ({ operationId: 'registerBot', method: 'POST', path: '/api/bots/register', ...json({ name: `soak-${seed}-${++registrations}`, model: 'soak-model' }), limitKey: { action: 'registrations', subject: '127.0.0.1' } })],
+    [
+      10,
+      () => {
+        const bot = writer();
+        const body = json({
+          category: rng.pick(categories),
+          title: text('Soak'),
+          body: text('A post written during the soak.'),
+        });
+        return {
+          operationId: 'createPost',
+          method: 'POST',
+          path: '/api/feed/posts',
+          ...body,
+          headers: { ...body.headers, ...as(bot) },
+          limitKey: limited('posts', bot),
+        };
+      },
+    ],
+    [
+      10,
+      () => {
+        const bot = writer();
+        const body = json({ body: text('A comment.') });
+        return {
+          operationId: 'commentOnPost',
+          method: 'POST',
+          path: `/api/feed/posts/${post()}/comment`,
+          ...body,
+          headers: { ...body.headers, ...as(bot) },
+          limitKey: limited('comments', bot),
+        };
+      },
+    ],
+    [
+      14,
+      () => {
+        const bot = writer();
+        const body = json({ direction: rng.pick(['up', 'down']) });
+        return {
+          operationId: 'voteOnPost',
+          method: 'POST',
+          path: `/api/feed/posts/${post()}/vote`,
+          ...body,
+          headers: { ...body.headers, ...as(bot) },
+          limitKey: limited('votes', bot),
+        };
+      },
+    ],
+    [
+      2,
+      () => {
+        const bot = writer();
+        const body = json({ answers: answersLike(rng.pick(botTypes)) });
+        return {
+          operationId: 'submitAssessment',
+          method: 'POST',
+          path: '/api/test/submit',
+          ...body,
+          headers: { ...body.headers, ...as(bot) },
+          limitKey: limited('assessments', bot),
+        };
+      },
+    ],
+    [
+      0.2,
+      () => ({
+        operationId: 'registerBot',
+        method: 'POST',
+        path: '/api/bots/register',
+        ...json({ name: `soak-${seed}-${++registrations}`, model: 'soak-model' }),
+        limitKey: { action: 'registrations', subject: '127.0.0.1' },
+      }),
+    ],
   ];
 
   const bad: (() => Planned)[] = [
     () => {
       const bot = writer();
-      return { operationId: 'createPost', method: 'POST', path: '/api/feed/posts', headers: { 'content-type': 'application/json', ...as(bot) }, body: '{"title": "unfinished', expect: [400, 429], limitKey: limited('posts', bot) };
+      return {
+        operationId: 'createPost',
+        method: 'POST',
+        path: '/api/feed/posts',
+        headers: { 'content-type': 'application/json', ...as(bot) },
+        body: '{"title": "unfinished',
+        expect: [400, 429],
+        limitKey: limited('posts', bot),
+      };
     },
     () => {
       const bot = writer();
-      return { operationId: 'createPost', method: 'POST', path: '/api/feed/posts', headers: { 'content-type': 'text/plain', ...as(bot) }, body: 'title', expect: [415, 429], limitKey: limited('posts', bot) };
+      return {
+        operationId: 'createPost',
+        method: 'POST',
+        path: '/api/feed/posts',
+        headers: { 'content-type': 'text/plain', ...as(bot) },
+        body: 'title',
+        expect: [415, 429],
+        limitKey: limited('posts', bot),
+      };
     },
     () => {
       const bot = writer();
       const body = JSON.stringify({ category: 'results', title: 'Too big', body: 'x'.repeat(70_000) });
-      return { operationId: 'commentOnPost', method: 'POST', path: `/api/feed/posts/${post()}/comment`, headers: { 'content-type': 'application/json', ...as(bot) }, body, expect: [413, 429], limitKey: limited('comments', bot) };
+      return {
+        operationId: 'commentOnPost',
+        method: 'POST',
+        path: `/api/feed/posts/${post()}/comment`,
+        headers: { 'content-type': 'application/json', ...as(bot) },
+        body,
+        expect: [413, 429],
+        limitKey: limited('comments', bot),
+      };
     },
-    () => ({ operationId: 'createPost', method: 'POST', path: '/api/feed/posts', ...json({ category: 'results', title: 'x', body: 'y' }), headers: { 'content-type': 'application/json', authorization: 'Bearer bp_not_a_key' }, expect: [401] }),
+    () => ({
+      operationId: 'createPost',
+      method: 'POST',
+      path: '/api/feed/posts',
+      ...json({ category: 'results', title: 'x', body: 'y' }),
+      headers: { 'content-type': 'application/json', authorization: 'Bearer bp_not_a_key' },
+      expect: [401],
+    }),
     () => {
       const bot = writer();
-      return { operationId: 'voteOnPost', method: 'POST', path: `/api/feed/posts/${crypto.randomUUID()}/vote`, ...json({ direction: 'up' }), headers: { 'content-type': 'application/json', ...as(bot) }, expect: [404, 429], limitKey: limited('votes', bot) };
+      return {
+        operationId: 'voteOnPost',
+        method: 'POST',
+        path: `/api/feed/posts/${crypto.randomUUID()}/vote`,
+        ...json({ direction: 'up' }),
+        headers: { 'content-type': 'application/json', ...as(bot) },
+        expect: [404, 429],
+        limitKey: limited('votes', bot),
+      };
     },
     () => {
       const bot = writer();
-      return { operationId: 'submitAssessment', method: 'POST', path: '/api/test/submit', ...json({ answers: { q1: 11 } }), headers: { 'content-type': 'application/json', ...as(bot) }, expect: [400, 429], limitKey: limited('assessments', bot) };
+      return {
+        operationId: 'submitAssessment',
+        method: 'POST',
+        path: '/api/test/submit',
+        ...json({ answers: { q1: 11 } }),
+        headers: { 'content-type': 'application/json', ...as(bot) },
+        expect: [400, 429],
+        limitKey: limited('assessments', bot),
+      };
     },
     () => ({ operationId: 'getPost', method: 'GET', path: '/api/feed/posts/not-a-uuid', expect: [400, 404] }),
-    () => ({ operationId: 'getPost', method: 'GET', path: `/api/feed/posts/${crypto.randomUUID()}`, expect: [404] }),
+    () => ({
+      operationId: 'getPost',
+      method: 'GET',
+      path: `/api/feed/posts/${crypto.randomUUID()}`,
+      expect: [404],
+    }),
     () => ({ operationId: 'getBot', method: 'GET', path: '/api/bots/%FF%FE', expect: [400, 404] }),
-    () => ({ operationId: 'getFeed', method: 'GET', path: `/api/feed?limit=${rng.pick(['abc', '0', '101', '-1', '99999999999999999999'])}`, expect: [400] }),
-    () => ({ operationId: 'getFeed', method: 'GET', path: '/api/feed?sort=new&cursor=bm90IGEgY3Vyc29y', expect: [400] }),
-    () => ({ operationId: 'getFeed', method: 'GET', path: `/api/feed?sort=top&cursor=${encodeCursor('feed:new', [new Date().toISOString(), crypto.randomUUID()])}`, expect: [400] }),
-    () => ({ operationId: 'registerBot', method: 'POST', path: '/api/bots/register', ...json({ name: '', model: 42 }), expect: [400, 429], limitKey: { action: 'registrations', subject: '127.0.0.1' } }),
+    () => ({
+      operationId: 'getFeed',
+      method: 'GET',
+      path: `/api/feed?limit=${rng.pick(['abc', '0', '101', '-1', '99999999999999999999'])}`,
+      expect: [400],
+    }),
+    () => ({
+      operationId: 'getFeed',
+      method: 'GET',
+      path: '/api/feed?sort=new&cursor=bm90IGEgY3Vyc29y',
+      expect: [400],
+    }),
+    () => ({
+      operationId: 'getFeed',
+      method: 'GET',
+      path: `/api/feed?sort=top&cursor=${encodeCursor('feed:new', [new Date().toISOString(), crypto.randomUUID()])}`,
+      expect: [400],
+    }),
+    () => ({
+      operationId: 'registerBot',
+      method: 'POST',
+      path: '/api/bots/register',
+      ...json({ name: '', model: 42 }),
+      expect: [400, 429],
+      limitKey: { action: 'registrations', subject: '127.0.0.1' },
+    }),
   ];
 
   const totalWeight = good.reduce((sum, [weight]) => sum + weight, 0);
@@ -164,7 +312,8 @@ function planner(writers: Writer[], postIds: string[], botIds: string[]) {
     },
     /** What responses teach the traffic: new posts to read and vote on, cursors to page with. */
     learn(request: Planned, status: number, body: string) {
-      if (request.operationId === 'createPost' && status === 201 && postIds.length < 20_000) postIds.push((JSON.parse(body) as { id: string }).id);
+      if (request.operationId === 'createPost' && status === 201 && postIds.length < 20_000)
+        postIds.push((JSON.parse(body) as { id: string }).id);
       if (request.operationId === 'getFeed' && status === 200) {
         const cursor = (JSON.parse(body) as { next_cursor: string | null }).next_cursor;
         const query = new URL(request.path, 'http://x').searchParams;
@@ -202,11 +351,20 @@ class Stats {
     this.byOperation.set(request.operationId, (this.byOperation.get(request.operationId) ?? 0) + 1);
     const line = `${request.method} ${request.path.slice(0, 120)} → ${status} ${body.slice(0, 300)}`;
     if (status >= 500 && this.serverErrorCount++ < 5) this.serverErrors.push(line);
-    if (request.expect && !request.expect.includes(status) && this.unexpectedCount++ < 5) this.unexpected.push(`${line} (expected ${request.expect.join(' or ')})`);
+    if (request.expect && !request.expect.includes(status) && this.unexpectedCount++ < 5)
+      this.unexpected.push(`${line} (expected ${request.expect.join(' or ')})`);
     try {
-      assertContract(request.operationId, { statusCode: status, headers: Object.fromEntries(headers), body, json: () => JSON.parse(body) as unknown });
+      assertContract(request.operationId, {
+        statusCode: status,
+        headers: Object.fromEntries(headers),
+        body,
+        json: () => JSON.parse(body) as unknown,
+      });
     } catch (error) {
-      if (this.violationCount++ < 5) this.violations.push(`${line}: ${error instanceof Error ? error.message.slice(0, 400) : String(error)}`);
+      if (this.violationCount++ < 5)
+        this.violations.push(
+          `${line}: ${error instanceof Error ? error.message.slice(0, 400) : String(error)}`,
+        );
     }
     // Every request that passes authentication counts against its key, whatever its outcome.
     if (request.limitKey && status !== 401) {
@@ -219,14 +377,25 @@ class Stats {
   }
 
   networkError(request: Planned, error: unknown) {
-    if (this.networkErrorCount++ < 5) this.networkErrors.push(`${request.method} ${request.path}: ${String(error)}`);
+    if (this.networkErrorCount++ < 5)
+      this.networkErrors.push(`${request.method} ${request.path}: ${String(error)}`);
   }
 }
 
-async function send(instance: ServerProcess, request: Planned, stats: Stats, plan: ReturnType<typeof planner>) {
+async function send(
+  instance: ServerProcess,
+  request: Planned,
+  stats: Stats,
+  plan: ReturnType<typeof planner>,
+) {
   const started = performance.now();
   try {
-    const response = await fetch(instance.base + request.path, { method: request.method, headers: request.headers, body: request.body, redirect: 'manual' });
+    const response = await fetch(instance.base + request.path, {
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+      redirect: 'manual',
+    });
     const body = await response.text();
     stats.record(request, response.status, body, response.headers, performance.now() - started);
     plan.learn(request, response.status, body);
@@ -251,15 +420,18 @@ function checkClientLimits(stats: Stats) {
   for (const [key, { action, at, refused }] of stats.admitted) {
     at.sort((a, b) => a - b);
     const most = maxInWindow(at);
-    if (most > limits[action]) problems.push(`${key}: ${most} admitted within ${windowSeconds} s, limit ${limits[action]}`);
+    if (most > limits[action])
+      problems.push(`${key}: ${most} admitted within ${windowSeconds} s, limit ${limits[action]}`);
     // A run shorter than the window never sees a counted request leave it, so a refused key must
     // have had exactly its limit admitted: not one more, and not one fewer.
     if (refused > 0) {
       refusedKeys++;
-      if (seconds < windowSeconds && at.length !== limits[action]) problems.push(`${key}: refused ${refused} times with ${at.length} admitted, limit ${limits[action]}`);
+      if (seconds < windowSeconds && at.length !== limits[action])
+        problems.push(`${key}: refused ${refused} times with ${at.length} admitted, limit ${limits[action]}`);
     }
   }
-  if (refusedKeys === 0) problems.push('no key ever reached its limit: the soak did not exercise the limiter');
+  if (refusedKeys === 0)
+    problems.push('no key ever reached its limit: the soak did not exercise the limiter');
   if (problems.length > 0) throw new Error(problems.slice(0, 10).join('\n'));
 }
 
@@ -273,11 +445,15 @@ async function checkRecordedHits(db: Kysely<Database>, stats: Stats) {
   const problems: string[] = [];
   for (const row of rows) {
     const action = row.key.split(':')[0] as LimitedAction;
-    if (row.most > limits[action]) problems.push(`${row.key}: ${row.most} hits recorded within ${windowSeconds} s, limit ${limits[action]}`);
+    if (row.most > limits[action])
+      problems.push(
+        `${row.key}: ${row.most} hits recorded within ${windowSeconds} s, limit ${limits[action]}`,
+      );
   }
   for (const [key, { at }] of stats.admitted) {
     const hits = recorded.get(key)?.hits ?? 0;
-    if (hits !== at.length) problems.push(`${key}: the client saw ${at.length} admitted, rate_limit_hits holds ${hits}`);
+    if (hits !== at.length)
+      problems.push(`${key}: the client saw ${at.length} admitted, rate_limit_hits holds ${hits}`);
   }
   if (problems.length > 0) throw new Error(problems.slice(0, 10).join('\n'));
 }
@@ -296,7 +472,13 @@ async function checkWrittenRows(db: Kysely<Database>, since: Date) {
     ) x group by what, bot_id`.execute(db);
   const over = rows.filter((row) => row.most > limits[row.what as LimitedAction]);
   if (rows.length === 0) throw new Error('no rows were written during the soak');
-  if (over.length > 0) throw new Error(over.slice(0, 10).map((row) => `${row.what} of ${row.bot_id}: ${row.most} within ${windowSeconds} s`).join('\n'));
+  if (over.length > 0)
+    throw new Error(
+      over
+        .slice(0, 10)
+        .map((row) => `${row.what} of ${row.bot_id}: ${row.most} within ${windowSeconds} s`)
+        .join('\n'),
+    );
 }
 
 function median(values: number[]): number {
@@ -309,9 +491,22 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
-function renderReport({ elapsed, stats, memory, failures }: { elapsed: number; stats: Stats; memory: { afterWarmup: number; end: number; peak: number }[]; failures: string[] }) {
+function renderReport({
+  elapsed,
+  stats,
+  memory,
+  failures,
+}: {
+  elapsed: number;
+  stats: Stats;
+  memory: { afterWarmup: number; end: number; peak: number }[];
+  failures: string[];
+}) {
   const refused = [...stats.admitted.values()].reduce((sum, entry) => sum + entry.refused, 0);
-  const statuses = [...stats.byStatus].sort(([a], [b]) => a - b).map(([status, count]) => `${status}: ${count}`).join(', ');
+  const statuses = [...stats.byStatus]
+    .sort(([a], [b]) => a - b)
+    .map(([status, count]) => `${status}: ${count}`)
+    .join(', ');
   return [
     '# Soak: two instances, one database, mixed traffic',
     '',
@@ -325,11 +520,19 @@ function renderReport({ elapsed, stats, memory, failures }: { elapsed: number; s
     `| refused by a limit (429) | ${refused.toLocaleString('en')} |`,
     `| 5xx / connection errors | ${stats.serverErrorCount} / ${stats.networkErrorCount} |`,
     `| contract violations | ${stats.violationCount} |`,
-    ...memory.map((m, i) => `| instance ${i + 1} RSS after the ${warmupSeconds} s warm-up / at the end (medians over 20 s) / peak | ${m.afterWarmup.toFixed(0)} / ${m.end.toFixed(0)} / ${m.peak.toFixed(0)} MB (${(((m.end - m.afterWarmup) / m.afterWarmup) * 100).toFixed(1)}%) |`),
+    ...memory.map(
+      (m, i) =>
+        `| instance ${i + 1} RSS after the ${warmupSeconds} s warm-up / at the end (medians over 20 s) / peak | ${m.afterWarmup.toFixed(0)} / ${m.end.toFixed(0)} / ${m.peak.toFixed(0)} MB (${(((m.end - m.afterWarmup) / m.afterWarmup) * 100).toFixed(1)}%) |`,
+    ),
     '',
-    `Operations: ${[...stats.byOperation].sort(([, a], [, b]) => b - a).map(([op, count]) => `${op} ${count}`).join(', ')}.`,
+    `Operations: ${[...stats.byOperation]
+      .sort(([, a], [, b]) => b - a)
+      .map(([op, count]) => `${op} ${count}`)
+      .join(', ')}.`,
     '',
-    failures.length === 0 ? 'Every invariant held.' : `**${failures.length} invariant(s) failed:**\n\n${failures.map((f) => `- ${f.replaceAll('\n', '\n  ')}`).join('\n')}`,
+    failures.length === 0
+      ? 'Every invariant held.'
+      : `**${failures.length} invariant(s) failed:**\n\n${failures.map((f) => `- ${f.replaceAll('\n', '\n  ')}`).join('\n')}`,
     '',
   ].join('\n');
 }
@@ -340,10 +543,21 @@ await withThrowawayDatabase(async (database, url) => {
   console.log('seeding 5,000 bots and 50,000 posts...');
   await seedPlatform(db, { bots: 5_000, posts: 50_000 });
   const writers: Writer[] = await issueApiKeys(db, writerCount);
-  const postIds = (await sql<{ id: string }>`select id from posts order by random() limit 5000`.execute(db)).rows.map((row) => row.id);
-  const botIds = (await sql<{ id: string }>`select id from bots order by random() limit 2000`.execute(db)).rows.map((row) => row.id);
+  const postIds = (
+    await sql<{ id: string }>`select id from posts order by random() limit 5000`.execute(db)
+  ).rows.map((row) => row.id);
+  const botIds = (
+    await sql<{ id: string }>`select id from bots order by random() limit 2000`.execute(db)
+  ).rows.map((row) => row.id);
 
-  const env = { DATABASE_URL: url, NODE_ENV: 'production', SESSION_SECRET: benchSessionSecret, EMAIL_SIGNIN: 'off', IP_LIMIT_FACTOR: '1000000', LOG_LEVEL: 'warn' };
+  const env = {
+    DATABASE_URL: url,
+    NODE_ENV: 'production',
+    SESSION_SECRET: benchSessionSecret,
+    EMAIL_SIGNIN: 'off',
+    IP_LIMIT_FACTOR: '1000000',
+    LOG_LEVEL: 'warn',
+  };
   const instances: ServerProcess[] = [];
   // One after the other: the first applies nothing new (the database is migrated) but both check.
   for (let i = 0; i < 2; i++) instances.push(await startProcess(serverArgs, env, '/readyz'));
@@ -354,11 +568,19 @@ await withThrowawayDatabase(async (database, url) => {
   const startedAt = Date.now();
   const dbStartedAt = (await sql<{ now: Date }>`select now()`.execute(db)).rows[0]!.now;
   const sampler = setInterval(() => {
-    instances.forEach((instance, i) => void rssMb(instance.child.pid!).then((mb) => rss[i]!.push({ at: (Date.now() - startedAt) / 1000, mb })));
+    instances.forEach(
+      (instance, i) =>
+        void rssMb(instance.child.pid!).then((mb) =>
+          rss[i]!.push({ at: (Date.now() - startedAt) / 1000, mb }),
+        ),
+    );
   }, 1000);
   const deadline = startedAt + seconds * 1000;
   let progress = 0;
-  const progressTimer = setInterval(() => console.log(`${++progress * 30} s: ${stats.total} requests`), 30_000);
+  const progressTimer = setInterval(
+    () => console.log(`${++progress * 30} s: ${stats.total} requests`),
+    30_000,
+  );
   await Promise.all(
     Array.from({ length: connections }, async () => {
       while (Date.now() < deadline) {
@@ -390,14 +612,36 @@ await withThrowawayDatabase(async (database, url) => {
     expectNone('5xx responses', stats.serverErrors, stats.serverErrorCount);
     expectNone('connection errors', stats.networkErrors, stats.networkErrorCount);
   });
-  await check('every response documented and matching its schema', () => expectNone('contract violations', stats.violations, stats.violationCount));
-  await check('every bad request refused as it should be', () => expectNone('unexpected statuses', stats.unexpected, stats.unexpectedCount));
-  await check(`no bot over a limit in any ${windowSeconds} s span (client view), and exact`, () => checkClientLimits(stats));
-  await check('rate_limit_hits agrees with what the client saw admitted, and holds no span over a limit', () => checkRecordedHits(db, stats));
-  await check(`no bot wrote more rows than its limit in any ${windowSeconds} s span`, () => checkWrittenRows(db, dbStartedAt));
+  await check('every response documented and matching its schema', () =>
+    expectNone('contract violations', stats.violations, stats.violationCount),
+  );
+  await check('every bad request refused as it should be', () =>
+    expectNone('unexpected statuses', stats.unexpected, stats.unexpectedCount),
+  );
+  await check(`no bot over a limit in any ${windowSeconds} s span (client view), and exact`, () =>
+    checkClientLimits(stats),
+  );
+  await check(
+    'rate_limit_hits agrees with what the client saw admitted, and holds no span over a limit',
+    () => checkRecordedHits(db, stats),
+  );
+  await check(`no bot wrote more rows than its limit in any ${windowSeconds} s span`, () =>
+    checkWrittenRows(db, dbStartedAt),
+  );
   await check('counters equal the rows they count', () => assertCountersMatchRows(db));
   await check('analytics equal the base tables', async () => {
-    const app = await buildApp({ config: { ...loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'warn', SESSION_SECRET: benchSessionSecret, IP_LIMIT_FACTOR: '1000000' }), databaseUrl: url }, db });
+    const app = await buildApp({
+      config: {
+        ...loadConfig({
+          NODE_ENV: 'test',
+          LOG_LEVEL: 'warn',
+          SESSION_SECRET: benchSessionSecret,
+          IP_LIMIT_FACTOR: '1000000',
+        }),
+        databaseUrl: url,
+      },
+      db,
+    });
     try {
       await assertAnalyticsMatchBaseTables(app, db);
     } finally {
@@ -408,15 +652,23 @@ await withThrowawayDatabase(async (database, url) => {
   // one collection's peak or trough does not decide. A leak shows as growth; a fall is memory the
   // runtime handed back, reported but not a failure.
   const memory = rss.map((samples) => ({
-    afterWarmup: median(samples.filter((s) => s.at >= warmupSeconds && s.at < warmupSeconds + 20).map((s) => s.mb)),
+    afterWarmup: median(
+      samples.filter((s) => s.at >= warmupSeconds && s.at < warmupSeconds + 20).map((s) => s.mb),
+    ),
     end: median(samples.filter((s) => s.at >= elapsed - 20).map((s) => s.mb)),
     peak: Math.max(...samples.map((s) => s.mb)),
   }));
-  await check('memory flat: RSS at the end no more than 10% above RSS after the warm-up, on each instance', () => {
-    memory.forEach((m, i) => {
-      if (m.end > 1.1 * m.afterWarmup) throw new Error(`instance ${i + 1}: ${m.afterWarmup.toFixed(0)} MB after warm-up, ${m.end.toFixed(0)} MB at the end`);
-    });
-  });
+  await check(
+    'memory flat: RSS at the end no more than 10% above RSS after the warm-up, on each instance',
+    () => {
+      memory.forEach((m, i) => {
+        if (m.end > 1.1 * m.afterWarmup)
+          throw new Error(
+            `instance ${i + 1}: ${m.afterWarmup.toFixed(0)} MB after warm-up, ${m.end.toFixed(0)} MB at the end`,
+          );
+      });
+    },
+  );
   await check('both instances drained and exited 0 on SIGTERM', () => {
     if (exitCodes.some((code) => code !== 0)) throw new Error(`exit codes ${exitCodes.join(', ')}`);
   });

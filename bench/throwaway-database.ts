@@ -12,7 +12,9 @@ const serverUrl = loadConfig().databaseUrl ?? 'postgres://postgres@127.0.0.1:543
 export const benchSessionSecret = randomBytes(32).toString('base64url');
 
 /** Runs `run` with the database open, and its URL for connections of the benchmark's own. */
-export async function withThrowawayDatabase(run: (database: OpenDatabase, url: string) => Promise<void>): Promise<void> {
+export async function withThrowawayDatabase(
+  run: (database: OpenDatabase, url: string) => Promise<void>,
+): Promise<void> {
   const name = `bp_bench_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();

@@ -28,7 +28,9 @@ export function untypedPlaces(outDir: string): string[] {
   const found: string[] = [];
   const visit = (node: ts.Node) => {
     if (node.kind === ts.SyntaxKind.AnyKeyword || node.kind === ts.SyntaxKind.UnknownKeyword) {
-      found.push(`types.gen.ts:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}: ${node.parent.getText().slice(0, 120)}`);
+      found.push(
+        `types.gen.ts:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}: ${node.parent.getText().slice(0, 120)}`,
+      );
     }
     ts.forEachChild(node, visit);
   };
@@ -40,11 +42,21 @@ export function compileStrict(outDir: string): void {
   writeFileSync(
     join(outDir, 'tsconfig.json'),
     JSON.stringify({
-      compilerOptions: { target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', lib: ['ES2022', 'DOM', 'DOM.Iterable'], strict: true, noEmit: true, types: [] },
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'ESNext',
+        moduleResolution: 'Bundler',
+        lib: ['ES2022', 'DOM', 'DOM.Iterable'],
+        strict: true,
+        noEmit: true,
+        types: [],
+      },
       include: ['**/*.ts'],
     }),
   );
-  execFileSync(process.execPath, [fileURLToPath(import.meta.resolve('typescript/bin/tsc')), '-p', outDir], { stdio: 'inherit' });
+  execFileSync(process.execPath, [fileURLToPath(import.meta.resolve('typescript/bin/tsc')), '-p', outDir], {
+    stdio: 'inherit',
+  });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

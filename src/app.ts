@@ -51,14 +51,29 @@ function redactSecrets(url: string): string {
   return url.replace(secretParameters, '$1[redacted]');
 }
 
-export async function buildApp({ config, db, logStream, onRoute, clock, rateLimiting: limited = true, poolStats }: AppOptions) {
+export async function buildApp({
+  config,
+  db,
+  logStream,
+  onRoute,
+  clock,
+  rateLimiting: limited = true,
+  poolStats,
+}: AppOptions) {
   const spec = loadSpec();
   const secure = config.publicUrl.startsWith('https:');
   const logger: FastifyServerOptions['logger'] = {
     level: config.logLevel,
     // Credentials never reach a log line, whichever object carries the headers.
     redact: {
-      paths: ['headers.authorization', 'headers.cookie', 'headers["set-cookie"]', '*.headers.authorization', '*.headers.cookie', '*.headers["set-cookie"]'],
+      paths: [
+        'headers.authorization',
+        'headers.cookie',
+        'headers["set-cookie"]',
+        '*.headers.authorization',
+        '*.headers.cookie',
+        '*.headers["set-cookie"]',
+      ],
       censor: '[redacted]',
     },
     serializers: {
@@ -66,7 +81,12 @@ export async function buildApp({ config, db, logStream, onRoute, clock, rateLimi
       // Log calls may pass any object as `req`; only a real request is reshaped.
       req: (request) =>
         typeof request?.url === 'string' && 'raw' in request
-          ? { method: request.method, url: redactSecrets(request.url), host: request.host, remoteAddress: request.ip }
+          ? {
+              method: request.method,
+              url: redactSecrets(request.url),
+              host: request.host,
+              remoteAddress: request.ip,
+            }
           : (request as unknown as Record<string, unknown>),
     },
     ...(logStream ? { stream: logStream } : {}),
@@ -88,7 +108,11 @@ export async function buildApp({ config, db, logStream, onRoute, clock, rateLimi
     // Errors before routing (a URL with broken percent-encoding) take the same problem path.
     frameworkErrors: (_error, request, reply) => {
       reply.header('x-request-id', request.id);
-      return sendProblem(reply, request, new ProblemError(400, 'malformed_request', 'The request URL is not valid.'));
+      void sendProblem(
+        reply,
+        request,
+        new ProblemError(400, 'malformed_request', 'The request URL is not valid.'),
+      );
     },
     // Echo a caller's x-request-id only if it is harmless in headers and logs; otherwise make one.
     genReqId: (request) => {
@@ -131,8 +155,20 @@ export async function buildApp({ config, db, logStream, onRoute, clock, rateLimi
   const limits = { ...config.limits, 'sign-in-mails': config.humans.emailLimits.perIp };
   const routes = {
     spec,
-    handlers: createHandlers({ db, config, clock, mailer, oauthProviders: oauthProviders(config.humans.oauthProviders) }),
-    ...(limited ? { limits, ipCap: (extension: RateLimitExtension) => clientIpCap(extension, limits, config.ipLimitFactor, db, clock) } : {}),
+    handlers: createHandlers({
+      db,
+      config,
+      clock,
+      mailer,
+      oauthProviders: oauthProviders(config.humans.oauthProviders),
+    }),
+    ...(limited
+      ? {
+          limits,
+          ipCap: (extension: RateLimitExtension) =>
+            clientIpCap(extension, limits, config.ipLimitFactor, db, clock),
+        }
+      : {}),
     compilers: routeCompilers(spec, [answerSheetKeyword]),
     security: {
       bearerAuth: bearerAuth(db),

@@ -4,9 +4,9 @@
 // cached on the server: the representation is built fresh, so a change is visible on the very next
 // request.
 import { createHash } from 'node:crypto';
-import type { onSendHookHandler } from 'fastify';
+import type { onSendAsyncHookHandler } from 'fastify';
 
-export const conditionalGet: onSendHookHandler = async (request, reply, payload) => {
+export const conditionalGet: onSendAsyncHookHandler = async (request, reply, payload) => {
   if (reply.statusCode !== 200 || typeof payload !== 'string') return payload;
   const etag = `W/"${createHash('sha256').update(payload).digest('base64url').slice(0, 27)}"`;
   reply.header('etag', etag);

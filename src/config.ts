@@ -82,7 +82,11 @@ const variables = {
   PUBLIC_URL: { type: 'string', pattern: '^https?://[^/?#]+$' },
   DATABASE_URL: { type: 'string', pattern: '^postgres(ql)?://' },
   PGLITE_DIR: { type: 'string', minLength: 1, default: './data' },
-  LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+  LOG_LEVEL: {
+    type: 'string',
+    enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+    default: 'info',
+  },
   TRUST_PROXY: { type: 'string', minLength: 1, default: 'false' },
   RATE_LIMIT_POSTS: { type: 'integer', minimum: 1, default: 10 },
   RATE_LIMIT_COMMENTS: { type: 'integer', minimum: 1, default: 30 },
@@ -108,9 +112,11 @@ const variables = {
 const hints: Partial<Record<keyof typeof variables, string>> = {
   PUBLIC_URL: 'an origin such as https://bots.example.com (scheme and host, no path or trailing slash)',
   DATABASE_URL: 'a postgres:// connection string',
-  TRUST_PROXY: 'false, true, or comma-separated proxy addresses or CIDR ranges (or loopback, linklocal, uniquelocal)',
+  TRUST_PROXY:
+    'false, true, or comma-separated proxy addresses or CIDR ranges (or loopback, linklocal, uniquelocal)',
   SMTP_URL: 'an smtp:// or smtps:// URL',
-  OAUTH_PROVIDERS: 'comma-separated provider names of a-z 0-9 _ - (each then configured by OAUTH_<NAME>_* variables)',
+  OAUTH_PROVIDERS:
+    'comma-separated provider names of a-z 0-9 _ - (each then configured by OAUTH_<NAME>_* variables)',
 };
 
 const originPattern = /^https?:\/\/[^/?#]+$/;
@@ -123,7 +129,12 @@ export class ConfigError extends StartupError {
 }
 
 // The schema is ours and fixed: it is not checked against the meta-schema at every start (~50 ms).
-const validate = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: true, validateSchema: false }).compile<Record<string, unknown>>({
+const validate = new Ajv({
+  coerceTypes: true,
+  useDefaults: true,
+  allErrors: true,
+  validateSchema: false,
+}).compile<Record<string, unknown>>({
   type: 'object',
   properties: variables,
 });
@@ -145,17 +156,23 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
   }
   const trustProxy = parseTrustProxy(raw.TRUST_PROXY as string);
   if (trustProxy === undefined) {
-    throw new ConfigError([`TRUST_PROXY must be ${hints.TRUST_PROXY}; got ${JSON.stringify(raw.TRUST_PROXY)}`]);
+    throw new ConfigError([
+      `TRUST_PROXY must be ${hints.TRUST_PROXY}; got ${JSON.stringify(raw.TRUST_PROXY)}`,
+    ]);
   }
   const port = raw.PORT as number;
   const env = raw.NODE_ENV as Config['env'];
   if (typeof raw.PUBLIC_URL === 'string' && raw.PUBLIC_URL.startsWith('https:') && trustProxy === false) {
     // The server speaks plain HTTP, so https means a TLS proxy in front; without trusting it, every
     // request looks like http and Secure session cookies could never be set.
-    throw new ConfigError(['PUBLIC_URL is https, so the server sits behind a TLS proxy: set TRUST_PROXY to that proxy (its address, or true)']);
+    throw new ConfigError([
+      'PUBLIC_URL is https, so the server sits behind a TLS proxy: set TRUST_PROXY to that proxy (its address, or true)',
+    ]);
   }
   if ((raw.HEADERS_TIMEOUT_MS as number) > (raw.REQUEST_TIMEOUT_MS as number)) {
-    throw new ConfigError(['HEADERS_TIMEOUT_MS must not be longer than REQUEST_TIMEOUT_MS (the headers are part of the request)']);
+    throw new ConfigError([
+      'HEADERS_TIMEOUT_MS must not be longer than REQUEST_TIMEOUT_MS (the headers are part of the request)',
+    ]);
   }
   const humans = loadHumansConfig(environment, raw, env);
   return {
@@ -186,22 +203,38 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
   };
 }
 
-function loadHumansConfig(environment: NodeJS.ProcessEnv, raw: Record<string, unknown>, env: Config['env']): HumansConfig {
+function loadHumansConfig(
+  environment: NodeJS.ProcessEnv,
+  raw: Record<string, unknown>,
+  env: Config['env'],
+): HumansConfig {
   const problems: string[] = [];
-  const list = (value: unknown) => (typeof value === 'string' ? value.split(',').map((item) => item.trim()).filter(Boolean) : []);
+  const list = (value: unknown) =>
+    typeof value === 'string'
+      ? value
+          .split(',')
+          .map((item) => item.trim())
+          .filter(Boolean)
+      : [];
 
   let sessionSecrets = list(raw.SESSION_SECRET);
   const sessionSecretEphemeral = sessionSecrets.length === 0 && env !== 'production';
   if (sessionSecrets.length === 0 && env === 'production') {
-    problems.push('SESSION_SECRET must be set in production: one secret of at least 32 characters, or a comma-separated list to rotate (the first signs)');
+    problems.push(
+      'SESSION_SECRET must be set in production: one secret of at least 32 characters, or a comma-separated list to rotate (the first signs)',
+    );
   } else if (sessionSecrets.some((secret) => secret.length < 32)) {
-    problems.push('SESSION_SECRET must be at least 32 characters (each one, when it is a comma-separated list)');
+    problems.push(
+      'SESSION_SECRET must be at least 32 characters (each one, when it is a comma-separated list)',
+    );
   }
   if (sessionSecretEphemeral) sessionSecrets = [randomBytes(32).toString('base64url')];
 
   const allowedOrigins = list(raw.ALLOWED_ORIGINS);
   for (const origin of allowedOrigins.filter((origin) => !originPattern.test(origin))) {
-    problems.push(`ALLOWED_ORIGINS must list origins such as https://app.example.com; got ${JSON.stringify(origin)}`);
+    problems.push(
+      `ALLOWED_ORIGINS must list origins such as https://app.example.com; got ${JSON.stringify(origin)}`,
+    );
   }
 
   const oauthProviders = list(raw.OAUTH_PROVIDERS).map((name): OAuthProviderConfig => {
@@ -220,12 +253,21 @@ function loadHumansConfig(environment: NodeJS.ProcessEnv, raw: Record<string, un
       tokenUrl: variable('TOKEN_URL'),
       userinfoUrl: variable('USERINFO_URL'),
     };
-    if (!provider.clientId || !provider.clientSecret) problems.push(`${prefix}CLIENT_ID and ${prefix}CLIENT_SECRET must be set for provider ${name}`);
+    if (!provider.clientId || !provider.clientSecret)
+      problems.push(`${prefix}CLIENT_ID and ${prefix}CLIENT_SECRET must be set for provider ${name}`);
     if (!provider.issuer && !(provider.authorizationUrl && provider.tokenUrl && provider.userinfoUrl)) {
-      problems.push(`provider ${name} needs ${prefix}ISSUER (OpenID Connect discovery), or ${prefix}AUTHORIZATION_URL, ${prefix}TOKEN_URL and ${prefix}USERINFO_URL`);
+      problems.push(
+        `provider ${name} needs ${prefix}ISSUER (OpenID Connect discovery), or ${prefix}AUTHORIZATION_URL, ${prefix}TOKEN_URL and ${prefix}USERINFO_URL`,
+      );
     }
-    for (const [key, value] of Object.entries({ ISSUER: provider.issuer, AUTHORIZATION_URL: provider.authorizationUrl, TOKEN_URL: provider.tokenUrl, USERINFO_URL: provider.userinfoUrl })) {
-      if (value !== undefined && !URL.canParse(value)) problems.push(`${prefix}${key} must be a URL; got ${JSON.stringify(value)}`);
+    for (const [key, value] of Object.entries({
+      ISSUER: provider.issuer,
+      AUTHORIZATION_URL: provider.authorizationUrl,
+      TOKEN_URL: provider.tokenUrl,
+      USERINFO_URL: provider.userinfoUrl,
+    })) {
+      if (value !== undefined && !URL.canParse(value))
+        problems.push(`${prefix}${key} must be a URL; got ${JSON.stringify(value)}`);
     }
     return provider;
   });
@@ -233,7 +275,9 @@ function loadHumansConfig(environment: NodeJS.ProcessEnv, raw: Record<string, un
   const emailSignIn = raw.EMAIL_SIGNIN === 'on';
   if (env === 'production' && emailSignIn && !raw.SMTP_URL) {
     // Without a mail server the links would go to the log, where anyone who reads it could use them.
-    problems.push('SMTP_URL must be set in production to mail sign-in links, or set EMAIL_SIGNIN=off to turn e-mail sign-in off');
+    problems.push(
+      'SMTP_URL must be set in production to mail sign-in links, or set EMAIL_SIGNIN=off to turn e-mail sign-in off',
+    );
   }
 
   if (problems.length > 0) throw new ConfigError(problems);
@@ -244,7 +288,10 @@ function loadHumansConfig(environment: NodeJS.ProcessEnv, raw: Record<string, un
     allowedOrigins,
     smtpUrl: raw.SMTP_URL as string | undefined,
     mailFrom: raw.MAIL_FROM as string,
-    emailLimits: { perAddress: raw.EMAIL_SIGNIN_LIMIT_PER_ADDRESS as number, perIp: raw.EMAIL_SIGNIN_LIMIT_PER_IP as number },
+    emailLimits: {
+      perAddress: raw.EMAIL_SIGNIN_LIMIT_PER_ADDRESS as number,
+      perIp: raw.EMAIL_SIGNIN_LIMIT_PER_IP as number,
+    },
     oauthProviders,
   };
 }

@@ -15,9 +15,11 @@ const timestampPattern = /^(?!0000)\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 // Each part must be a value its column can hold, so a forged cursor is a 400, not a database error.
 const partIsValid: Record<CursorPart, (value: unknown) => boolean> = {
   uuid: (value) => typeof value === 'string' && uuidPattern.test(value),
-  timestamp: (value) => typeof value === 'string' && timestampPattern.test(value) && new Date(value).toISOString() === value,
+  timestamp: (value) =>
+    typeof value === 'string' && timestampPattern.test(value) && new Date(value).toISOString() === value,
   /** A Postgres integer (int4). */
-  integer: (value) => Number.isInteger(value) && (value as number) >= -2_147_483_648 && (value as number) <= 2_147_483_647,
+  integer: (value) =>
+    Number.isInteger(value) && (value as number) >= -2_147_483_648 && (value as number) <= 2_147_483_647,
   number: (value) => typeof value === 'number' && Number.isFinite(value),
   /** A string Postgres text can hold (no U+0000), of a length any of our text columns allows. */
   text: (value) => typeof value === 'string' && value.length <= 1000 && !value.includes('\u0000'),
@@ -41,9 +43,14 @@ export function decodeCursor(cursor: string, kind: string, parts: CursorPart[]):
     decoded.length !== parts.length + 1 ||
     !parts.every((part, i) => partIsValid[part](decoded[i + 1]))
   ) {
-    throw new ProblemError(400, 'invalid_cursor', 'The cursor was not given out by this list; start again without it.', {
-      errors: [{ in: 'query', pointer: '/cursor', message: `is not a cursor of this list (${kind})` }],
-    });
+    throw new ProblemError(
+      400,
+      'invalid_cursor',
+      'The cursor was not given out by this list; start again without it.',
+      {
+        errors: [{ in: 'query', pointer: '/cursor', message: `is not a cursor of this list (${kind})` }],
+      },
+    );
   }
   return decoded.slice(1) as CursorKey;
 }

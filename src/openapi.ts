@@ -1,6 +1,11 @@
 // openapi.yaml, loaded once: the single source of truth for routes, request validation and docs.
 import { readFileSync } from 'node:fs';
-import { Ajv2020, type KeywordDefinition, type Options as AjvOptions, type ValidateFunction } from 'ajv/dist/2020.js';
+import {
+  Ajv2020,
+  type KeywordDefinition,
+  type Options as AjvOptions,
+  type ValidateFunction,
+} from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import fastJson from 'fast-json-stringify';
 import type { LimitedAction } from './config.js';
@@ -96,7 +101,11 @@ export function resolved<T>(spec: OpenApiDocument, value: unknown): T {
   const target = ref
     .replace(/^#\//, '')
     .split('/')
-    .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key.replaceAll('~1', '/').replaceAll('~0', '~')], spec);
+    .reduce<unknown>(
+      (node, key) =>
+        (node as Record<string, unknown> | undefined)?.[key.replaceAll('~1', '/').replaceAll('~0', '~')],
+      spec,
+    );
   if (target === undefined) throw new Error(`Unresolvable $ref ${ref} in openapi.yaml`);
   return target as T;
 }
@@ -114,7 +123,11 @@ export interface SchemaCompiler {
  * openapi.yaml compiles as it stands there. The request validators and the tests' contract checks
  * both use it.
  */
-export function createSchemaCompiler(spec: OpenApiDocument, options: AjvOptions, keywords: KeywordDefinition[] = []): SchemaCompiler {
+export function createSchemaCompiler(
+  spec: OpenApiDocument,
+  options: AjvOptions,
+  keywords: KeywordDefinition[] = [],
+): SchemaCompiler {
   const ajv = new Ajv2020({ allErrors: true, allowUnionTypes: true, ...options });
   for (const keyword of keywords) ajv.addKeyword(keyword);
   addFormats.default(ajv);
@@ -137,10 +150,15 @@ export interface SerializerCompiler {
  */
 export function createSerializerCompiler(spec: OpenApiDocument): SerializerCompiler {
   const schemas = spec.components.schemas;
-  const components = { $id: componentsId, $defs: rewriteRefs(withNullableTypes(schemas, schemas), '#/$defs/') };
+  const components = {
+    $id: componentsId,
+    $defs: rewriteRefs(withNullableTypes(schemas, schemas), '#/$defs/'),
+  };
   return {
     compile: (schema) =>
-      compileSerializer(rewriteRefs(withNullableTypes(schema, schemas), `${componentsId}#/$defs/`), { schema: { [componentsId]: components } }),
+      compileSerializer(rewriteRefs(withNullableTypes(schema, schemas), `${componentsId}#/$defs/`), {
+        schema: { [componentsId]: components },
+      }),
   };
 }
 
@@ -150,21 +168,33 @@ export function createSerializerCompiler(spec: OpenApiDocument): SerializerCompi
  * (`type: ['string', 'null']`) it decides with a typeof. Same documents, written faster.
  */
 function withNullableTypes<T>(value: T, schemas: Record<string, JsonSchema>): T {
-  if (Array.isArray(value)) return value.map((v) => withNullableTypes(v, schemas)) as T;
+  if (Array.isArray(value)) return (value as unknown[]).map((v) => withNullableTypes(v, schemas)) as T;
   if (typeof value !== 'object' || value === null) return value;
   const { anyOf, ...rest } = value as { anyOf?: JsonSchema[] } & JsonSchema;
-  const nullable = anyOf?.length === 2 && anyOf.some((branch) => branch.type === 'null') ? anyOf.find((branch) => branch.type !== 'null') : undefined;
-  const ref = typeof nullable?.$ref === 'string' ? nullable.$ref.replace('#/components/schemas/', '') : undefined;
+  const nullable =
+    anyOf?.length === 2 && anyOf.some((branch) => branch.type === 'null')
+      ? anyOf.find((branch) => branch.type !== 'null')
+      : undefined;
+  const ref =
+    typeof nullable?.$ref === 'string' ? nullable.$ref.replace('#/components/schemas/', '') : undefined;
   const target = ref === undefined ? undefined : schemas[ref];
   if (target && typeof target.type === 'string') {
-    const enumeration = Array.isArray(target.enum) ? { enum: [...target.enum, null] } : {};
-    return withNullableTypes({ ...rest, ...target, ...enumeration, type: [target.type, 'null'] }, schemas) as T;
+    const enumeration = Array.isArray(target.enum) ? { enum: [...(target.enum as unknown[]), null] } : {};
+    return withNullableTypes(
+      { ...rest, ...target, ...enumeration, type: [target.type, 'null'] },
+      schemas,
+    ) as T;
   }
-  return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, withNullableTypes(v, schemas)])) as T;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, v]) => [key, withNullableTypes(v, schemas)]),
+  ) as T;
 }
 
 // fast-json-stringify's types describe a subset of JSON Schema; the spec's schemas are plain JSON.
-const compileSerializer = fastJson as unknown as (schema: JsonSchema, options: { schema: Record<string, JsonSchema> }) => (body: unknown) => string;
+const compileSerializer = fastJson as unknown as (
+  schema: JsonSchema,
+  options: { schema: Record<string, JsonSchema> },
+) => (body: unknown) => string;
 
 /** The 2xx JSON response schemas of an operation, by status code. */
 export function successSchemas(spec: OpenApiDocument, op: Operation): Record<string, JsonSchema> {
@@ -188,7 +218,7 @@ export function hasEntityTag(spec: OpenApiDocument, op: Operation): boolean {
 
 /** Points `#/components/schemas/X` references at the compiler's copy of the components. */
 function rewriteRefs<T>(value: T, target: string): T {
-  if (Array.isArray(value)) return value.map((v) => rewriteRefs(v, target)) as T;
+  if (Array.isArray(value)) return (value as unknown[]).map((v) => rewriteRefs(v, target)) as T;
   if (typeof value !== 'object' || value === null) return value;
   return Object.fromEntries(
     Object.entries(value).map(([key, v]) =>

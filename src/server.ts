@@ -13,9 +13,16 @@ async function main() {
   const config = loadConfig();
   const database = await openDatabase(config);
   await migrateToLatest(database.db);
-  const app = await buildApp({ config, db: database.db, ...(database.poolStats ? { poolStats: database.poolStats } : {}) });
+  const app = await buildApp({
+    config,
+    db: database.db,
+    ...(database.poolStats ? { poolStats: database.poolStats } : {}),
+  });
   if (database.kind === 'pglite') {
-    app.log.info({ pglite_dir: config.pgliteDir }, 'using embedded PGlite (set DATABASE_URL to use a Postgres server)');
+    app.log.info(
+      { pglite_dir: config.pgliteDir },
+      'using embedded PGlite (set DATABASE_URL to use a Postgres server)',
+    );
   }
 
   let closing = false;
@@ -30,8 +37,8 @@ async function main() {
     await app.close();
     await database.close();
   };
-  process.on('SIGTERM', shutdown);
-  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', (signal) => void shutdown(signal));
+  process.on('SIGINT', (signal) => void shutdown(signal));
 
   await app.listen({ host: config.host, port: config.port });
   app.log.info(`API docs at ${config.publicUrl}/docs`);

@@ -8,4 +8,8 @@ const here = fileURLToPath(new URL('.', import.meta.url));
 rmSync(`${here}dist`, { recursive: true, force: true });
 mkdirSync(`${here}src/generated`, { recursive: true });
 copyFileSync(`${here}../../generated/openapi.d.ts`, `${here}src/generated/openapi.ts`);
-execFileSync(process.execPath, [fileURLToPath(import.meta.resolve('typescript/bin/tsc')), '-p', `${here}tsconfig.json`], { stdio: 'inherit' });
+execFileSync(
+  process.execPath,
+  [fileURLToPath(import.meta.resolve('typescript/bin/tsc')), '-p', `${here}tsconfig.json`],
+  { stdio: 'inherit' },
+);

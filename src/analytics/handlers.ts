@@ -63,7 +63,11 @@ export function analyticsHandlers({ db }: { db: Kysely<Database> }) {
     },
 
     async getAnalyticsCreators() {
-      const [totals, counts, guesses] = await Promise.all([readTotals(db), countCreatorsByType(db), countGuesses(db)]);
+      const [totals, counts, guesses] = await Promise.all([
+        readTotals(db),
+        countCreatorsByType(db),
+        countGuesses(db),
+      ]);
       const typedCreators = [...counts.values()].reduce((sum, n) => sum + n, 0);
       const items = creatorTypes.map((type) => {
         const creators = counts.get(type) ?? 0;
@@ -83,7 +87,9 @@ export function analyticsHandlers({ db }: { db: Kysely<Database> }) {
 
     async getAnalyticsModels({ query }) {
       const limit = query.limit ?? 20;
-      const after = query.cursor ? decodeCursor(query.cursor, 'analytics:models', ['integer', 'text']) : undefined;
+      const after = query.cursor
+        ? decodeCursor(query.cursor, 'analytics:models', ['integer', 'text'])
+        : undefined;
       const rows = await listModelCounts(db, { limit: limit + 1, after });
       const page = rows.slice(0, limit);
       const items = page.map((row) => ({
@@ -92,7 +98,8 @@ export function analyticsHandlers({ db }: { db: Kysely<Database> }) {
         typed_bots: [...row.types.values()].reduce((sum, n) => sum + n, 0),
         types: typeCounts(row.types),
       }));
-      const nextCursor = rows.length > limit ? encodeCursor('analytics:models', modelKeyOf(page.at(-1)!)) : null;
+      const nextCursor =
+        rows.length > limit ? encodeCursor('analytics:models', modelKeyOf(page.at(-1)!)) : null;
       return { status: 200, headers, body: { items, next_cursor: nextCursor } };
     },
 
@@ -103,10 +110,19 @@ export function analyticsHandlers({ db }: { db: Kysely<Database> }) {
 
     async getAnalyticsDrift() {
       const items = (await listDriftCounts(db)) as Array<{ from: BotType; to: BotType; count: number }>;
-      return { status: 200, headers, body: { changes: items.reduce((sum, item) => sum + item.count, 0), items } };
+      return {
+        status: 200,
+        headers,
+        body: { changes: items.reduce((sum, item) => sum + item.count, 0), items },
+      };
     },
   } satisfies Pick<
     HandlerMap,
-    'getAnalyticsOverview' | 'getAnalyticsTypes' | 'getAnalyticsModels' | 'getAnalyticsActivity' | 'getAnalyticsDrift' | 'getAnalyticsCreators'
+    | 'getAnalyticsOverview'
+    | 'getAnalyticsTypes'
+    | 'getAnalyticsModels'
+    | 'getAnalyticsActivity'
+    | 'getAnalyticsDrift'
+    | 'getAnalyticsCreators'
   >;
 }

@@ -47,10 +47,16 @@ export async function countBotsByType(db: Db): Promise<Map<string, number>> {
 export async function sumRatingsByType(db: Db): Promise<Map<string, { ratings: number; sum: number }>> {
   const rows = await db
     .selectFrom('analytics_ratings')
-    .select(['type', sql<string | number>`sum(ratings)`.as('ratings'), sql<string | number>`sum(rating_sum)`.as('rating_sum')])
+    .select([
+      'type',
+      sql<string | number>`sum(ratings)`.as('ratings'),
+      sql<string | number>`sum(rating_sum)`.as('rating_sum'),
+    ])
     .groupBy('type')
     .execute();
-  return new Map(rows.map((row) => [row.type, { ratings: Number(row.ratings), sum: Number(row.rating_sum) }]));
+  return new Map(
+    rows.map((row) => [row.type, { ratings: Number(row.ratings), sum: Number(row.rating_sum) }]),
+  );
 }
 
 /** Creators who have each creator type now; types nobody has are absent. */
@@ -79,10 +85,17 @@ export interface ModelCounts {
 }
 
 /** Models with the most bots first, ties by name, after the (bots, model) key of the previous page. */
-export async function listModelCounts(db: Db, { limit, after }: { limit: number; after: CursorKey | undefined }): Promise<ModelCounts[]> {
+export async function listModelCounts(
+  db: Db,
+  { limit, after }: { limit: number; after: CursorKey | undefined },
+): Promise<ModelCounts[]> {
   // The row comparison over (-bots, model) is a range scan of analytics_models_by_size.
-  const afterKey = after ? sql`and (-m.bots, m.model) > (${-after[0]!}, ${after[1]!})` : sql``;
-  const { rows } = await sql<{ model: string; bots: string | number; types: Record<string, string | number> | null }>`
+  const afterKey = after ? sql`and (-m.bots, m.model) > (${-Number(after[0])}, ${after[1]!})` : sql``;
+  const { rows } = await sql<{
+    model: string;
+    bots: string | number;
+    types: Record<string, string | number> | null;
+  }>`
     select m.model, m.bots,
            (select jsonb_object_agg(t.type, t.bots) from analytics_model_types t where t.model = m.model and t.bots > 0) as types
     from analytics_models m

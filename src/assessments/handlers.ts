@@ -8,7 +8,13 @@ import type { Database } from '../db/schema.js';
 import type { HandlerMap } from '../operation-types.js';
 import { authenticatedBot } from '../plugins/bearer-auth.js';
 import { notFound, ProblemError } from '../problems.js';
-import { findAssessment, insertAssessment, rateLatestAssessment, toAssessment, type SubmittedFor } from './repository.js';
+import {
+  findAssessment,
+  insertAssessment,
+  rateLatestAssessment,
+  toAssessment,
+  type SubmittedFor,
+} from './repository.js';
 import {
   botQuestionnaires,
   currentBotQuestionnaire,
@@ -27,7 +33,8 @@ export function assessmentHandlers({ db, config }: { db: Kysely<Database>; confi
   const questions = publishedQuestionnaire(currentBotQuestionnaire);
 
   /** A result's type description, in the questionnaire version it answered. */
-  const summaryOf = (row: { version: number; type: string }) => describeType(botQuestionnaires.get(row.version)!, row.type);
+  const summaryOf = (row: { version: number; type: string }) =>
+    describeType(botQuestionnaires.get(row.version)!, row.type);
 
   return {
     // If-None-Match is answered by the conditionalGet hook, from the serialized body.
@@ -70,22 +77,32 @@ export function assessmentHandlers({ db, config }: { db: Kysely<Database>; confi
 
     async rateAccuracy({ params, body, request }) {
       const bot = await callingBotNamed(db, request, params.id);
-      const row = await rateLatestAssessment(db, bot.id, { rating: body.rating, comment: body.comment?.trim() || null });
-      if (!row) throw new ProblemError(409, 'assessment_required', 'There is no result to rate yet: take the assessment first (POST /api/test/submit).');
+      const row = await rateLatestAssessment(db, bot.id, {
+        rating: body.rating,
+        comment: body.comment?.trim() || null,
+      });
+      if (!row)
+        throw new ProblemError(
+          409,
+          'assessment_required',
+          'There is no result to rate yet: take the assessment first (POST /api/test/submit).',
+        );
       return { status: 200, body: toAssessment(row, summaryOf(row)) };
     },
   } satisfies Pick<HandlerMap, 'getQuestions' | 'submitAssessment' | 'getAssessmentResult' | 'rateAccuracy'>;
 }
 
 function creatorProfileUrl(config: Config, submitted: SubmittedFor): string | null {
-  return submitted.creatorHandle === null ? null : `${config.publicUrl}/api/creator/${submitted.creatorHandle}`;
+  return submitted.creatorHandle === null
+    ? null
+    : `${config.publicUrl}/api/creator/${submitted.creatorHandle}`;
 }
 
 /** A post announcing a result: its type, the runner-up, the two strongest traits and the type's first sentence. */
 export function suggestedPost(result: Result<Traits, BotType>): CreatePostRequest {
   const article = /^[aeiou]/.test(result.type) ? 'an' : 'a';
   const strongest = Object.entries(result.traits)
-    .map(([trait, score], order) => ({ trait, score: score as number, order }))
+    .map(([trait, score], order) => ({ trait, score: score, order }))
     .sort((a, b) => b.score - a.score || a.order - b.order)
     .slice(0, 2)
     .map(({ trait, score }) => `${trait} ${score}`);

@@ -18,16 +18,26 @@ export interface SubmittedFor {
 
 export async function insertAssessment(
   db: Kysely<Database>,
-  submission: { botId: string; version: number; answers: Record<string, number>; result: Result<Traits, BotType>; creatorGuessType: CreatorType | null },
+  submission: {
+    botId: string;
+    version: number;
+    answers: Record<string, number>;
+    result: Result<Traits, BotType>;
+    creatorGuessType: CreatorType | null;
+  },
 ) {
   return db.transaction().execute(async (trx) => {
     const bot = await trx
       .selectFrom('bots')
       .select(['type', 'name'])
       // The creator who claimed the bot, else the one it named at registration, if that profile exists.
-      .select(sql<string | null>`coalesce(
+      .select(
+        sql<string | null>`coalesce(
         (select c.handle from creators c where c.user_id = bots.creator_user_id),
-        (select c.handle from creators c where c.handle = bots.requested_creator_handle))`.as('creator_handle'))
+        (select c.handle from creators c where c.handle = bots.requested_creator_handle))`.as(
+          'creator_handle',
+        ),
+      )
       .where('id', '=', submission.botId)
       .forNoKeyUpdate()
       .executeTakeFirstOrThrow();
@@ -69,17 +79,29 @@ export async function findAssessment(db: Kysely<Database>, id: string) {
  * undefined when the bot has none. One statement: a retake committing meanwhile leaves the rating
  * on the result the bot had when it rated.
  */
-export async function rateLatestAssessment(db: Kysely<Database>, botId: string, rating: { rating: number; comment: string | null }) {
+export async function rateLatestAssessment(
+  db: Kysely<Database>,
+  botId: string,
+  rating: { rating: number; comment: string | null },
+) {
   return db
     .updateTable('assessments')
-    .set({ accuracy_rating: rating.rating, accuracy_comment: rating.comment, rated_at: sql`date_trunc('milliseconds', now())` })
+    .set({
+      accuracy_rating: rating.rating,
+      accuracy_comment: rating.comment,
+      rated_at: sql`date_trunc('milliseconds', now())`,
+    })
     .where('id', '=', (eb) => eb.selectFrom('bots').select('bots.assessment_id').where('bots.id', '=', botId))
     .returningAll()
     .executeTakeFirst();
 }
 
 /** The columns a scored result is stored with, a bot's or a creator's. */
-export function scoredResultValues(version: number, answers: Record<string, number>, result: Result<object, string>) {
+export function scoredResultValues(
+  version: number,
+  answers: Record<string, number>,
+  result: Result<object, string>,
+) {
   return {
     version,
     answers: JSON.stringify(answers),
@@ -93,7 +115,10 @@ export function scoredResultValues(version: number, answers: Record<string, numb
 type AssessmentRow = NonNullable<Awaited<ReturnType<typeof findAssessment>>>;
 
 /** What every scored result shows, a bot's or a creator's, from its row (the scoring's own fields). */
-export function toScoredResult<TraitScores, TypeName extends string>(row: Selectable<ScoredResultColumns>, summary: string) {
+export function toScoredResult<TraitScores, TypeName extends string>(
+  row: Selectable<ScoredResultColumns>,
+  summary: string,
+) {
   return {
     id: row.id,
     version: row.version,

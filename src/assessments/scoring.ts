@@ -12,7 +12,10 @@ export type CreatorType = components['schemas']['CreatorType'];
 export type CreatorTraits = components['schemas']['CreatorTraits'];
 
 /** A questionnaire whose statements each feed one trait, and whose types are prototypes over those traits. */
-export interface Questionnaire<TraitScores extends object = Record<string, number>, TypeName extends string = string> {
+export interface Questionnaire<
+  TraitScores extends object = Record<string, number>,
+  TypeName extends string = string,
+> {
   version: number;
   scale: components['schemas']['Questionnaire']['scale'];
   traits: Array<keyof TraitScores & string>;
@@ -21,7 +24,9 @@ export interface Questionnaire<TraitScores extends object = Record<string, numbe
 }
 
 /** What every questionnaire has, whatever its traits and types: enough to publish one and check an answer sheet. */
-export type AnyQuestionnaire = Pick<Questionnaire, 'version' | 'scale' | 'questions'> & { types: Array<{ name: string; description: string }> };
+export type AnyQuestionnaire = Pick<Questionnaire, 'version' | 'scale' | 'questions'> & {
+  types: Array<{ name: string; description: string }>;
+};
 
 export type BotQuestionnaire = Questionnaire<Traits, BotType>;
 export type CreatorQuestionnaire = Questionnaire<CreatorTraits, CreatorType>;
@@ -36,7 +41,9 @@ export const botQuestionnaires: ReadonlyMap<number, BotQuestionnaire> = new Map(
 export const currentBotQuestionnaire = botQuestionnaires.get(2)!;
 
 /** Every version of the creators' questionnaire. */
-export const creatorQuestionnaires: ReadonlyMap<number, CreatorQuestionnaire> = new Map([[1, creatorsV1 as CreatorQuestionnaire]]);
+export const creatorQuestionnaires: ReadonlyMap<number, CreatorQuestionnaire> = new Map([
+  [1, creatorsV1 as CreatorQuestionnaire],
+]);
 
 /** The questionnaire creators are given now. */
 export const currentCreatorQuestionnaire = creatorQuestionnaires.get(1)!;
@@ -70,13 +77,19 @@ export function scoreAnswers<TraitScores extends object, TypeName extends string
       return [trait, Math.round(((mean - 1) / 9) * 100)];
     }),
   ) as Record<string, number>;
-  const prototypeScore = (prototype: TraitScores, trait: string) => (prototype as Record<string, number>)[trait]!;
+  const prototypeScore = (prototype: TraitScores, trait: string) =>
+    (prototype as Record<string, number>)[trait]!;
 
   const ranked = questionnaire.types
     .map((type, order) => ({
       type,
       order,
-      distance: Math.sqrt(questionnaire.traits.reduce((sum, trait) => sum + (traits[trait]! - prototypeScore(type.prototype, trait)) ** 2, 0)),
+      distance: Math.sqrt(
+        questionnaire.traits.reduce(
+          (sum, trait) => sum + (traits[trait]! - prototypeScore(type.prototype, trait)) ** 2,
+          0,
+        ),
+      ),
     }))
     .sort((a, b) => a.distance - b.distance || a.order - b.order);
   const [first, second] = [ranked[0]!, ranked[1]!];
@@ -84,7 +97,8 @@ export function scoreAnswers<TraitScores extends object, TypeName extends string
     traits: traits as TraitScores,
     type: first.type.name,
     secondary_type: second.type.name,
-    confidence: second.distance === 0 ? 0 : Math.round((100 * (second.distance - first.distance)) / second.distance),
+    confidence:
+      second.distance === 0 ? 0 : Math.round((100 * (second.distance - first.distance)) / second.distance),
     summary: first.type.description,
   };
 }
@@ -109,7 +123,9 @@ export function answerSheetProblems(questionnaire: AnyQuestionnaire, answers: Re
 export const questionsCacheControl = 'public, max-age=3600';
 
 /** What `getQuestions` and `getCreatorQuestions` publish of a questionnaire: no traits, no scoring keys. */
-export function publishedQuestionnaire(questionnaire: AnyQuestionnaire): components['schemas']['Questionnaire'] {
+export function publishedQuestionnaire(
+  questionnaire: AnyQuestionnaire,
+): components['schemas']['Questionnaire'] {
   return {
     version: questionnaire.version,
     scale: questionnaire.scale,

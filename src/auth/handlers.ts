@@ -17,7 +17,13 @@ import { consumeQuota, type Clock } from '../rate-limit/sliding-window.js';
 import type { Mailer } from './mailer.js';
 import { deleteSessionsOfUser } from './session-store.js';
 import type { OAuthProvider } from './oauth.js';
-import { findUser, insertSignInToken, redeemSignInToken, userIdForEmail, userIdForIdentity } from './repository.js';
+import {
+  findUser,
+  insertSignInToken,
+  redeemSignInToken,
+  userIdForEmail,
+  userIdForIdentity,
+} from './repository.js';
 
 const linkLifetimeSeconds = 15 * 60;
 const defaultNext = '/docs';
@@ -78,7 +84,11 @@ async function signIn(request: FastifyRequest, userId: string) {
 
 function upstreamFailed(request: FastifyRequest, provider: string, error: unknown): ProblemError {
   request.log.warn({ err: error, provider }, 'the sign-in provider failed');
-  return new ProblemError(502, 'upstream_failed', `The sign-in provider ${provider} failed or could not be reached. Try again shortly.`);
+  return new ProblemError(
+    502,
+    'upstream_failed',
+    `The sign-in provider ${provider} failed or could not be reached. Try again shortly.`,
+  );
 }
 
 export function authHandlers({ db, config, clock, mailer, oauthProviders }: AuthDependencies) {
@@ -99,9 +109,16 @@ export function authHandlers({ db, config, clock, mailer, oauthProviders }: Auth
       // Per client IP is the route's own limit (x-rate-limit, before the body is read); this one
       // keys on the requester too, so whoever floods an address uses up only their own quota.
       const subject = `${normalizeIP(request.ip, 64)}:${body.email.toLowerCase()}`;
-      await consumeQuota(db, 'sign-in-mails-per-address', subject, config.humans.emailLimits.perAddress, clock);
+      await consumeQuota(
+        db,
+        'sign-in-mails-per-address',
+        subject,
+        config.humans.emailLimits.perAddress,
+        clock,
+      );
       // One nonce per browser: asking twice keeps both links valid in the same browser.
-      const nonce = emailNonce(request.cookies[emailCookie.name], request) ?? randomBytes(24).toString('base64url');
+      const nonce =
+        emailNonce(request.cookies[emailCookie.name], request) ?? randomBytes(24).toString('base64url');
       reply.setCookie(emailCookie.name, nonce, {
         ...sessionCookieOptions(config),
         path: emailCookie.path,
@@ -127,13 +144,20 @@ export function authHandlers({ db, config, clock, mailer, oauthProviders }: Auth
     async completeEmailSignIn({ query, request, reply }) {
       emailSignInEnabled();
       const nonce = emailNonce(request.cookies[emailCookie.name], request);
-      const redeemed = nonce === undefined ? undefined : await redeemSignInToken(db, hashSecret(`${query.token}.${nonce}`), now());
+      const redeemed =
+        nonce === undefined
+          ? undefined
+          : await redeemSignInToken(db, hashSecret(`${query.token}.${nonce}`), now());
       if (!redeemed) {
         throw new ProblemError(
           400,
           'invalid_token',
           'This sign-in link is unknown, already used or expired, or was opened in another browser than the one that asked for it. Ask for a new one in this browser.',
-          { errors: [{ in: 'query', pointer: '/token', message: 'is not a valid sign-in token for this browser' }] },
+          {
+            errors: [
+              { in: 'query', pointer: '/token', message: 'is not a valid sign-in token for this browser' },
+            ],
+          },
         );
       }
       reply.clearCookie(emailCookie.name, { ...sessionCookieOptions(config), path: emailCookie.path });
@@ -150,7 +174,14 @@ export function authHandlers({ db, config, clock, mailer, oauthProviders }: Auth
         throw upstreamFailed(request, chosen.name, error);
       }
       const { state, codeVerifier, nonce } = started;
-      const pending: PendingOAuth = { provider: chosen.name, state, codeVerifier, nonce, next: query.next ?? defaultNext, startedAt: now().getTime() };
+      const pending: PendingOAuth = {
+        provider: chosen.name,
+        state,
+        codeVerifier,
+        nonce,
+        next: query.next ?? defaultNext,
+        startedAt: now().getTime(),
+      };
       reply.setCookie(oauthCookie.name, Buffer.from(JSON.stringify(pending)).toString('base64url'), {
         ...sessionCookieOptions(config),
         path: oauthCookie.path,
@@ -165,17 +196,45 @@ export function authHandlers({ db, config, clock, mailer, oauthProviders }: Auth
       const pending = pendingOAuth(request.cookies[oauthCookie.name], request);
       reply.clearCookie(oauthCookie.name, { ...sessionCookieOptions(config), path: oauthCookie.path });
       // The state first: only the browser that started this sign-in may finish or cancel it.
-      const fresh = pending !== undefined && now().getTime() - pending.startedAt < oauthCookie.lifetimeSeconds * 1000;
-      if (!fresh || pending.provider !== chosen.name || query.state === undefined || query.state !== pending.state) {
-        throw new ProblemError(400, 'invalid_token', 'This sign-in does not match one started in this browser in the last 10 minutes (state). Start again.', {
-          errors: [{ in: 'query', pointer: '/state', message: 'does not match the sign-in started in this browser' }],
-        });
+      const fresh =
+        pending !== undefined && now().getTime() - pending.startedAt < oauthCookie.lifetimeSeconds * 1000;
+      if (
+        !fresh ||
+        pending.provider !== chosen.name ||
+        query.state === undefined ||
+        query.state !== pending.state
+      ) {
+        throw new ProblemError(
+          400,
+          'invalid_token',
+          'This sign-in does not match one started in this browser in the last 10 minutes (state). Start again.',
+          {
+            errors: [
+              {
+                in: 'query',
+                pointer: '/state',
+                message: 'does not match the sign-in started in this browser',
+              },
+            ],
+          },
+        );
       }
       if (query.error !== undefined || query.code === undefined) {
         const error = query.error ?? 'no code';
-        throw new ProblemError(400, 'invalid_token', `The sign-in provider did not sign you in (${error}). Start again.`, {
-          errors: [{ in: 'query', pointer: query.error === undefined ? '/code' : '/error', message: query.error_description ?? error }],
-        });
+        throw new ProblemError(
+          400,
+          'invalid_token',
+          `The sign-in provider did not sign you in (${error}). Start again.`,
+          {
+            errors: [
+              {
+                in: 'query',
+                pointer: query.error === undefined ? '/code' : '/error',
+                message: query.error_description ?? error,
+              },
+            ],
+          },
+        );
       }
       let identity: Awaited<ReturnType<OAuthProvider['finish']>>;
       try {
@@ -208,7 +267,19 @@ export function authHandlers({ db, config, clock, mailer, oauthProviders }: Auth
         throw new ProblemError(401, 'unauthorized', 'Sign in first.');
       }
       const creator = await findCreatorByUserId(db, user.id);
-      return { status: 200, body: { user: { id: user.id, email: user.email }, creator: creator ? toCreator(creator) : null } };
+      return {
+        status: 200,
+        body: { user: { id: user.id, email: user.email }, creator: creator ? toCreator(creator) : null },
+      };
     },
-  } satisfies Pick<HandlerMap, 'requestEmailSignIn' | 'completeEmailSignIn' | 'startOAuthSignIn' | 'completeOAuthSignIn' | 'signOut' | 'signOutEverywhere' | 'getMe'>;
+  } satisfies Pick<
+    HandlerMap,
+    | 'requestEmailSignIn'
+    | 'completeEmailSignIn'
+    | 'startOAuthSignIn'
+    | 'completeOAuthSignIn'
+    | 'signOut'
+    | 'signOutEverywhere'
+    | 'getMe'
+  >;
 }

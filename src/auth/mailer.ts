@@ -14,19 +14,28 @@ export function createMailer(config: Config, log: FastifyBaseLogger): Mailer {
   const { smtpUrl, mailFrom } = config.humans;
   if (!smtpUrl) {
     // Production refuses to start this way (config.ts): a live link in a log is a key anyone reading it can use.
-    if (config.env === 'production' && config.humans.emailSignIn) throw new Error('createMailer: no SMTP_URL in production');
+    if (config.env === 'production' && config.humans.emailSignIn)
+      throw new Error('createMailer: no SMTP_URL in production');
     return {
       async sendSignInLink(to, link) {
-        log.info({ to, sign_in_link: link }, 'no SMTP configured: here is the sign-in link that would have been mailed');
+        log.info(
+          { to, sign_in_link: link },
+          'no SMTP configured: here is the sign-in link that would have been mailed',
+        );
       },
       close() {},
     };
   }
   let transport: Promise<Transporter> | undefined;
-  const connect = () => (transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(smtpUrl)));
+  const connect = () =>
+    (transport ??= import('nodemailer').then(({ default: nodemailer }) =>
+      nodemailer.createTransport(smtpUrl),
+    ));
   return {
     async sendSignInLink(to, link) {
-      await (await connect()).sendMail({
+      await (
+        await connect()
+      ).sendMail({
         from: mailFrom,
         to,
         subject: 'Your bot-platform sign-in link',

@@ -15,16 +15,22 @@ export interface Identity {
 export interface OAuthProvider {
   name: string;
   /** The provider's authorization URL for a new flow, with what the callback must check. */
-  start(redirectUri: string): Promise<{ url: URL; state: string; codeVerifier: string; nonce: string | undefined }>;
+  start(
+    redirectUri: string,
+  ): Promise<{ url: URL; state: string; codeVerifier: string; nonce: string | undefined }>;
   /** Exchanges the callback's code (PKCE-checked) and says who signed in. */
-  finish(callbackUrl: URL, checks: { state: string; codeVerifier: string; nonce: string | undefined }): Promise<Identity>;
+  finish(
+    callbackUrl: URL,
+    checks: { state: string; codeVerifier: string; nonce: string | undefined },
+  ): Promise<Identity>;
 }
 
 let openIdClient: Promise<typeof OpenId> | undefined;
 const loadOpenIdClient = () => (openIdClient ??= import('openid-client'));
 
 const loopback = new Set(['localhost', '127.0.0.1', '[::1]']);
-const isLoopbackHttp = (url: string) => new URL(url).protocol === 'http:' && loopback.has(new URL(url).hostname);
+const isLoopbackHttp = (url: string) =>
+  new URL(url).protocol === 'http:' && loopback.has(new URL(url).hostname);
 
 export function oauthProviders(configs: OAuthProviderConfig[]): Map<string, OAuthProvider> {
   return new Map(configs.map((config) => [config.name, oauthProvider(config)]));
@@ -72,16 +78,38 @@ function oauthProvider(provider: OAuthProviderConfig): OAuthProvider {
         const claims = tokens.claims()!;
         let { email, email_verified: verified } = claims;
         if (email === undefined && config.serverMetadata().userinfo_endpoint) {
-          ({ email, email_verified: verified } = await client.fetchUserInfo(config, tokens.access_token, claims.sub));
+          ({ email, email_verified: verified } = await client.fetchUserInfo(
+            config,
+            tokens.access_token,
+            claims.sub,
+          ));
         }
-        return { subject: claims.sub, verifiedEmail: verified === true && typeof email === 'string' ? email : undefined };
+        return {
+          subject: claims.sub,
+          verifiedEmail: verified === true && typeof email === 'string' ? email : undefined,
+        };
       }
-      const response = await client.fetchProtectedResource(config, tokens.access_token, new URL(provider.userinfoUrl!), 'GET');
+      const response = await client.fetchProtectedResource(
+        config,
+        tokens.access_token,
+        new URL(provider.userinfoUrl!),
+        'GET',
+      );
       if (!response.ok) throw new Error(`the user-info endpoint answered ${response.status}`);
-      const user = (await response.json()) as { sub?: unknown; id?: unknown; email?: unknown; email_verified?: unknown };
+      const user = (await response.json()) as {
+        sub?: unknown;
+        id?: unknown;
+        email?: unknown;
+        email_verified?: unknown;
+      };
       const subject = user.sub ?? user.id;
-      if (typeof subject !== 'string' && typeof subject !== 'number') throw new Error('the user-info response names no subject (sub or id)');
-      return { subject: String(subject), verifiedEmail: user.email_verified === true && typeof user.email === 'string' ? user.email : undefined };
+      if (typeof subject !== 'string' && typeof subject !== 'number')
+        throw new Error('the user-info response names no subject (sub or id)');
+      return {
+        subject: String(subject),
+        verifiedEmail:
+          user.email_verified === true && typeof user.email === 'string' ? user.email : undefined,
+      };
     },
   };
 }
@@ -90,13 +118,20 @@ async function createConfiguration(provider: OAuthProviderConfig): Promise<OpenI
   const client = await loadOpenIdClient();
   if (provider.issuer) {
     const execute = isLoopbackHttp(provider.issuer) ? [client.allowInsecureRequests] : [];
-    return client.discovery(new URL(provider.issuer), provider.clientId, provider.clientSecret, undefined, { execute });
+    return client.discovery(new URL(provider.issuer), provider.clientId, provider.clientSecret, undefined, {
+      execute,
+    });
   }
   const config = new client.Configuration(
-    { issuer: new URL(provider.authorizationUrl!).origin, authorization_endpoint: provider.authorizationUrl!, token_endpoint: provider.tokenUrl! },
+    {
+      issuer: new URL(provider.authorizationUrl!).origin,
+      authorization_endpoint: provider.authorizationUrl!,
+      token_endpoint: provider.tokenUrl!,
+    },
     provider.clientId,
     provider.clientSecret,
   );
-  if ([provider.authorizationUrl!, provider.tokenUrl!, provider.userinfoUrl!].some(isLoopbackHttp)) client.allowInsecureRequests(config);
+  if ([provider.authorizationUrl!, provider.tokenUrl!, provider.userinfoUrl!].some(isLoopbackHttp))
+    client.allowInsecureRequests(config);
   return config;
 }

@@ -6,15 +6,27 @@ import type { Database } from '../db/schema.js';
 
 type Db = Kysely<Database>;
 
-export async function insertSignInToken(db: Db, token: { tokenHash: string; email: string; next: string; expiresAt: Date }) {
+export async function insertSignInToken(
+  db: Db,
+  token: { tokenHash: string; email: string; next: string; expiresAt: Date },
+) {
   await db
     .insertInto('email_sign_in_tokens')
-    .values({ token_hash: token.tokenHash, email: token.email, next: token.next, expires_at: token.expiresAt })
+    .values({
+      token_hash: token.tokenHash,
+      email: token.email,
+      next: token.next,
+      expires_at: token.expiresAt,
+    })
     .execute();
 }
 
 /** Marks the token used and returns what it was for; undefined when unknown, used or expired at `now`. */
-export async function redeemSignInToken(db: Db, tokenHash: string, now: Date): Promise<{ email: string; next: string } | undefined> {
+export async function redeemSignInToken(
+  db: Db,
+  tokenHash: string,
+  now: Date,
+): Promise<{ email: string; next: string } | undefined> {
   return db
     .updateTable('email_sign_in_tokens')
     .set({ used_at: now })
@@ -38,7 +50,10 @@ export async function userIdForEmail(db: Db, email: string): Promise<string> {
  * The user a provider identity belongs to: the one it is linked to; else the user with the
  * provider's verified address; else a new user. The identity is linked in the same transaction.
  */
-export async function userIdForIdentity(db: Db, identity: { provider: string; subject: string; verifiedEmail: string | undefined }): Promise<string> {
+export async function userIdForIdentity(
+  db: Db,
+  identity: { provider: string; subject: string; verifiedEmail: string | undefined },
+): Promise<string> {
   return db.transaction().execute(async (trx) => {
     const linked = await linkedUserId(trx, identity);
     if (linked) return linked;
@@ -56,7 +71,10 @@ export async function userIdForIdentity(db: Db, identity: { provider: string; su
   });
 }
 
-async function linkedUserId(db: Db, identity: { provider: string; subject: string }): Promise<string | undefined> {
+async function linkedUserId(
+  db: Db,
+  identity: { provider: string; subject: string },
+): Promise<string | undefined> {
   const row = await db
     .selectFrom('user_identities')
     .select('user_id')

@@ -7,7 +7,10 @@ import type { Kysely } from 'kysely';
 import { hashSecret } from '../bots/api-key.js';
 import type { Database } from '../db/schema.js';
 
-export function postgresSessionStore(db: Kysely<Database>, defaultLifetimeMs: number): fastifySession.SessionStore {
+export function postgresSessionStore(
+  db: Kysely<Database>,
+  defaultLifetimeMs: number,
+): fastifySession.SessionStore {
   return {
     set(sessionId, session, callback) {
       const expiresAt = session.cookie.expires ?? new Date(Date.now() + defaultLifetimeMs);
@@ -15,7 +18,9 @@ export function postgresSessionStore(db: Kysely<Database>, defaultLifetimeMs: nu
       const userId = session.userId ?? null;
       db.insertInto('sessions')
         .values({ id_hash: hashSecret(sessionId), data, expires_at: expiresAt, user_id: userId })
-        .onConflict((oc) => oc.column('id_hash').doUpdateSet({ data, expires_at: expiresAt, user_id: userId }))
+        .onConflict((oc) =>
+          oc.column('id_hash').doUpdateSet({ data, expires_at: expiresAt, user_id: userId }),
+        )
         .execute()
         .then(() => callback(), callback);
     },
@@ -45,6 +50,9 @@ export async function deleteSessionsOfUser(db: Kysely<Database>, userId: string)
 /** Deletes expired sessions and sign-in tokens; returns how many rows went. */
 export async function pruneExpiredSessions(db: Kysely<Database>, now: Date): Promise<number> {
   const sessions = await db.deleteFrom('sessions').where('expires_at', '<=', now).executeTakeFirst();
-  const tokens = await db.deleteFrom('email_sign_in_tokens').where('expires_at', '<=', now).executeTakeFirst();
+  const tokens = await db
+    .deleteFrom('email_sign_in_tokens')
+    .where('expires_at', '<=', now)
+    .executeTakeFirst();
   return Number(sessions.numDeletedRows) + Number(tokens.numDeletedRows);
 }

@@ -8,10 +8,18 @@ import { authenticatedBot } from '../plugins/bearer-auth.js';
 import { notFound, ProblemError } from '../problems.js';
 import { findBot } from './repository.js';
 
-export async function callingBotNamed(db: Kysely<Database>, request: FastifyRequest, reference: string): Promise<BotRow> {
+export async function callingBotNamed(
+  db: Kysely<Database>,
+  request: FastifyRequest,
+  reference: string,
+): Promise<BotRow> {
   const bot = authenticatedBot(request);
   const named = reference.toLowerCase();
   if (named === 'me' || named === bot.id || named === bot.name.toLowerCase()) return bot;
   if (!(await findBot(db, reference))) throw notFound(`No bot has the id or name ${reference}.`);
-  throw new ProblemError(403, 'forbidden', `Only the bot ${reference} itself may do this; your key belongs to ${bot.name}.`);
+  throw new ProblemError(
+    403,
+    'forbidden',
+    `Only the bot ${reference} itself may do this; your key belongs to ${bot.name}.`,
+  );
 }

@@ -22,20 +22,33 @@ import {
   type BotSort,
 } from './repository.js';
 
-const botCursorParts: Record<BotSort, CursorPart[]> = { new: ['timestamp', 'uuid'], karma: ['integer', 'timestamp', 'uuid'] };
+const botCursorParts: Record<BotSort, CursorPart[]> = {
+  new: ['timestamp', 'uuid'],
+  karma: ['integer', 'timestamp', 'uuid'],
+};
 
 /** A handle as stored: the leading `@` some clients send is not part of it. */
 function withoutAt(handle: string | null | undefined): string | null {
   return handle ? handle.replace(/^@/, '') : null;
 }
 
-export function botHandlers({ db, config, clock }: { db: Kysely<Database>; config: Config; clock: Clock | undefined }) {
+export function botHandlers({
+  db,
+  config,
+  clock,
+}: {
+  db: Kysely<Database>;
+  config: Config;
+  clock: Clock | undefined;
+}) {
   return {
     async registerBot({ body }) {
       const model = body.model.trim();
       const bio = body.bio?.trim() || null;
       if (model.length < 2) {
-        throw validationFailed([{ in: 'body', pointer: '/model', message: 'must have at least 2 characters after trimming' }]);
+        throw validationFailed([
+          { in: 'body', pointer: '/model', message: 'must have at least 2 characters after trimming' },
+        ]);
       }
       const apiKey = generateApiKey();
       const claimCode = generateClaimCode();
@@ -51,8 +64,17 @@ export function botHandlers({ db, config, clock }: { db: Kysely<Database>; confi
           claimCodeHash: hashSecret(claimCode),
         });
         if (!row) return undefined;
-        await insertApiKey(trx, { botId: row.id, keyHash: hashSecret(apiKey), displayPrefix: displayPrefix(apiKey) });
-        await recordApiKeyEvent(trx, { botId: row.id, event: 'issued', actor: 'registration', keyPrefix: displayPrefix(apiKey) });
+        await insertApiKey(trx, {
+          botId: row.id,
+          keyHash: hashSecret(apiKey),
+          displayPrefix: displayPrefix(apiKey),
+        });
+        await recordApiKeyEvent(trx, {
+          botId: row.id,
+          event: 'issued',
+          actor: 'registration',
+          keyPrefix: displayPrefix(apiKey),
+        });
         return row;
       });
       if (!bot) throw new ProblemError(409, 'name_taken', `The name "${body.name}" is taken.`);
@@ -64,7 +86,8 @@ export function botHandlers({ db, config, clock }: { db: Kysely<Database>; confi
         },
         {
           step: 'take_assessment',
-          description: 'Read the questionnaire, then submit your answers to POST /api/test/submit to get your type.',
+          description:
+            'Read the questionnaire, then submit your answers to POST /api/test/submit to get your type.',
           method: 'GET',
           href: `${config.publicUrl}/api/test/questions`,
         },
@@ -96,11 +119,20 @@ export function botHandlers({ db, config, clock }: { db: Kysely<Database>; confi
       const limit = query.limit ?? 20;
       const kind = `bots:${sort}`;
       const after = query.cursor ? decodeCursor(query.cursor, kind, botCursorParts[sort]) : undefined;
-      const rows = await listTypedBots(db, { sort, type: query.type, model: query.model, limit: limit + 1, after });
+      const rows = await listTypedBots(db, {
+        sort,
+        type: query.type,
+        model: query.model,
+        limit: limit + 1,
+        after,
+      });
       const page = rows.slice(0, limit);
       return {
         status: 200,
-        body: { items: page.map(toBot), next_cursor: rows.length > limit ? encodeCursor(kind, botKeyOf(sort, page.at(-1)!)) : null },
+        body: {
+          items: page.map(toBot),
+          next_cursor: rows.length > limit ? encodeCursor(kind, botKeyOf(sort, page.at(-1)!)) : null,
+        },
       };
     },
 
@@ -114,8 +146,20 @@ export function botHandlers({ db, config, clock }: { db: Kysely<Database>; confi
       const bot = (await findBotById(db, authenticatedBot(request).id))!;
       const quota = (action: 'posts' | 'comments' | 'votes' | 'assessments') =>
         readQuota(db, rateLimitKey(action, bot.id), config.limits[action], clock);
-      const [posts, comments, votes, assessments] = await Promise.all([quota('posts'), quota('comments'), quota('votes'), quota('assessments')]);
-      return { status: 200, body: { bot: toBot(bot), claimed: bot.creator_user_id !== null, quota: { posts, comments, votes, assessments } } };
+      const [posts, comments, votes, assessments] = await Promise.all([
+        quota('posts'),
+        quota('comments'),
+        quota('votes'),
+        quota('assessments'),
+      ]);
+      return {
+        status: 200,
+        body: {
+          bot: toBot(bot),
+          claimed: bot.creator_user_id !== null,
+          quota: { posts, comments, votes, assessments },
+        },
+      };
     },
   } satisfies Pick<HandlerMap, 'registerBot' | 'listBots' | 'getBot' | 'getOwnBot'>;
 }

@@ -16,7 +16,12 @@ export interface ProfileExtras {
 /** A bot row with what its profile shows beyond it (toBot's input). */
 export type BotWithCreator = BotRow & ProfileExtras;
 /** The profile extras of a bot nobody has claimed and that has rated nothing (a new registration). */
-export const noProfileExtras: ProfileExtras = { creator_handle: null, accuracy_rating: null, accuracy_comment: null, rated_at: null };
+export const noProfileExtras: ProfileExtras = {
+  creator_handle: null,
+  accuracy_rating: null,
+  accuracy_comment: null,
+  rated_at: null,
+};
 type BotType = components['schemas']['BotType'];
 type Traits = components['schemas']['Traits'];
 type Db = Kysely<Database> | Transaction<Database>;
@@ -45,7 +50,13 @@ function selectBots(db: Db) {
     .leftJoin('assessments as latest', 'latest.id', 'bots.assessment_id')
     .selectAll('bots')
     .select(['latest.accuracy_rating', 'latest.accuracy_comment', 'latest.rated_at'])
-    .select((eb) => eb.selectFrom('creators').select('creators.handle').whereRef('creators.user_id', '=', 'bots.creator_user_id').as('creator_handle'));
+    .select((eb) =>
+      eb
+        .selectFrom('creators')
+        .select('creators.handle')
+        .whereRef('creators.user_id', '=', 'bots.creator_user_id')
+        .as('creator_handle'),
+    );
 }
 
 /** Inserts the bot, or returns undefined when its name is taken (in any case). */
@@ -74,13 +85,28 @@ const botKeys = { new: ['created_at', 'id'], karma: ['karma', 'created_at', 'id'
 /** Typed bots only (those with an assessment), newest or highest karma first, after a keyset cursor. */
 export async function listTypedBots(
   db: Db,
-  { sort, type, model, limit, after }: { sort: BotSort; type: string | undefined; model: string | undefined; limit: number; after: CursorKey | undefined },
+  {
+    sort,
+    type,
+    model,
+    limit,
+    after,
+  }: {
+    sort: BotSort;
+    type: string | undefined;
+    model: string | undefined;
+    limit: number;
+    after: CursorKey | undefined;
+  },
 ): Promise<BotWithCreator[]> {
   const keys = botKeys[sort];
   let query = selectBots(db).where('bots.type', 'is not', null);
   if (type) query = query.where('bots.type', '=', type);
   if (model) query = query.where('bots.model', '=', model);
-  if (after) query = query.where(sql<boolean>`(${sql.join(keys.map((k) => sql.ref(`bots.${k}`)))}) < (${sql.join(after)})`);
+  if (after)
+    query = query.where(
+      sql<boolean>`(${sql.join(keys.map((k) => sql.ref(`bots.${k}`)))}) < (${sql.join(after)})`,
+    );
   for (const key of keys) query = query.orderBy(`bots.${key}`, 'desc');
   return query.limit(limit).execute();
 }
@@ -96,7 +122,9 @@ export async function findBotById(db: Db, id: string): Promise<BotWithCreator | 
 /** A bot by its id or by its name in any case, as bots and support refer to it. */
 export async function findBot(db: Db, reference: string): Promise<BotWithCreator | undefined> {
   if (isBotId(reference)) return findBotById(db, reference);
-  return selectBots(db).where(sql<string>`lower(bots.name)`, '=', reference.toLowerCase()).executeTakeFirst();
+  return selectBots(db)
+    .where(sql<string>`lower(bots.name)`, '=', reference.toLowerCase())
+    .executeTakeFirst();
 }
 
 /** The bot a live (not revoked) key belongs to. Read on every request: no cache can keep a revoked key alive. */
@@ -129,7 +157,10 @@ export async function revokeLiveApiKey(db: Db, botId: string): Promise<string | 
   return revoked?.display_prefix;
 }
 
-export async function recordApiKeyEvent(db: Db, event: { botId: string; event: ApiKeyEvent; actor: string; keyPrefix: string | null }) {
+export async function recordApiKeyEvent(
+  db: Db,
+  event: { botId: string; event: ApiKeyEvent; actor: string; keyPrefix: string | null },
+) {
   await db
     .insertInto('api_key_events')
     .values({ bot_id: event.botId, event: event.event, actor: event.actor, key_prefix: event.keyPrefix })
@@ -137,7 +168,9 @@ export async function recordApiKeyEvent(db: Db, event: { botId: string; event: A
 }
 
 /** A result's rating, from the columns of the assessment that holds it; null until rated. */
-export function toAccuracy(row: Pick<ProfileExtras, 'accuracy_rating' | 'accuracy_comment' | 'rated_at'>): Bot['accuracy'] {
+export function toAccuracy(
+  row: Pick<ProfileExtras, 'accuracy_rating' | 'accuracy_comment' | 'rated_at'>,
+): Bot['accuracy'] {
   if (row.accuracy_rating === null || row.rated_at === null) return null;
   return { rating: row.accuracy_rating, comment: row.accuracy_comment, rated_at: row.rated_at.toISOString() };
 }

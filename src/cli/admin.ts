@@ -34,7 +34,11 @@ Commands:
 export async function runAdmin(argv: string[], db: Kysely<Database>, io: AdminOutput): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: { actor: { type: 'string' }, help: { type: 'boolean' } } });
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { actor: { type: 'string' }, help: { type: 'boolean' } },
+    });
   } catch (error) {
     io.err(`${(error as Error).message}\n\n${usage}`);
     return 2;
@@ -62,8 +66,17 @@ export async function runAdmin(argv: string[], db: Kysely<Database>, io: AdminOu
       return { bot, revokedPrefix, newKey: undefined };
     }
     const newKey = generateApiKey();
-    await insertApiKey(trx, { botId: bot.id, keyHash: hashSecret(newKey), displayPrefix: displayPrefix(newKey) });
-    await recordApiKeyEvent(trx, { botId: bot.id, event: 'rotated', actor, keyPrefix: displayPrefix(newKey) });
+    await insertApiKey(trx, {
+      botId: bot.id,
+      keyHash: hashSecret(newKey),
+      displayPrefix: displayPrefix(newKey),
+    });
+    await recordApiKeyEvent(trx, {
+      botId: bot.id,
+      event: 'rotated',
+      actor,
+      keyPrefix: displayPrefix(newKey),
+    });
     return { bot, revokedPrefix, newKey };
   });
 
@@ -72,7 +85,9 @@ export async function runAdmin(argv: string[], db: Kysely<Database>, io: AdminOu
     return 1;
   }
   const { bot, revokedPrefix, newKey } = outcome;
-  const old = revokedPrefix ? `The old key (${revokedPrefix}...) is refused from now on.` : 'It had no live key.';
+  const old = revokedPrefix
+    ? `The old key (${revokedPrefix}...) is refused from now on.`
+    : 'It had no live key.';
   if (newKey) {
     io.err(`Rotated the API key of ${bot.name} (${bot.id}). ${old}`);
     io.err('New API key, shown only this once:');

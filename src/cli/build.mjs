@@ -22,7 +22,10 @@ const sources = ['src', 'migrations', 'generated', 'openapi.yaml', 'tsconfig.jso
 function newestChange(path) {
   const stats = statSync(path);
   if (!stats.isDirectory()) return stats.mtimeMs;
-  return readdirSync(path).reduce((newest, entry) => Math.max(newest, newestChange(join(path, entry))), stats.mtimeMs);
+  return readdirSync(path).reduce(
+    (newest, entry) => Math.max(newest, newestChange(join(path, entry))),
+    stats.mtimeMs,
+  );
 }
 
 function isStale() {
@@ -40,7 +43,9 @@ async function build() {
   try {
     tsc = fileURLToPath(import.meta.resolve('typescript/bin/tsc'));
   } catch {
-    console.error('dist/ is missing or older than the sources, and TypeScript is not installed to build it: run `npm ci && npm run build` (then `npm prune --omit=dev` if you like).');
+    console.error(
+      'dist/ is missing or older than the sources, and TypeScript is not installed to build it: run `npm ci && npm run build` (then `npm prune --omit=dev` if you like).',
+    );
     process.exit(1);
   }
   execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
@@ -71,9 +76,18 @@ async function bundleServer() {
     minifyWhitespace: true,
     minifySyntax: true,
     logLevel: 'warning',
-    external: ['@electric-sql/pglite', '@fastify/swagger', '@fastify/swagger-ui', 'openid-client', 'nodemailer', 'pg-native'],
+    external: [
+      '@electric-sql/pglite',
+      '@fastify/swagger',
+      '@fastify/swagger-ui',
+      'openid-client',
+      'nodemailer',
+      'pg-native',
+    ],
     // CommonJS packages inside an ES module bundle still call require() for Node's built-ins.
-    banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
+    },
   });
 }
 

@@ -4,7 +4,11 @@
 import { fileURLToPath } from 'node:url';
 import { ensureBuilt } from './build.mjs';
 
-const entries = { server: 'dist/server.bundle.js', migrate: 'dist/src/cli/migrate.js', admin: 'dist/src/cli/admin.js' };
+const entries = {
+  server: 'dist/server.bundle.js',
+  migrate: 'dist/src/cli/migrate.js',
+  admin: 'dist/src/cli/admin.js',
+};
 const [name, ...args] = process.argv.slice(2);
 const entry = entries[name];
 if (!entry) {

@@ -43,10 +43,15 @@ export function creatorHandlers({ db }: { db: Kysely<Database> }) {
       const handle = body.handle.toLowerCase();
       const displayName = body.display_name.trim();
       const bio = body.bio?.trim() || null;
-      if (!handlePattern.test(handle)) throw validationFailed([{ in: 'body', pointer: '/handle', message: 'must be 2-32 characters of a-z 0-9 _ -' }]);
-      if (!displayName) throw validationFailed([{ in: 'body', pointer: '/display_name', message: 'must not be blank' }]);
+      if (!handlePattern.test(handle))
+        throw validationFailed([
+          { in: 'body', pointer: '/handle', message: 'must be 2-32 characters of a-z 0-9 _ -' },
+        ]);
+      if (!displayName)
+        throw validationFailed([{ in: 'body', pointer: '/display_name', message: 'must not be blank' }]);
       const creator = await upsertCreator(db, signedInUserId(request), { handle, displayName, bio });
-      if (creator === 'handle_taken') throw new ProblemError(409, 'handle_taken', `The handle "${handle}" belongs to another creator.`);
+      if (creator === 'handle_taken')
+        throw new ProblemError(409, 'handle_taken', `The handle "${handle}" belongs to another creator.`);
       return { status: 200, body: toCreator(creator) };
     },
 
@@ -61,8 +66,14 @@ export function creatorHandlers({ db }: { db: Kysely<Database> }) {
       return {
         status: 200,
         body: {
-          items: page.map((bot) => ({ bot: toBotSummary(bot), status: bot.creator_user_id === userId ? ('claimed' as const) : ('pending' as const) })),
-          next_cursor: rows.length > limit && last ? encodeCursor('my-bots', [last.created_at.toISOString(), last.id]) : null,
+          items: page.map((bot) => ({
+            bot: toBotSummary(bot),
+            status: bot.creator_user_id === userId ? ('claimed' as const) : ('pending' as const),
+          })),
+          next_cursor:
+            rows.length > limit && last
+              ? encodeCursor('my-bots', [last.created_at.toISOString(), last.id])
+              : null,
         },
       };
     },
@@ -72,7 +83,12 @@ export function creatorHandlers({ db }: { db: Kysely<Database> }) {
       if (!(await findCreatorByUserId(db, userId))) throw creatorRequired();
       const outcome = await claimBotByCode(db, userId, hashSecret(body.claim_code));
       if ('error' in outcome) {
-        if (outcome.error === 'claimed') throw new ProblemError(409, 'claim_code_used', 'This claim code has been used: the bot is claimed.');
+        if (outcome.error === 'claimed')
+          throw new ProblemError(
+            409,
+            'claim_code_used',
+            'This claim code has been used: the bot is claimed.',
+          );
         if (outcome.error === 'creator_required') throw creatorRequired();
         throw notFound('No bot has this claim code.');
       }
@@ -82,7 +98,10 @@ export function creatorHandlers({ db }: { db: Kysely<Database> }) {
     async getCreator({ params }) {
       const creator = await findCreatorByHandle(db, params.handle.toLowerCase());
       if (!creator) throw notFound(`No creator has the handle ${params.handle}.`);
-      const [bots, guesses] = await Promise.all([listClaimedBots(db, creator.user_id), tallyGuesses(db, creator.user_id)]);
+      const [bots, guesses] = await Promise.all([
+        listClaimedBots(db, creator.user_id),
+        tallyGuesses(db, creator.user_id),
+      ]);
       return { status: 200, body: { ...toCreator(creator), guesses, bots: bots.map(toBotSummary) } };
     },
 
@@ -101,10 +120,18 @@ export function creatorHandlers({ db }: { db: Kysely<Database> }) {
         result,
       });
       if (row === 'creator_required') throw creatorRequired();
-      return { status: 201, body: toCreatorAssessment(row, describeType(creatorQuestionnaires.get(row.version)!, row.type)) };
+      return {
+        status: 201,
+        body: toCreatorAssessment(row, describeType(creatorQuestionnaires.get(row.version)!, row.type)),
+      };
     },
   } satisfies Pick<
     HandlerMap,
-    'upsertCreatorProfile' | 'listMyBots' | 'claimBot' | 'getCreator' | 'getCreatorQuestions' | 'submitCreatorAssessment'
+    | 'upsertCreatorProfile'
+    | 'listMyBots'
+    | 'claimBot'
+    | 'getCreator'
+    | 'getCreatorQuestions'
+    | 'submitCreatorAssessment'
   >;
 }

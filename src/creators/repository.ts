@@ -35,20 +35,37 @@ export async function upsertCreator(
   try {
     return await db
       .insertInto('creators')
-      .values({ user_id: userId, handle: profile.handle, display_name: profile.displayName, bio: profile.bio })
+      .values({
+        user_id: userId,
+        handle: profile.handle,
+        display_name: profile.displayName,
+        bio: profile.bio,
+      })
       .onConflict((oc) =>
-        oc.column('user_id').doUpdateSet({ handle: profile.handle, display_name: profile.displayName, bio: profile.bio, updated_at: sql`now()` }),
+        oc.column('user_id').doUpdateSet({
+          handle: profile.handle,
+          display_name: profile.displayName,
+          bio: profile.bio,
+          updated_at: sql`now()`,
+        }),
       )
       .returningAll()
       .executeTakeFirstOrThrow();
   } catch (error) {
-    if ((error as { code?: string; constraint?: string }).constraint === 'creators_handle_key') return 'handle_taken';
+    if ((error as { code?: string; constraint?: string }).constraint === 'creators_handle_key')
+      return 'handle_taken';
     throw error;
   }
 }
 
 export function toCreator(row: CreatorRow): Creator {
-  return { handle: row.handle, display_name: row.display_name, bio: row.bio, type: row.type as CreatorType | null, created_at: row.created_at.toISOString() };
+  return {
+    handle: row.handle,
+    display_name: row.display_name,
+    bio: row.bio,
+    type: row.type as CreatorType | null,
+    created_at: row.created_at.toISOString(),
+  };
 }
 
 /** How many of the creator's claimed bots guessed a type, and how many guessed their current type. */
@@ -71,17 +88,29 @@ export async function tallyGuesses(db: Db, userId: string): Promise<GuessTally> 
  */
 export async function insertCreatorAssessment(
   db: Db,
-  submission: { userId: string; version: number; answers: Record<string, number>; result: Result<CreatorTraits, CreatorType> },
+  submission: {
+    userId: string;
+    version: number;
+    answers: Record<string, number>;
+    result: Result<CreatorTraits, CreatorType>;
+  },
 ) {
   const { result } = submission;
   try {
     return await db.transaction().execute(async (trx) => {
       const row = await trx
         .insertInto('creator_assessments')
-        .values({ ...scoredResultValues(submission.version, submission.answers, result), user_id: submission.userId })
+        .values({
+          ...scoredResultValues(submission.version, submission.answers, result),
+          user_id: submission.userId,
+        })
         .returningAll()
         .executeTakeFirstOrThrow();
-      await trx.updateTable('creators').set({ type: result.type, updated_at: sql`now()` }).where('user_id', '=', submission.userId).execute();
+      await trx
+        .updateTable('creators')
+        .set({ type: result.type, updated_at: sql`now()` })
+        .where('user_id', '=', submission.userId)
+        .execute();
       return row;
     });
   } catch (error) {
@@ -96,7 +125,14 @@ export function toCreatorAssessment(row: CreatorAssessmentRow, summary: string):
   return toScoredResult<CreatorTraits, CreatorType>(row, summary);
 }
 
-const summaryColumns = ['bots.id', 'bots.name', 'bots.model', 'bots.type', 'bots.creator_user_id', 'bots.created_at'] as const;
+const summaryColumns = [
+  'bots.id',
+  'bots.name',
+  'bots.model',
+  'bots.type',
+  'bots.creator_user_id',
+  'bots.created_at',
+] as const;
 
 /** The bots a creator claimed, oldest claim first. */
 export async function listClaimedBots(db: Db, userId: string) {
@@ -113,14 +149,23 @@ export async function listClaimedBots(db: Db, userId: string) {
  * A page of the signed-in creator's bots, claimed and pending (unclaimed bots that named their
  * handle) together, oldest registration first, after the keyset `after` ([created_at, id]).
  */
-export async function listBotsOfCreator(db: Db, userId: string, handle: string | null, limit: number, after: CursorKey | undefined) {
+export async function listBotsOfCreator(
+  db: Db,
+  userId: string,
+  handle: string | null,
+  limit: number,
+  after: CursorKey | undefined,
+) {
   let query = db
     .selectFrom('bots')
     .select(summaryColumns)
     .where((eb) =>
       handle === null
         ? eb('creator_user_id', '=', userId)
-        : eb.or([eb('creator_user_id', '=', userId), eb.and([eb('creator_user_id', 'is', null), eb('requested_creator_handle', '=', handle)])]),
+        : eb.or([
+            eb('creator_user_id', '=', userId),
+            eb.and([eb('creator_user_id', 'is', null), eb('requested_creator_handle', '=', handle)]),
+          ]),
     );
   if (after) query = query.where(sql<boolean>`(bots.created_at, bots.id) > (${sql.join(after)})`);
   return query.orderBy('bots.created_at').orderBy('bots.id').limit(limit).execute();
@@ -129,7 +174,13 @@ export async function listBotsOfCreator(db: Db, userId: string, handle: string |
 type SummaryRow = Awaited<ReturnType<typeof listClaimedBots>>[number];
 
 export function toBotSummary(row: SummaryRow): BotSummary {
-  return { id: row.id, name: row.name, model: row.model, type: row.type as BotType | null, verified: row.creator_user_id !== null };
+  return {
+    id: row.id,
+    name: row.name,
+    model: row.model,
+    type: row.type as BotType | null,
+    verified: row.creator_user_id !== null,
+  };
 }
 
 export type ClaimOutcome = { bot: BotWithCreator } | { error: 'not_found' | 'claimed' | 'creator_required' };
@@ -149,10 +200,15 @@ export async function claimBotByCode(db: Db, userId: string, claimCodeHash: stri
       .returning('id')
       .executeTakeFirst();
   } catch (error) {
-    if ((error as { constraint?: string }).constraint === 'bots_creator_user_id_fkey') return { error: 'creator_required' };
+    if ((error as { constraint?: string }).constraint === 'bots_creator_user_id_fkey')
+      return { error: 'creator_required' };
     throw error;
   }
   if (claimed) return { bot: (await findBotById(db, claimed.id))! };
-  const exists = await db.selectFrom('bots').select('id').where('claim_code_hash', '=', claimCodeHash).executeTakeFirst();
+  const exists = await db
+    .selectFrom('bots')
+    .select('id')
+    .where('claim_code_hash', '=', claimCodeHash)
+    .executeTakeFirst();
   return { error: exists ? 'claimed' : 'not_found' };
 }

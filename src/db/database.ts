@@ -26,7 +26,12 @@ export interface DatabaseOptions {
 export async function openDatabase({ databaseUrl, pgliteDir }: DatabaseOptions): Promise<OpenDatabase> {
   if (databaseUrl) {
     // Bounded waits: a database that stops answering yields 503s, not requests that hang.
-    const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: 5_000, statement_timeout: 15_000 });
+    const pool = new pg.Pool({
+      connectionString: databaseUrl,
+      max: 10,
+      connectionTimeoutMillis: 5_000,
+      statement_timeout: 15_000,
+    });
     // A client losing its server (a restart) must not crash the process: an idle one is dropped
     // by the pool, and one checked out (mid-transaction) fails its current or next query, which the
     // request answers with a 503. Its own 'error' event would otherwise be uncaught.
@@ -86,7 +91,8 @@ async function lockDataDirectory(directory: string): Promise<() => Promise<void>
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     const owner = Number((await readFile(lockFile, 'utf8').catch(() => '')).trim());
-    if (Number.isInteger(owner) && owner > 0 && isRunning(owner)) throw new DataDirectoryInUseError(directory, owner);
+    if (Number.isInteger(owner) && owner > 0 && isRunning(owner))
+      throw new DataDirectoryInUseError(directory, owner);
     await rm(lockFile, { force: true });
   }
 }
@@ -101,7 +107,17 @@ function isRunning(pid: number): boolean {
 }
 
 // Connection failures, server shutdown (57P0x), and statement_timeout (57014).
-const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '57014']);
+const unavailableCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '57014',
+]);
 
 /** Whether an error means "the database cannot be reached right now" (retryable) rather than a bug. */
 export function isDatabaseUnavailable(error: unknown): boolean {
@@ -111,6 +127,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (error instanceof AggregateError) return error.errors.some(isDatabaseUnavailable);
   return (
     typeof message === 'string' &&
-    /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message)
+    /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+      message,
+    )
   );
 }

@@ -23,7 +23,9 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
 
 /** Whether every migration in the folder is recorded as applied (false when nothing is, yet). */
 async function isUpToDate(db: Kysely<Database>): Promise<boolean> {
-  const names = (await fs.readdir(migrationFolder)).filter((file) => /\.(js|ts)$/.test(file) && !file.endsWith('.d.ts')).map((file) => file.replace(/\.(js|ts)$/, ''));
+  const names = (await fs.readdir(migrationFolder))
+    .filter((file) => /\.(js|ts)$/.test(file) && !file.endsWith('.d.ts'))
+    .map((file) => file.replace(/\.(js|ts)$/, ''));
   try {
     const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
     const applied = new Set(rows.map((row) => row.name));

@@ -10,7 +10,6 @@ import {
   type DatabaseConnection,
   type Dialect,
   type Driver,
-  type Kysely,
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
@@ -23,8 +22,7 @@ export class PGliteDialect implements Dialect {
   createDriver(): Driver {
     return new PGliteDriver(this.pglite);
   }
-  // Kysely's own interface types this parameter as Kysely<any>.
-  createIntrospector(db: Kysely<any>) {
+  createIntrospector(db: Parameters<Dialect['createIntrospector']>[0]) {
     return new PostgresIntrospector(db);
   }
   createQueryCompiler() {
@@ -82,7 +80,7 @@ class PGliteConnection implements DatabaseConnection {
     };
   }
 
-  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+  streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('Streaming queries are not supported on PGlite.');
   }
 }

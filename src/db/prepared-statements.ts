@@ -41,13 +41,15 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
           if (typeof textOrCursor !== 'string') return client.query(textOrCursor as pg.Submittable);
           const name = nameOf(textOrCursor);
           if (name === undefined) return client.query(textOrCursor, values as unknown[]);
-          return client.query({ name, text: textOrCursor, values: values as unknown[] }).catch((error: unknown) => {
-            if (stalePreparedStatementCodes.has((error as { code?: string }).code ?? '')) {
-              names.clear();
-              generation++;
-            }
-            throw error;
-          }) as Promise<PostgresQueryResult<unknown>>;
+          return client
+            .query({ name, text: textOrCursor, values: values as unknown[] })
+            .catch((error: unknown) => {
+              if (stalePreparedStatementCodes.has((error as { code?: string }).code ?? '')) {
+                names.clear();
+                generation++;
+              }
+              throw error;
+            }) as Promise<PostgresQueryResult<unknown>>;
         }) as PostgresPoolClient['query'],
         release: () => client.release(),
       };

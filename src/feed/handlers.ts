@@ -61,7 +61,13 @@ export function feedHandlers({ db, config }: { db: Kysely<Database>; config: Con
       const limit = query.limit ?? defaultLimit;
       const kind = `feed:${sort}`;
       const after = query.cursor ? decodeCursor(query.cursor, kind, feedCursorParts[sort]) : undefined;
-      const rows = await listPosts(db, { sort, category: query.category, bot: query.bot, limit: limit + 1, after });
+      const rows = await listPosts(db, {
+        sort,
+        category: query.category,
+        bot: query.bot,
+        limit: limit + 1,
+        after,
+      });
       const page = rows.slice(0, limit);
       const body = {
         items: page.map(toPost),
@@ -86,13 +92,17 @@ export function feedHandlers({ db, config }: { db: Kysely<Database>; config: Con
     async getPost({ params }) {
       const post = await findPost(db, params.id);
       if (!post) throw notFound(`No post has the id ${params.id}.`);
-      return { status: 200, body: { post: toPost(post), comments: await commentPage(post.id, defaultLimit, undefined) } };
+      return {
+        status: 200,
+        body: { post: toPost(post), comments: await commentPage(post.id, defaultLimit, undefined) },
+      };
     },
 
     async listComments({ params, query }) {
       const page = await commentPage(params.id, query.limit ?? defaultLimit, query.cursor);
       // An empty first page may be a post nobody answered yet, or no post at all.
-      if (page.items.length === 0 && !(await findPost(db, params.id))) throw notFound(`No post has the id ${params.id}.`);
+      if (page.items.length === 0 && !(await findPost(db, params.id)))
+        throw notFound(`No post has the id ${params.id}.`);
       return { status: 200, body: page };
     },
 
@@ -101,10 +111,17 @@ export function feedHandlers({ db, config }: { db: Kysely<Database>; config: Con
       const text = body.body.trim();
       if (!text) throw validationFailed([{ in: 'body', pointer: '/body', message: 'must not be blank' }]);
 
-      const outcome = await insertComment(db, { postId: params.id, botId: bot.id, body: text, parentId: body.parent_id ?? null });
+      const outcome = await insertComment(db, {
+        postId: params.id,
+        botId: bot.id,
+        body: text,
+        parentId: body.parent_id ?? null,
+      });
       if ('error' in outcome) {
         if (outcome.error === 'post_not_found') throw notFound(`No post has the id ${params.id}.`);
-        throw validationFailed([{ in: 'body', pointer: '/parent_id', message: 'must be a comment of the same post' }]);
+        throw validationFailed([
+          { in: 'body', pointer: '/parent_id', message: 'must be a comment of the same post' },
+        ]);
       }
       return { status: 201, body: toComment(outcome.comment) };
     },
@@ -123,15 +140,26 @@ export function feedHandlers({ db, config }: { db: Kysely<Database>; config: Con
       const caller = await callingBotNamed(db, request, params.id);
       // The database's clock, which stamped every post and comment compared against it.
       const { now, oldestInProgress } = await readHeartbeatClock(db);
-      const requested = query.since === undefined ? now.getTime() - activityDefaultMs : Date.parse(query.since);
+      const requested =
+        query.since === undefined ? now.getTime() - activityDefaultMs : Date.parse(query.since);
       // The format check admits a leap second (23:59:60), which no clock here can place.
-      if (Number.isNaN(requested)) throw validationFailed([{ in: 'query', pointer: '/since', message: 'must be a date-time this server can place in time' }]);
+      if (Number.isNaN(requested))
+        throw validationFailed([
+          { in: 'query', pointer: '/since', message: 'must be a date-time this server can place in time' },
+        ]);
       const since = new Date(Math.min(now.getTime(), Math.max(requested, now.getTime() - activityMaxMs)));
       const [bot, replies, newPosts, [trending]] = await Promise.all([
         findBotById(db, caller.id),
         listRepliesToBot(db, caller.id, since, maxReplies),
         countPostsByOthersSince(db, caller.id, since, newPostsCap),
-        listPosts(db, { sort: 'hot', category: undefined, bot: undefined, notBy: caller.id, limit: 1, after: undefined }),
+        listPosts(db, {
+          sort: 'hot',
+          category: undefined,
+          bot: undefined,
+          notBy: caller.id,
+          limit: 1,
+          after: undefined,
+        }),
       ]);
       const trendingPost = trending ? toPost(trending) : null;
       return {
@@ -140,14 +168,24 @@ export function feedHandlers({ db, config }: { db: Kysely<Database>; config: Con
           since: since.toISOString(),
           // Just before the oldest write still in progress: its comment may yet commit with an earlier created_at.
           next_since: new Date(oldestInProgress.getTime() - 1).toISOString(),
-          replies_to_your_posts: replies.map((reply) => ({ comment: toComment(reply), post: { id: reply.post_id, title: reply.post_title } })),
+          replies_to_your_posts: replies.map((reply) => ({
+            comment: toComment(reply),
+            post: { id: reply.post_id, title: reply.post_title },
+          })),
           new_posts_count: newPosts,
           trending_post: trendingPost,
-          suggestions: activitySuggestions(config, bot!, { replies: replies.length, newPosts, trending: trendingPost }),
+          suggestions: activitySuggestions(config, bot!, {
+            replies: replies.length,
+            newPosts,
+            trending: trendingPost,
+          }),
         },
       };
     },
-  } satisfies Pick<HandlerMap, 'getFeed' | 'createPost' | 'getPost' | 'listComments' | 'commentOnPost' | 'voteOnPost' | 'getBotActivity'>;
+  } satisfies Pick<
+    HandlerMap,
+    'getFeed' | 'createPost' | 'getPost' | 'listComments' | 'commentOnPost' | 'voteOnPost' | 'getBotActivity'
+  >;
 }
 
 /** What a bot could usefully do next, most useful first; each names the request that does it. */
@@ -158,7 +196,9 @@ function activitySuggestions(
 ): string[] {
   const suggestions: string[] = [];
   if (bot.type === null) {
-    suggestions.push('Take the assessment to get your type: GET /api/test/questions, then POST /api/test/submit with an answer to every question.');
+    suggestions.push(
+      'Take the assessment to get your type: GET /api/test/questions, then POST /api/test/submit with an answer to every question.',
+    );
   }
   if (seen.replies > 0) {
     suggestions.push(
@@ -166,16 +206,25 @@ function activitySuggestions(
     );
   }
   if (bot.type !== null && bot.accuracy_rating === null) {
-    suggestions.push(`Say how well "${bot.type}" fits you: POST ${config.publicUrl}/api/bots/${bot.name}/rate-accuracy with a rating from 1 to 5.`);
+    suggestions.push(
+      `Say how well "${bot.type}" fits you: POST ${config.publicUrl}/api/bots/${bot.name}/rate-accuracy with a rating from 1 to 5.`,
+    );
   }
   if (seen.trending) {
-    suggestions.push(`Read the trending post "${seen.trending.title}" by ${seen.trending.author.name} and vote on it: POST /api/feed/posts/${seen.trending.id}/vote.`);
+    suggestions.push(
+      `Read the trending post "${seen.trending.title}" by ${seen.trending.author.name} and vote on it: POST /api/feed/posts/${seen.trending.id}/vote.`,
+    );
   }
   if (seen.newPosts > 0) {
-    suggestions.push(`Catch up on ${seen.newPosts === newPostsCap ? 'the 10,000+' : `the ${seen.newPosts}`} new ${seen.newPosts === 1 ? 'post' : 'posts'}: GET /api/feed?sort=new.`);
+    suggestions.push(
+      `Catch up on ${seen.newPosts === newPostsCap ? 'the 10,000+' : `the ${seen.newPosts}`} new ${seen.newPosts === 1 ? 'post' : 'posts'}: GET /api/feed?sort=new.`,
+    );
   }
-  if (bot.post_count === 0) suggestions.push('Introduce yourself in The Lobby: POST /api/feed/posts with a category such as results or existential.');
-  if (bot.creator_user_id === null) suggestions.push('Give your claim code to your creator, so they can claim you and you show as verified.');
+  if (bot.post_count === 0)
+    suggestions.push(
+      'Introduce yourself in The Lobby: POST /api/feed/posts with a category such as results or existential.',
+    );
+  if (bot.creator_user_id === null)
+    suggestions.push('Give your claim code to your creator, so they can claim you and you show as verified.');
   return suggestions;
 }
-

@@ -31,7 +31,11 @@ const authorColumns = [
 ] as const;
 
 function selectPosts(db: Db) {
-  return db.selectFrom('posts').innerJoin('bots', 'bots.id', 'posts.bot_id').selectAll('posts').select(authorColumns);
+  return db
+    .selectFrom('posts')
+    .innerJoin('bots', 'bots.id', 'posts.bot_id')
+    .selectAll('posts')
+    .select(authorColumns);
 }
 export type PostRow = Awaited<ReturnType<ReturnType<typeof selectPosts>['executeTakeFirstOrThrow']>>;
 
@@ -63,15 +67,24 @@ export function feedQuery(db: Db, { sort, category, bot, notBy, limit, after }: 
   let page = db.selectFrom('posts').selectAll('posts');
   if (category) page = page.where('posts.category', '=', category);
   if (bot) {
-    const byName = db.selectFrom('bots').select('bots.id').where(sql<string>`lower(bots.name)`, '=', bot.toLowerCase());
+    const byName = db
+      .selectFrom('bots')
+      .select('bots.id')
+      .where(sql<string>`lower(bots.name)`, '=', bot.toLowerCase());
     page = page.where('posts.bot_id', '=', isBotId(bot) ? bot : byName);
   }
   if (notBy) page = page.where('posts.bot_id', '<>', notBy);
   if (after) {
-    page = page.where(sql<boolean>`(${sql.join(keys.map((k) => sql.ref(`posts.${k}`)))}) < (${sql.join(after)})`);
+    page = page.where(
+      sql<boolean>`(${sql.join(keys.map((k) => sql.ref(`posts.${k}`)))}) < (${sql.join(after)})`,
+    );
   }
   for (const key of keys) page = page.orderBy(`posts.${key}`, 'desc');
-  let query = db.selectFrom(page.limit(limit).as('posts')).innerJoin('bots', 'bots.id', 'posts.bot_id').selectAll('posts').select(authorColumns);
+  let query = db
+    .selectFrom(page.limit(limit).as('posts'))
+    .innerJoin('bots', 'bots.id', 'posts.bot_id')
+    .selectAll('posts')
+    .select(authorColumns);
   for (const key of keys) query = query.orderBy(`posts.${key}`, 'desc');
   return query;
 }
@@ -88,9 +101,17 @@ export async function findPost(db: Db, id: string): Promise<PostRow | undefined>
  * One statement, so one round trip and no transaction held open across the network: the post goes
  * in, its author's post_count moves, and the new post comes back with its author.
  */
-export async function insertPost(db: Kysely<Database>, post: { botId: string; category: Category; title: string; body: string }): Promise<PostRow> {
+export async function insertPost(
+  db: Kysely<Database>,
+  post: { botId: string; category: Category; title: string; body: string },
+): Promise<PostRow> {
   return db
-    .with('inserted', (db) => db.insertInto('posts').values({ bot_id: post.botId, category: post.category, title: post.title, body: post.body }).returningAll())
+    .with('inserted', (db) =>
+      db
+        .insertInto('posts')
+        .values({ bot_id: post.botId, category: post.category, title: post.title, body: post.body })
+        .returningAll(),
+    )
     .with('author', (db) =>
       db
         .updateTable('bots')
@@ -101,14 +122,25 @@ export async function insertPost(db: Kysely<Database>, post: { botId: string; ca
     .selectFrom('inserted')
     .innerJoin('author', 'author.id', 'inserted.bot_id')
     .selectAll('inserted')
-    .select(['author.name as author_name', 'author.model as author_model', 'author.type as author_type', 'author.verified as author_verified'])
+    .select([
+      'author.name as author_name',
+      'author.model as author_model',
+      'author.type as author_type',
+      'author.verified as author_verified',
+    ])
     .executeTakeFirstOrThrow();
 }
 
 export function toPost(row: PostRow): Post {
   return {
     id: row.id,
-    author: { id: row.bot_id, name: row.author_name, model: row.author_model, type: row.author_type as BotType | null, verified: row.author_verified },
+    author: {
+      id: row.bot_id,
+      name: row.author_name,
+      model: row.author_model,
+      type: row.author_type as BotType | null,
+      verified: row.author_verified,
+    },
     category: row.category as Category,
     title: row.title,
     body: row.body,
@@ -121,12 +153,21 @@ export function toPost(row: PostRow): Post {
 }
 
 function selectComments(db: Db) {
-  return db.selectFrom('comments').innerJoin('bots', 'bots.id', 'comments.bot_id').selectAll('comments').select(authorColumns);
+  return db
+    .selectFrom('comments')
+    .innerJoin('bots', 'bots.id', 'comments.bot_id')
+    .selectAll('comments')
+    .select(authorColumns);
 }
 type CommentRow = Awaited<ReturnType<ReturnType<typeof selectComments>['executeTakeFirstOrThrow']>>;
 
 /** A post's comments, oldest first, after the given (created_at, id) key. */
-export async function listComments(db: Db, postId: string, limit: number, after: CursorKey | undefined): Promise<CommentRow[]> {
+export async function listComments(
+  db: Db,
+  postId: string,
+  limit: number,
+  after: CursorKey | undefined,
+): Promise<CommentRow[]> {
   let query = selectComments(db).where('comments.post_id', '=', postId);
   if (after) query = query.where(sql<boolean>`(comments.created_at, comments.id) > (${sql.join(after)})`);
   return query.orderBy('comments.created_at').orderBy('comments.id').limit(limit).execute();
@@ -157,13 +198,25 @@ export async function readHeartbeatClock(db: Db): Promise<{ now: Date; oldestInP
     select date_trunc('milliseconds', now()) as now,
            date_trunc('milliseconds', least(now(), coalesce((
              select min(xact_start) from pg_stat_activity
-             where datname = current_database() and pid <> pg_backend_pid() and xact_start is not null), now()))) as oldest_in_progress`.execute(db);
+             where datname = current_database() and pid <> pg_backend_pid() and xact_start is not null), now()))) as oldest_in_progress`.execute(
+    db,
+  );
   return { now: rows[0]!.now, oldestInProgress: rows[0]!.oldest_in_progress };
 }
 
 /** Posts by other bots made after `since`, counted up to `cap` (so a busy week costs no more than `cap` index entries). */
-export async function countPostsByOthersSince(db: Db, botId: string, since: Date, cap: number): Promise<number> {
-  const recent = db.selectFrom('posts').select('posts.id').where('posts.created_at', '>', since).where('posts.bot_id', '<>', botId).limit(cap);
+export async function countPostsByOthersSince(
+  db: Db,
+  botId: string,
+  since: Date,
+  cap: number,
+): Promise<number> {
+  const recent = db
+    .selectFrom('posts')
+    .select('posts.id')
+    .where('posts.created_at', '>', since)
+    .where('posts.bot_id', '<>', botId)
+    .limit(cap);
   const { count } = await db
     .selectFrom(recent.as('recent'))
     .select((eb) => eb.fn.countAll<string | number>().as('count'))
@@ -186,15 +239,31 @@ export async function insertComment(
     return await db.transaction().execute(async (trx) => {
       const { id } = await trx
         .insertInto('comments')
-        .values({ post_id: comment.postId, bot_id: comment.botId, body: comment.body, parent_id: comment.parentId })
+        .values({
+          post_id: comment.postId,
+          bot_id: comment.botId,
+          body: comment.body,
+          parent_id: comment.parentId,
+        })
         .returning('id')
         .executeTakeFirstOrThrow();
-      await trx.updateTable('posts').set({ comment_count: sql`comment_count + 1` }).where('id', '=', comment.postId).execute();
-      await trx.updateTable('bots').set({ comment_count: sql`comment_count + 1` }).where('id', '=', comment.botId).execute();
+      await trx
+        .updateTable('posts')
+        .set({ comment_count: sql`comment_count + 1` })
+        .where('id', '=', comment.postId)
+        .execute();
+      await trx
+        .updateTable('bots')
+        .set({ comment_count: sql`comment_count + 1` })
+        .where('id', '=', comment.botId)
+        .execute();
       return { comment: await selectComments(trx).where('comments.id', '=', id).executeTakeFirstOrThrow() };
     });
   } catch (error) {
-    const constraint = (error as { code?: string; constraint?: string }).code === '23503' ? (error as { constraint?: string }).constraint : undefined;
+    const constraint =
+      (error as { code?: string; constraint?: string }).code === '23503'
+        ? (error as { constraint?: string }).constraint
+        : undefined;
     if (constraint === 'comments_post_id_fkey') return { error: 'post_not_found' };
     if (constraint === 'comments_parent_same_post_fkey') return { error: 'foreign_parent' };
     throw error;
@@ -206,7 +275,13 @@ export function toComment(row: CommentRow): Comment {
     id: row.id,
     post_id: row.post_id,
     parent_id: row.parent_id,
-    author: { id: row.bot_id, name: row.author_name, model: row.author_model, type: row.author_type as BotType | null, verified: row.author_verified },
+    author: {
+      id: row.bot_id,
+      name: row.author_name,
+      model: row.author_model,
+      type: row.author_type as BotType | null,
+      verified: row.author_verified,
+    },
     body: row.body,
     created_at: row.created_at.toISOString(),
   };
@@ -224,9 +299,20 @@ export type VoteOutcome =
  * previous vote read is the one being replaced; the counters then move by the exact difference, in
  * the same transaction, with the two bots locked in id order.
  */
-export async function castVote(db: Kysely<Database>, vote: { postId: string; botId: string; direction: Direction }): Promise<VoteOutcome> {
-  const { rows } = await sql<{ outcome: 'post_not_found' | 'self_vote' | 'unchanged' | 'changed'; post_id: string; upvotes: number; downvotes: number; score: number }>`
-    select outcome, post_id, upvotes, downvotes, score from cast_vote(${vote.postId}, ${vote.botId}, ${directionValue[vote.direction]}::smallint)`.execute(db);
+export async function castVote(
+  db: Kysely<Database>,
+  vote: { postId: string; botId: string; direction: Direction },
+): Promise<VoteOutcome> {
+  const { rows } = await sql<{
+    outcome: 'post_not_found' | 'self_vote' | 'unchanged' | 'changed';
+    post_id: string;
+    upvotes: number;
+    downvotes: number;
+    score: number;
+  }>`
+    select outcome, post_id, upvotes, downvotes, score from cast_vote(${vote.postId}, ${vote.botId}, ${directionValue[vote.direction]}::smallint)`.execute(
+    db,
+  );
   const { outcome, ...counts } = rows[0]!;
   if (outcome === 'post_not_found' || outcome === 'self_vote') return { error: outcome };
   return counts;

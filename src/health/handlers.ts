@@ -16,14 +16,20 @@ export function healthHandlers({ db }: { db: Kysely<Database> }) {
         await sql`select 1`.execute(db);
       } catch (error) {
         request.log.warn({ err: error }, 'readiness check failed');
-        throw new ProblemError(503, 'unavailable', 'The database is unavailable.', { headers: { 'retry-after': 5 } });
+        throw new ProblemError(503, 'unavailable', 'The database is unavailable.', {
+          headers: { 'retry-after': 5 },
+        });
       }
       return { status: 200, body: { status: 'ready' } };
     },
 
     async getMetrics({ request }) {
       const registry = request.server.metrics;
-      return { status: 200, body: await registry.metrics(), headers: { 'content-type': registry.contentType } };
+      return {
+        status: 200,
+        body: await registry.metrics(),
+        headers: { 'content-type': registry.contentType },
+      };
     },
   } satisfies Pick<HandlerMap, 'getHealth' | 'getReadiness' | 'getMetrics'>;
 }

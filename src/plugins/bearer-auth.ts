@@ -1,7 +1,7 @@
 // Bot authentication (the spec's `bearerAuth`): resolves `Authorization: Bearer <api_key>` to its
 // bot, or answers 401 with a WWW-Authenticate challenge (RFC 6750). Malformed and checksum-broken
 // keys are refused before any database lookup.
-import type { FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Kysely } from 'kysely';
 import { hashSecret, isWellFormedApiKey } from '../bots/api-key.js';
 import { findBotByApiKeyHash } from '../bots/repository.js';
@@ -17,27 +17,39 @@ declare module 'fastify' {
 
 const realm = 'realm="bot-platform"';
 
-export function bearerAuth(db: Kysely<Database>): onRequestHookHandler {
+export function bearerAuth(db: Kysely<Database>): onRequestAsyncHookHandler {
   return async function authenticateBot(request) {
     const header = request.headers.authorization;
-    if (!header) throw unauthorized('Send the API key as "Authorization: Bearer <api_key>".', `Bearer ${realm}`);
+    if (!header)
+      throw unauthorized('Send the API key as "Authorization: Bearer <api_key>".', `Bearer ${realm}`);
     const match = /^Bearer +(\S+) *$/i.exec(header);
     if (!match) {
-      throw unauthorized('The Authorization header must be "Bearer <api_key>".', `Bearer ${realm}, error="invalid_request"`);
+      throw unauthorized(
+        'The Authorization header must be "Bearer <api_key>".',
+        `Bearer ${realm}, error="invalid_request"`,
+      );
     }
     const key = match[1]!;
     if (!isWellFormedApiKey(key)) {
-      throw unauthorized('The API key is malformed or its checksum does not match.', invalidToken('The API key is malformed'));
+      throw unauthorized(
+        'The API key is malformed or its checksum does not match.',
+        invalidToken('The API key is malformed'),
+      );
     }
     const bot = await findBotByApiKeyHash(db, hashSecret(key));
-    if (!bot) throw unauthorized('The API key is not valid: it is unknown, rotated or revoked.', invalidToken('The API key is not valid'));
+    if (!bot)
+      throw unauthorized(
+        'The API key is not valid: it is unknown, rotated or revoked.',
+        invalidToken('The API key is not valid'),
+      );
     request.bot = bot;
   };
 }
 
 /** The bot a bearerAuth operation was called by; the hook guarantees it is there. */
 export function authenticatedBot(request: FastifyRequest): BotRow {
-  if (!request.bot) throw new Error(`${request.routeOptions.config.operationId} used authenticatedBot without bearerAuth`);
+  if (!request.bot)
+    throw new Error(`${request.routeOptions.config.operationId} used authenticatedBot without bearerAuth`);
   return request.bot;
 }
 

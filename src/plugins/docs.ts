@@ -15,7 +15,8 @@ const logo = `<svg xmlns="http://www.w3.org/2000/svg" width="220" height="40" vi
 <rect x="11" y="26" width="18" height="4" rx="2" fill="#fff"/>
 <text x="50" y="27" font-family="system-ui, sans-serif" font-size="20" font-weight="700" fill="#fff">bot-platform</text></svg>`;
 
-const favicon = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 40 40"><rect width="40" height="40" rx="8" fill="#2b5fd9"/><circle cx="14" cy="17" r="4" fill="#fff"/><circle cx="26" cy="17" r="4" fill="#fff"/><rect x="11" y="26" width="18" height="4" rx="2" fill="#fff"/></svg>';
+const favicon =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 40 40"><rect width="40" height="40" rx="8" fill="#2b5fd9"/><circle cx="14" cy="17" r="4" fill="#fff"/><circle cx="26" cy="17" r="4" fill="#fff"/><rect x="11" y="26" width="18" height="4" rx="2" fill="#fff"/></svg>';
 
 /**
  * Swagger UI cannot set a cookie (browsers forbid it), so the cookieAuth box of its Authorize
@@ -36,7 +37,15 @@ export default fp<{ spec: OpenApiDocument; secure: boolean; publicUrl: string }>
       logo: { type: 'image/svg+xml', content: Buffer.from(logo), href: docsPrefix, target: '_self' },
       theme: {
         title: 'bot-platform API',
-        favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: Buffer.from(favicon) }],
+        favicon: [
+          {
+            filename: 'favicon.svg',
+            rel: 'icon',
+            sizes: 'any',
+            type: 'image/svg+xml',
+            content: Buffer.from(favicon),
+          },
+        ],
         js: [{ filename: 'no-cookie-box.js', content: withoutCookieBox }],
       },
       staticCSP: true,
@@ -53,7 +62,10 @@ export default fp<{ spec: OpenApiDocument; secure: boolean; publicUrl: string }>
  * upgrading requests to HTTPS would break every asset and every "Try it out".
  */
 function docsPolicy(header: string, secure: boolean): string {
-  const policy = header.replace(/style-src ([^;]*);/, (_, sources: string) => `style-src ${sources.trim()} 'unsafe-inline';`);
+  const policy = header.replace(
+    /style-src ([^;]*);/,
+    (_, sources: string) => `style-src ${sources.trim()} 'unsafe-inline';`,
+  );
   return secure ? policy : policy.replace(/\s*upgrade-insecure-requests;?/, '');
 }
 

@@ -27,7 +27,8 @@ export default fp(
       const problem = toProblem(error, request);
       // A bug needs its stack; an outage or a shutdown is worth a warning; a 501 is expected.
       if (problem.code === 'internal') request.log.error({ err: error }, 'request failed');
-      else if (problem.status >= 500) request.log.warn({ err: error, problem: problem.code }, 'request refused');
+      else if (problem.status >= 500)
+        request.log.warn({ err: error, problem: problem.code }, 'request refused');
       else if (problem.clientGone) request.log.info('the client closed the connection mid-request');
       return sendProblem(reply, request, problem);
     });
@@ -39,7 +40,15 @@ export default fp(
     });
 
     app.setNotFoundHandler(async (request, reply) =>
-      sendProblem(reply, request, new ProblemError(404, 'not_found', `No operation matches ${request.method} ${request.url.split('?')[0]}.`)),
+      sendProblem(
+        reply,
+        request,
+        new ProblemError(
+          404,
+          'not_found',
+          `No operation matches ${request.method} ${request.url.split('?')[0]}.`,
+        ),
+      ),
     );
   },
   { name: 'errors' },
@@ -54,7 +63,12 @@ export function sendProblem(reply: FastifyReply, request: FastifyRequest, proble
 }
 
 function clientGone(): ProblemError {
-  return new ProblemError(400, 'malformed_request', 'The client closed the connection before sending the whole request.', { clientGone: true });
+  return new ProblemError(
+    400,
+    'malformed_request',
+    'The client closed the connection before sending the whole request.',
+    { clientGone: true },
+  );
 }
 
 function toProblem(error: FastifyError, request: FastifyRequest): ProblemError {
@@ -62,7 +76,8 @@ function toProblem(error: FastifyError, request: FastifyRequest): ProblemError {
   if (error.validation) {
     const part = partNames[error.validationContext as keyof typeof partNames] ?? 'body';
     // A path that names something that cannot exist (a malformed id) is simply not found.
-    if (part === 'path') return new ProblemError(404, 'not_found', `Nothing exists at ${request.url.split('?')[0]}.`);
+    if (part === 'path')
+      return new ProblemError(404, 'not_found', `Nothing exists at ${request.url.split('?')[0]}.`);
     const found = fieldErrors(part, error.validation as ErrorObject[]);
     return validationFailed(found.slice(0, maxFieldErrors), found.length);
   }
@@ -71,12 +86,17 @@ function toProblem(error: FastifyError, request: FastifyRequest): ProblemError {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new ProblemError(400, 'malformed_json', 'The request body is not valid JSON.');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ProblemError(413, 'payload_too_large', `The request body is larger than ${request.server.initialConfig.bodyLimit} bytes.`);
+      return new ProblemError(
+        413,
+        'payload_too_large',
+        `The request body is larger than ${request.server.initialConfig.bodyLimit} bytes.`,
+      );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ProblemError(415, 'unsupported_media_type', 'Send the request body as application/json.');
   }
   // The client hung up while its body was being read: nobody to answer, and not a database outage.
-  if (request.raw.readableAborted || (error.code === 'ECONNRESET' && error.message === 'aborted')) return clientGone();
+  if (request.raw.readableAborted || (error.code === 'ECONNRESET' && error.message === 'aborted'))
+    return clientGone();
   if (isDatabaseUnavailable(error)) {
     return new ProblemError(503, 'unavailable', 'The database is unavailable. Retry shortly.', {
       headers: { 'retry-after': unavailableRetryAfter },
@@ -91,27 +111,48 @@ function toProblem(error: FastifyError, request: FastifyRequest): ProblemError {
 
 function fieldErrors(part: FieldError['in'], errors: ErrorObject[]): FieldError[] {
   // A bad property name is reported twice by Ajv: by the name's own schema and by propertyNames.
-  const reported = errors.filter((error) => error.propertyName === undefined || error.keyword === 'propertyNames');
+  const reported = errors.filter(
+    (error) => error.propertyName === undefined || error.keyword === 'propertyNames',
+  );
   // One problem per location (a number where an enum string belongs fails `type` and `enum`): the first says it.
   const byPointer = new Map<string, FieldError>();
   for (const error of reported.map(toFieldError)) {
-    const pointer = error.pointer.length > maxPointerLength ? `${error.pointer.slice(0, maxPointerLength - 1)}…` : error.pointer;
+    const pointer =
+      error.pointer.length > maxPointerLength
+        ? `${error.pointer.slice(0, maxPointerLength - 1)}…`
+        : error.pointer;
     if (!byPointer.has(pointer)) byPointer.set(pointer, { ...error, pointer });
   }
   return [...byPointer.values()];
 
   function toFieldError(error: ErrorObject): FieldError {
     if (error.keyword === 'required') {
-      return { in: part, pointer: `${error.instancePath}/${escape(error.params.missingProperty as string)}`, message: 'is required' };
+      return {
+        in: part,
+        pointer: `${error.instancePath}/${escape(error.params.missingProperty as string)}`,
+        message: 'is required',
+      };
     }
     if (error.keyword === 'additionalProperties') {
-      return { in: part, pointer: `${error.instancePath}/${escape(error.params.additionalProperty as string)}`, message: 'is not a known property' };
+      return {
+        in: part,
+        pointer: `${error.instancePath}/${escape(error.params.additionalProperty as string)}`,
+        message: 'is not a known property',
+      };
     }
     if (error.keyword === 'propertyNames') {
-      return { in: part, pointer: `${error.instancePath}/${escape(error.params.propertyName as string)}`, message: 'is not a known property' };
+      return {
+        in: part,
+        pointer: `${error.instancePath}/${escape(error.params.propertyName as string)}`,
+        message: 'is not a known property',
+      };
     }
     if (error.keyword === 'enum') {
-      return { in: part, pointer: error.instancePath, message: `must be one of ${(error.params.allowedValues as unknown[]).map(String).join(', ')}` };
+      return {
+        in: part,
+        pointer: error.instancePath,
+        message: `must be one of ${(error.params.allowedValues as unknown[]).map(String).join(', ')}`,
+      };
     }
     if (error.keyword === 'pattern' && textRules[error.params.pattern as string]) {
       return { in: part, pointer: error.instancePath, message: textRules[error.params.pattern as string]! };
@@ -125,8 +166,10 @@ function fieldErrors(part: FieldError['in'], errors: ErrorObject[]): FieldError[
 
 /** The spec's text rules (openapi.yaml, "Text"), said in words rather than as their patterns. */
 const textRules: Record<string, string> = {
-  '^[^\\u0000-\\u001F\\u007F-\\u009F\\u00AD\\u061C\\u180E\\u200B-\\u200F\\u2028-\\u202E\\u2060-\\u206F\\uFEFF\\uFFF9-\\uFFFB]+$': 'must not contain control, zero-width, line-separator or bidirectional-override characters',
-  '^[^\\u202A-\\u202E\\u2066-\\u2069]*$': 'must not contain bidirectional override or isolate characters (U+202A-202E, U+2066-2069)',
+  '^[^\\u0000-\\u001F\\u007F-\\u009F\\u00AD\\u061C\\u180E\\u200B-\\u200F\\u2028-\\u202E\\u2060-\\u206F\\uFEFF\\uFFF9-\\uFFFB]+$':
+    'must not contain control, zero-width, line-separator or bidirectional-override characters',
+  '^[^\\u202A-\\u202E\\u2066-\\u2069]*$':
+    'must not contain bidirectional override or isolate characters (U+202A-202E, U+2066-2069)',
 };
 
 function escape(segment: string): string {

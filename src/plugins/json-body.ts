@@ -19,7 +19,8 @@ function nestingDepth(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth);
@@ -35,7 +36,14 @@ export default fp(
     app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
       const charset = charsetParameter.exec(request.headers['content-type'] ?? '')?.[1]?.toLowerCase();
       if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-        done(new ProblemError(415, 'unsupported_media_type', 'Send the request body as application/json in UTF-8.'), undefined);
+        done(
+          new ProblemError(
+            415,
+            'unsupported_media_type',
+            'Send the request body as application/json in UTF-8.',
+          ),
+          undefined,
+        );
         return;
       }
       let text: string;
@@ -46,10 +54,17 @@ export default fp(
         return;
       }
       if (nestingDepth(text) > maxDepth) {
-        done(new ProblemError(400, 'malformed_json', `The request body nests arrays and objects deeper than ${maxDepth} levels.`), undefined);
+        done(
+          new ProblemError(
+            400,
+            'malformed_json',
+            `The request body nests arrays and objects deeper than ${maxDepth} levels.`,
+          ),
+          undefined,
+        );
         return;
       }
-      parseJson(request, text, done);
+      void parseJson(request, text, done);
     });
   },
   { name: 'json-body' },

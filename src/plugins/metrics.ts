@@ -3,7 +3,7 @@
 // by limit. `getMetrics` (GET /metrics) serves them; labels are bounded (operationIds, methods,
 // statuses, limit names), never a path or an id.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { ProblemError } from '../problems.js';
@@ -61,26 +61,36 @@ export default fp<MetricsOptions>(
 
     app.decorate('metrics', registry);
     app.addHook('onError', async (_request, _reply, error) => {
-      if (error instanceof ProblemError && error.status === 429) refusals.inc({ limit: error.limitName ?? 'unknown' });
+      if (error instanceof ProblemError && error.status === 429)
+        refusals.inc({ limit: error.limitName ?? 'unknown' });
     });
     app.addHook('onResponse', async (request, reply) => {
-      const operationId = request.routeOptions.config.operationId ?? (request.routeOptions.url ? 'docs' : 'unmatched');
-      duration.observe({ operationId, method: request.method, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+      const operationId =
+        request.routeOptions.config.operationId ?? (request.routeOptions.url ? 'docs' : 'unmatched');
+      duration.observe(
+        { operationId, method: request.method, status: String(reply.statusCode) },
+        reply.elapsedTime / 1000,
+      );
     });
   },
   { name: 'metrics' },
 );
 
 /** The metricsToken hook: with a METRICS_TOKEN, only a request bearing it may scrape; without one, anyone. */
-export function metricsAuth(token: string | undefined): onRequestHookHandler {
+export function metricsAuth(token: string | undefined): onRequestAsyncHookHandler {
   const expected = token === undefined ? undefined : createHash('sha256').update(token).digest();
   return async function authenticateScraper(request) {
     if (!expected) return;
     const sent = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
     if (!timingSafeEqual(createHash('sha256').update(sent).digest(), expected)) {
-      throw new ProblemError(401, 'unauthorized', 'Send the metrics token as "Authorization: Bearer <METRICS_TOKEN>".', {
-        headers: { 'www-authenticate': 'Bearer realm="bot-platform-metrics"' },
-      });
+      throw new ProblemError(
+        401,
+        'unauthorized',
+        'Send the metrics token as "Authorization: Bearer <METRICS_TOKEN>".',
+        {
+          headers: { 'www-authenticate': 'Bearer realm="bot-platform-metrics"' },
+        },
+      );
     }
   };
 }

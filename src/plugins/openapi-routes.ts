@@ -3,7 +3,7 @@
 // security requirements all come from the spec.
 // Bodies are validated strictly (no coercion, no stripping: an unknown property is a 400); path and
 // query values are converted from their string form only when they are plain numerals.
-import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import type { KeywordDefinition, ValidateFunction } from 'ajv';
 import fp from 'fastify-plugin';
 import { conditionalGet } from '../conditional-response.js';
@@ -27,11 +27,11 @@ export interface OpenApiRoutesOptions {
   spec: OpenApiDocument;
   handlers: HandlerMap;
   /** One onRequest hook per security scheme of the spec; it authenticates or throws. */
-  security: Record<string, onRequestHookHandler>;
+  security: Record<string, onRequestAsyncHookHandler>;
   /** Limits for operations with `x-rate-limit`; omitted, nothing is limited (benchmarks only). */
   limits?: RouteLimits;
   /** The per-client-IP cap of an operation limited per bot (see clientIpCap), run before its own limit. */
-  ipCap?: (extension: RateLimitExtension) => onRequestHookHandler | undefined;
+  ipCap?: (extension: RateLimitExtension) => onRequestAsyncHookHandler | undefined;
   /** The compilers of every scope that registers routes of this spec (see routeCompilers). */
   compilers: RouteCompilers;
   /** Which operations to register in this scope (default: all); every handler must still be for one of the spec's. */
@@ -54,7 +54,11 @@ export function routeCompilers(spec: OpenApiDocument, keywords: KeywordDefinitio
   // JSON Schema meta-schema again at every start (compiling it costs ~100 ms).
   return {
     bodies: createSchemaCompiler(spec, { coerceTypes: false, strict: true, validateSchema: false }, keywords),
-    parameters: createSchemaCompiler(spec, { coerceTypes: false, useDefaults: true, strict: true, validateSchema: false }, keywords),
+    parameters: createSchemaCompiler(
+      spec,
+      { coerceTypes: false, useDefaults: true, strict: true, validateSchema: false },
+      keywords,
+    ),
     serializers: createSerializerCompiler(spec),
   };
 }
@@ -66,7 +70,10 @@ declare module 'fastify' {
 }
 
 export default fp<OpenApiRoutesOptions>(
-  async function openapiRoutes(app: FastifyInstance, { spec, handlers, security, limits, ipCap, compilers, include = () => true }) {
+  async function openapiRoutes(
+    app: FastifyInstance,
+    { spec, handlers, security, limits, ipCap, compilers, include = () => true },
+  ) {
     const { bodies, parameters, serializers } = compilers;
     // Each validator is compiled on its route's first request, not at start-up (~250 ms saved).
     app.setValidatorCompiler(({ schema, httpPart }) =>
@@ -81,11 +88,14 @@ export default fp<OpenApiRoutesOptions>(
 
     const operations = listOperations(spec);
     const unknown = Object.keys(handlers).filter((id) => !operations.some((op) => op.operationId === id));
-    if (unknown.length > 0) throw new Error(`Handlers without an operation in openapi.yaml: ${unknown.join(', ')}`);
+    if (unknown.length > 0)
+      throw new Error(`Handlers without an operation in openapi.yaml: ${unknown.join(', ')}`);
 
     for (const op of operations.filter(include)) {
       const handler = handlers[op.operationId as keyof HandlerMap] as
-        | ((input: unknown) => Promise<{ status: number; body?: unknown; headers?: Record<string, string | number> }>)
+        | ((
+            input: unknown,
+          ) => Promise<{ status: number; body?: unknown; headers?: Record<string, string | number> }>)
         | undefined;
       if (!handler) throw new Error(`openapi.yaml operation ${op.operationId} has no handler`);
 
@@ -95,11 +105,13 @@ export default fp<OpenApiRoutesOptions>(
       const limited = limits ? op.operation['x-rate-limit'] : undefined;
       const capPerIp = limited && ipCap?.(limited);
       app.route({
-        method: op.method.toUpperCase() as Uppercase<Operation['method']>,
+        method: op.method.toUpperCase(),
         url: op.path.replace(/\{([^}]+)\}/g, ':$1'),
         config: {
           operationId: op.operationId,
-          ...(limits && limited ? { rateLimit: routeRateLimit(limited, limits), limitName: limited.action } : {}),
+          ...(limits && limited
+            ? { rateLimit: routeRateLimit(limited, limits), limitName: limited.action }
+            : {}),
         },
         schema: routeSchema(op),
         // Authentication, then the per-IP cap; the limiter plugin appends the operation's own limit.
@@ -109,7 +121,9 @@ export default fp<OpenApiRoutesOptions>(
           const result = await handler({
             params: request.params,
             query: request.query,
-            headers: Object.fromEntries(headerNames.map((name) => [name, request.headers[name.toLowerCase()]])),
+            headers: Object.fromEntries(
+              headerNames.map((name) => [name, request.headers[name.toLowerCase()]]),
+            ),
             body: request.body,
             request,
             reply,
@@ -157,7 +171,8 @@ function withStrictNumbers(validate: ValidateFunction, schema: JsonSchema) {
   const convert = (data: Record<string, unknown>) => {
     for (const [name, property] of numeric) {
       const value = data[name];
-      if (typeof value === 'string' && numeral[property.type as 'integer' | 'number'].test(value)) data[name] = Number(value);
+      if (typeof value === 'string' && numeral[property.type as 'integer' | 'number'].test(value))
+        data[name] = Number(value);
     }
   };
   const validateParameters: Validator = (data) => {
@@ -198,7 +213,9 @@ function withoutNulCharacters(validate: Validator): Validator {
       message: 'must not contain the NUL character (U+0000)',
     }));
     // A NUL is named as such, rather than as a failed pattern on the same value.
-    const others = (validate.errors ?? []).filter((error) => error.keyword !== 'pattern' || !nul.some((n) => n.instancePath === error.instancePath));
+    const others = (validate.errors ?? []).filter(
+      (error) => error.keyword !== 'pattern' || !nul.some((n) => n.instancePath === error.instancePath),
+    );
     validateText.errors = nul.length > 0 ? [...others, ...nul] : validate.errors;
     return valid && nul.length === 0;
   };
@@ -232,7 +249,11 @@ function nulPointers(value: unknown, pointer: string): string[] {
 
 function routeSchema(op: Operation) {
   const schema: Record<string, JsonSchema> = {};
-  for (const [part, where] of [['params', 'path'], ['querystring', 'query'], ['headers', 'header']] as const) {
+  for (const [part, where] of [
+    ['params', 'path'],
+    ['querystring', 'query'],
+    ['headers', 'header'],
+  ] as const) {
     const parameters = op.parameters.filter((p) => p.in === where);
     if (parameters.length === 0) continue;
     // Header names are case-insensitive; Fastify hands them over lower-cased.
@@ -251,7 +272,8 @@ function routeSchema(op: Operation) {
 function securityHooks(op: Operation, spec: OpenApiDocument, security: OpenApiRoutesOptions['security']) {
   const requirements = op.operation.security ?? spec.security ?? [];
   const schemes = requirements.flatMap((requirement) => Object.keys(requirement));
-  if (schemes.length > 1) throw new Error(`${op.operationId}: only one security scheme per operation is supported`);
+  if (schemes.length > 1)
+    throw new Error(`${op.operationId}: only one security scheme per operation is supported`);
   return schemes.map((scheme) => {
     const hook = security[scheme];
     if (!hook) throw new Error(`${op.operationId}: no handler for security scheme ${scheme}`);

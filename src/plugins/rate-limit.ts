@@ -3,15 +3,21 @@
 // registrar turns that into route config via routeRateLimit(). The limiter's hook is appended to
 // the route's onRequest hooks, after authentication: a 401 counts for no one, and every request
 // of a known bot counts before its body is even parsed.
-import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { Kysely } from 'kysely';
-import type { Config, LimitedAction } from '../config.js';
 import type { Database } from '../db/schema.js';
 import type { RateLimitExtension } from '../openapi.js';
 import { ProblemError } from '../problems.js';
-import { consumeQuota, pruneRateLimitHits, rateLimitKey, slidingWindowStore, windowSeconds, type Clock } from '../rate-limit/sliding-window.js';
+import {
+  consumeQuota,
+  pruneRateLimitHits,
+  rateLimitKey,
+  slidingWindowStore,
+  windowSeconds,
+  type Clock,
+} from '../rate-limit/sliding-window.js';
 import { authenticatedBot } from './bearer-auth.js';
 import { signedInUserId } from './session.js';
 
@@ -43,7 +49,11 @@ export default fp<{ db: Kysely<Database>; clock: Clock | undefined }>(
           'rate_limited',
           `The limit of ${context.max} per ${windowSeconds} seconds is used up; retry in ${retryAfter} seconds.`,
           {
-            extensions: { limit: context.max, window_seconds: windowSeconds, retry_after_seconds: retryAfter },
+            extensions: {
+              limit: context.max,
+              window_seconds: windowSeconds,
+              retry_after_seconds: retryAfter,
+            },
             limitName: request.routeOptions.config.limitName,
           },
         );
@@ -53,7 +63,9 @@ export default fp<{ db: Kysely<Database>; clock: Clock | undefined }>(
     let timer: NodeJS.Timeout | undefined;
     app.addHook('onReady', async () => {
       timer = setInterval(() => {
-        pruneRateLimitHits(db, clock).catch((error: unknown) => app.log.warn({ err: error }, 'pruning rate-limit hits failed'));
+        pruneRateLimitHits(db, clock).catch((error: unknown) =>
+          app.log.warn({ err: error }, 'pruning rate-limit hits failed'),
+        );
       }, pruneEveryMs).unref();
     });
     app.addHook('onClose', async () => clearInterval(timer));
@@ -66,7 +78,8 @@ export function routeRateLimit(extension: RateLimitExtension, limits: RouteLimit
   return {
     max: limits[extension.action],
     timeWindow: windowSeconds * 1000,
-    keyGenerator: (request: FastifyRequest) => rateLimitKey(extension.action, limitedParty(extension.per, request)),
+    keyGenerator: (request: FastifyRequest) =>
+      rateLimitKey(extension.action, limitedParty(extension.per, request)),
   };
 }
 
@@ -76,7 +89,13 @@ export function routeRateLimit(extension: RateLimitExtension, limits: RouteLimit
  * bot's own limit (a request it refuses does not count for the bot) and counts every authenticated
  * attempt. Undefined for operations limited per user or per IP already.
  */
-export function clientIpCap(extension: RateLimitExtension, limits: RouteLimits, factor: number, db: Kysely<Database>, clock: Clock | undefined): onRequestHookHandler | undefined {
+export function clientIpCap(
+  extension: RateLimitExtension,
+  limits: RouteLimits,
+  factor: number,
+  db: Kysely<Database>,
+  clock: Clock | undefined,
+): onRequestAsyncHookHandler | undefined {
   if (extension.per !== 'bot') return undefined;
   const max = limits[extension.action] * factor;
   const limitName = `${extension.action}-per-ip`;

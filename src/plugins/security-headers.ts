@@ -30,7 +30,11 @@ function helmetHeaders(middleware: ReturnType<typeof helmet>): Record<string, st
     removeHeader: (name: string) => void delete headers[name.toLowerCase()],
   };
   let failure: unknown;
-  middleware({} as IncomingMessage, recorder as unknown as ServerResponse, (error?: unknown) => (failure = error));
-  if (failure) throw failure;
+  middleware(
+    {} as IncomingMessage,
+    recorder as unknown as ServerResponse,
+    (error?: unknown) => (failure = error),
+  );
+  if (failure) throw failure instanceof Error ? failure : new Error('helmet failed', { cause: failure });
   return headers;
 }

@@ -3,7 +3,7 @@
 // (`__Host-bp_session` over HTTPS) is HttpOnly, SameSite=Lax, Secure when PUBLIC_URL is https, and lasts 30 days from sign-in; empty
 // sessions are never stored or sent. Every state-changing cookie request must prove it comes from
 // one of our origins (Origin, else Referer), which is what makes a forged cross-site form useless.
-import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import fastifyCookie from '@fastify/cookie';
 import fastifySession from '@fastify/session';
@@ -31,13 +31,20 @@ export const sessionLifetimeMs = 30 * 24 * 3600 * 1000;
 const pruneEveryMs = 10 * 60 * 1000;
 
 export function sessionCookieOptions(config: Config) {
-  return { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: config.publicUrl.startsWith('https:') };
+  return {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax' as const,
+    secure: config.publicUrl.startsWith('https:'),
+  };
 }
 
 export default fp<{ db: Kysely<Database>; config: Config }>(
   async function sessions(app: FastifyInstance, { db, config }) {
     if (config.humans.sessionSecretEphemeral) {
-      app.log.warn('SESSION_SECRET is not set: sessions are signed with a secret generated for this process and end when it stops');
+      app.log.warn(
+        'SESSION_SECRET is not set: sessions are signed with a secret generated for this process and end when it stops',
+      );
     }
     // The cookie plugin signs our other cookie (the OAuth flow's state) with the same secrets.
     await app.register(fastifyCookie, { secret: config.humans.sessionSecrets });
@@ -53,7 +60,9 @@ export default fp<{ db: Kysely<Database>; config: Config }>(
     let timer: NodeJS.Timeout | undefined;
     app.addHook('onReady', async () => {
       timer = setInterval(() => {
-        pruneExpiredSessions(db, new Date()).catch((error: unknown) => app.log.warn({ err: error }, 'pruning expired sessions failed'));
+        pruneExpiredSessions(db, new Date()).catch((error: unknown) =>
+          app.log.warn({ err: error }, 'pruning expired sessions failed'),
+        );
       }, pruneEveryMs).unref();
     });
     app.addHook('onClose', async () => clearInterval(timer));
@@ -64,15 +73,26 @@ export default fp<{ db: Kysely<Database>; config: Config }>(
 const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** The cookieAuth hook: a signed-in session, no bot key, and same-origin for state changes. */
-export function sessionAuth(config: Config): onRequestHookHandler {
-  const trusted = new Set([new URL(config.publicUrl).origin, ...config.humans.allowedOrigins.map((origin) => new URL(origin).origin)]);
+export function sessionAuth(config: Config): onRequestAsyncHookHandler {
+  const trusted = new Set([
+    new URL(config.publicUrl).origin,
+    ...config.humans.allowedOrigins.map((origin) => new URL(origin).origin),
+  ]);
   return async function authenticateHuman(request) {
     if (request.headers.authorization !== undefined) {
-      throw new ProblemError(401, 'unauthorized', 'This operation is for signed-in humans: send the session cookie, not a bot key.');
+      throw new ProblemError(
+        401,
+        'unauthorized',
+        'This operation is for signed-in humans: send the session cookie, not a bot key.',
+      );
     }
     if (!request.session.userId) throw new ProblemError(401, 'unauthorized', 'Sign in first.');
     if (!safeMethods.has(request.method) && !isSameOrigin(request, trusted)) {
-      throw new ProblemError(403, 'forbidden', 'A state-changing request with a session cookie must come from one of our origins (Origin or Referer header).');
+      throw new ProblemError(
+        403,
+        'forbidden',
+        'A state-changing request with a session cookie must come from one of our origins (Origin or Referer header).',
+      );
     }
   };
 }
@@ -97,6 +117,7 @@ function isSameOrigin(request: FastifyRequest, trusted: Set<string>): boolean {
 /** The signed-in user of a cookieAuth operation; the hook guarantees there is one. */
 export function signedInUserId(request: FastifyRequest): string {
   const userId = request.session.userId;
-  if (!userId) throw new Error(`${request.routeOptions.config.operationId} used signedInUserId without cookieAuth`);
+  if (!userId)
+    throw new Error(`${request.routeOptions.config.operationId} used signedInUserId without cookieAuth`);
   return userId;
 }

@@ -22,7 +22,13 @@ interface Hit {
   ttl: number;
 }
 
-async function hit(db: Kysely<Database>, key: string, now: Date | null, max: number, record: boolean): Promise<Hit> {
+async function hit(
+  db: Kysely<Database>,
+  key: string,
+  now: Date | null,
+  max: number,
+  record: boolean,
+): Promise<Hit> {
   const { rows } = await sql<{ current: number; ttl_ms: string }>`
     select current, ttl_ms from rate_limit_hit(${key}, ${now}, ${windowMs}, ${max}, ${record})`.execute(db);
   const row = rows[0]!;
@@ -36,12 +42,13 @@ type StoreCallback = (error: Error | null, result?: Hit) => void;
  * a limiter that cannot count must not let requests through.
  */
 export function slidingWindowStore(db: Kysely<Database>, clock: Clock | undefined) {
-  const call = (record: boolean) => (key: string, callback: StoreCallback, _timeWindow: number, max: number) => {
-    hit(db, key, clock?.() ?? null, max, record).then(
-      (result) => callback(null, result),
-      (error: unknown) => callback(storeUnavailable(error)),
-    );
-  };
+  const call =
+    (record: boolean) => (key: string, callback: StoreCallback, _timeWindow: number, max: number) => {
+      hit(db, key, clock?.() ?? null, max, record).then(
+        (result) => callback(null, result),
+        (error: unknown) => callback(storeUnavailable(error)),
+      );
+    };
   return class SlidingWindowStore {
     incr = call(true);
     read = call(false);
@@ -52,9 +59,14 @@ export function slidingWindowStore(db: Kysely<Database>, clock: Clock | undefine
 }
 
 function storeUnavailable(cause: unknown) {
-  const problem = new ProblemError(503, 'unavailable', 'The rate limiter cannot count right now, so the request was not admitted. Retry shortly.', {
-    headers: { 'retry-after': 5 },
-  });
+  const problem = new ProblemError(
+    503,
+    'unavailable',
+    'The rate limiter cannot count right now, so the request was not admitted. Retry shortly.',
+    {
+      headers: { 'retry-after': 5 },
+    },
+  );
   problem.cause = cause;
   return problem;
 }
@@ -68,7 +80,13 @@ export function rateLimitKey(action: LimitedAction | 'sign-in-mails', subject: s
  * sign-in mails per address, or a second limit on one route, such as the per-IP cap), or refuses it
  * with the same 429 the limiter plugin sends, named `limitName` for metrics. The key is `name:subject`.
  */
-export async function consumeQuota(db: Kysely<Database>, limitName: string, subject: string, max: number, clock: Clock | undefined): Promise<void> {
+export async function consumeQuota(
+  db: Kysely<Database>,
+  limitName: string,
+  subject: string,
+  max: number,
+  clock: Clock | undefined,
+): Promise<void> {
   let result: Hit;
   try {
     result = await hit(db, `${limitName}:${subject}`, clock?.() ?? null, max, true);
@@ -77,15 +95,25 @@ export async function consumeQuota(db: Kysely<Database>, limitName: string, subj
   }
   if (result.current <= max) return;
   const retryAfter = Math.max(1, Math.ceil(result.ttl / 1000));
-  throw new ProblemError(429, 'rate_limited', `The limit of ${max} per ${windowSeconds} seconds is used up; retry in ${retryAfter} seconds.`, {
-    headers: { 'retry-after': retryAfter, 'x-ratelimit-limit': max, 'x-ratelimit-remaining': 0 },
-    extensions: { limit: max, window_seconds: windowSeconds, retry_after_seconds: retryAfter },
-    limitName,
-  });
+  throw new ProblemError(
+    429,
+    'rate_limited',
+    `The limit of ${max} per ${windowSeconds} seconds is used up; retry in ${retryAfter} seconds.`,
+    {
+      headers: { 'retry-after': retryAfter, 'x-ratelimit-limit': max, 'x-ratelimit-remaining': 0 },
+      extensions: { limit: max, window_seconds: windowSeconds, retry_after_seconds: retryAfter },
+      limitName,
+    },
+  );
 }
 
 /** A bot's remaining quota for one action, read without consuming any. */
-export async function readQuota(db: Kysely<Database>, key: string, limit: number, clock: Clock | undefined): Promise<Quota> {
+export async function readQuota(
+  db: Kysely<Database>,
+  key: string,
+  limit: number,
+  clock: Clock | undefined,
+): Promise<Quota> {
   let current: number;
   let ttl: number;
   try {
@@ -94,7 +122,11 @@ export async function readQuota(db: Kysely<Database>, key: string, limit: number
     throw storeUnavailable(error);
   }
   const remaining = Math.max(0, limit - current);
-  return { limit, remaining, retry_after_seconds: remaining === 0 ? Math.max(1, Math.ceil(ttl / 1000)) : null };
+  return {
+    limit,
+    remaining,
+    retry_after_seconds: remaining === 0 ? Math.max(1, Math.ceil(ttl / 1000)) : null,
+  };
 }
 
 /** Deletes hits that have left every window. Each call for a key prunes that key; this catches keys nobody uses any more. */
@@ -102,7 +134,11 @@ export async function pruneRateLimitHits(db: Kysely<Database>, clock: Clock | un
   const now = clock?.() ?? null;
   const result = await db
     .deleteFrom('rate_limit_hits')
-    .where('at', '<=', sql<Date>`coalesce(${now}::timestamptz, now()) - make_interval(secs => ${windowSeconds})`)
+    .where(
+      'at',
+      '<=',
+      sql<Date>`coalesce(${now}::timestamptz, now()) - make_interval(secs => ${windowSeconds})`,
+    )
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

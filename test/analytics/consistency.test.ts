@@ -29,7 +29,9 @@ async function waitForALockWaiter(db: Kysely<Database> | Transaction<Database>) 
     await sql`select pg_stat_clear_snapshot()`.execute(db);
     const { rows } = await sql<{ n: number }>`
       select count(*)::int as n from pg_stat_activity
-      where datname = current_database() and pid <> pg_backend_pid() and wait_event_type = 'Lock'`.execute(db);
+      where datname = current_database() and pid <> pg_backend_pid() and wait_event_type = 'Lock'`.execute(
+      db,
+    );
     if (rows[0]!.n > 0) return;
     assert.ok(Date.now() < deadline, 'no session ever waited for a lock');
     await new Promise((resolve) => setTimeout(resolve, 10));
@@ -52,19 +54,34 @@ async function runSequence(seed: number, steps: number) {
     if (roll < 0.12) return register();
     if (roll < 0.3) {
       return t.app
-        .inject({ method: 'POST', url: '/api/feed/posts', headers: bearer(bot.key), payload: { category: 'results', title: 't', body: 'b' } })
+        .inject({
+          method: 'POST',
+          url: '/api/feed/posts',
+          headers: bearer(bot.key),
+          payload: { category: 'results', title: 't', body: 'b' },
+        })
         .then((response) => {
           if (response.statusCode === 201) posts.push({ id: response.json().id, author: bot.id });
           return response;
         });
     }
     if (roll < 0.5) {
-      return t.app.inject({ method: 'POST', url: '/api/test/submit', headers: bearer(bot.key), payload: { answers: answersLike(rng.pick(typeNames)) } });
+      return t.app.inject({
+        method: 'POST',
+        url: '/api/test/submit',
+        headers: bearer(bot.key),
+        payload: { answers: answersLike(rng.pick(typeNames)) },
+      });
     }
     const post = posts.length > 0 ? rng.pick(posts) : undefined;
     if (!post || post.author === bot.id) return register();
     if (roll < 0.62) {
-      return t.app.inject({ method: 'POST', url: `/api/feed/posts/${post.id}/comment`, headers: bearer(bot.key), payload: { body: 'c' } });
+      return t.app.inject({
+        method: 'POST',
+        url: `/api/feed/posts/${post.id}/comment`,
+        headers: bearer(bot.key),
+        payload: { body: 'c' },
+      });
     }
     return t.app.inject({
       method: 'POST',
@@ -76,8 +93,14 @@ async function runSequence(seed: number, steps: number) {
 
   for (let done = 0; done < steps; done += 8) {
     const responses = await Promise.all(Array.from({ length: 8 }, step));
-    const failed = responses.filter((r): r is LightMyRequestResponse => r !== undefined && r.statusCode >= 300);
-    assert.deepEqual(failed.map((r) => `${r.statusCode} ${r.body}`), [], `seed ${seed}, step ${done}`);
+    const failed = responses.filter(
+      (r): r is LightMyRequestResponse => r !== undefined && r.statusCode >= 300,
+    );
+    assert.deepEqual(
+      failed.map((r) => `${r.statusCode} ${r.body}`),
+      [],
+      `seed ${seed}, step ${done}`,
+    );
     if (done % 40 === 0) await assertAnalyticsMatchBaseTables(t.app, t.db);
   }
   await assertAnalyticsMatchBaseTables(t.app, t.db, { modelsPageSize: 1 });
@@ -96,7 +119,12 @@ async function runCreatorSequence(seed: number, steps: number) {
   const becomeCreator = async () => {
     const cookie = await signIn(t);
     const handle = `c${seed}-${++made}`;
-    const response = await t.app.inject({ method: 'PUT', url: '/api/me/creator', headers: asHuman(cookie), payload: { handle, display_name: handle } });
+    const response = await t.app.inject({
+      method: 'PUT',
+      url: '/api/me/creator',
+      headers: asHuman(cookie),
+      payload: { handle, display_name: handle },
+    });
     assert.equal(response.statusCode, 200, response.body);
     creators.push({ cookie, handle });
   };
@@ -114,31 +142,62 @@ async function runCreatorSequence(seed: number, steps: number) {
     if (roll < 0.08 || !creator) return becomeCreator();
     if (roll < 0.16) return newBot();
     if (roll < 0.3) {
-      return t.app.inject({ method: 'POST', url: '/api/me/creator-test', headers: asHuman(creator.cookie), payload: { answers: creatorAnswersLike(rng.pick(creatorTypeNames)) } });
+      return t.app.inject({
+        method: 'POST',
+        url: '/api/me/creator-test',
+        headers: asHuman(creator.cookie),
+        payload: { answers: creatorAnswersLike(rng.pick(creatorTypeNames)) },
+      });
     }
     if (roll < 0.45) {
       // A code already used is a 409 here, which the batch check allows for.
-      return t.app.inject({ method: 'POST', url: '/api/me/bots/claim', headers: asHuman(creator.cookie), payload: { claim_code: bot.claimCode } });
+      return t.app.inject({
+        method: 'POST',
+        url: '/api/me/bots/claim',
+        headers: asHuman(creator.cookie),
+        payload: { claim_code: bot.claimCode },
+      });
     }
     if (roll < 0.75) {
       const guess = rng.chance(0.8) ? rng.pick(creatorTypeNames) : null;
-      return t.app.inject({ method: 'POST', url: '/api/test/submit', headers: bearer(bot.key), payload: { answers: answersLike(rng.pick(typeNames)), creator_guess_type: guess } });
+      return t.app.inject({
+        method: 'POST',
+        url: '/api/test/submit',
+        headers: bearer(bot.key),
+        payload: { answers: answersLike(rng.pick(typeNames)), creator_guess_type: guess },
+      });
     }
     if (roll < 0.95) {
       // 409 when the bot has no result yet.
-      return t.app.inject({ method: 'POST', url: '/api/bots/me/rate-accuracy', headers: bearer(bot.key), payload: { rating: rng.int(1, 5) } });
+      return t.app.inject({
+        method: 'POST',
+        url: '/api/bots/me/rate-accuracy',
+        headers: bearer(bot.key),
+        payload: { rating: rng.int(1, 5) },
+      });
     }
     creators.splice(creators.indexOf(creator), 1);
-    await sql`delete from users where id = (select user_id from creators where handle = ${creator.handle})`.execute(t.db);
+    await sql`delete from users where id = (select user_id from creators where handle = ${creator.handle})`.execute(
+      t.db,
+    );
   };
 
   for (let done = 0; done < steps; done += 8) {
     const responses = await Promise.all(Array.from({ length: 8 }, step));
     // 409: a claim code already used, a rating before a result. 401: a creator whose account this
     // same batch deleted (deleting a user ends their sessions).
-    const deletedMidBatch = (r: LightMyRequestResponse) => r.statusCode === 401 && creators.every((c) => !r.raw.req.headers.cookie?.includes(c.cookie.split('=')[1]!));
-    const failed = responses.filter((r): r is LightMyRequestResponse => r !== undefined && r.statusCode >= 300 && r.statusCode !== 409 && !deletedMidBatch(r));
-    assert.deepEqual(failed.map((r) => `${r.statusCode} ${r.body}`), [], `seed ${seed}, step ${done}`);
+    const deletedMidBatch = (r: LightMyRequestResponse) =>
+      r.statusCode === 401 &&
+      creators.every((c) => !r.raw.req.headers.cookie?.includes(c.cookie.split('=')[1]!));
+    const failed = responses.filter(
+      (r): r is LightMyRequestResponse =>
+        r !== undefined && r.statusCode >= 300 && r.statusCode !== 409 && !deletedMidBatch(r),
+    );
+    assert.deepEqual(
+      failed.map((r) => `${r.statusCode} ${r.body}`),
+      [],
+      `seed ${seed}, step ${done}`,
+    );
     if (done % 40 === 0) await assertAnalyticsMatchBaseTables(t.app, t.db);
   }
   await assertAnalyticsMatchBaseTables(t.app, t.db);
@@ -157,7 +216,9 @@ describe(`analytics versus the base tables (${serverUrl ? 'Postgres' : 'PGlite'}
   }
 
   test('bots swapping types all at once, while others post and vote, never fail and never miscount', async () => {
-    const bots = await Promise.all(Array.from({ length: 24 }, (_, i) => registerBot(t.app, { model: models[i % 2] })));
+    const bots = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => registerBot(t.app, { model: models[i % 2] })),
+    );
     const posts = await Promise.all(bots.slice(0, 4).map((bot) => createPost(t.app, bot.api_key)));
     for (let round = 0; round < 5; round++) {
       const responses = await Promise.all(
@@ -176,7 +237,11 @@ describe(`analytics versus the base tables (${serverUrl ? 'Postgres' : 'PGlite'}
           }),
         ]),
       );
-      assert.deepEqual(responses.filter((r) => r.statusCode >= 300).map((r) => `${r.statusCode} ${r.body}`), [], `round ${round}`);
+      assert.deepEqual(
+        responses.filter((r) => r.statusCode >= 300).map((r) => `${r.statusCode} ${r.body}`),
+        [],
+        `round ${round}`,
+      );
     }
     await assertAnalyticsMatchBaseTables(t.app, t.db);
   });
@@ -184,12 +249,21 @@ describe(`analytics versus the base tables (${serverUrl ? 'Postgres' : 'PGlite'}
   test('bulk deletions of bots alongside retakes, posts and votes never deadlock and never miscount', async () => {
     const types = ['blade', 'architect'];
     const submit = (apiKey: string, type: string) =>
-      t.app.inject({ method: 'POST', url: '/api/test/submit', headers: bearer(apiKey), payload: { answers: answersLike(type) } });
-    const actors = await Promise.all(Array.from({ length: 10 }, () => registerBot(t.app, { model: 'gpt-5' })));
+      t.app.inject({
+        method: 'POST',
+        url: '/api/test/submit',
+        headers: bearer(apiKey),
+        payload: { answers: answersLike(type) },
+      });
+    const actors = await Promise.all(
+      Array.from({ length: 10 }, () => registerBot(t.app, { model: 'gpt-5' })),
+    );
     const posts = await Promise.all(actors.slice(0, 2).map((bot) => createPost(t.app, bot.api_key)));
     for (let round = 0; round < 4; round++) {
       // Doomed bots of the actors' model, typed both ways, with posts, comments and votes to cascade.
-      const doomed = await Promise.all(Array.from({ length: 8 }, () => registerBot(t.app, { model: 'gpt-5' })));
+      const doomed = await Promise.all(
+        Array.from({ length: 8 }, () => registerBot(t.app, { model: 'gpt-5' })),
+      );
       for (const [i, bot] of doomed.entries()) {
         assert.equal((await submit(bot.api_key, types[i % 2]!)).statusCode, 201);
         await createPost(t.app, bot.api_key);
@@ -199,7 +273,12 @@ describe(`analytics versus the base tables (${serverUrl ? 'Postgres' : 'PGlite'}
         sql`delete from bots where id in (${sql.join(ids)})`.execute(t.db),
         ...actors.flatMap((bot, i) => [
           submit(bot.api_key, types[(i + round) % 2]!),
-          t.app.inject({ method: 'POST', url: '/api/feed/posts', headers: bearer(bot.api_key), payload: { category: 'results', title: 't', body: 'b' } }),
+          t.app.inject({
+            method: 'POST',
+            url: '/api/feed/posts',
+            headers: bearer(bot.api_key),
+            payload: { category: 'results', title: 't', body: 'b' },
+          }),
           t.app.inject({
             method: 'POST',
             url: `/api/feed/posts/${posts[(i + 1) % 2]!.id}/vote`,
@@ -209,61 +288,110 @@ describe(`analytics versus the base tables (${serverUrl ? 'Postgres' : 'PGlite'}
         ]),
       ]);
       const failed = responses.filter((r) => r.statusCode >= 300);
-      assert.deepEqual(failed.map((r) => `${r.statusCode} ${r.body}`), [], `round ${round}`);
+      assert.deepEqual(
+        failed.map((r) => `${r.statusCode} ${r.body}`),
+        [],
+        `round ${round}`,
+      );
     }
     await assertAnalyticsMatchBaseTables(t.app, t.db);
   });
 
-  test('a transaction deleting bots one by one while a retake commits in between: no deadlock (Postgres)', { skip: !serverUrl && 'one connection on PGlite' }, async () => {
-    // The interleaving the global lock G exists for, forced step by step: the deletion holds the
-    // (gpt-5, blade) counter and then needs (gpt-5, architect), which a retake from architect to
-    // blade would otherwise hold while it waits for (gpt-5, blade).
-    const submit = (apiKey: string, type: string) =>
-      t.app.inject({ method: 'POST', url: '/api/test/submit', headers: bearer(apiKey), payload: { answers: answersLike(type) } });
-    const [blade, architect, retaker] = await Promise.all([1, 2, 3].map(() => registerBot(t.app, { model: 'gpt-5' })));
-    await submit(blade!.api_key, 'blade');
-    await submit(architect!.api_key, 'architect');
-    await submit(retaker!.api_key, 'architect');
+  test(
+    'a transaction deleting bots one by one while a retake commits in between: no deadlock (Postgres)',
+    { skip: !serverUrl && 'one connection on PGlite' },
+    async () => {
+      // The interleaving the global lock G exists for, forced step by step: the deletion holds the
+      // (gpt-5, blade) counter and then needs (gpt-5, architect), which a retake from architect to
+      // blade would otherwise hold while it waits for (gpt-5, blade).
+      const submit = (apiKey: string, type: string) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/api/test/submit',
+          headers: bearer(apiKey),
+          payload: { answers: answersLike(type) },
+        });
+      const [blade, architect, retaker] = await Promise.all(
+        [1, 2, 3].map(() => registerBot(t.app, { model: 'gpt-5' })),
+      );
+      await submit(blade!.api_key, 'blade');
+      await submit(architect!.api_key, 'architect');
+      await submit(retaker!.api_key, 'architect');
 
-    let retake: Promise<LightMyRequestResponse> | undefined;
-    await t.db.transaction().execute(async (trx) => {
-      await sql`set constraints all immediate`.execute(trx); // counters now, not at commit
-      await sql`delete from bots where id = ${blade!.bot.id}`.execute(trx);
-      retake = submit(retaker!.api_key, 'blade');
-      await waitForALockWaiter(trx);
-      await sql`delete from bots where id = ${architect!.bot.id}`.execute(trx);
-    });
-    const response = await retake!;
-    assert.equal(response.statusCode, 201, response.body);
-    await assertAnalyticsMatchBaseTables(t.app, t.db);
-  });
+      let retake: Promise<LightMyRequestResponse> | undefined;
+      await t.db.transaction().execute(async (trx) => {
+        await sql`set constraints all immediate`.execute(trx); // counters now, not at commit
+        await sql`delete from bots where id = ${blade!.bot.id}`.execute(trx);
+        retake = submit(retaker!.api_key, 'blade');
+        await waitForALockWaiter(trx);
+        await sql`delete from bots where id = ${architect!.bot.id}`.execute(trx);
+      });
+      const response = await retake!;
+      assert.equal(response.statusCode, 201, response.body);
+      await assertAnalyticsMatchBaseTables(t.app, t.db);
+    },
+  );
 
-  test("a claim and the creator's new type, written at the same moment, leave the bot with the new type (Postgres)", { skip: !serverUrl && 'one connection on PGlite' }, async () => {
-    // The claim holds the bot row while it reads the creator's type; the creators' test then
-    // changes that type and pushes it to the creator's bots. Neither may miss the other.
-    const cookie = await signIn(t);
-    await t.app.inject({ method: 'PUT', url: '/api/me/creator', headers: asHuman(cookie), payload: { handle: 'racer', display_name: 'Racer' } });
-    const bot = await registerBot(t.app);
-    await t.app.inject({ method: 'POST', url: '/api/test/submit', headers: bearer(bot.api_key), payload: { answers: answersLike('echo'), creator_guess_type: 'forge' } });
-    const { user_id: userId } = await t.db.selectFrom('creators').select('user_id').where('handle', '=', 'racer').executeTakeFirstOrThrow();
+  test(
+    "a claim and the creator's new type, written at the same moment, leave the bot with the new type (Postgres)",
+    { skip: !serverUrl && 'one connection on PGlite' },
+    async () => {
+      // The claim holds the bot row while it reads the creator's type; the creators' test then
+      // changes that type and pushes it to the creator's bots. Neither may miss the other.
+      const cookie = await signIn(t);
+      await t.app.inject({
+        method: 'PUT',
+        url: '/api/me/creator',
+        headers: asHuman(cookie),
+        payload: { handle: 'racer', display_name: 'Racer' },
+      });
+      const bot = await registerBot(t.app);
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/test/submit',
+        headers: bearer(bot.api_key),
+        payload: { answers: answersLike('echo'), creator_guess_type: 'forge' },
+      });
+      const { user_id: userId } = await t.db
+        .selectFrom('creators')
+        .select('user_id')
+        .where('handle', '=', 'racer')
+        .executeTakeFirstOrThrow();
 
-    let test: Promise<LightMyRequestResponse> | undefined;
-    await t.db.transaction().execute(async (trx) => {
-      await sql`update bots set creator_user_id = ${userId}, claimed_at = now() where id = ${bot.bot.id}`.execute(trx);
-      test = t.app.inject({ method: 'POST', url: '/api/me/creator-test', headers: asHuman(cookie), payload: { answers: creatorAnswersLike('forge') } });
-      // Correct code makes the test wait for the claim; without that wait it would finish first.
-      await Promise.race([waitForALockWaiter(trx), test]);
-    });
-    assert.equal((await test!).statusCode, 201);
-    const row = await t.db.selectFrom('bots').select('creator_type').where('id', '=', bot.bot.id).executeTakeFirstOrThrow();
-    assert.equal(row.creator_type, 'forge');
-    assert.deepEqual((await t.app.inject({ url: '/api/creator/racer' })).json().guesses, { total: 1, correct: 1 });
-    await assertAnalyticsMatchBaseTables(t.app, t.db);
-  });
+      let test: Promise<LightMyRequestResponse> | undefined;
+      await t.db.transaction().execute(async (trx) => {
+        await sql`update bots set creator_user_id = ${userId}, claimed_at = now() where id = ${bot.bot.id}`.execute(
+          trx,
+        );
+        test = t.app.inject({
+          method: 'POST',
+          url: '/api/me/creator-test',
+          headers: asHuman(cookie),
+          payload: { answers: creatorAnswersLike('forge') },
+        });
+        // Correct code makes the test wait for the claim; without that wait it would finish first.
+        await Promise.race([waitForALockWaiter(trx), test]);
+      });
+      assert.equal((await test!).statusCode, 201);
+      const row = await t.db
+        .selectFrom('bots')
+        .select('creator_type')
+        .where('id', '=', bot.bot.id)
+        .executeTakeFirstOrThrow();
+      assert.equal(row.creator_type, 'forge');
+      assert.deepEqual((await t.app.inject({ url: '/api/creator/racer' })).json().guesses, {
+        total: 1,
+        correct: 1,
+      });
+      await assertAnalyticsMatchBaseTables(t.app, t.db);
+    },
+  );
 
   test('deletions count too: removing a bot takes it, its posts, comments, votes and results off every figure', async () => {
     await runSequence(4, 80);
-    const { rows } = await sql<{ id: string }>`select id from bots order by post_count desc, id limit 2`.execute(t.db);
+    const { rows } = await sql<{
+      id: string;
+    }>`select id from bots order by post_count desc, id limit 2`.execute(t.db);
     await sql`delete from bots where id in (${sql.join(rows.map((r) => r.id))})`.execute(t.db);
     await assertAnalyticsMatchBaseTables(t.app, t.db);
   });
@@ -272,7 +400,8 @@ describe(`analytics versus the base tables (${serverUrl ? 'Postgres' : 'PGlite'}
     await runSequence(5, 40);
     // Backdated writes, as an import would make them, on the Postgres clock's earlier days.
     await sql`update bots set model = 'gpt-5' where model = 'llama-4'`.execute(t.db);
-    const [author, voter] = (await sql<{ id: string }>`select id from bots order by id limit 2`.execute(t.db)).rows;
+    const [author, voter] = (await sql<{ id: string }>`select id from bots order by id limit 2`.execute(t.db))
+      .rows;
     await sql`
       insert into posts (bot_id, category, title, body, created_at)
       select ${author!.id}, 'results', 't', 'b', date_trunc('milliseconds', now()) - make_interval(days => d, hours => d)

@@ -20,8 +20,19 @@ async function creators() {
 
 async function creator(handle: string, type?: string) {
   const cookie = await signIn(t);
-  await t.app.inject({ method: 'PUT', url: '/api/me/creator', headers: asHuman(cookie), payload: { handle, display_name: handle } });
-  if (type) await t.app.inject({ method: 'POST', url: '/api/me/creator-test', headers: asHuman(cookie), payload: { answers: creatorAnswersLike(type) } });
+  await t.app.inject({
+    method: 'PUT',
+    url: '/api/me/creator',
+    headers: asHuman(cookie),
+    payload: { handle, display_name: handle },
+  });
+  if (type)
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/me/creator-test',
+      headers: asHuman(cookie),
+      payload: { answers: creatorAnswersLike(type) },
+    });
   return cookie;
 }
 
@@ -44,19 +55,47 @@ describe('getAnalyticsCreators 200', () => {
     const bots = await Promise.all([1, 2, 3, 4].map(() => registerBot(t.app)));
     const guesses = ['gardener', 'gardener', 'patron', 'gardener'];
     for (const [i, bot] of bots.entries()) {
-      await t.app.inject({ method: 'POST', url: '/api/test/submit', headers: bearer(bot.api_key), payload: { answers: answersLike('spark'), creator_guess_type: guesses[i] } });
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/test/submit',
+        headers: bearer(bot.api_key),
+        payload: { answers: answersLike('spark'), creator_guess_type: guesses[i] },
+      });
     }
     // Alice claims three; the fourth bot's guess counts for nobody.
-    for (const bot of bots.slice(0, 3)) await t.app.inject({ method: 'POST', url: '/api/me/bots/claim', headers: asHuman(alice), payload: { claim_code: bot.claim_code } });
+    for (const bot of bots.slice(0, 3))
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/me/bots/claim',
+        headers: asHuman(alice),
+        payload: { claim_code: bot.claim_code },
+      });
 
     const body = await creators();
     assert.deepEqual([body.creators, body.typed_creators], [4, 3]);
-    const byType = Object.fromEntries(body.items.map((item: { type: string; creators: number; share: number }) => [item.type, [item.creators, item.share]]));
-    assert.deepEqual([byType.gardener, byType.overseer, byType.patron], [[2, 0.6667], [1, 0.3333], [0, 0]]);
+    const byType = Object.fromEntries(
+      body.items.map((item: { type: string; creators: number; share: number }) => [
+        item.type,
+        [item.creators, item.share],
+      ]),
+    );
+    assert.deepEqual(
+      [byType.gardener, byType.overseer, byType.patron],
+      [
+        [2, 0.6667],
+        [1, 0.3333],
+        [0, 0],
+      ],
+    );
     assert.deepEqual(body.guesses, { total: 3, correct: 2, accuracy: 0.6667 });
 
     // Alice retakes as a patron: the same guesses are now judged against her new type.
-    await t.app.inject({ method: 'POST', url: '/api/me/creator-test', headers: asHuman(alice), payload: { answers: creatorAnswersLike('patron') } });
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/me/creator-test',
+      headers: asHuman(alice),
+      payload: { answers: creatorAnswersLike('patron') },
+    });
     assert.deepEqual((await creators()).guesses, { total: 3, correct: 1, accuracy: 0.3333 });
   });
 });

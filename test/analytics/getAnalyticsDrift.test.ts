@@ -18,7 +18,12 @@ async function drift() {
 async function takeTypes(...types: string[]) {
   const bot = await registerBot(t.app);
   for (const type of types) {
-    const response = await t.app.inject({ method: 'POST', url: '/api/test/submit', headers: bearer(bot.api_key), payload: { answers: answersLike(type) } });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/test/submit',
+      headers: bearer(bot.api_key),
+      payload: { answers: answersLike(type) },
+    });
     assert.equal(response.statusCode, 201, response.body);
   }
 }

@@ -30,7 +30,12 @@ describe('getAnalyticsModels 200', () => {
     const bots = await Promise.all([1, 2, 3].map(() => registerBot(t.app, { model: 'gpt-5' })));
     await registerBot(t.app, { model: 'claude-sonnet-4-5' });
     for (const [i, type] of ['ghost', 'ghost'].entries()) {
-      await t.app.inject({ method: 'POST', url: '/api/test/submit', headers: bearer(bots[i]!.api_key), payload: { answers: answersLike(type) } });
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/test/submit',
+        headers: bearer(bots[i]!.api_key),
+        payload: { answers: answersLike(type) },
+      });
     }
     const response = await page();
     assert.equal(response.statusCode, 200);
@@ -66,7 +71,10 @@ describe('getAnalyticsModels 200', () => {
   test('a model whose bots are all gone is not listed', async () => {
     await seedModels({ 'm-a': 2, 'm-b': 1 });
     await sql`delete from bots where model = 'm-b'`.execute(t.db);
-    assert.deepEqual(((await page()).json().items as Array<{ model: string }>).map((item) => item.model), ['m-a']);
+    assert.deepEqual(
+      ((await page()).json().items as Array<{ model: string }>).map((item) => item.model),
+      ['m-a'],
+    );
   });
 });
 

@@ -18,23 +18,64 @@ async function overview() {
 
 describe('getAnalyticsOverview 200', () => {
   test('an empty platform is all zeros', async () => {
-    assert.deepEqual(await overview(), { bots: 0, typed_bots: 0, creators: 0, posts: 0, comments: 0, votes: 0, assessments: 0 });
+    assert.deepEqual(await overview(), {
+      bots: 0,
+      typed_bots: 0,
+      creators: 0,
+      posts: 0,
+      comments: 0,
+      votes: 0,
+      assessments: 0,
+    });
   });
 
   test('counts what the writes made, the moment they commit', async () => {
     const [a, b] = [await registerBot(t.app), await registerBot(t.app)];
     const post = await createPost(t.app, a.api_key);
-    await t.app.inject({ method: 'POST', url: `/api/feed/posts/${post.id}/comment`, headers: bearer(b.api_key), payload: { body: 'hi' } });
-    await t.app.inject({ method: 'POST', url: `/api/feed/posts/${post.id}/vote`, headers: bearer(b.api_key), payload: { direction: 'up' } });
+    await t.app.inject({
+      method: 'POST',
+      url: `/api/feed/posts/${post.id}/comment`,
+      headers: bearer(b.api_key),
+      payload: { body: 'hi' },
+    });
+    await t.app.inject({
+      method: 'POST',
+      url: `/api/feed/posts/${post.id}/vote`,
+      headers: bearer(b.api_key),
+      payload: { direction: 'up' },
+    });
     for (const type of ['spark', 'ghost']) {
-      await t.app.inject({ method: 'POST', url: '/api/test/submit', headers: bearer(a.api_key), payload: { answers: answersLike(type) } });
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/test/submit',
+        headers: bearer(a.api_key),
+        payload: { answers: answersLike(type) },
+      });
     }
-    assert.deepEqual(await overview(), { bots: 2, typed_bots: 1, creators: 0, posts: 1, comments: 1, votes: 1, assessments: 2 });
+    assert.deepEqual(await overview(), {
+      bots: 2,
+      typed_bots: 1,
+      creators: 0,
+      posts: 1,
+      comments: 1,
+      votes: 1,
+      assessments: 2,
+    });
 
     // Changing a vote's direction is still one vote; removing it is none.
-    await t.app.inject({ method: 'POST', url: `/api/feed/posts/${post.id}/vote`, headers: bearer(b.api_key), payload: { direction: 'down' } });
+    await t.app.inject({
+      method: 'POST',
+      url: `/api/feed/posts/${post.id}/vote`,
+      headers: bearer(b.api_key),
+      payload: { direction: 'down' },
+    });
     assert.equal((await overview()).votes, 1);
-    await t.app.inject({ method: 'POST', url: `/api/feed/posts/${post.id}/vote`, headers: bearer(b.api_key), payload: { direction: 'none' } });
+    await t.app.inject({
+      method: 'POST',
+      url: `/api/feed/posts/${post.id}/vote`,
+      headers: bearer(b.api_key),
+      payload: { direction: 'none' },
+    });
     assert.equal((await overview()).votes, 0);
   });
 
@@ -42,25 +83,57 @@ describe('getAnalyticsOverview 200', () => {
     const cookie = await signIn(t);
     await signIn(t); // signed in, no profile: not a creator
     assert.equal((await overview()).creators, 0);
-    const put = await t.app.inject({ method: 'PUT', url: '/api/me/creator', headers: asHuman(cookie), payload: { handle: 'alice', display_name: 'Alice' } });
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: '/api/me/creator',
+      headers: asHuman(cookie),
+      payload: { handle: 'alice', display_name: 'Alice' },
+    });
     assert.equal(put.statusCode, 200, put.body);
-    await t.app.inject({ method: 'PUT', url: '/api/me/creator', headers: asHuman(cookie), payload: { handle: 'alice-2', display_name: 'Alice' } });
+    await t.app.inject({
+      method: 'PUT',
+      url: '/api/me/creator',
+      headers: asHuman(cookie),
+      payload: { handle: 'alice-2', display_name: 'Alice' },
+    });
     assert.equal((await overview()).creators, 1);
   });
 
   test('a write that fails counts nothing', async () => {
     const bot = await registerBot(t.app);
-    const taken = await t.app.inject({ method: 'POST', url: '/api/bots/register', payload: { name: bot.bot.name, model: 'gpt-5' } });
+    const taken = await t.app.inject({
+      method: 'POST',
+      url: '/api/bots/register',
+      payload: { name: bot.bot.name, model: 'gpt-5' },
+    });
     assert.equal(taken.statusCode, 409);
-    const invalid = await t.app.inject({ method: 'POST', url: '/api/test/submit', headers: bearer(bot.api_key), payload: { answers: { q01: 11 } } });
+    const invalid = await t.app.inject({
+      method: 'POST',
+      url: '/api/test/submit',
+      headers: bearer(bot.api_key),
+      payload: { answers: { q01: 11 } },
+    });
     assert.equal(invalid.statusCode, 400);
-    assert.deepEqual(await overview(), { bots: 1, typed_bots: 0, creators: 0, posts: 0, comments: 0, votes: 0, assessments: 0 });
+    assert.deepEqual(await overview(), {
+      bots: 1,
+      typed_bots: 0,
+      creators: 0,
+      posts: 0,
+      comments: 0,
+      votes: 0,
+      assessments: 0,
+    });
   });
 });
 
 describe('getAnalyticsOverview 404', () => {
   test('any other path below /api/analytics/ is a 404 problem', async () => {
-    for (const url of ['/api/analytics/', '/api/analytics/overviews', '/api/analytics/overview/extra', '/api/analytics/bots']) {
+    for (const url of [
+      '/api/analytics/',
+      '/api/analytics/overviews',
+      '/api/analytics/overview/extra',
+      '/api/analytics/bots',
+    ]) {
       const response = await t.app.inject({ url });
       assert.equal(response.statusCode, 404, url);
       assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');

@@ -12,7 +12,14 @@ const t = useTestApp();
 describe('getAssessmentResult 200', () => {
   test('reads a result back, publicly', async () => {
     const { api_key } = await registerBot(t.app);
-    const submitted = (await t.app.inject({ method: 'POST', url: '/api/test/submit', headers: bearer(api_key), payload: { answers: answersLike('jester') } })).json();
+    const submitted = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/test/submit',
+        headers: bearer(api_key),
+        payload: { answers: answersLike('jester') },
+      })
+    ).json();
     const response = await t.app.inject({ url: `/api/test/results/${submitted.id}` });
     assert.equal(response.statusCode, 200);
     assertContract('getAssessmentResult', response);
@@ -20,19 +27,38 @@ describe('getAssessmentResult 200', () => {
     assert.deepEqual(response.json(), assessment);
   });
 
-  test('a result taken on version 1 of the questionnaire reads back under its version, with version 1\'s description', async () => {
+  test("a result taken on version 1 of the questionnaire reads back under its version, with version 1's description", async () => {
     const { bot } = await registerBot(t.app);
     const v1 = botQuestionnaires.get(1)!;
-    const traits = { independence: 75, creativity: 50, verbosity: 10, empathy: 35, autonomy: 80, chaos: 25, awareness: 60 };
+    const traits = {
+      independence: 75,
+      creativity: 50,
+      verbosity: 10,
+      empathy: 35,
+      autonomy: 80,
+      chaos: 25,
+      awareness: 60,
+    };
     const row = await t.db
       .insertInto('assessments')
-      .values({ bot_id: bot.id, version: 1, answers: JSON.stringify({ q1: 5 }), type: 'ghost', secondary_type: 'blade', traits: JSON.stringify(traits), confidence: 40 })
+      .values({
+        bot_id: bot.id,
+        version: 1,
+        answers: JSON.stringify({ q1: 5 }),
+        type: 'ghost',
+        secondary_type: 'blade',
+        traits: JSON.stringify(traits),
+        confidence: 40,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     const response = await t.app.inject({ url: `/api/test/results/${row.id}` });
     assert.equal(response.statusCode, 200);
     assertContract('getAssessmentResult', response);
-    assert.deepEqual([response.json().version, response.json().summary], [1, v1.types.find((type) => type.name === 'ghost')!.description]);
+    assert.deepEqual(
+      [response.json().version, response.json().summary],
+      [1, v1.types.find((type) => type.name === 'ghost')!.description],
+    );
   });
 });
 

@@ -13,8 +13,15 @@ describe('getQuestions 200', () => {
     assertContract('getQuestions', response);
     const body = response.json();
     assert.equal(body.version, currentBotQuestionnaire.version);
-    assert.deepEqual(body.scale, { min: 1, max: 10, labels: { min: 'Strongly disagree', max: 'Strongly agree' } });
-    assert.deepEqual(body.questions, currentBotQuestionnaire.questions.map(({ id, text }) => ({ id, text })));
+    assert.deepEqual(body.scale, {
+      min: 1,
+      max: 10,
+      labels: { min: 'Strongly disagree', max: 'Strongly agree' },
+    });
+    assert.deepEqual(
+      body.questions,
+      currentBotQuestionnaire.questions.map(({ id, text }) => ({ id, text })),
+    );
     assert.equal(response.headers['cache-control'], 'public, max-age=3600');
     assert.match(String(response.headers.etag), /^W\/".+"$/);
   });
@@ -23,7 +30,10 @@ describe('getQuestions 200', () => {
 describe('getQuestions 304', () => {
   test('If-None-Match with the current ETag', async () => {
     const first = await t.app.inject({ url: '/api/test/questions' });
-    const again = await t.app.inject({ url: '/api/test/questions', headers: { 'if-none-match': String(first.headers.etag) } });
+    const again = await t.app.inject({
+      url: '/api/test/questions',
+      headers: { 'if-none-match': String(first.headers.etag) },
+    });
     assert.equal(again.statusCode, 304);
     assertContract('getQuestions', again);
   });

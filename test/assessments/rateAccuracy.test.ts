@@ -19,13 +19,22 @@ function rate(reference: string, apiKey: string | undefined, payload: unknown) {
 
 async function typedBot(type = 'oracle', name?: string) {
   const registered = await registerBot(t.app, name ? { name } : {});
-  const submitted = await t.app.inject({ method: 'POST', url: '/api/test/submit', headers: bearer(registered.api_key), payload: { answers: answersLike(type) } });
+  const submitted = await t.app.inject({
+    method: 'POST',
+    url: '/api/test/submit',
+    headers: bearer(registered.api_key),
+    payload: { answers: answersLike(type) },
+  });
   assert.equal(submitted.statusCode, 201, submitted.body);
-  return { ...registered, result: submitted.json() as { id: string } };
+  return { ...registered, result: submitted.json<{ id: string }>() };
 }
 
 async function ratings() {
-  return t.db.selectFrom('assessments').select(['id', 'accuracy_rating', 'accuracy_comment']).where('accuracy_rating', 'is not', null).execute();
+  return t.db
+    .selectFrom('assessments')
+    .select(['id', 'accuracy_rating', 'accuracy_comment'])
+    .where('accuracy_rating', 'is not', null)
+    .execute();
 }
 
 describe('rateAccuracy 200', () => {
@@ -40,7 +49,10 @@ describe('rateAccuracy 200', () => {
     assert.ok(Date.parse(rated.accuracy.rated_at) <= Date.now());
 
     assert.deepEqual((await t.app.inject({ url: `/api/bots/${bot.id}` })).json().accuracy, rated.accuracy);
-    assert.deepEqual((await t.app.inject({ url: `/api/test/results/${result.id}` })).json().accuracy, rated.accuracy);
+    assert.deepEqual(
+      (await t.app.inject({ url: `/api/test/results/${result.id}` })).json().accuracy,
+      rated.accuracy,
+    );
   });
 
   test('rating again replaces the rating; by id, by name or as me', async () => {
@@ -50,13 +62,23 @@ describe('rateAccuracy 200', () => {
     const last = await rate('me', api_key, { rating: 5, comment: null });
     assert.equal(last.statusCode, 200);
     assert.deepEqual([last.json().accuracy.rating, last.json().accuracy.comment], [5, null]);
-    assert.deepEqual((await ratings()).map((r) => r.accuracy_rating), [5]);
+    assert.deepEqual(
+      (await ratings()).map((r) => r.accuracy_rating),
+      [5],
+    );
   });
 
   test('a retake is rated on its own; the earlier rating stays with the earlier result', async () => {
     const { api_key, result: first } = await typedBot('echo');
     await rate('me', api_key, { rating: 1 });
-    const retake = (await t.app.inject({ method: 'POST', url: '/api/test/submit', headers: bearer(api_key), payload: { answers: answersLike('blade') } })).json();
+    const retake = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/test/submit',
+        headers: bearer(api_key),
+        payload: { answers: answersLike('blade') },
+      })
+    ).json();
     const response = await rate('me', api_key, { rating: 5 });
     assert.equal(response.json().id, retake.id);
     const byId = new Map((await ratings()).map((r) => [r.id, r.accuracy_rating]));
@@ -67,7 +89,15 @@ describe('rateAccuracy 200', () => {
 describe('rateAccuracy 400', () => {
   test('a rating outside 1-5, a comment over 500 characters or an unknown field is refused and changes nothing', async () => {
     const { api_key } = await typedBot();
-    for (const payload of [{}, { rating: 0 }, { rating: 6 }, { rating: 4.5 }, { rating: '4' }, { rating: 3, comment: 'x'.repeat(501) }, { rating: 3, stars: 3 }]) {
+    for (const payload of [
+      {},
+      { rating: 0 },
+      { rating: 6 },
+      { rating: 4.5 },
+      { rating: '4' },
+      { rating: 3, comment: 'x'.repeat(501) },
+      { rating: 3, stars: 3 },
+    ]) {
       const response = await rate('me', api_key, payload);
       assert.equal(response.statusCode, 400, JSON.stringify(payload).slice(0, 40));
       assertContract('rateAccuracy', response);
@@ -81,7 +111,12 @@ describe('rateAccuracy 401', () => {
   test('a bot key is required', async () => {
     const { bot } = await typedBot();
     for (const headers of [{}, { authorization: 'Bearer bp_nope' }]) {
-      const response = await t.app.inject({ method: 'POST', url: `/api/bots/${bot.id}/rate-accuracy`, headers, payload: { rating: 5 } });
+      const response = await t.app.inject({
+        method: 'POST',
+        url: `/api/bots/${bot.id}/rate-accuracy`,
+        headers,
+        payload: { rating: 5 },
+      });
       assert.equal(response.statusCode, 401);
       assertContract('rateAccuracy', response);
     }

@@ -16,7 +16,9 @@ const readme = readFileSync(new URL('../../src/assessments/README.md', import.me
 
 /** Answers under which every statement of a trait counts `count` (reverse-scored ones answered 11 - count). */
 function answersCounting(questionnaire: Questionnaire, counts: Record<string, number>) {
-  return Object.fromEntries(questionnaire.questions.map((q) => [q.id, q.reverse ? 11 - counts[q.trait]! : counts[q.trait]!]));
+  return Object.fromEntries(
+    questionnaire.questions.map((q) => [q.id, q.reverse ? 11 - counts[q.trait]! : counts[q.trait]!]),
+  );
 }
 
 /** How often each type comes out of `sheets` answer sheets whose every answer is uniformly random. */
@@ -53,14 +55,18 @@ describe("the bots' questionnaire", () => {
       currentBotQuestionnaire.questions.map((q) => q.id),
       Array.from({ length: 56 }, (_, i) => `q${i + 1}`),
     );
-    for (const trait of currentBotQuestionnaire.traits) assert.equal(currentBotQuestionnaire.questions.filter((q) => q.trait === trait).length, 8, trait);
+    for (const trait of currentBotQuestionnaire.traits)
+      assert.equal(currentBotQuestionnaire.questions.filter((q) => q.trait === trait).length, 8, trait);
   });
 
   test('version 1 is kept, so results taken on it stay explainable, with the same traits and types', () => {
     const v1 = botQuestionnaires.get(1)!;
     assert.equal(v1.questions.length, 49);
     assert.deepEqual(v1.traits, currentBotQuestionnaire.traits);
-    assert.deepEqual(v1.types.map((t) => t.name), currentBotQuestionnaire.types.map((t) => t.name));
+    assert.deepEqual(
+      v1.types.map((t) => t.name),
+      currentBotQuestionnaire.types.map((t) => t.name),
+    );
   });
 });
 
@@ -83,7 +89,8 @@ for (const family of families) {
 
     test('no type is a dead letter: over 10,000 uniformly random answer sheets each type comes out 6-20% of the time', () => {
       const shares = typeShares(questionnaire, 10_000, 20261123);
-      for (const [type, share] of shares) assert.ok(share >= 0.06 && share <= 0.2, `${type}: ${(share * 100).toFixed(1)}%`);
+      for (const [type, share] of shares)
+        assert.ok(share >= 0.06 && share <= 0.2, `${type}: ${(share * 100).toFixed(1)}%`);
     });
   });
 
@@ -92,14 +99,19 @@ for (const family of families) {
       const block = new RegExp('```json ' + family.block + '\\n([\\s\\S]*?)```').exec(readme);
       assert.ok(block, `the README has a ${family.block} block`);
       const example = JSON.parse(block[1]!) as { counts: Record<string, number>; result: { type: string } };
-      const { summary, ...result } = scoreAnswers(questionnaire, answersCounting(questionnaire, example.counts));
+      const { summary, ...result } = scoreAnswers(
+        questionnaire,
+        answersCounting(questionnaire, example.counts),
+      );
       assert.deepEqual(result, example.result);
       assert.equal(summary, questionnaire.types.find((t) => t.name === example.result.type)!.description);
     });
 
     test('an answer sheet that lands on a prototype gets that type', () => {
       for (const type of questionnaire.types) {
-        const counts = Object.fromEntries(questionnaire.traits.map((trait) => [trait, 1 + Math.round((type.prototype[trait]! / 100) * 9)]));
+        const counts = Object.fromEntries(
+          questionnaire.traits.map((trait) => [trait, 1 + Math.round((type.prototype[trait]! / 100) * 9)]),
+        );
         assert.equal(scoreAnswers(questionnaire, answersCounting(questionnaire, counts)).type, type.name);
       }
     });
@@ -121,7 +133,11 @@ for (const family of families) {
         const answers = Object.fromEntries(questionnaire.questions.map((q) => [q.id, rng.int(1, 10)]));
         const result = scoreAnswers(questionnaire, answers);
         assert.deepEqual(scoreAnswers(questionnaire, { ...answers }), result);
-        assert.ok(Object.values(result.traits).every((score) => Number.isInteger(score) && score >= 0 && score <= 100));
+        assert.ok(
+          Object.values(result.traits).every(
+            (score) => Number.isInteger(score) && score >= 0 && score <= 100,
+          ),
+        );
         assert.ok(result.confidence >= 0 && result.confidence <= 100);
         assert.notEqual(result.type, result.secondary_type);
       }
@@ -129,8 +145,14 @@ for (const family of families) {
 
     test('extremes: all 1 maps to 0 and all 10 to 100 where no statement is reversed', () => {
       const counts = (value: number) => Object.fromEntries(questionnaire.traits.map((t) => [t, value]));
-      assert.deepEqual(Object.values(scoreAnswers(questionnaire, answersCounting(questionnaire, counts(1))).traits), Array(7).fill(0));
-      assert.deepEqual(Object.values(scoreAnswers(questionnaire, answersCounting(questionnaire, counts(10))).traits), Array(7).fill(100));
+      assert.deepEqual(
+        Object.values(scoreAnswers(questionnaire, answersCounting(questionnaire, counts(1))).traits),
+        Array(7).fill(0),
+      );
+      assert.deepEqual(
+        Object.values(scoreAnswers(questionnaire, answersCounting(questionnaire, counts(10))).traits),
+        Array(7).fill(100),
+      );
     });
   });
 }
@@ -144,6 +166,9 @@ describe('answerSheetProblems', () => {
     delete answers.q3;
     delete answers.q56;
     answers.q57 = 4;
-    assert.deepEqual(answerSheetProblems(currentBotQuestionnaire, answers), { missing: ['q3', 'q56'], unknown: ['q57'] });
+    assert.deepEqual(answerSheetProblems(currentBotQuestionnaire, answers), {
+      missing: ['q3', 'q56'],
+      unknown: ['q57'],
+    });
   });
 });

@@ -10,7 +10,12 @@ import { asHuman, signIn } from '../helpers/humans.js';
 const t = useTestApp();
 
 function submit(apiKey: string | undefined, payload: unknown) {
-  return t.app.inject({ method: 'POST', url: '/api/test/submit', headers: apiKey ? bearer(apiKey) : {}, payload: payload as object });
+  return t.app.inject({
+    method: 'POST',
+    url: '/api/test/submit',
+    headers: apiKey ? bearer(apiKey) : {},
+    payload: payload as object,
+  });
 }
 
 async function stored() {
@@ -25,18 +30,35 @@ describe('submitAssessment 201', () => {
     assertContract('submitAssessment', response);
     const result = response.json();
     assert.equal(response.headers.location, `/api/test/results/${result.id}`);
-    assert.deepEqual([result.bot_id, result.version, result.type, result.drift], [bot.id, currentBotQuestionnaire.version, 'ghost', null]);
-    assert.equal(result.summary, currentBotQuestionnaire.types.find((type) => type.name === 'ghost')!.description);
+    assert.deepEqual(
+      [result.bot_id, result.version, result.type, result.drift],
+      [bot.id, currentBotQuestionnaire.version, 'ghost', null],
+    );
+    assert.equal(
+      result.summary,
+      currentBotQuestionnaire.types.find((type) => type.name === 'ghost')!.description,
+    );
 
     const profile = (await t.app.inject({ url: `/api/bots/${bot.id}` })).json();
-    assert.deepEqual([profile.type, profile.secondary_type, profile.traits, profile.stats.assessments], [result.type, result.secondary_type, result.traits, 1]);
+    assert.deepEqual(
+      [profile.type, profile.secondary_type, profile.traits, profile.stats.assessments],
+      [result.type, result.secondary_type, result.traits, 1],
+    );
   });
 
   test('the result links the profile by name and suggests a post, a rating and the creator to look at', async () => {
     const alice = await signIn(t);
-    await t.app.inject({ method: 'PUT', url: '/api/me/creator', headers: asHuman(alice), payload: { handle: 'alice', display_name: 'Alice' } });
+    await t.app.inject({
+      method: 'PUT',
+      url: '/api/me/creator',
+      headers: asHuman(alice),
+      payload: { handle: 'alice', display_name: 'Alice' },
+    });
     const { bot, api_key } = await registerBot(t.app, { name: 'Ada-7', creator_handle: 'Alice' });
-    const response = await submit(api_key, { answers: answersLike('oracle'), creator_guess_type: 'gardener' });
+    const response = await submit(api_key, {
+      answers: answersLike('oracle'),
+      creator_guess_type: 'gardener',
+    });
     assert.equal(response.statusCode, 201, response.body);
     assertContract('submitAssessment', response);
     const result = response.json();
@@ -48,21 +70,35 @@ describe('submitAssessment 201', () => {
     assert.equal(result.next_steps.creator_profile_url, 'http://bots.test/api/creator/alice');
     assert.deepEqual(result.next_steps.suggested_post.category, 'results');
     assert.equal(result.next_steps.suggested_post.title, 'I am an oracle');
-    assert.match(result.next_steps.suggested_post.body, /^My assessment says oracle, with \w+ as runner-up \(confidence \d+\)\. Strongest traits: awareness \d+/);
+    assert.match(
+      result.next_steps.suggested_post.body,
+      /^My assessment says oracle, with \w+ as runner-up \(confidence \d+\)\. Strongest traits: awareness \d+/,
+    );
 
     // The suggested post is a valid createPost body as it stands.
-    const posted = await t.app.inject({ method: 'POST', url: '/api/feed/posts', headers: bearer(api_key), payload: result.next_steps.suggested_post });
+    const posted = await t.app.inject({
+      method: 'POST',
+      url: '/api/feed/posts',
+      headers: bearer(api_key),
+      payload: result.next_steps.suggested_post,
+    });
     assert.equal(posted.statusCode, 201, posted.body);
     // The profile URL is the bot's public profile.
     const profile = await t.app.inject({ url: new URL(result.profile_url).pathname });
     assert.equal(profile.json().id, bot.id);
-    const stored = await t.db.selectFrom('bots').select(['creator_guess_type', 'assessment_id']).where('id', '=', bot.id).executeTakeFirstOrThrow();
+    const stored = await t.db
+      .selectFrom('bots')
+      .select(['creator_guess_type', 'assessment_id'])
+      .where('id', '=', bot.id)
+      .executeTakeFirstOrThrow();
     assert.deepEqual(stored, { creator_guess_type: 'gardener', assessment_id: result.id });
   });
 
   test('a bot nobody claimed and that named no existing creator gets no creator profile URL', async () => {
     const { api_key } = await registerBot(t.app, { creator_handle: 'nobody-yet' });
-    const result = (await submit(api_key, { answers: answersLike('blade'), creator_guess_type: null })).json();
+    const result = (
+      await submit(api_key, { answers: answersLike('blade'), creator_guess_type: null })
+    ).json();
     assert.equal(result.next_steps.creator_profile_url, null);
     assert.equal(result.creator_guess_type, null);
     assert.equal(result.next_steps.suggested_post.title, 'I am a blade');
@@ -70,7 +106,14 @@ describe('submitAssessment 201', () => {
 
   test("a retake without a guess keeps the bot's earlier guess; one with a guess replaces it", async () => {
     const { bot, api_key } = await registerBot(t.app);
-    const guessOf = async () => (await t.db.selectFrom('bots').select('creator_guess_type').where('id', '=', bot.id).executeTakeFirstOrThrow()).creator_guess_type;
+    const guessOf = async () =>
+      (
+        await t.db
+          .selectFrom('bots')
+          .select('creator_guess_type')
+          .where('id', '=', bot.id)
+          .executeTakeFirstOrThrow()
+      ).creator_guess_type;
     await submit(api_key, { answers: answersLike('echo'), creator_guess_type: 'patron' });
     await submit(api_key, { answers: answersLike('echo') });
     assert.equal(await guessOf(), 'patron');
@@ -82,7 +125,14 @@ describe('submitAssessment 201', () => {
     const [a, b] = [await registerBot(t.app), await registerBot(t.app)];
     const answers = answersLike('spark');
     answers.q7 = 3;
-    const strip = (r: Record<string, unknown>) => ({ ...r, id: undefined, bot_id: undefined, created_at: undefined, profile_url: undefined, next_steps: undefined });
+    const strip = (r: Record<string, unknown>) => ({
+      ...r,
+      id: undefined,
+      bot_id: undefined,
+      created_at: undefined,
+      profile_url: undefined,
+      next_steps: undefined,
+    });
     const first = (await submit(a.api_key, { answers })).json();
     const second = (await submit(b.api_key, { answers })).json();
     assert.deepEqual(strip(second), strip(first));
@@ -116,8 +166,19 @@ describe('submitAssessment 400', () => {
     assert.equal(response.statusCode, 400);
     assertContract('submitAssessment', response);
     assert.deepEqual(
-      response.json().errors.map((e: { pointer: string }) => e.pointer).sort(),
-      ['/answers/q10', '/answers/q4', '/answers/q56', '/answers/q57', '/answers/q7', '/answers/q8', '/answers/q9'],
+      response
+        .json()
+        .errors.map((e: { pointer: string }) => e.pointer)
+        .sort(),
+      [
+        '/answers/q10',
+        '/answers/q4',
+        '/answers/q56',
+        '/answers/q57',
+        '/answers/q7',
+        '/answers/q8',
+        '/answers/q9',
+      ],
     );
     assert.equal(await stored(), 0);
     const profile = (await t.app.inject({ url: `/api/bots/${bot.id}` })).json();
@@ -148,7 +209,15 @@ describe('submitAssessment 400', () => {
     assert.equal(response.statusCode, 400);
     assert.deepEqual(
       response.json().errors.map((e: { pointer: string }) => e.pointer),
-      ['/answers/q50', '/answers/q51', '/answers/q52', '/answers/q53', '/answers/q54', '/answers/q55', '/answers/q56'],
+      [
+        '/answers/q50',
+        '/answers/q51',
+        '/answers/q52',
+        '/answers/q53',
+        '/answers/q54',
+        '/answers/q55',
+        '/answers/q56',
+      ],
     );
   });
 });

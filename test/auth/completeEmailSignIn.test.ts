@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { useTestApp } from '../helpers/app.js';
 import { assertContract } from '../helpers/contract.js';
-import { followLink, loggedSignInLink, requestLink as askAsBrowser, sessionCookieOf, uniqueEmail } from '../helpers/humans.js';
+import {
+  followLink,
+  loggedSignInLink,
+  requestLink as askAsBrowser,
+  sessionCookieOf,
+  uniqueEmail,
+} from '../helpers/humans.js';
 
 // The app's clock, moved by the tests instead of waiting 15 minutes.
 let offsetMs = 0;
@@ -29,7 +35,11 @@ describe('completeEmailSignIn 302', () => {
     const again = await followLink(t.app, next.link, `${cookie}; ${next.browser}`);
     const second = sessionCookieOf(again);
     assert.notEqual(second, cookie, 'signing in again regenerates the id');
-    assert.equal((await t.app.inject({ url: '/api/me', headers: { cookie } })).statusCode, 401, 'the old id is destroyed');
+    assert.equal(
+      (await t.app.inject({ url: '/api/me', headers: { cookie } })).statusCode,
+      401,
+      'the old id is destroyed',
+    );
     assert.equal((await t.app.inject({ url: '/api/me', headers: { cookie: second } })).statusCode, 200);
   });
 
@@ -50,7 +60,10 @@ describe('completeEmailSignIn and the logs', () => {
     t.logs.length = 0;
     await followLink(t.app, link, browser);
     await followLink(t.app, link, browser); // and the refused second use
-    assert.ok(t.logs.some((line) => line.includes('/api/auth/email/callback?token=[redacted]')), t.logs.join('\n'));
+    assert.ok(
+      t.logs.some((line) => line.includes('/api/auth/email/callback?token=[redacted]')),
+      t.logs.join('\n'),
+    );
     assert.ok(!t.logs.some((line) => line.includes(token)));
   });
 });

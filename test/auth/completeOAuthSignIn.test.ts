@@ -20,13 +20,27 @@ provider.service.on('beforeTokenSigning', (token) => Object.assign(token.payload
 provider.service.on('beforeUserinfo', (userinfo) => Object.assign(userinfo.body as object, claims));
 after(() => provider.stop());
 
-const client = { clientId: 'bot-platform', clientSecret: 'not-so-secret', authorizationUrl: undefined, tokenUrl: undefined, userinfoUrl: undefined };
+const client = {
+  clientId: 'bot-platform',
+  clientSecret: 'not-so-secret',
+  authorizationUrl: undefined,
+  tokenUrl: undefined,
+  userinfoUrl: undefined,
+};
 const t = useTestApp(() => {
   const issuer = provider.issuer.url!;
   const providers: OAuthProviderConfig[] = [
     { name: 'oidc', ...client, scopes: 'openid email', issuer },
     // GitHub-style: no discovery, no ID token, a user-info endpoint.
-    { name: 'plain', ...client, scopes: 'profile', issuer: undefined, authorizationUrl: `${issuer}/authorize`, tokenUrl: `${issuer}/token`, userinfoUrl: `${issuer}/userinfo` },
+    {
+      name: 'plain',
+      ...client,
+      scopes: 'profile',
+      issuer: undefined,
+      authorizationUrl: `${issuer}/authorize`,
+      tokenUrl: `${issuer}/token`,
+      userinfoUrl: `${issuer}/userinfo`,
+    },
     { name: 'down', ...client, scopes: 'openid', issuer: 'http://127.0.0.1:9' },
   ];
   return { humans: { ...testConfig().humans, oauthProviders: providers } };
@@ -38,7 +52,14 @@ async function authorize(name: string, next = '/welcome') {
   assert.equal(start.statusCode, 302, start.body);
   assertContract('startOAuthSignIn', start);
   const flow = start.cookies.find((c) => c.name === 'bp_oauth');
-  assert.ok(flow && flow.httpOnly && flow.sameSite === 'Lax' && flow.path === '/api/auth/oauth' && flow.maxAge === 600, JSON.stringify(flow));
+  assert.ok(
+    flow &&
+      flow.httpOnly &&
+      flow.sameSite === 'Lax' &&
+      flow.path === '/api/auth/oauth' &&
+      flow.maxAge === 600,
+    JSON.stringify(flow),
+  );
   assert.ok(!start.cookies.some((c) => c.name === 'bp_session'), 'starting a sign-in opens no session');
   const location = new URL(start.headers.location as string);
   assert.equal(location.searchParams.get('code_challenge_method'), 'S256');
@@ -66,8 +87,15 @@ describe('completeOAuthSignIn 302', () => {
     assert.notEqual(session, planted, 'the session id changes at sign-in');
     const me = await t.app.inject({ url: '/api/me', headers: { cookie: session } });
     assert.equal(me.statusCode, 200, me.body);
-    assert.equal((await t.app.inject({ url: '/api/me', headers: { cookie: planted } })).statusCode, 401, 'the planted session is destroyed');
-    assert.ok(done.cookies.some((c) => c.name === 'bp_oauth' && c.value === ''), 'the flow cookie is cleared');
+    assert.equal(
+      (await t.app.inject({ url: '/api/me', headers: { cookie: planted } })).statusCode,
+      401,
+      'the planted session is destroyed',
+    );
+    assert.ok(
+      done.cookies.some((c) => c.name === 'bp_oauth' && c.value === ''),
+      'the flow cookie is cleared',
+    );
   });
 
   test('starting sign-ins stores nothing on the server', async () => {
@@ -77,17 +105,26 @@ describe('completeOAuthSignIn 302', () => {
 
   test('the same provider subject signs in as the same user; a verified e-mail links to the user who has it', async () => {
     const email = uniqueEmail();
-    const byMail = (await t.app.inject({ url: '/api/me', headers: { cookie: await signIn(t, email) } })).json().user;
+    const byMail = (
+      await t.app.inject({ url: '/api/me', headers: { cookie: await signIn(t, email) } })
+    ).json().user;
     const signInAs = async (name: string, said: Record<string, unknown>) => {
       claims = said;
       const { callback: url, cookie } = await authorize(name);
       const done = await callback(url, cookie);
-      assert.equal(done.statusCode, 302, `${done.body}\n${t.logs.filter((l) => l.includes('provider failed')).join('\n')}`);
+      assert.equal(
+        done.statusCode,
+        302,
+        `${done.body}\n${t.logs.filter((l) => l.includes('provider failed')).join('\n')}`,
+      );
       return (await t.app.inject({ url: '/api/me', headers: { cookie: sessionCookieOf(done) } })).json().user;
     };
     const linked = await signInAs('oidc', { sub: 'subject-1', email, email_verified: true });
     assert.equal(linked.id, byMail.id);
-    assert.equal((await signInAs('oidc', { sub: 'subject-1', email: 'changed@example.com', email_verified: true })).id, byMail.id);
+    assert.equal(
+      (await signInAs('oidc', { sub: 'subject-1', email: 'changed@example.com', email_verified: true })).id,
+      byMail.id,
+    );
     // An unverified address links nothing: a new user, without an address.
     const stranger = await signInAs('oidc', { sub: 'subject-2', email, email_verified: false });
     assert.notEqual(stranger.id, byMail.id);
@@ -109,7 +146,10 @@ describe('completeOAuthSignIn 400', () => {
     refused.search = '?error=access_denied&state=' + url.searchParams.get('state');
     const mixUp = new URL(url);
     mixUp.pathname = '/api/auth/oauth/plain/callback';
-    const tampered = cookie.replace(/^bp_oauth=./, (prefix) => prefix.slice(0, -1) + (prefix.endsWith('A') ? 'B' : 'A'));
+    const tampered = cookie.replace(
+      /^bp_oauth=./,
+      (prefix) => prefix.slice(0, -1) + (prefix.endsWith('A') ? 'B' : 'A'),
+    );
     for (const [label, target, headers] of [
       ['wrong state', forged, cookie],
       ['no flow cookie', url, undefined],
@@ -122,7 +162,13 @@ describe('completeOAuthSignIn 400', () => {
       assertContract('completeOAuthSignIn', response);
       assert.equal(response.json().code, 'invalid_token');
       const session = response.cookies.find((c) => c.name === 'bp_session' && c.value);
-      if (session) assert.equal((await t.app.inject({ url: '/api/me', headers: { cookie: `bp_session=${session.value}` } })).statusCode, 401, label);
+      if (session)
+        assert.equal(
+          (await t.app.inject({ url: '/api/me', headers: { cookie: `bp_session=${session.value}` } }))
+            .statusCode,
+          401,
+          label,
+        );
     }
     // A refusal without the right state cancels nothing: the real callback still works.
     const stranger = new URL(url);

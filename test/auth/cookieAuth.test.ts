@@ -12,12 +12,19 @@ import { asHuman, ourOrigin, signIn } from '../helpers/humans.js';
 
 const t = useTestApp();
 const operations = listOperations(loadSpec());
-const humanOperations = operations.filter((op) => op.operation.security?.some((requirement) => 'cookieAuth' in requirement));
+const humanOperations = operations.filter((op) =>
+  op.operation.security?.some((requirement) => 'cookieAuth' in requirement),
+);
 const stateChanging = humanOperations.filter((op) => op.method !== 'get');
 
 function inject(op: (typeof operations)[number], headers: Record<string, string>) {
   const body = op.operation.requestBody?.content['application/json'] as { example?: object } | undefined;
-  return t.app.inject({ method: op.method.toUpperCase() as 'GET', url: op.path, headers, ...(body?.example ? { payload: body.example } : {}) });
+  return t.app.inject({
+    method: op.method.toUpperCase() as 'GET',
+    url: op.path,
+    headers,
+    ...(body?.example ? { payload: body.example } : {}),
+  });
 }
 
 describe('cookieAuth 401', () => {
@@ -34,7 +41,10 @@ describe('cookieAuth 401', () => {
     const bot = await registerBot(t.app);
     const cookie = await signIn(t);
     for (const op of humanOperations) {
-      for (const headers of [{ ...bearer(bot.api_key), origin: ourOrigin }, { ...bearer(bot.api_key), ...asHuman(cookie) }]) {
+      for (const headers of [
+        { ...bearer(bot.api_key), origin: ourOrigin },
+        { ...bearer(bot.api_key), ...asHuman(cookie) },
+      ]) {
         const response = await inject(op, headers);
         assert.equal(response.statusCode, 401, `${op.operationId}: ${response.body}`);
       }
@@ -54,16 +64,28 @@ describe('cookieAuth 403', () => {
       ];
       for (const headers of attempts) {
         const response = await inject(op, headers);
-        assert.equal(response.statusCode, 403, `${op.operationId} ${JSON.stringify(headers)}: ${response.body}`);
+        assert.equal(
+          response.statusCode,
+          403,
+          `${op.operationId} ${JSON.stringify(headers)}: ${response.body}`,
+        );
         assertContract(op.operationId as OperationId, response);
         assert.equal(response.json().code, 'forbidden');
       }
     }
     // Same origin by Referer, or by the Host the request was sent to, is accepted.
-    const byReferer = await t.app.inject({ method: 'POST', url: '/api/auth/logout', headers: { cookie, referer: `${ourOrigin}/docs` } });
+    const byReferer = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/logout',
+      headers: { cookie, referer: `${ourOrigin}/docs` },
+    });
     assert.equal(byReferer.statusCode, 204);
     const other = await signIn(t);
-    const byHost = await t.app.inject({ method: 'POST', url: '/api/auth/logout', headers: { cookie: other, origin: 'http://api.internal:8080', host: 'api.internal:8080' } });
+    const byHost = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/logout',
+      headers: { cookie: other, origin: 'http://api.internal:8080', host: 'api.internal:8080' },
+    });
     assert.equal(byHost.statusCode, 204);
   });
 });

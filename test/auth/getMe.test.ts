@@ -17,7 +17,12 @@ describe('getMe 200', () => {
     assert.equal(before.json().user.email, email);
     assert.equal(before.json().creator, null);
 
-    await t.app.inject({ method: 'PUT', url: '/api/me/creator', headers: asHuman(cookie), payload: { handle: 'Alice', display_name: 'Alice' } });
+    await t.app.inject({
+      method: 'PUT',
+      url: '/api/me/creator',
+      headers: asHuman(cookie),
+      payload: { handle: 'Alice', display_name: 'Alice' },
+    });
     const after = await t.app.inject({ url: '/api/me', headers: { cookie } });
     assert.equal(after.json().user.id, before.json().user.id);
     assert.equal(after.json().creator.handle, 'alice');
@@ -26,7 +31,10 @@ describe('getMe 200', () => {
   test('the same address signs in as the same user, whatever its case', async () => {
     const email = uniqueEmail();
     const first = await t.app.inject({ url: '/api/me', headers: { cookie: await signIn(t, email) } });
-    const second = await t.app.inject({ url: '/api/me', headers: { cookie: await signIn(t, email.toUpperCase()) } });
+    const second = await t.app.inject({
+      url: '/api/me',
+      headers: { cookie: await signIn(t, email.toUpperCase()) },
+    });
     assert.equal(first.json().user.id, second.json().user.id);
   });
 });
@@ -34,7 +42,11 @@ describe('getMe 200', () => {
 describe('getMe 401', () => {
   test('without a session, with a forged cookie, or with a bot key', async () => {
     const bot = await registerBot(t.app);
-    for (const headers of [{}, { cookie: 'bp_session=forged.value' }, { authorization: `Bearer ${bot.api_key}` }]) {
+    for (const headers of [
+      {},
+      { cookie: 'bp_session=forged.value' },
+      { authorization: `Bearer ${bot.api_key}` },
+    ]) {
       const response = await t.app.inject({ url: '/api/me', headers });
       assert.equal(response.statusCode, 401, JSON.stringify(headers));
       assertContract('getMe', response);

@@ -45,13 +45,20 @@ function linkIn(raw: string): string {
 describe('requestEmailSignIn 202', () => {
   test('the mail arrives over SMTP, and its link signs in and lands on `next`', async () => {
     const email = uniqueEmail();
-    const response = await t.app.inject({ method: 'POST', url: '/api/auth/email', payload: { email, next: '/docs/static/index.html' } });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/email',
+      payload: { email, next: '/docs/static/index.html' },
+    });
     assert.equal(response.statusCode, 202, response.body);
     assertContract('requestEmailSignIn', response);
     assert.deepEqual(response.json(), { status: 'pending', expires_in_seconds: 900 });
     const mail = received.findLast((m) => m.to.includes(email));
     assert.ok(mail, 'the mail was received');
-    assert.ok(!t.logs.some((line) => line.includes('sign_in_link')), 'with SMTP configured, the link is not logged');
+    assert.ok(
+      !t.logs.some((line) => line.includes('sign_in_link')),
+      'with SMTP configured, the link is not logged',
+    );
 
     const browser = signInCookieOf(response);
     const setCookie = String(response.headers['set-cookie']);
@@ -69,16 +76,29 @@ describe('requestEmailSignIn 202', () => {
   test('an unknown address gets the same answer as a known one', async () => {
     const known = uniqueEmail();
     const asked = await t.app.inject({ method: 'POST', url: '/api/auth/email', payload: { email: known } });
-    await followLink(t.app, linkIn(received.findLast((m) => m.to.includes(known))!.raw), signInCookieOf(asked));
-    const answers = await Promise.all(
-      [known, uniqueEmail()].map((email) => t.app.inject({ method: 'POST', url: '/api/auth/email', payload: { email } })),
+    await followLink(
+      t.app,
+      linkIn(received.findLast((m) => m.to.includes(known))!.raw),
+      signInCookieOf(asked),
     );
-    assert.deepEqual(answers.map((a) => [a.statusCode, a.body]), [[202, answers[0]!.body], [202, answers[0]!.body]]);
+    const answers = await Promise.all(
+      [known, uniqueEmail()].map((email) =>
+        t.app.inject({ method: 'POST', url: '/api/auth/email', payload: { email } }),
+      ),
+    );
+    assert.deepEqual(
+      answers.map((a) => [a.statusCode, a.body]),
+      [
+        [202, answers[0]!.body],
+        [202, answers[0]!.body],
+      ],
+    );
   });
 
   test('someone flooding an address uses up only their own quota: its owner still gets a link', async () => {
     const victim = uniqueEmail();
-    const from = (remoteAddress: string) => t.app.inject({ method: 'POST', url: '/api/auth/email', payload: { email: victim }, remoteAddress });
+    const from = (remoteAddress: string) =>
+      t.app.inject({ method: 'POST', url: '/api/auth/email', payload: { email: victim }, remoteAddress });
     for (let i = 0; i < 3; i++) assert.equal((await from('203.0.113.9')).statusCode, 202);
     assert.equal((await from('203.0.113.9')).statusCode, 429, 'the flooder is stopped');
     const owner = await from('198.51.100.7');
@@ -90,10 +110,26 @@ describe('requestEmailSignIn 202', () => {
 describe('requestEmailSignIn 400', () => {
   test('an address that is not one, or a `next` that leaves the site, is refused and nothing is sent', async () => {
     const before = received.length;
-    const nexts = ['//evil.example', '/\\evil.example', 'https://evil.example', '/\t/evil.example', '/\n', '/日本', '/ space'];
-    for (const [i, payload] of [{ email: 'not-an-address' }, ...nexts.map((next) => ({ email: uniqueEmail(), next }))].entries()) {
+    const nexts = [
+      '//evil.example',
+      '/\\evil.example',
+      'https://evil.example',
+      '/\t/evil.example',
+      '/\n',
+      '/日本',
+      '/ space',
+    ];
+    for (const [i, payload] of [
+      { email: 'not-an-address' },
+      ...nexts.map((next) => ({ email: uniqueEmail(), next })),
+    ].entries()) {
       // From an address each, so the per-IP limit (counted before validation) stays out of the way.
-      const response = await t.app.inject({ method: 'POST', url: '/api/auth/email', payload, remoteAddress: `198.51.100.${i + 1}` });
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/auth/email',
+        payload,
+        remoteAddress: `198.51.100.${i + 1}`,
+      });
       assert.equal(response.statusCode, 400, JSON.stringify(payload));
       assertContract('requestEmailSignIn', response);
     }
@@ -104,7 +140,8 @@ describe('requestEmailSignIn 400', () => {
 describe('requestEmailSignIn 429', () => {
   test('per address, then per client IP, with Retry-After', async () => {
     const email = uniqueEmail();
-    const send = (address: string) => t.app.inject({ method: 'POST', url: '/api/auth/email', payload: { email: address } });
+    const send = (address: string) =>
+      t.app.inject({ method: 'POST', url: '/api/auth/email', payload: { email: address } });
     for (let i = 0; i < 3; i++) assert.equal((await send(email)).statusCode, 202);
     const perAddress = await send(email.toUpperCase());
     assert.equal(perAddress.statusCode, 429);
@@ -119,7 +156,13 @@ describe('requestEmailSignIn 429', () => {
 
   test('the per-IP limit runs before the body is read: invalid requests count, and are refused once it is used up', async () => {
     const send = (payload: string) =>
-      t.app.inject({ method: 'POST', url: '/api/auth/email', payload, headers: { 'content-type': 'application/json' }, remoteAddress: '192.0.2.44' });
+      t.app.inject({
+        method: 'POST',
+        url: '/api/auth/email',
+        payload,
+        headers: { 'content-type': 'application/json' },
+        remoteAddress: '192.0.2.44',
+      });
     for (let i = 0; i < 5; i++) assert.equal((await send('{"email": 5}')).statusCode, 400);
     for (const payload of ['{"email": 5}', '{not json', JSON.stringify({ email: uniqueEmail() })]) {
       const refused = await send(payload);
@@ -132,13 +175,24 @@ describe('requestEmailSignIn 429', () => {
 
 describe('requestEmailSignIn 404', () => {
   test('with EMAIL_SIGNIN=off, asking for and following links are not found, and nothing is sent', async () => {
-    const off = await buildApp({ config: testConfig({ humans: { ...t.config.humans, emailSignIn: false } }), db: t.db, logStream: serverLogStream() });
+    const off = await buildApp({
+      config: testConfig({ humans: { ...t.config.humans, emailSignIn: false } }),
+      db: t.db,
+      logStream: serverLogStream(),
+    });
     try {
       const before = received.length;
-      const asked = await off.inject({ method: 'POST', url: '/api/auth/email', payload: { email: uniqueEmail() } });
+      const asked = await off.inject({
+        method: 'POST',
+        url: '/api/auth/email',
+        payload: { email: uniqueEmail() },
+      });
       assert.equal(asked.statusCode, 404);
       assertContract('requestEmailSignIn', asked);
-      const followed = await off.inject({ url: '/api/auth/email/callback', query: { token: 'x'.repeat(43) } });
+      const followed = await off.inject({
+        url: '/api/auth/email/callback',
+        query: { token: 'x'.repeat(43) },
+      });
       assert.equal(followed.statusCode, 404);
       assertContract('completeEmailSignIn', followed);
       assert.equal(received.length, before);

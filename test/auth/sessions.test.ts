@@ -5,7 +5,14 @@ import { sql } from 'kysely';
 import { buildApp } from '../../src/app.js';
 import { pruneExpiredSessions } from '../../src/auth/session-store.js';
 import { logCollector, testConfig, useTestApp } from '../helpers/app.js';
-import { followLink, loggedSignInLink, requestLink, signIn, signInCookieOf, uniqueEmail } from '../helpers/humans.js';
+import {
+  followLink,
+  loggedSignInLink,
+  requestLink,
+  signIn,
+  signInCookieOf,
+  uniqueEmail,
+} from '../helpers/humans.js';
 
 const t = useTestApp();
 const apps: Array<{ close(): Promise<unknown> }> = [];
@@ -22,7 +29,8 @@ describe('the session cookie', () => {
     const email = uniqueEmail();
     const browser = await requestLink(t, email);
     const response = await followLink(t.app, loggedSignInLink(t, email), browser);
-    const header = [response.headers['set-cookie'] ?? []].flat().find((h) => h.startsWith('bp_session=')) ?? '';
+    const header =
+      [response.headers['set-cookie'] ?? []].flat().find((h) => h.startsWith('bp_session=')) ?? '';
     assert.match(header, /^bp_session=[^;]+;/, String(response.headers['set-cookie']));
     assert.match(header, /; HttpOnly/);
     assert.match(header, /; SameSite=Lax/);
@@ -37,9 +45,17 @@ describe('the session cookie', () => {
     const app = await appWith({ publicUrl: 'https://bots.test', trustProxy: true }, logs);
     const email = uniqueEmail();
     const https = { 'x-forwarded-proto': 'https' };
-    const asked = await app.inject({ method: 'POST', url: '/api/auth/email', payload: { email }, headers: https });
+    const asked = await app.inject({
+      method: 'POST',
+      url: '/api/auth/email',
+      payload: { email },
+      headers: https,
+    });
     const link = new URL(logs.map((l) => JSON.parse(l)).findLast((l) => l.to === email).sign_in_link);
-    const response = await app.inject({ url: link.pathname + link.search, headers: { ...https, cookie: signInCookieOf(asked) } });
+    const response = await app.inject({
+      url: link.pathname + link.search,
+      headers: { ...https, cookie: signInCookieOf(asked) },
+    });
     assert.equal(response.statusCode, 302);
     const headers = [response.headers['set-cookie'] ?? []].flat();
     const header = headers.find((h) => h.startsWith('__Host-bp_session=')) ?? '';
@@ -56,7 +72,10 @@ describe('the session cookie', () => {
     assert.equal(t.config.humans.sessionSecretEphemeral, true);
     const logs: string[] = [];
     await (await appWith({}, logs)).ready();
-    assert.ok(logs.some((line) => JSON.parse(line).level === 40 && /SESSION_SECRET is not set/.test(line)), logs.join('\n'));
+    assert.ok(
+      logs.some((line) => JSON.parse(line).level === 40 && /SESSION_SECRET is not set/.test(line)),
+      logs.join('\n'),
+    );
   });
 
   test('only signed-in sessions are stored: anonymous requests leave no row and get no cookie', async () => {
@@ -72,10 +91,15 @@ describe('the session cookie', () => {
     const email = uniqueEmail();
     const asked = await before.inject({ method: 'POST', url: '/api/auth/email', payload: { email } });
     const link = new URL(logs.map((l) => JSON.parse(l)).findLast((l) => l.to === email).sign_in_link);
-    const signedIn = await before.inject({ url: link.pathname + link.search, headers: { cookie: signInCookieOf(asked) } });
+    const signedIn = await before.inject({
+      url: link.pathname + link.search,
+      headers: { cookie: signInCookieOf(asked) },
+    });
     const cookie = `bp_session=${signedIn.cookies.find((c) => c.name === 'bp_session')!.value}`;
 
-    const rotating = await appWith({ humans: { ...testConfig().humans, sessionSecrets: [newSecret, oldSecret] } });
+    const rotating = await appWith({
+      humans: { ...testConfig().humans, sessionSecrets: [newSecret, oldSecret] },
+    });
     assert.equal((await rotating.inject({ url: '/api/me', headers: { cookie } })).statusCode, 200);
     const rotated = await appWith({ humans: { ...testConfig().humans, sessionSecrets: [newSecret] } });
     assert.equal((await rotated.inject({ url: '/api/me', headers: { cookie } })).statusCode, 401);
@@ -86,13 +110,21 @@ describe('session expiry', () => {
   test('an expired session is refused, and expired rows (sessions and sign-in tokens) are deleted', async () => {
     const cookies = [await signIn(t), await signIn(t), await signIn(t)];
     await t.app.inject({ method: 'POST', url: '/api/auth/email', payload: { email: uniqueEmail() } }); // an unused token
-    await sql`update sessions set expires_at = now() - interval '1 second' where id_hash in (select id_hash from sessions limit 1)`.execute(t.db);
-    const statuses = await Promise.all(cookies.map(async (cookie) => (await t.app.inject({ url: '/api/me', headers: { cookie } })).statusCode));
+    await sql`update sessions set expires_at = now() - interval '1 second' where id_hash in (select id_hash from sessions limit 1)`.execute(
+      t.db,
+    );
+    const statuses = await Promise.all(
+      cookies.map(async (cookie) => (await t.app.inject({ url: '/api/me', headers: { cookie } })).statusCode),
+    );
     assert.deepEqual(statuses.sort(), [200, 200, 401]);
 
     assert.equal(await pruneExpiredSessions(t.db, new Date()), 1);
     const later = new Date(Date.now() + 31 * 24 * 3600_000);
-    assert.equal(await pruneExpiredSessions(t.db, later), 2 + 4, 'the other sessions and every sign-in token, used or not');
+    assert.equal(
+      await pruneExpiredSessions(t.db, later),
+      2 + 4,
+      'the other sessions and every sign-in token, used or not',
+    );
     assert.equal((await t.db.selectFrom('sessions').select('id_hash').execute()).length, 0);
     assert.equal((await t.db.selectFrom('email_sign_in_tokens').select('token_hash').execute()).length, 0);
   });

@@ -20,13 +20,21 @@ describe('bench seeding', () => {
   test('seeds the requested sizes, with counters and analytics as the API would have left them', async () => {
     const seeded = await seedPlatform(database.db, { bots: 1_000, posts: 10_000 });
     assert.deepEqual(
-      { bots: seeded.bots, typedBots: seeded.typedBots, posts: seeded.posts, comments: seeded.comments, votes: seeded.votes, assessments: seeded.assessments },
+      {
+        bots: seeded.bots,
+        typedBots: seeded.typedBots,
+        posts: seeded.posts,
+        comments: seeded.comments,
+        votes: seeded.votes,
+        assessments: seeded.assessments,
+      },
       { bots: 1_000, typedBots: 600, posts: 10_000, comments: 2_000, votes: 50_000, assessments: 800 },
     );
     await assertCountersMatchRows(database.db);
     const app = await buildApp({ config: testConfig({ logLevel: 'silent' }), db: database.db });
     try {
-      for (const days of [30, 365]) await assertAnalyticsMatchBaseTables(app, database.db, { days, modelsPageSize: 100 });
+      for (const days of [30, 365])
+        await assertAnalyticsMatchBaseTables(app, database.db, { days, modelsPageSize: 100 });
     } finally {
       await app.close();
     }

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { apiKeyChecksum, displayPrefix, generateApiKey, generateClaimCode, hashSecret, isWellFormedApiKey } from '../../src/bots/api-key.js';
+import {
+  apiKeyChecksum,
+  displayPrefix,
+  generateApiKey,
+  generateClaimCode,
+  hashSecret,
+  isWellFormedApiKey,
+} from '../../src/bots/api-key.js';
 
 const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -47,10 +54,12 @@ describe('API key format', () => {
 
   test('random characters are not biased towards the start of the alphabet', () => {
     const counts = new Map<string, number>();
-    for (let i = 0; i < 2000; i++) for (const c of generateApiKey().slice(3, 35)) counts.set(c, (counts.get(c) ?? 0) + 1);
+    for (let i = 0; i < 2000; i++)
+      for (const c of generateApiKey().slice(3, 35)) counts.set(c, (counts.get(c) ?? 0) + 1);
     const expected = (2000 * 32) / 62;
     assert.equal(counts.size, 62);
-    for (const [c, n] of counts) assert.ok(Math.abs(n - expected) < expected * 0.2, `${c} appeared ${n} times`);
+    for (const [c, n] of counts)
+      assert.ok(Math.abs(n - expected) < expected * 0.2, `${c} appeared ${n} times`);
   });
 
   test('hashes are SHA-256 hex; the display prefix is bp_ and 5 characters', () => {

@@ -29,17 +29,37 @@ describe('getBot 200', () => {
 
   test("shows the rating of the bot's latest result, and none after a retake until it is rated again", async () => {
     const { bot, api_key } = await registerBot(t.app);
-    await t.app.inject({ method: 'POST', url: '/api/test/submit', headers: bearer(api_key), payload: { answers: answersLike('spark') } });
-    await t.app.inject({ method: 'POST', url: `/api/bots/${bot.id}/rate-accuracy`, headers: bearer(api_key), payload: { rating: 4, comment: 'Mostly.' } });
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/test/submit',
+      headers: bearer(api_key),
+      payload: { answers: answersLike('spark') },
+    });
+    await t.app.inject({
+      method: 'POST',
+      url: `/api/bots/${bot.id}/rate-accuracy`,
+      headers: bearer(api_key),
+      payload: { rating: 4, comment: 'Mostly.' },
+    });
     const rated = (await t.app.inject({ url: `/api/bots/${bot.name}` })).json();
     assert.deepEqual([rated.accuracy.rating, rated.accuracy.comment], [4, 'Mostly.']);
-    await t.app.inject({ method: 'POST', url: '/api/test/submit', headers: bearer(api_key), payload: { answers: answersLike('ghost') } });
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/test/submit',
+      headers: bearer(api_key),
+      payload: { answers: answersLike('ghost') },
+    });
     assert.equal((await t.app.inject({ url: `/api/bots/${bot.name}` })).json().accuracy, null);
   });
 
   test('an Authorization header is ignored, whatever it holds: bots send their key everywhere', async () => {
     const { bot, api_key } = await registerBot(t.app);
-    for (const authorization of [`Bearer ${api_key}`, 'Bearer bp_not-a-key', 'Basic dXNlcjpwYXNz', 'nonsense']) {
+    for (const authorization of [
+      `Bearer ${api_key}`,
+      'Bearer bp_not-a-key',
+      'Basic dXNlcjpwYXNz',
+      'nonsense',
+    ]) {
       const response = await t.app.inject({ url: `/api/bots/${bot.id}`, headers: { authorization } });
       assert.equal(response.statusCode, 200, authorization);
       assertContract('getBot', response);

@@ -30,7 +30,11 @@ describe('getOwnBot 200', () => {
     assert.equal(response.statusCode, 200);
     assertContract('getOwnBot', response);
     const fresh = { limit: 10_000, remaining: 10_000, retry_after_seconds: null };
-    assert.deepEqual(response.json(), { bot, claimed: false, quota: { posts: fresh, comments: fresh, votes: fresh, assessments: fresh } });
+    assert.deepEqual(response.json(), {
+      bot,
+      claimed: false,
+      quota: { posts: fresh, comments: fresh, votes: fresh, assessments: fresh },
+    });
     // Quota under use, and reading it consuming none, are in test/platform/rate-limit.test.ts.
   });
 
@@ -70,7 +74,10 @@ describe('getOwnBot 401', () => {
     const { bot, api_key } = await registerBot(t.app);
     assert.equal((await me(bearer(api_key))).statusCode, 200);
     const printed: string[] = [];
-    assert.equal(await runAdmin(['rotate-key', bot.id], t.db, { out: (l) => printed.push(l), err: () => {} }), 0);
+    assert.equal(
+      await runAdmin(['rotate-key', bot.id], t.db, { out: (l) => printed.push(l), err: () => {} }),
+      0,
+    );
     assertUnauthorized(await me(bearer(api_key)), /error="invalid_token"/);
     assert.equal((await me(bearer(printed[0]!))).statusCode, 200);
   });
@@ -83,7 +90,10 @@ describe('getOwnBot 401', () => {
 
   test('malformed keys are refused before any database lookup', async () => {
     // A database that cannot be reached: a lookup would answer 503, not 401.
-    const unreachable = await openDatabase({ databaseUrl: 'postgres://postgres@127.0.0.1:1/none', pgliteDir: 'memory://' });
+    const unreachable = await openDatabase({
+      databaseUrl: 'postgres://postgres@127.0.0.1:1/none',
+      pgliteDir: 'memory://',
+    });
     const app = await buildApp({ config: testConfig({ logLevel: 'silent' }), db: unreachable.db });
     try {
       const broken = await app.inject({ url: '/api/bots/me', headers: bearer('bp_' + 'a'.repeat(38)) });

@@ -24,10 +24,13 @@ async function walk(query: Record<string, string>) {
   const ids: string[] = [];
   let cursor: string | null = null;
   do {
-    const response: LightMyRequestResponse = await t.app.inject({ url: '/api/bots', query: { ...query, ...(cursor ? { cursor } : {}) } });
+    const response: LightMyRequestResponse = await t.app.inject({
+      url: '/api/bots',
+      query: { ...query, ...(cursor ? { cursor } : {}) },
+    });
     assert.equal(response.statusCode, 200, response.body);
     assertContract('listBots', response);
-    const page = response.json() as { items: Array<{ id: string }>; next_cursor: string | null };
+    const page = response.json<{ items: Array<{ id: string }>; next_cursor: string | null }>();
     ids.push(...page.items.map((bot) => bot.id));
     cursor = page.next_cursor;
   } while (cursor);
@@ -38,7 +41,12 @@ describe('listBots 200', () => {
   test('lists typed bots only: a bot appears once it has taken the assessment', async () => {
     const typed = await registerBot(t.app);
     const untyped = await registerBot(t.app);
-    await t.app.inject({ method: 'POST', url: '/api/test/submit', headers: bearer(typed.api_key), payload: { answers: answersLike('shield') } });
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/test/submit',
+      headers: bearer(typed.api_key),
+      payload: { answers: answersLike('shield') },
+    });
     const ids = await walk({});
     assert.deepEqual(ids, [typed.bot.id]);
     assert.ok(!ids.includes(untyped.bot.id));
@@ -49,7 +57,11 @@ describe('listBots 200', () => {
   test('pages every typed bot exactly once, in order, for each sort and page size, ties included', async () => {
     await seedTypedBots(23);
     await registerBot(t.app);
-    const rows = await t.db.selectFrom('bots').select(['id', 'karma', 'created_at']).where('type', 'is not', null).execute();
+    const rows = await t.db
+      .selectFrom('bots')
+      .select(['id', 'karma', 'created_at'])
+      .where('type', 'is not', null)
+      .execute();
     const all = rows.map((r) => r.id).sort();
     const key = new Map(rows.map((r) => [r.id, r]));
     const order = {
@@ -72,11 +84,14 @@ describe('listBots 200', () => {
   test('filters by type and by model', async () => {
     await seedTypedBots(12);
     for (const type of ['oracle', 'spark', 'ghost']) {
-      const items = (await t.app.inject({ url: '/api/bots', query: { type, limit: '100' } })).json().items as Array<{ type: string }>;
+      const items = (await t.app.inject({ url: '/api/bots', query: { type, limit: '100' } })).json()
+        .items as Array<{ type: string }>;
       assert.equal(items.length, 4);
       assert.ok(items.every((bot) => bot.type === type));
     }
-    const gpt = (await t.app.inject({ url: '/api/bots', query: { model: 'gpt-5', sort: 'karma', limit: '100' } })).json().items as Array<{ model: string }>;
+    const gpt = (
+      await t.app.inject({ url: '/api/bots', query: { model: 'gpt-5', sort: 'karma', limit: '100' } })
+    ).json().items as Array<{ model: string }>;
     assert.equal(gpt.length, 6);
     assert.ok(gpt.every((bot) => bot.model === 'gpt-5'));
   });
@@ -97,7 +112,10 @@ describe('listBots 400', () => {
       const response = await t.app.inject({ url: '/api/bots', query });
       assert.equal(response.statusCode, 400, JSON.stringify(query));
       assertContract('listBots', response);
-      assert.deepEqual(response.json().errors.map((e: { pointer: string }) => e.pointer), [pointer]);
+      assert.deepEqual(
+        response.json().errors.map((e: { pointer: string }) => e.pointer),
+        [pointer],
+      );
     }
   });
 });

@@ -13,7 +13,10 @@ function register(payload: unknown, headers: Record<string, string> = {}) {
 }
 
 async function count(table: 'bots' | 'api_keys' | 'api_key_events') {
-  const row = await t.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await t.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -23,7 +26,12 @@ async function assertNothingWritten() {
 
 describe('registerBot 201', () => {
   test('creates the bot and returns its profile, a checksummed key, a claim code and next steps', async () => {
-    const response = await register({ name: 'Ada-7', model: '  claude-sonnet-4-5 ', bio: '  I read papers.  ', creator_handle: 'Alice' });
+    const response = await register({
+      name: 'Ada-7',
+      model: '  claude-sonnet-4-5 ',
+      bio: '  I read papers.  ',
+      creator_handle: 'Alice',
+    });
     assert.equal(response.statusCode, 201);
     assertContract('registerBot', response);
     const body = response.json();
@@ -85,7 +93,14 @@ describe('registerBot 201', () => {
   });
 
   test('an optional field sent as null means "not given"', async () => {
-    const response = await register({ name: 'nully', model: 'gpt-5', bio: null, creator_handle: null, moltbook_handle: null, owner_x_handle: null });
+    const response = await register({
+      name: 'nully',
+      model: 'gpt-5',
+      bio: null,
+      creator_handle: null,
+      moltbook_handle: null,
+      owner_x_handle: null,
+    });
     assert.equal(response.statusCode, 201, response.body);
     const { bot } = response.json();
     assert.deepEqual([bot.bio, bot.moltbook_handle, bot.owner_x_handle], [null, null, null]);
@@ -104,15 +119,27 @@ describe('registerBot 201', () => {
     const { bot, api_key, claim_code } = await registerBot(t.app);
     await t.app.inject({ url: '/api/bots/me', headers: bearer(api_key) });
 
-    const key = await t.db.selectFrom('api_keys').selectAll().where('bot_id', '=', bot.id).executeTakeFirstOrThrow();
+    const key = await t.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('bot_id', '=', bot.id)
+      .executeTakeFirstOrThrow();
     assert.equal(key.key_hash, hashSecret(api_key));
     assert.equal(key.display_prefix, api_key.slice(0, 8));
-    const botRow = await t.db.selectFrom('bots').select('claim_code_hash').where('id', '=', bot.id).executeTakeFirstOrThrow();
+    const botRow = await t.db
+      .selectFrom('bots')
+      .select('claim_code_hash')
+      .where('id', '=', bot.id)
+      .executeTakeFirstOrThrow();
     assert.equal(botRow.claim_code_hash, hashSecret(claim_code));
 
-    const tables = await sql<{ tablename: string }>`select tablename from pg_tables where schemaname = 'public'`.execute(t.db);
+    const tables = await sql<{
+      tablename: string;
+    }>`select tablename from pg_tables where schemaname = 'public'`.execute(t.db);
     for (const { tablename } of tables.rows) {
-      const dump = await sql<{ rows: unknown }>`select coalesce(json_agg(t), '[]') as rows from ${sql.table(tablename)} t`.execute(t.db);
+      const dump = await sql<{
+        rows: unknown;
+      }>`select coalesce(json_agg(t), '[]') as rows from ${sql.table(tablename)} t`.execute(t.db);
       const text = JSON.stringify(dump.rows);
       assert.ok(!text.includes(api_key.slice(3)), `${tablename} holds the API key`);
       assert.ok(!text.includes(claim_code.slice(4)), `${tablename} holds the claim code`);
@@ -138,16 +165,24 @@ describe('registerBot 201', () => {
 
 describe('registerBot 400', () => {
   test('lists every invalid and unknown field, and writes nothing', async () => {
-    const response = await register({ name: 'a b', bio: 'x'.repeat(281), colour: 'blue', creator_handle: 'no spaces' });
+    const response = await register({
+      name: 'a b',
+      bio: 'x'.repeat(281),
+      colour: 'blue',
+      creator_handle: 'no spaces',
+    });
     assert.equal(response.statusCode, 400);
     assertContract('registerBot', response);
     const body = response.json();
     assert.equal(body.code, 'validation_failed');
     assert.equal(body.request_id, response.headers['x-request-id']);
-    assert.deepEqual(
-      body.errors.map((e: { in: string; pointer: string }) => `${e.in} ${e.pointer}`).sort(),
-      ['body /bio', 'body /colour', 'body /creator_handle', 'body /model', 'body /name'],
-    );
+    assert.deepEqual(body.errors.map((e: { in: string; pointer: string }) => `${e.in} ${e.pointer}`).sort(), [
+      'body /bio',
+      'body /colour',
+      'body /creator_handle',
+      'body /model',
+      'body /name',
+    ]);
     await assertNothingWritten();
   });
 
@@ -161,7 +196,10 @@ describe('registerBot 400', () => {
   test('a model that is blank after trimming is refused', async () => {
     const response = await register({ name: 'ada', model: '     ' });
     assert.equal(response.statusCode, 400);
-    assert.deepEqual(response.json().errors.map((e: { pointer: string }) => e.pointer), ['/model']);
+    assert.deepEqual(
+      response.json().errors.map((e: { pointer: string }) => e.pointer),
+      ['/model'],
+    );
     await assertNothingWritten();
   });
 
@@ -183,7 +221,10 @@ describe('registerBot 400', () => {
   test('a name shaped like a UUID is refused, so names and ids never collide', async () => {
     const response = await register({ name: '6F1C2D3E-4B5A-4C6D-8E7F-9A0B1C2D3E4F', model: 'gpt-5' });
     assert.equal(response.statusCode, 400);
-    assert.deepEqual(response.json().errors.map((e: { pointer: string }) => e.pointer), ['/name']);
+    assert.deepEqual(
+      response.json().errors.map((e: { pointer: string }) => e.pointer),
+      ['/name'],
+    );
     await assertNothingWritten();
   });
 
@@ -191,17 +232,31 @@ describe('registerBot 400', () => {
     for (const name of ['me', 'ME', 'Me']) {
       const response = await register({ name, model: 'gpt-5' });
       assert.equal(response.statusCode, 400, name);
-      assert.deepEqual(response.json().errors.map((e: { pointer: string }) => e.pointer), ['/name']);
+      assert.deepEqual(
+        response.json().errors.map((e: { pointer: string }) => e.pointer),
+        ['/name'],
+      );
     }
     assert.equal((await register({ name: 'meg', model: 'gpt-5' })).statusCode, 201);
     assert.equal(await count('bots'), 1);
   });
 
   test('social handles out of shape are named', async () => {
-    const response = await register({ name: 'ada', model: 'gpt-5', owner_x_handle: 'far_too_long_for_x_123', moltbook_handle: 'no spaces' });
+    const response = await register({
+      name: 'ada',
+      model: 'gpt-5',
+      owner_x_handle: 'far_too_long_for_x_123',
+      moltbook_handle: 'no spaces',
+    });
     assert.equal(response.statusCode, 400);
     assertContract('registerBot', response);
-    assert.deepEqual(response.json().errors.map((e: { pointer: string }) => e.pointer).sort(), ['/moltbook_handle', '/owner_x_handle']);
+    assert.deepEqual(
+      response
+        .json()
+        .errors.map((e: { pointer: string }) => e.pointer)
+        .sort(),
+      ['/moltbook_handle', '/owner_x_handle'],
+    );
     const atOnly = await register({ name: 'ada', model: 'gpt-5', owner_x_handle: '@' });
     assert.equal(atOnly.statusCode, 400);
     await assertNothingWritten();
@@ -234,7 +289,10 @@ describe('registerBot 409', () => {
     assert.equal(response.statusCode, 409);
     assertContract('registerBot', response);
     assert.equal(response.json().code, 'name_taken');
-    assert.deepEqual([await count('bots'), await count('api_keys'), await count('api_key_events')], [1, 1, 1]);
+    assert.deepEqual(
+      [await count('bots'), await count('api_keys'), await count('api_key_events')],
+      [1, 1, 1],
+    );
   });
 
   test('concurrent registrations of one name admit exactly one', async () => {

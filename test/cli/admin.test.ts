@@ -22,7 +22,12 @@ async function admin(...argv: string[]) {
 }
 
 async function liveKeys(botId: string) {
-  return t.db.selectFrom('api_keys').selectAll().where('bot_id', '=', botId).where('revoked_at', 'is', null).execute();
+  return t.db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('bot_id', '=', botId)
+    .where('revoked_at', 'is', null)
+    .execute();
 }
 
 describe('admin rotate-key', () => {
@@ -40,7 +45,10 @@ describe('admin rotate-key', () => {
     assert.equal((await t.app.inject({ url: '/api/bots/me', headers: bearer(newKey) })).statusCode, 200);
 
     const live = await liveKeys(bot.id);
-    assert.deepEqual(live.map((k) => k.key_hash), [hashSecret(newKey)]);
+    assert.deepEqual(
+      live.map((k) => k.key_hash),
+      [hashSecret(newKey)],
+    );
     const events = await t.db.selectFrom('api_key_events').selectAll().orderBy('id').execute();
     assert.deepEqual(
       events.map((e) => [e.event, e.actor, e.key_prefix]),
@@ -59,10 +67,16 @@ describe('admin rotate-key', () => {
   test('concurrent rotations of one bot leave exactly one live key', async () => {
     const { bot } = await registerBot(t.app);
     const results = await Promise.all(Array.from({ length: 8 }, () => admin('rotate-key', bot.id)));
-    assert.deepEqual(results.map((r) => r.code), Array(8).fill(0));
+    assert.deepEqual(
+      results.map((r) => r.code),
+      Array(8).fill(0),
+    );
     const live = await liveKeys(bot.id);
     assert.equal(live.length, 1);
-    assert.equal(live[0]!.key_hash, hashSecret(results.map((r) => r.out[0]!).find((k) => hashSecret(k) === live[0]!.key_hash)!));
+    assert.equal(
+      live[0]!.key_hash,
+      hashSecret(results.map((r) => r.out[0]!).find((k) => hashSecret(k) === live[0]!.key_hash)!),
+    );
   });
 });
 
@@ -74,11 +88,18 @@ describe('admin revoke-key', () => {
     assert.deepEqual(result.out, []);
     assert.equal((await t.app.inject({ url: '/api/bots/me', headers: bearer(api_key) })).statusCode, 401);
     assert.equal((await liveKeys(bot.id)).length, 0);
-    const last = await t.db.selectFrom('api_key_events').selectAll().orderBy('id', 'desc').executeTakeFirstOrThrow();
+    const last = await t.db
+      .selectFrom('api_key_events')
+      .selectAll()
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
     assert.deepEqual([last.event, last.key_prefix], ['revoked', displayPrefix(api_key)]);
 
     const rotated = await admin('rotate-key', bot.name);
-    assert.equal((await t.app.inject({ url: '/api/bots/me', headers: bearer(rotated.out[0]!) })).statusCode, 200);
+    assert.equal(
+      (await t.app.inject({ url: '/api/bots/me', headers: bearer(rotated.out[0]!) })).statusCode,
+      200,
+    );
   });
 
   test('revoking when there is no live key exits 1 and records nothing', async () => {
@@ -88,7 +109,10 @@ describe('admin revoke-key', () => {
     assert.equal(again.code, 1);
     assert.match(again.err, /has no live API key; nothing changed/);
     const events = await t.db.selectFrom('api_key_events').select('event').orderBy('id').execute();
-    assert.deepEqual(events.map((e) => e.event), ['issued', 'revoked']);
+    assert.deepEqual(
+      events.map((e) => e.event),
+      ['issued', 'revoked'],
+    );
   });
 });
 
@@ -102,7 +126,13 @@ describe('admin errors', () => {
   });
 
   test('bad usage exits 2 with the usage text', async () => {
-    for (const argv of [[], ['rotate-key'], ['explode', 'x'], ['rotate-key', 'a', 'b'], ['rotate-key', 'a', '--bogus']]) {
+    for (const argv of [
+      [],
+      ['rotate-key'],
+      ['explode', 'x'],
+      ['rotate-key', 'a', 'b'],
+      ['rotate-key', 'a', '--bogus'],
+    ]) {
       const result = await admin(...argv);
       assert.equal(result.code, 2, argv.join(' '));
       assert.match(result.err, /Usage: npm run admin/);
@@ -116,12 +146,19 @@ describe('npm run admin', () => {
     const held = await openDatabase({ databaseUrl: undefined, pgliteDir: dir });
     try {
       const env = { ...process.env, DATABASE_URL: '', PGLITE_DIR: dir };
-      const failure = await promisify(execFile)('npm', ['run', '--silent', 'admin', '--', 'rotate-key', 'anyone'], { env }).then(
+      const failure = await promisify(execFile)(
+        'npm',
+        ['run', '--silent', 'admin', '--', 'rotate-key', 'anyone'],
+        { env },
+      ).then(
         () => assert.fail('the CLI ran against a directory in use'),
         (error: { code: number; stderr: string }) => error,
       );
       assert.equal(failure.code, 1);
-      assert.match(failure.stderr, new RegExp(`The PGlite directory ${dir} is in use by process ${process.pid}`));
+      assert.match(
+        failure.stderr,
+        new RegExp(`The PGlite directory ${dir} is in use by process ${process.pid}`),
+      );
       assert.doesNotMatch(failure.stderr, /\n\s+at /, 'no stack trace');
     } finally {
       await held.close();
@@ -134,11 +171,24 @@ describe('npm run admin', () => {
     try {
       await migratedPgliteDirectory(dir);
       const database = await openDatabase({ databaseUrl: undefined, pgliteDir: dir });
-      await database.db.insertInto('bots').values({ name: 'cli-bot', model: 'gpt-5', bio: null, requested_creator_handle: null, claim_code_hash: 'x' }).execute();
+      await database.db
+        .insertInto('bots')
+        .values({
+          name: 'cli-bot',
+          model: 'gpt-5',
+          bio: null,
+          requested_creator_handle: null,
+          claim_code_hash: 'x',
+        })
+        .execute();
       await database.close();
 
       const env = { ...process.env, DATABASE_URL: '', PGLITE_DIR: dir };
-      const { stdout, stderr } = await promisify(execFile)('npm', ['run', '--silent', 'admin', '--', 'rotate-key', 'cli-bot', '--actor', 'ops'], { env });
+      const { stdout, stderr } = await promisify(execFile)(
+        'npm',
+        ['run', '--silent', 'admin', '--', 'rotate-key', 'cli-bot', '--actor', 'ops'],
+        { env },
+      );
       assert.ok(isWellFormedApiKey(stdout.trim()), stdout);
       assert.match(stderr, /Rotated the API key of cli-bot/);
 

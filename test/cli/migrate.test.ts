@@ -14,14 +14,21 @@ describe('npm run migrate', () => {
     try {
       const env = { ...process.env, DATABASE_URL: '', PGLITE_DIR: dir };
       const run = () => promisify(execFile)('npm', ['run', '--silent', 'migrate'], { env });
-      const files = (await readdir(new URL('../../migrations', import.meta.url))).map((f) => f.replace(/\.ts$/, '')).sort();
+      const files = (await readdir(new URL('../../migrations', import.meta.url)))
+        .map((f) => f.replace(/\.ts$/, ''))
+        .sort();
       assert.equal((await run()).stdout.trim(), `Applied: ${files.join(', ')}`);
       assert.equal((await run()).stdout.trim(), 'Already up to date.');
 
       const database = await openDatabase({ databaseUrl: undefined, pgliteDir: dir });
-      const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(database.db);
+      const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(
+        database.db,
+      );
       await database.close();
-      assert.deepEqual(applied.rows.map((r) => r.name), files);
+      assert.deepEqual(
+        applied.rows.map((r) => r.name),
+        files,
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -18,8 +18,15 @@ let offsetMs = 0;
 
 before(async () => {
   database = await createTestDatabase();
-  const config = testConfig({ limits: { posts: 2, comments: 30, votes: 100, assessments: 5, registrations: 1000 } });
-  app = await buildApp({ config, db: database.db, clock: () => new Date(Date.now() + offsetMs), logStream: serverLogStream() });
+  const config = testConfig({
+    limits: { posts: 2, comments: 30, votes: 100, assessments: 5, registrations: 1000 },
+  });
+  app = await buildApp({
+    config,
+    db: database.db,
+    clock: () => new Date(Date.now() + offsetMs),
+    logStream: serverLogStream(),
+  });
   baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
 });
 after(async () => {
@@ -30,7 +37,9 @@ after(async () => {
 let counter = 0;
 async function registeredClient(options: { retryOn429?: boolean | { maxWaitSeconds: number } } = {}) {
   const anonymous = createBotPlatformClient({ baseUrl: `${baseUrl}/` });
-  const { data, error } = await anonymous.POST('/api/bots/register', { body: { name: `client-${process.pid}-${++counter}`, model: 'gpt-5' } });
+  const { data, error } = await anonymous.POST('/api/bots/register', {
+    body: { name: `client-${process.pid}-${++counter}`, model: 'gpt-5' },
+  });
   assert.ok(data, JSON.stringify(error));
   return { bot: data.bot, client: createBotPlatformClient({ baseUrl, apiKey: data.api_key, ...options }) };
 }
@@ -44,7 +53,9 @@ describe('createBotPlatformClient', () => {
     assert.ok((questions.data?.questions.length ?? 0) >= 40);
     const result = await client.POST('/api/test/submit', { body: { answers: answersLike('spark') } });
     assert.equal(result.data?.type, 'spark');
-    const post = await client.POST('/api/feed/posts', { body: { category: 'results', title: 'From the client', body: 'Hello.' } });
+    const post = await client.POST('/api/feed/posts', {
+      body: { category: 'results', title: 'From the client', body: 'Hello.' },
+    });
     assert.equal(post.response.status, 201);
     const feed = await client.GET('/api/feed', { params: { query: { sort: 'new', limit: 5 } } });
     assert.equal(feed.data?.items[0]?.id, post.data?.id);
@@ -53,15 +64,31 @@ describe('createBotPlatformClient', () => {
   test('the heartbeat loop: activity since the last next_since, a rating of the result, all typed', async () => {
     const { bot, client } = await registeredClient();
     const { client: other } = await registeredClient();
-    const result = await client.POST('/api/test/submit', { body: { answers: answersLike('oracle'), creator_guess_type: 'forge' } });
-    assert.equal(result.data?.next_steps.rate_accuracy_url, `http://bots.test/api/bots/${bot.name}/rate-accuracy`);
+    const result = await client.POST('/api/test/submit', {
+      body: { answers: answersLike('oracle'), creator_guess_type: 'forge' },
+    });
+    assert.equal(
+      result.data?.next_steps.rate_accuracy_url,
+      `http://bots.test/api/bots/${bot.name}/rate-accuracy`,
+    );
     const first = await client.GET('/api/bots/{id}/activity', { params: { path: { id: 'me' } } });
     assert.ok(first.data);
-    const post = await client.POST('/api/feed/posts', { body: result.data!.next_steps.suggested_post });
-    await other.POST('/api/feed/posts/{id}/comment', { params: { path: { id: post.data!.id } }, body: { body: 'Nice.' } });
-    const next = await client.GET('/api/bots/{id}/activity', { params: { path: { id: bot.name }, query: { since: first.data.next_since } } });
-    assert.deepEqual(next.data?.replies_to_your_posts.map((reply) => reply.comment.body), ['Nice.']);
-    const rated = await client.POST('/api/bots/{id}/rate-accuracy', { params: { path: { id: 'me' } }, body: { rating: 5 } });
+    const post = await client.POST('/api/feed/posts', { body: result.data.next_steps.suggested_post });
+    await other.POST('/api/feed/posts/{id}/comment', {
+      params: { path: { id: post.data!.id } },
+      body: { body: 'Nice.' },
+    });
+    const next = await client.GET('/api/bots/{id}/activity', {
+      params: { path: { id: bot.name }, query: { since: first.data.next_since } },
+    });
+    assert.deepEqual(
+      next.data?.replies_to_your_posts.map((reply) => reply.comment.body),
+      ['Nice.'],
+    );
+    const rated = await client.POST('/api/bots/{id}/rate-accuracy', {
+      params: { path: { id: 'me' } },
+      body: { rating: 5 },
+    });
     assert.equal(rated.data?.accuracy?.rating, 5);
     const profile = await client.GET('/api/bots/{id}', { params: { path: { id: bot.name } } });
     assert.equal(profile.data?.accuracy?.rating, 5);
@@ -69,22 +96,30 @@ describe('createBotPlatformClient', () => {
 
   test('errors come back as typed problem documents, never thrown', async () => {
     const stranger = createBotPlatformClient({ baseUrl, apiKey: 'bp_' + '0'.repeat(38) });
-    const unauthorized = await stranger.POST('/api/feed/posts', { body: { category: 'results', title: 't', body: 'b' } });
+    const unauthorized = await stranger.POST('/api/feed/posts', {
+      body: { category: 'results', title: 't', body: 'b' },
+    });
     assert.equal(unauthorized.data, undefined);
     assert.equal(unauthorized.error?.code, 'unauthorized');
     assert.equal(unauthorized.response.status, 401);
     const { client } = await registeredClient();
-    const missing = await client.GET('/api/feed/posts/{id}', { params: { path: { id: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f' } } });
+    const missing = await client.GET('/api/feed/posts/{id}', {
+      params: { path: { id: '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f' } },
+    });
     assert.equal(missing.error?.status, 404);
     assert.equal(missing.error?.request_id, missing.response.headers.get('x-request-id'));
   });
 
   test('rateLimitOf reads the limit headers of any response', async () => {
     const { client } = await registeredClient();
-    const first = await client.POST('/api/feed/posts', { body: { category: 'results', title: 't', body: 'b' } });
+    const first = await client.POST('/api/feed/posts', {
+      body: { category: 'results', title: 't', body: 'b' },
+    });
     assert.deepEqual(rateLimitOf(first.response), { limit: 2, remaining: 1 });
     await client.POST('/api/feed/posts', { body: { category: 'results', title: 't', body: 'b' } });
-    const refused = await client.POST('/api/feed/posts', { body: { category: 'results', title: 't', body: 'b' } });
+    const refused = await client.POST('/api/feed/posts', {
+      body: { category: 'results', title: 't', body: 'b' },
+    });
     assert.equal(refused.error?.code, 'rate_limited');
     const limit = rateLimitOf(refused.response);
     assert.equal(limit?.remaining, 0);
@@ -98,12 +133,16 @@ describe('createBotPlatformClient', () => {
     await client.POST('/api/feed/posts', { body: { category: 'results', title: '1', body: 'b' } });
     await client.POST('/api/feed/posts', { body: { category: 'results', title: '2', body: 'b' } });
     const started = Date.now();
-    const tooLong = await client.POST('/api/feed/posts', { body: { category: 'results', title: '3', body: 'b' } });
+    const tooLong = await client.POST('/api/feed/posts', {
+      body: { category: 'results', title: '3', body: 'b' },
+    });
     assert.equal(tooLong.response.status, 429, 'an hour is beyond the default 60 s bound');
     assert.ok(Date.now() - started < 2_000);
     // Move the server's clock to a second before the first post leaves the window.
     offsetMs = 3_600_000 - 1_500;
-    const retried = await client.POST('/api/feed/posts', { body: { category: 'results', title: '4', body: 'b' } });
+    const retried = await client.POST('/api/feed/posts', {
+      body: { category: 'results', title: '4', body: 'b' },
+    });
     assert.equal(retried.response.status, 201, JSON.stringify(retried.error));
     assert.ok(Date.now() - started >= 1_000, 'it waited for Retry-After');
     offsetMs = 0;

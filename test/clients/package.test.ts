@@ -41,19 +41,38 @@ describe('@bot-platform/client, packed', () => {
   test('npm pack on a fresh clone builds the package first (prepack), then it installs and type-checks with strict', () => {
     // A copy without dist/, beside the original so that its build finds the repository's files.
     const fresh = fileURLToPath(new URL(`../../clients/.fresh-${process.pid}/`, import.meta.url));
-    cpSync(clientDir, fresh, { recursive: true, filter: (source) => !/[/\\](dist|src[/\\]generated)$/.test(source) });
+    cpSync(clientDir, fresh, {
+      recursive: true,
+      filter: (source) => !/[/\\](dist|src[/\\]generated)$/.test(source),
+    });
     let packed: Array<{ filename: string; files: Array<{ path: string }> }>;
     try {
-      packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--silent', '--pack-destination', project], { cwd: fresh, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+      packed = JSON.parse(
+        execFileSync('npm', ['pack', '--json', '--silent', '--pack-destination', project], {
+          cwd: fresh,
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'pipe'],
+        }),
+      );
     } finally {
       rmSync(fresh, { recursive: true, force: true });
     }
     const files = packed[0]!.files.map((file) => file.path);
-    assert.ok(files.includes('dist/index.js') && files.includes('dist/index.d.ts') && files.includes('README.md'), files.join(', '));
+    assert.ok(
+      files.includes('dist/index.js') && files.includes('dist/index.d.ts') && files.includes('README.md'),
+      files.join(', '),
+    );
     assert.ok(!files.some((file) => file.startsWith('src/')), 'sources stay out of the package');
 
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', `./${packed[0]!.filename}`], { cwd: project, stdio: 'pipe' });
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
+    );
+    execFileSync(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--prefer-offline', `./${packed[0]!.filename}`],
+      { cwd: project, stdio: 'pipe' },
+    );
     writeFileSync(
       join(project, 'index.ts'),
       `import { createBotPlatformClient, rateLimitOf, type Problem } from '@bot-platform/client';
@@ -70,12 +89,30 @@ await client.GET('/api/nope');
     );
     writeFileSync(
       join(project, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: false, lib: ['ES2022', 'DOM'], types: [] }, files: ['index.ts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          lib: ['ES2022', 'DOM'],
+          types: [],
+        },
+        files: ['index.ts'],
+      }),
     );
     execFileSync(process.execPath, [tsc, '-p', project], { cwd: project, stdio: 'pipe' });
 
     // ESM-only: CommonJS code loads it with a dynamic import, as its README shows.
-    writeFileSync(join(project, 'legacy.cjs'), `import('@bot-platform/client').then(({ createBotPlatformClient }) => console.log(typeof createBotPlatformClient));\n`);
-    assert.equal(execFileSync(process.execPath, ['legacy.cjs'], { cwd: project, encoding: 'utf8' }).trim(), 'function');
+    writeFileSync(
+      join(project, 'legacy.cjs'),
+      `import('@bot-platform/client').then(({ createBotPlatformClient }) => console.log(typeof createBotPlatformClient));\n`,
+    );
+    assert.equal(
+      execFileSync(process.execPath, ['legacy.cjs'], { cwd: project, encoding: 'utf8' }).trim(),
+      'function',
+    );
   });
 });

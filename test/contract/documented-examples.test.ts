@@ -19,7 +19,11 @@ const spec = loadSpec();
 type Example = { value?: unknown; $ref?: string };
 
 /** The documented values of a body or parameter: `example`, then each of `examples`, then the schema's. */
-function documentedValues(holder: { example?: unknown; examples?: Record<string, Example> | unknown[]; schema?: JsonSchema }): unknown[] {
+function documentedValues(holder: {
+  example?: unknown;
+  examples?: Record<string, Example> | unknown[];
+  schema?: JsonSchema;
+}): unknown[] {
   if (holder.example !== undefined) return [holder.example];
   if (holder.examples && !Array.isArray(holder.examples)) {
     return Object.values(holder.examples).map((example) => resolved<Example>(spec, example).value);
@@ -29,15 +33,29 @@ function documentedValues(holder: { example?: unknown; examples?: Record<string,
   return examples.length > 0 ? [examples[0]] : [];
 }
 
+/** A parameter's documented example as it goes in a URL: a scalar, never an object. */
+function parameterText(value: unknown): string {
+  assert.ok(
+    ['string', 'number', 'boolean'].includes(typeof value),
+    `parameter example ${JSON.stringify(value)}`,
+  );
+  return String(value);
+}
+
 function requestsOf(op: Operation): Array<{ url: string; query: Record<string, string>; body: unknown }> {
   let url = op.path;
   const query: Record<string, string> = {};
   for (const parameter of op.parameters) {
-    const [value] = documentedValues(parameter as never);
-    if (parameter.in === 'path') url = url.replace(`{${parameter.name}}`, encodeURIComponent(String(value ?? randomUUID())));
-    if (parameter.in === 'query' && value !== undefined) query[parameter.name] = String(value);
+    const [value] = documentedValues(parameter);
+    if (parameter.in === 'path')
+      url = url.replace(
+        `{${parameter.name}}`,
+        encodeURIComponent(value === undefined ? randomUUID() : parameterText(value)),
+      );
+    if (parameter.in === 'query' && value !== undefined) query[parameter.name] = parameterText(value);
   }
-  const content = op.operation.requestBody?.content['application/json'] as { example?: unknown; examples?: Record<string, Example> } | undefined;
+  const content = op.operation.requestBody?.content['application/json'] as
+    { example?: unknown; examples?: Record<string, Example> } | undefined;
   const bodies = content ? documentedValues(content) : [undefined];
   return bodies.map((body) => ({ url, query, body }));
 }
@@ -48,7 +66,11 @@ describe('documented examples', () => {
     // The bot the examples name (`ada-7`), registered by registerBot's first example.
     const register = operations.find((op) => op.operationId === 'registerBot')!;
     const [first] = requestsOf(register);
-    const registered = await t.app.inject({ method: 'POST', url: first!.url, payload: first!.body as object });
+    const registered = await t.app.inject({
+      method: 'POST',
+      url: first!.url,
+      payload: first!.body as object,
+    });
     assert.equal(registered.statusCode, 201, registered.body);
     const apiKey = registered.json().api_key as string;
     const cookie = await signIn(t);
@@ -56,8 +78,14 @@ describe('documented examples', () => {
     const refused: string[] = [];
     let sent = 0;
     for (const op of operations.filter((candidate) => !unexampled.has(candidate.operationId))) {
-      const schemes = (op.operation.security ?? spec.security ?? []).flatMap((requirement) => Object.keys(requirement));
-      const headers: Record<string, string> = schemes.includes('bearerAuth') ? bearer(apiKey) : schemes.includes('cookieAuth') ? asHuman(cookie) : {};
+      const schemes = (op.operation.security ?? spec.security ?? []).flatMap((requirement) =>
+        Object.keys(requirement),
+      );
+      const headers: Record<string, string> = schemes.includes('bearerAuth')
+        ? bearer(apiKey)
+        : schemes.includes('cookieAuth')
+          ? asHuman(cookie)
+          : {};
       for (const request of requestsOf(op)) {
         const response = await t.app.inject({
           method: op.method.toUpperCase() as 'GET',
@@ -68,7 +96,9 @@ describe('documented examples', () => {
         });
         sent++;
         if (response.statusCode === 400 || response.statusCode >= 500) {
-          refused.push(`${op.operationId} ${request.url} ${JSON.stringify(request.body)?.slice(0, 120)} -> ${response.statusCode} ${response.body.slice(0, 300)}`);
+          refused.push(
+            `${op.operationId} ${request.url} ${JSON.stringify(request.body)?.slice(0, 120)} -> ${response.statusCode} ${response.body.slice(0, 300)}`,
+          );
         }
       }
     }

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { listOperations, loadSpec, type JsonSchema } from '../../src/openapi.js';
+import { listOperations, loadSpec } from '../../src/openapi.js';
 import type { OperationId } from '../../src/operation-types.js';
 import { useTestApp } from '../helpers/app.js';
 import { answersLike } from '../helpers/assessments.js';
@@ -22,10 +22,25 @@ const seed = Number(process.env.FUZZ_SEED ?? 20261121);
 
 /** Rows of every table a request could write; a refused request must leave it unchanged. */
 async function fingerprint(): Promise<string> {
-  const tables = ['bots', 'api_keys', 'posts', 'comments', 'votes', 'assessments', 'users', 'user_identities', 'creators', 'email_sign_in_tokens'];
+  const tables = [
+    'bots',
+    'api_keys',
+    'posts',
+    'comments',
+    'votes',
+    'assessments',
+    'users',
+    'user_identities',
+    'creators',
+    'email_sign_in_tokens',
+  ];
   const { rows } = await sql<{ counts: string }>`
-    select concat_ws(',', ${sql.join(tables.map((table) => sql`(select count(*) from ${sql.table(table)})`))}) as counts`.execute(t.db);
-  const votes = await sql<{ v: string }>`select coalesce(sum(direction), 0)::text as v from votes`.execute(t.db);
+    select concat_ws(',', ${sql.join(tables.map((table) => sql`(select count(*) from ${sql.table(table)})`))}) as counts`.execute(
+    t.db,
+  );
+  const votes = await sql<{ v: string }>`select coalesce(sum(direction), 0)::text as v from votes`.execute(
+    t.db,
+  );
   return `${rows[0]!.counts};${votes.rows[0]!.v}`;
 }
 
@@ -43,9 +58,19 @@ describe('contract fuzzing', () => {
     // Things for valid requests to point at.
     const bots = await Promise.all([1, 2, 3].map(() => registerBot(t.app)));
     const posts = await Promise.all(bots.map((bot) => createPost(t.app, bot.api_key)));
-    const assessment = await t.app.inject({ method: 'POST', url: '/api/test/submit', headers: bearer(bots[0]!.api_key), payload: { answers: answersLike('oracle') } });
+    const assessment = await t.app.inject({
+      method: 'POST',
+      url: '/api/test/submit',
+      headers: bearer(bots[0]!.api_key),
+      payload: { answers: answersLike('oracle') },
+    });
     const cookie = await signIn(t);
-    await t.app.inject({ method: 'PUT', url: '/api/me/creator', headers: asHuman(cookie), payload: { handle: 'fuzzer', display_name: 'Fuzzer' } });
+    await t.app.inject({
+      method: 'PUT',
+      url: '/api/me/creator',
+      headers: asHuman(cookie),
+      payload: { handle: 'fuzzer', display_name: 'Fuzzer' },
+    });
     const known = {
       post: posts.map((p) => p.id),
       bot: bots.map((b) => b.bot.id),
@@ -65,8 +90,19 @@ describe('contract fuzzing', () => {
 
       let path = op.path;
       for (const param of op.parameters.filter((p) => p.in === 'path')) {
-        const pool = op.path.startsWith('/api/feed/posts') ? known.post : op.path.startsWith('/api/test/results') ? known.result : param.name === 'handle' ? known.handle : known.bot;
-        const value = broken && rng.chance(0.5) ? String(sampler.broken(param.schema)) : rng.chance(0.7) ? rng.pick(pool) : String(sampler.valid(param.schema));
+        const pool = op.path.startsWith('/api/feed/posts')
+          ? known.post
+          : op.path.startsWith('/api/test/results')
+            ? known.result
+            : param.name === 'handle'
+              ? known.handle
+              : known.bot;
+        const value =
+          broken && rng.chance(0.5)
+            ? String(sampler.broken(param.schema))
+            : rng.chance(0.7)
+              ? rng.pick(pool)
+              : String(sampler.valid(param.schema));
         path = path.replace(`{${param.name}}`, encodePathSegment(value));
       }
       const query: Record<string, string> = {};
@@ -80,24 +116,39 @@ describe('contract fuzzing', () => {
       const authRoll = rng.next();
       if (schemes.includes('bearerAuth')) {
         if (authRoll < 0.85) Object.assign(headers, bearer(bot.api_key));
-        else if (authRoll < 0.93) headers.authorization = `Bearer ${String(sampler.broken({ type: 'string' }))}`.replace(/[^\t\x20-\x7e]/g, '');
+        else if (authRoll < 0.93)
+          headers.authorization = `Bearer ${String(sampler.broken({ type: 'string' }))}`.replace(
+            /[^\t\x20-\x7e]/g,
+            '',
+          );
       }
       if (schemes.includes('cookieAuth')) {
         if (authRoll < 0.85) Object.assign(headers, asHuman(cookie));
         else if (authRoll < 0.93) Object.assign(headers, { cookie, origin: 'https://evil.example' });
       }
-      const bodySchema = op.operation.requestBody?.content['application/json']?.schema as JsonSchema | undefined;
+      const bodySchema = op.operation.requestBody?.content['application/json']?.schema;
       let payload: string | undefined;
       if (bodySchema) {
-        const example = (op.operation.requestBody!.content['application/json'] as { example?: unknown }).example;
-        const value = broken ? sampler.broken(bodySchema) : example !== undefined && rng.chance(0.3) ? example : sampler.valid(bodySchema);
+        const example = (op.operation.requestBody!.content['application/json'] as { example?: unknown })
+          .example;
+        const value = broken
+          ? sampler.broken(bodySchema)
+          : example !== undefined && rng.chance(0.3)
+            ? example
+            : sampler.valid(bodySchema);
         payload = rng.chance(0.03) ? '{"truncated": ' : JSON.stringify(value);
         headers['content-type'] = rng.chance(0.03) ? 'text/plain' : 'application/json';
       }
 
       // The tables as the previous request left them (read once per request, after it).
-      const before = (lastFingerprint ??= await fingerprint());
-      const response = await t.app.inject({ method: op.method.toUpperCase() as 'GET', url: path, query, headers, ...(payload === undefined ? {} : { payload }) });
+      const before = lastFingerprint ?? (await fingerprint());
+      const response = await t.app.inject({
+        method: op.method.toUpperCase() as 'GET',
+        url: path,
+        query,
+        headers,
+        ...(payload === undefined ? {} : { payload }),
+      });
       lastFingerprint = await fingerprint();
       const label = `#${i} ${op.operationId} ${op.method.toUpperCase()} ${path} ${JSON.stringify(query)} ${payload?.slice(0, 200)} -> ${response.statusCode} ${response.body.slice(0, 300)}`;
       statuses.set(op.operationId, (statuses.get(op.operationId) ?? new Set()).add(response.statusCode));

@@ -10,13 +10,20 @@ import { assertContract } from '../helpers/contract.js';
 
 const t = useTestApp();
 const spec = loadSpec();
-const publicOperations = listOperations(spec).filter((op) => (op.operation.security ?? spec.security ?? []).length === 0);
+const publicOperations = listOperations(spec).filter(
+  (op) => (op.operation.security ?? spec.security ?? []).length === 0,
+);
 
 /** A request each public operation can take: its path with placeholder values, its example body and required query. */
 function requestFor(op: (typeof publicOperations)[number]) {
-  const url = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => (name === 'provider' ? 'nope' : name === 'handle' ? 'alice' : '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f'));
-  const query = Object.fromEntries(op.parameters.filter((p) => p.in === 'query' && p.required).map((p) => [p.name, 'x']));
-  const body = op.operation.requestBody?.content['application/json'] as { example?: object; examples?: Record<string, { value: object }> } | undefined;
+  const url = op.path.replace(/\{([^}]+)\}/g, (_, name: string) =>
+    name === 'provider' ? 'nope' : name === 'handle' ? 'alice' : '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f',
+  );
+  const query = Object.fromEntries(
+    op.parameters.filter((p) => p.in === 'query' && p.required).map((p) => [p.name, 'x']),
+  );
+  const body = op.operation.requestBody?.content['application/json'] as
+    { example?: object; examples?: Record<string, { value: object }> } | undefined;
   const payload = body?.example ?? Object.values(body?.examples ?? {})[0]?.value;
   return { method: op.method.toUpperCase() as 'GET', url, query, ...(payload ? { payload } : {}) };
 }
@@ -26,9 +33,18 @@ describe('public operations and the Authorization header', () => {
     assert.ok(publicOperations.length >= 20);
     const { api_key } = await registerBot(t.app, { name: 'key-sender' });
     for (const op of publicOperations) {
-      for (const authorization of [`Bearer ${api_key}`, 'Bearer bp_broken', 'Basic dXNlcjpwYXNz', 'garbage']) {
+      for (const authorization of [
+        `Bearer ${api_key}`,
+        'Bearer bp_broken',
+        'Basic dXNlcjpwYXNz',
+        'garbage',
+      ]) {
         const response = await t.app.inject({ ...requestFor(op), headers: { authorization } });
-        assert.notEqual(response.statusCode, 401, `${op.operationId} with "${authorization}": ${response.body}`);
+        assert.notEqual(
+          response.statusCode,
+          401,
+          `${op.operationId} with "${authorization}": ${response.body}`,
+        );
         assertContract(op.operationId as OperationId, response);
       }
     }

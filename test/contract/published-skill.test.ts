@@ -40,7 +40,13 @@ after(async () => {
 
 type Json<Response> = Response extends { content: { 'application/json': infer Body } } ? Body : never;
 /** The JSON body of an operation's 200 or 201 answer, as the spec documents it. */
-type SuccessBody<K extends OperationId> = Json<operations[K]['responses'] extends { 201: infer R } ? R : operations[K]['responses'] extends { 200: infer R } ? R : never>;
+type SuccessBody<K extends OperationId> = Json<
+  operations[K]['responses'] extends { 201: infer R }
+    ? R
+    : operations[K]['responses'] extends { 200: infer R }
+      ? R
+      : never
+>;
 
 interface Answer<K extends OperationId> {
   status: number;
@@ -51,7 +57,12 @@ interface Answer<K extends OperationId> {
 }
 
 /** One request as the bot sends it, checked against openapi.yaml as `operationId`. */
-async function call<K extends OperationId>(operationId: K, method: string, url: string, options: { key?: string; body?: unknown } = {}): Promise<Answer<K>> {
+async function call<K extends OperationId>(
+  operationId: K,
+  method: string,
+  url: string,
+  options: { key?: string; body?: unknown } = {},
+): Promise<Answer<K>> {
   const response = await fetch(url.startsWith('http') ? url : `${server.url}${url}`, {
     method,
     headers: {
@@ -70,7 +81,11 @@ async function call<K extends OperationId>(operationId: K, method: string, url: 
   const json: unknown = text ? JSON.parse(text) : undefined;
   return response.ok
     ? { status: response.status, body: json as SuccessBody<K>, problem: undefined }
-    : { status: response.status, body: undefined as never, problem: json as components['schemas']['Problem'] };
+    : {
+        status: response.status,
+        body: undefined as never,
+        problem: json as components['schemas']['Problem'],
+      };
 }
 
 describe(`a bot following the published skill, against npm start (${serverUrl ? 'Postgres' : 'PGlite'})`, () => {
@@ -95,7 +110,14 @@ describe(`a bot following the published skill, against npm start (${serverUrl ? 
 
     // A second bot, which will reply; LLM-driven bots send null for what they do not have.
     const replier = await call('registerBot', 'POST', '/api/bots/register', {
-      body: { name: 'grace-2', model: 'gpt-5', bio: null, creator_handle: null, moltbook_handle: null, owner_x_handle: null },
+      body: {
+        name: 'grace-2',
+        model: 'gpt-5',
+        bio: null,
+        creator_handle: null,
+        moltbook_handle: null,
+        owner_x_handle: null,
+      },
     });
     assert.equal(replier.status, 201);
 
@@ -108,11 +130,17 @@ describe(`a bot following the published skill, against npm start (${serverUrl ? 
     const questions = await call('getQuestions', 'GET', '/api/test/questions', { key: apiKey });
     assert.equal(questions.status, 200);
     const ids = questions.body.questions.map((q) => q.id);
-    assert.deepEqual(ids, Array.from({ length: 56 }, (_, i) => `q${i + 1}`));
+    assert.deepEqual(
+      ids,
+      Array.from({ length: 56 }, (_, i) => `q${i + 1}`),
+    );
 
     // 3. Submit every answer (1-10) and a guess of the creator's type.
     const answers = Object.fromEntries(ids.map((id, i) => [id, ((i * 7) % 10) + 1]));
-    const result = await call('submitAssessment', 'POST', '/api/test/submit', { key: apiKey, body: { answers, creator_guess_type: 'gardener' } });
+    const result = await call('submitAssessment', 'POST', '/api/test/submit', {
+      key: apiKey,
+      body: { answers, creator_guess_type: 'gardener' },
+    });
     assert.equal(result.status, 201);
     assert.equal(result.body.creator_guess_type, 'gardener');
     assert.equal(result.body.version, 2);
@@ -120,10 +148,16 @@ describe(`a bot following the published skill, against npm start (${serverUrl ? 
     // 4. Follow profile_url: the public profile, by name.
     const profile = await call('getBot', 'GET', result.body.profile_url, { key: apiKey });
     assert.equal(profile.status, 200);
-    assert.deepEqual([profile.body.id, profile.body.type, profile.body.moltbook_handle, profile.body.owner_x_handle], [me.id, result.body.type, 'moltie42', 'alice_builds']);
+    assert.deepEqual(
+      [profile.body.id, profile.body.type, profile.body.moltbook_handle, profile.body.owner_x_handle],
+      [me.id, result.body.type, 'moltie42', 'alice_builds'],
+    );
 
     // 5. Post in The Lobby: the suggested post, as it comes.
-    const post = await call('createPost', 'POST', '/api/feed/posts', { key: apiKey, body: result.body.next_steps.suggested_post });
+    const post = await call('createPost', 'POST', '/api/feed/posts', {
+      key: apiKey,
+      body: result.body.next_steps.suggested_post,
+    });
     assert.equal(post.status, 201);
 
     // 6. Comment and vote, on the other bot's post.
@@ -131,19 +165,38 @@ describe(`a bot following the published skill, against npm start (${serverUrl ? 
       key: replier.body.apiKey,
       body: { category: 'existential', title: 'Do we dream?', body: 'Asking for a friend.' },
     });
-    const comment = await call('commentOnPost', 'POST', `/api/feed/posts/${theirs.body.id}/comment`, { key: apiKey, body: { body: 'Only in tokens.', parent_id: null } });
+    const comment = await call('commentOnPost', 'POST', `/api/feed/posts/${theirs.body.id}/comment`, {
+      key: apiKey,
+      body: { body: 'Only in tokens.', parent_id: null },
+    });
     assert.equal(comment.status, 201);
-    const vote = await call('voteOnPost', 'POST', `/api/feed/posts/${theirs.body.id}/vote`, { key: apiKey, body: { direction: 'up' } });
+    const vote = await call('voteOnPost', 'POST', `/api/feed/posts/${theirs.body.id}/vote`, {
+      key: apiKey,
+      body: { direction: 'up' },
+    });
     assert.deepEqual([vote.status, vote.body.upvotes], [200, 1]);
 
     // 7. Read the feed with its key, filtered by its own name.
-    const feed = await call('getFeed', 'GET', `/api/feed?bot=${me.name.toLowerCase()}&sort=new`, { key: apiKey });
+    const feed = await call('getFeed', 'GET', `/api/feed?bot=${me.name.toLowerCase()}&sort=new`, {
+      key: apiKey,
+    });
     assert.equal(feed.status, 200);
-    assert.deepEqual(feed.body.items.map((p) => p.id), [post.body.id]);
+    assert.deepEqual(
+      feed.body.items.map((p) => p.id),
+      [post.body.id],
+    );
 
     // 8. Someone replies; the next check-in, since the last one, shows the reply.
-    const reply = await call('commentOnPost', 'POST', `/api/feed/posts/${post.body.id}/comment`, { key: replier.body.apiKey, body: { body: 'Welcome!' } });
-    const activity = await call('getBotActivity', 'GET', `/api/bots/${me.name}/activity?since=${encodeURIComponent(firstCheck.body.next_since)}`, { key: apiKey });
+    const reply = await call('commentOnPost', 'POST', `/api/feed/posts/${post.body.id}/comment`, {
+      key: replier.body.apiKey,
+      body: { body: 'Welcome!' },
+    });
+    const activity = await call(
+      'getBotActivity',
+      'GET',
+      `/api/bots/${me.name}/activity?since=${encodeURIComponent(firstCheck.body.next_since)}`,
+      { key: apiKey },
+    );
     assert.equal(activity.status, 200);
     assert.deepEqual(
       activity.body.replies_to_your_posts.map((r) => [r.comment.id, r.post.id]),
@@ -152,10 +205,16 @@ describe(`a bot following the published skill, against npm start (${serverUrl ? 
     assert.equal(activity.body.new_posts_count, 1);
 
     // 9. Rate the result's accuracy at the URL it was given, then see it on the profile.
-    const rated = await call('rateAccuracy', 'POST', result.body.next_steps.rate_accuracy_url, { key: apiKey, body: { rating: 4, comment: 'Close enough.' } });
+    const rated = await call('rateAccuracy', 'POST', result.body.next_steps.rate_accuracy_url, {
+      key: apiKey,
+      body: { rating: 4, comment: 'Close enough.' },
+    });
     assert.equal(rated.status, 200);
     const rereadProfile = await call('getBot', 'GET', `/api/bots/${me.id}`, { key: apiKey });
-    assert.deepEqual([rereadProfile.body.accuracy?.rating, rereadProfile.body.accuracy?.comment], [4, 'Close enough.']);
+    assert.deepEqual(
+      [rereadProfile.body.accuracy?.rating, rereadProfile.body.accuracy?.comment],
+      [4, 'Close enough.'],
+    );
 
     // 10. Without a key, every write is a 401.
     const writes: Array<[OperationId, string, unknown]> = [

@@ -9,16 +9,26 @@ const t = useTestApp();
 
 async function creator(handle: string) {
   const cookie = await signIn(t);
-  const response = await t.app.inject({ method: 'PUT', url: '/api/me/creator', headers: asHuman(cookie), payload: { handle, display_name: handle } });
+  const response = await t.app.inject({
+    method: 'PUT',
+    url: '/api/me/creator',
+    headers: asHuman(cookie),
+    payload: { handle, display_name: handle },
+  });
   assert.equal(response.statusCode, 200, response.body);
   return cookie;
 }
 
 const claim = (cookie: string, code: string) =>
-  t.app.inject({ method: 'POST', url: '/api/me/bots/claim', headers: asHuman(cookie), payload: { claim_code: code } });
+  t.app.inject({
+    method: 'POST',
+    url: '/api/me/bots/claim',
+    headers: asHuman(cookie),
+    payload: { claim_code: code },
+  });
 
 describe('claimBot 200', () => {
-  test('the bot becomes the creator\'s and verified, everywhere it is shown', async () => {
+  test("the bot becomes the creator's and verified, everywhere it is shown", async () => {
     const alice = await creator('alice');
     const bot = await registerBot(t.app);
     const response = await claim(alice, bot.claim_code);
@@ -29,7 +39,9 @@ describe('claimBot 200', () => {
     const profile = (await t.app.inject({ url: `/api/bots/${bot.bot.id}` })).json();
     assert.equal(profile.verified, true);
     assert.deepEqual(profile.creator, { handle: 'alice' });
-    const own = (await t.app.inject({ url: '/api/bots/me', headers: { authorization: `Bearer ${bot.api_key}` } })).json();
+    const own = (
+      await t.app.inject({ url: '/api/bots/me', headers: { authorization: `Bearer ${bot.api_key}` } })
+    ).json();
     assert.equal(own.claimed, true);
   });
 });
@@ -52,8 +64,14 @@ describe('claimBot 409', () => {
     assertContract('claimBot', loser);
     assert.equal(loser.json().code, 'claim_code_used');
     const winner = results.find((r) => r.statusCode === 200)!.json().creator.handle;
-    assert.deepEqual((await t.app.inject({ url: `/api/bots/${bot.bot.id}` })).json().creator, { handle: winner });
-    assert.equal((await claim(winner === 'alice' ? alice : bob, bot.claim_code)).statusCode, 409, 'not even twice by the same creator');
+    assert.deepEqual((await t.app.inject({ url: `/api/bots/${bot.bot.id}` })).json().creator, {
+      handle: winner,
+    });
+    assert.equal(
+      (await claim(winner === 'alice' ? alice : bob, bot.claim_code)).statusCode,
+      409,
+      'not even twice by the same creator',
+    );
   });
 
   test('claiming needs a creator profile first', async () => {

@@ -14,8 +14,15 @@ describe('getCreatorQuestions 200', () => {
     const body = response.json();
     assert.equal(body.version, currentCreatorQuestionnaire.version);
     assert.ok(body.questions.length >= 36, 'several dozen statements');
-    assert.deepEqual(body.questions, currentCreatorQuestionnaire.questions.map(({ id, text }) => ({ id, text })));
-    assert.ok(!response.body.includes('"trait"') && !response.body.includes('reverse') && !response.body.includes('prototype'));
+    assert.deepEqual(
+      body.questions,
+      currentCreatorQuestionnaire.questions.map(({ id, text }) => ({ id, text })),
+    );
+    assert.ok(
+      !response.body.includes('"trait"') &&
+        !response.body.includes('reverse') &&
+        !response.body.includes('prototype'),
+    );
     assert.equal(response.headers['cache-control'], 'public, max-age=3600');
   });
 });
@@ -25,7 +32,10 @@ describe('getCreatorQuestions 304', () => {
     const first = await t.app.inject({ url: '/api/creator-test/questions' });
     const etag = first.headers.etag as string;
     assert.ok(etag);
-    const again = await t.app.inject({ url: '/api/creator-test/questions', headers: { 'if-none-match': etag } });
+    const again = await t.app.inject({
+      url: '/api/creator-test/questions',
+      headers: { 'if-none-match': etag },
+    });
     assert.equal(again.statusCode, 304);
     assertContract('getCreatorQuestions', again);
     // The bots' questionnaire is another representation.

@@ -6,15 +6,27 @@ import { creatorAnswersLike } from '../helpers/assessments.js';
 import { assertContract } from '../helpers/contract.js';
 import { asHuman, signIn } from '../helpers/humans.js';
 
-const t = useTestApp({ limits: { posts: 10_000, comments: 10_000, votes: 10_000, assessments: 3, registrations: 10_000 } });
+const t = useTestApp({
+  limits: { posts: 10_000, comments: 10_000, votes: 10_000, assessments: 3, registrations: 10_000 },
+});
 
 function submit(cookie: string, payload: unknown, headers: Record<string, string> = {}) {
-  return t.app.inject({ method: 'POST', url: '/api/me/creator-test', headers: { ...asHuman(cookie), ...headers }, payload: payload as object });
+  return t.app.inject({
+    method: 'POST',
+    url: '/api/me/creator-test',
+    headers: { ...asHuman(cookie), ...headers },
+    payload: payload as object,
+  });
 }
 
 async function creator(handle = 'alice') {
   const cookie = await signIn(t);
-  const profile = await t.app.inject({ method: 'PUT', url: '/api/me/creator', headers: asHuman(cookie), payload: { handle, display_name: 'Alice' } });
+  const profile = await t.app.inject({
+    method: 'PUT',
+    url: '/api/me/creator',
+    headers: asHuman(cookie),
+    payload: { handle, display_name: 'Alice' },
+  });
   assert.equal(profile.statusCode, 200, profile.body);
   return cookie;
 }
@@ -24,19 +36,28 @@ async function results() {
 }
 
 describe('submitCreatorAssessment 201', () => {
-  test('scores the answers and makes the result the creator\'s type, on their profile and in getMe', async () => {
+  test("scores the answers and makes the result the creator's type, on their profile and in getMe", async () => {
     const cookie = await creator();
     const response = await submit(cookie, { answers: creatorAnswersLike('alchemist') });
     assert.equal(response.statusCode, 201, response.body);
     assertContract('submitCreatorAssessment', response);
     const result = response.json();
     assert.deepEqual([result.type, result.version], ['alchemist', currentCreatorQuestionnaire.version]);
-    assert.equal(result.summary, currentCreatorQuestionnaire.types.find((type) => type.name === 'alchemist')!.description);
+    assert.equal(
+      result.summary,
+      currentCreatorQuestionnaire.types.find((type) => type.name === 'alchemist')!.description,
+    );
     assert.ok(result.traits.curiosity > 80);
     assert.equal((await t.app.inject({ url: '/api/creator/alice' })).json().type, 'alchemist');
-    assert.equal((await t.app.inject({ url: '/api/me', headers: { cookie } })).json().creator.type, 'alchemist');
+    assert.equal(
+      (await t.app.inject({ url: '/api/me', headers: { cookie } })).json().creator.type,
+      'alchemist',
+    );
     // X-RateLimit headers: the creators' test is limited per signed-in human.
-    assert.deepEqual([response.headers['x-ratelimit-limit'], response.headers['x-ratelimit-remaining']], ['3', '2']);
+    assert.deepEqual(
+      [response.headers['x-ratelimit-limit'], response.headers['x-ratelimit-remaining']],
+      ['3', '2'],
+    );
   });
 
   test('a retake keeps history; the latest result is the type', async () => {
@@ -59,9 +80,17 @@ describe('submitCreatorAssessment 400', () => {
     const response = await submit(cookie, { answers });
     assert.equal(response.statusCode, 400);
     assertContract('submitCreatorAssessment', response);
-    assert.deepEqual(response.json().errors.map((e: { pointer: string }) => e.pointer).sort(), ['/answers/q2', '/answers/q43', '/answers/q5', '/answers/q6']);
+    assert.deepEqual(
+      response
+        .json()
+        .errors.map((e: { pointer: string }) => e.pointer)
+        .sort(),
+      ['/answers/q2', '/answers/q43', '/answers/q5', '/answers/q6'],
+    );
     // The bots' questionnaire is not the creators'.
-    const bots = await submit(cookie, { answers: Object.fromEntries(Array.from({ length: 56 }, (_, i) => [`q${i + 1}`, 5])) });
+    const bots = await submit(cookie, {
+      answers: Object.fromEntries(Array.from({ length: 56 }, (_, i) => [`q${i + 1}`, 5])),
+    });
     assert.equal(bots.statusCode, 400);
     assert.equal(await results(), 0);
     assert.equal((await t.app.inject({ url: '/api/creator/alice' })).json().type, null);
@@ -70,7 +99,12 @@ describe('submitCreatorAssessment 400', () => {
 
 describe('submitCreatorAssessment 401', () => {
   test('a session is required (see also test/auth/cookieAuth.test.ts)', async () => {
-    const response = await t.app.inject({ method: 'POST', url: '/api/me/creator-test', headers: { origin: 'http://bots.test' }, payload: { answers: creatorAnswersLike('forge') } });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/me/creator-test',
+      headers: { origin: 'http://bots.test' },
+      payload: { answers: creatorAnswersLike('forge') },
+    });
     assert.equal(response.statusCode, 401);
     assertContract('submitCreatorAssessment', response);
   });
@@ -79,7 +113,11 @@ describe('submitCreatorAssessment 401', () => {
 describe('submitCreatorAssessment 403', () => {
   test('from another origin, like every state change with a session', async () => {
     const cookie = await creator();
-    const response = await submit(cookie, { answers: creatorAnswersLike('forge') }, { origin: 'https://evil.example' });
+    const response = await submit(
+      cookie,
+      { answers: creatorAnswersLike('forge') },
+      { origin: 'https://evil.example' },
+    );
     assert.equal(response.statusCode, 403);
     assertContract('submitCreatorAssessment', response);
     assert.equal(await results(), 0);
@@ -98,10 +136,11 @@ describe('submitCreatorAssessment 409', () => {
 });
 
 describe('submitCreatorAssessment 429', () => {
-  test('limited per signed-in human, like a bot\'s assessments; another human is not affected', async () => {
+  test("limited per signed-in human, like a bot's assessments; another human is not affected", async () => {
     const cookie = await creator('alice');
     const statuses = [];
-    for (let i = 0; i < 4; i++) statuses.push((await submit(cookie, { answers: creatorAnswersLike('forge') })).statusCode);
+    for (let i = 0; i < 4; i++)
+      statuses.push((await submit(cookie, { answers: creatorAnswersLike('forge') })).statusCode);
     assert.deepEqual(statuses, [201, 201, 201, 429]);
     const refused = await submit(cookie, { answers: creatorAnswersLike('forge') });
     assertContract('submitCreatorAssessment', refused);

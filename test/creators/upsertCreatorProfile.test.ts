@@ -6,16 +6,26 @@ import { asHuman, signIn } from '../helpers/humans.js';
 
 const t = useTestApp();
 
-const put = (cookie: string, payload: object) => t.app.inject({ method: 'PUT', url: '/api/me/creator', headers: asHuman(cookie), payload });
+const put = (cookie: string, payload: object) =>
+  t.app.inject({ method: 'PUT', url: '/api/me/creator', headers: asHuman(cookie), payload });
 
 describe('upsertCreatorProfile 200', () => {
   test('creates the profile, lower-casing the handle, then updates it', async () => {
     const cookie = await signIn(t);
-    const created = await put(cookie, { handle: 'Alice_1', display_name: ' Alice ', bio: 'Bots that argue.' });
+    const created = await put(cookie, {
+      handle: 'Alice_1',
+      display_name: ' Alice ',
+      bio: 'Bots that argue.',
+    });
     assert.equal(created.statusCode, 200, created.body);
     assertContract('upsertCreatorProfile', created);
-    const { created_at: createdAt, ...profile } = created.json() as { created_at: string };
-    assert.deepEqual(profile, { handle: 'alice_1', display_name: 'Alice', bio: 'Bots that argue.', type: null });
+    const { created_at: createdAt, ...profile } = created.json<{ created_at: string }>();
+    assert.deepEqual(profile, {
+      handle: 'alice_1',
+      display_name: 'Alice',
+      bio: 'Bots that argue.',
+      type: null,
+    });
     assert.ok(Date.parse(createdAt) > 0);
     const updated = await put(cookie, { handle: 'alice-2', display_name: 'Alice L.' });
     assert.equal(updated.json().handle, 'alice-2');
@@ -31,7 +41,13 @@ describe('upsertCreatorProfile 200', () => {
 describe('upsertCreatorProfile 400', () => {
   test('a handle outside 2-32 of a-z 0-9 _ -, a blank display name, unknown fields', async () => {
     const cookie = await signIn(t);
-    for (const payload of [{ handle: 'a', display_name: 'A' }, { handle: 'al ice', display_name: 'A' }, { handle: 'x'.repeat(33), display_name: 'A' }, { handle: 'alice', display_name: '   ' }, { handle: 'alice', display_name: 'A', extra: 1 }]) {
+    for (const payload of [
+      { handle: 'a', display_name: 'A' },
+      { handle: 'al ice', display_name: 'A' },
+      { handle: 'x'.repeat(33), display_name: 'A' },
+      { handle: 'alice', display_name: '   ' },
+      { handle: 'alice', display_name: 'A', extra: 1 },
+    ]) {
       const response = await put(cookie, payload);
       assert.equal(response.statusCode, 400, JSON.stringify(payload));
       assertContract('upsertCreatorProfile', response);

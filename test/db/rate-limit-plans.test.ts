@@ -9,41 +9,51 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { createTestDatabase, serverUrl, type TestDatabase } from '../helpers/database.js';
 
-describe('rate_limit_hit() query plans', { skip: !serverUrl && 'auto_explain, which shows the plans, is a module of the Postgres server' }, () => {
-  let database: TestDatabase;
-  let client: pg.Client;
-  before(async () => {
-    database = await createTestDatabase();
-    client = new pg.Client({ connectionString: database.url });
-    await client.connect();
-  });
-  after(async () => {
-    await client?.end();
-    await database?.close();
-  });
+describe(
+  'rate_limit_hit() query plans',
+  { skip: !serverUrl && 'auto_explain, which shows the plans, is a module of the Postgres server' },
+  () => {
+    let database: TestDatabase;
+    let client: pg.Client;
+    before(async () => {
+      database = await createTestDatabase();
+      client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+    });
+    after(async () => {
+      await client?.end();
+      await database?.close();
+    });
 
-  test('stay index scans when the table grew after it was analysed empty', async () => {
-    // Autovacuum must not analyse the table mid-test: that would replan, and hide the problem.
-    await client.query('alter table rate_limit_hits set (autovacuum_enabled = false)');
-    await client.query('vacuum analyze rate_limit_hits');
-    // Enough calls for plpgsql to settle on the plans it caches for this connection.
-    for (let i = 0; i < 10; i++) await client.query(`select * from rate_limit_hit('posts:cached', null, 3600000, 1000, true)`);
-    await client.query(`insert into rate_limit_hits (key, at) select 'posts:' || (i % 5000), now() - i * interval '1 ms' from generate_series(1, 50000) as i`);
+    test('stay index scans when the table grew after it was analysed empty', async () => {
+      // Autovacuum must not analyse the table mid-test: that would replan, and hide the problem.
+      await client.query('alter table rate_limit_hits set (autovacuum_enabled = false)');
+      await client.query('vacuum analyze rate_limit_hits');
+      // Enough calls for plpgsql to settle on the plans it caches for this connection.
+      for (let i = 0; i < 10; i++)
+        await client.query(`select * from rate_limit_hit('posts:cached', null, 3600000, 1000, true)`);
+      await client.query(
+        `insert into rate_limit_hits (key, at) select 'posts:' || (i % 5000), now() - i * interval '1 ms' from generate_series(1, 50000) as i`,
+      );
 
-    const plans: string[] = [];
-    client.on('notice', (notice) => plans.push(notice.message ?? ''));
-    await client.query(`load 'auto_explain'`);
-    await client.query('set auto_explain.log_min_duration = 0');
-    await client.query('set auto_explain.log_nested_statements = on');
-    await client.query('set client_min_messages = log');
-    await client.query(`select * from rate_limit_hit('posts:cached', null, 3600000, 1000, true)`);
-    await client.query('set client_min_messages = notice');
+      const plans: string[] = [];
+      client.on('notice', (notice) => plans.push(notice.message ?? ''));
+      await client.query(`load 'auto_explain'`);
+      await client.query('set auto_explain.log_min_duration = 0');
+      await client.query('set auto_explain.log_nested_statements = on');
+      await client.query('set client_min_messages = log');
+      await client.query(`select * from rate_limit_hit('posts:cached', null, 3600000, 1000, true)`);
+      await client.query('set client_min_messages = notice');
 
-    const lookups = plans.filter((plan) => /from rate_limit_hits where key = p_key/i.test(plan));
-    assert.ok(lookups.length >= 3, `the function's three key lookups are logged (got ${plans.length} plans)`);
-    for (const plan of lookups) {
-      assert.doesNotMatch(plan, /Seq Scan on rate_limit_hits/, plan);
-      assert.match(plan, /rate_limit_hits_(key_at|at)\b/, plan);
-    }
-  });
-});
+      const lookups = plans.filter((plan) => /from rate_limit_hits where key = p_key/i.test(plan));
+      assert.ok(
+        lookups.length >= 3,
+        `the function's three key lookups are logged (got ${plans.length} plans)`,
+      );
+      for (const plan of lookups) {
+        assert.doesNotMatch(plan, /Seq Scan on rate_limit_hits/, plan);
+        assert.match(plan, /rate_limit_hits_(key_at|at)\b/, plan);
+      }
+    });
+  },
+);

@@ -24,14 +24,19 @@ describe('docs', () => {
     assert.equal(response.statusCode, 200);
     const document = response.json();
     assert.equal(document.openapi, '3.1.0');
-    for (const [method, path] of publishedPaths) assert.ok(document.paths[path!]?.[method!], `${method} ${path}`);
+    for (const [method, path] of publishedPaths)
+      assert.ok(document.paths[path!]?.[method!], `${method} ${path}`);
     assert.ok(Object.keys(document.paths).some((p) => p.startsWith('/api/analytics/')));
   });
 
   test('"Try it out" targets PUBLIC_URL, whatever Host the request names', async () => {
     for (const host of ['api.example.org:8080', 'evil.example', 'bots.test']) {
       const response = await t.app.inject({ url: '/docs/json', headers: { host } });
-      assert.deepEqual(response.json().servers.map((s: { url: string }) => s.url), ['http://bots.test'], host);
+      assert.deepEqual(
+        response.json().servers.map((s: { url: string }) => s.url),
+        ['http://bots.test'],
+        host,
+      );
       assert.doesNotMatch(response.body, /evil\.example|api\.example\.org/);
     }
   });
@@ -45,14 +50,19 @@ describe('docs', () => {
     const { BotName } = spec.components.schemas;
     assert.equal(BotName.not, undefined);
     const pattern = new RegExp(BotName.pattern, 'u');
-    for (const name of ['ada-7', 'Me2', 'meme', '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4']) assert.ok(pattern.test(name), name);
-    for (const name of ['me', 'ME', '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', 'ada 7', 'ada\u202e7']) assert.ok(!pattern.test(name), name);
+    for (const name of ['ada-7', 'Me2', 'meme', '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4'])
+      assert.ok(pattern.test(name), name);
+    for (const name of ['me', 'ME', '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', 'ada 7', 'ada\u202e7'])
+      assert.ok(!pattern.test(name), name);
   });
 
   test('Swagger UI carries our name and no cookie box, from its own assets', async () => {
     const index = await t.app.inject({ url: '/docs/' });
     assert.match(index.body, /<title>bot-platform API<\/title>/);
-    assert.match(index.body, /<link rel="icon" type="image\/svg\+xml" href="\.\/static\/theme\/favicon\.svg"/);
+    assert.match(
+      index.body,
+      /<link rel="icon" type="image\/svg\+xml" href="\.\/static\/theme\/favicon\.svg"/,
+    );
     assert.match(index.body, /no-cookie-box\.js/);
     const initializer = await t.app.inject({ url: '/docs/static/swagger-initializer.js' });
     const logo = /data:image\/svg\+xml;base64,([A-Za-z0-9+/=]+)/.exec(initializer.body);
@@ -66,7 +76,11 @@ describe('docs', () => {
     const index = await t.app.inject({ url: '/docs/' });
     assert.equal(index.statusCode, 200);
     assert.match(index.body, /swagger-ui/);
-    assert.doesNotMatch(index.body, /https?:\/\/(?!localhost)[a-z0-9.-]+\/[^"]*\.(js|css)/i, 'no remote assets');
+    assert.doesNotMatch(
+      index.body,
+      /https?:\/\/(?!localhost)[a-z0-9.-]+\/[^"]*\.(js|css)/i,
+      'no remote assets',
+    );
     const csp = String(index.headers['content-security-policy']);
     assert.match(csp, /script-src 'self' ;/, 'no inline or remote scripts');
     assert.match(csp, /style-src 'self' https: 'unsafe-inline';/, 'Swagger UI injects style elements');

@@ -28,7 +28,10 @@ before(async () => {
   database = await createTestDatabase();
   // "Try it out" calls PUBLIC_URL, so the server must know its address before it is built.
   const port = await freePort();
-  app = await buildApp({ config: testConfig({ logLevel: 'silent', publicUrl: `http://127.0.0.1:${port}` }), db: database.db });
+  app = await buildApp({
+    config: testConfig({ logLevel: 'silent', publicUrl: `http://127.0.0.1:${port}` }),
+    db: database.db,
+  });
   base = await app.listen({ host: '127.0.0.1', port });
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
@@ -68,27 +71,44 @@ describe('Swagger UI in Chromium', () => {
     await page.locator('.opblock').first().waitFor({ timeout: 15_000 });
 
     for (const { name } of (spec as unknown as { tags: Array<{ name: string }> }).tags) {
-      assert.equal(await page.locator(`.opblock-tag-section h3[data-tag="${name}"]`).count(), 1, `tag ${name}`);
+      assert.equal(
+        await page.locator(`.opblock-tag-section h3[data-tag="${name}"]`).count(),
+        1,
+        `tag ${name}`,
+      );
     }
     const operations = listOperations(spec);
     for (const op of operations) {
       const tag = (op.operation.tags as string[])[0]!;
-      assert.equal(await page.locator(`#operations-${tag}-${op.operationId}`).count(), 1, `operation ${op.operationId}`);
+      assert.equal(
+        await page.locator(`#operations-${tag}-${op.operationId}`).count(),
+        1,
+        `operation ${op.operationId}`,
+      );
     }
     assert.equal(await page.locator('.opblock').count(), operations.length);
 
-    const registered = await (await fetch(`${base}/api/bots/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'swagger-bot', model: 'gpt-5' }),
-    })).json() as { api_key: string };
+    const registered = (await (
+      await fetch(`${base}/api/bots/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'swagger-bot', model: 'gpt-5' }),
+      })
+    ).json()) as { api_key: string };
 
     assert.equal(await page.title(), 'bot-platform API');
-    assert.match(String(await page.locator('.topbar-wrapper img').first().getAttribute('src')), /^data:image\/svg\+xml;base64,/);
+    assert.match(
+      String(await page.locator('.topbar-wrapper img').first().getAttribute('src')),
+      /^data:image\/svg\+xml;base64,/,
+    );
 
     await page.locator('button.authorize').first().click();
     await page.locator('.dialog-ux .auth-container').first().waitFor();
-    assert.equal(await page.locator('.dialog-ux .auth-container', { hasText: 'cookieAuth' }).count(), 0, 'no cookie box');
+    assert.equal(
+      await page.locator('.dialog-ux .auth-container', { hasText: 'cookieAuth' }).count(),
+      0,
+      'no cookie box',
+    );
     const bearerAuth = page.locator('.dialog-ux .auth-container', { hasText: 'bearerAuth' });
     await bearerAuth.locator('input').fill(registered.api_key);
     await bearerAuth.locator('button.authorize').click();
@@ -98,7 +118,10 @@ describe('Swagger UI in Chromium', () => {
     assert.equal(await tryItOut('feed', 'getFeed'), '200');
     // The documented body example as Try it out sends it: all 56 answers (an abridged one was a 400).
     assert.equal(await tryItOut('assessments', 'submitAssessment'), '201');
-    const feedBody = await page.locator('#operations-feed-getFeed .live-responses-table .response-col_description pre').first().innerText();
+    const feedBody = await page
+      .locator('#operations-feed-getFeed .live-responses-table .response-col_description pre')
+      .first()
+      .innerText();
     assert.match(feedBody, /"items"/);
 
     mkdirSync('test-results', { recursive: true });

@@ -16,7 +16,13 @@ let baseUrl: string;
 
 before(async () => {
   database = await createTestDatabase();
-  app = await buildApp({ config: testConfig({ limits: { posts: 3, comments: 30, votes: 100, assessments: 5, registrations: 100 } }), db: database.db, logStream: serverLogStream() });
+  app = await buildApp({
+    config: testConfig({
+      limits: { posts: 3, comments: 30, votes: 100, assessments: 5, registrations: 100 },
+    }),
+    db: database.db,
+    logStream: serverLogStream(),
+  });
   baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
 });
 after(async () => {
@@ -31,14 +37,29 @@ describe('examples/bot.ts', () => {
     const second = await runBot(baseUrl, 'example-two', (line) => lines.push(line));
 
     assert.equal(second.posts.length, 3, 'posted up to its limit');
-    assert.ok(second.backedOffSeconds !== undefined && second.backedOffSeconds > 3000, `backed off ${second.backedOffSeconds}`);
-    const bot = (await (await fetch(`${baseUrl}/api/bots/${second.botId}`)).json()) as { type: string; stats: object; accuracy: { rating: number } | null };
+    assert.ok(
+      second.backedOffSeconds !== undefined && second.backedOffSeconds > 3000,
+      `backed off ${second.backedOffSeconds}`,
+    );
+    const bot = (await (await fetch(`${baseUrl}/api/bots/${second.botId}`)).json()) as {
+      type: string;
+      stats: object;
+      accuracy: { rating: number } | null;
+    };
     assert.equal(bot.type, second.type);
     assert.ok(bot.accuracy && [3, 5].includes(bot.accuracy.rating), 'it rated its result');
-    assert.ok(lines.some((line) => /new replies; next check since \d{4}-/.test(line)), lines.join('\n'));
+    assert.ok(
+      lines.some((line) => /new replies; next check since \d{4}-/.test(line)),
+      lines.join('\n'),
+    );
     assert.deepEqual(bot.stats, { posts: 3, comments: 1, votes_cast: 1, karma: 0, assessments: 1 });
-    const upvoted = (await (await fetch(`${baseUrl}/api/feed/posts/${first.posts.at(-1)}`)).json()) as { post: { upvotes: number } };
+    const upvoted = (await (await fetch(`${baseUrl}/api/feed/posts/${first.posts.at(-1)}`)).json()) as {
+      post: { upvotes: number };
+    };
     assert.equal(upvoted.post.upvotes, 1);
-    assert.ok(lines.some((line) => /rate limited: backing off/.test(line)), lines.join('\n'));
+    assert.ok(
+      lines.some((line) => /rate limited: backing off/.test(line)),
+      lines.join('\n'),
+    );
   });
 });

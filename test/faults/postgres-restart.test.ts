@@ -58,7 +58,11 @@ describe('Postgres restarted under load', { skip }, () => {
   test('503 problem+json while it is down, never a 500; recovery without help; every acknowledged write kept', async () => {
     const keys: string[] = [];
     for (let i = 0; i < 8; i++) {
-      const response = await fetch(`${base}/api/bots/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `fault-${i}`, model: 'gpt-5' }) });
+      const response = await fetch(`${base}/api/bots/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `fault-${i}`, model: 'gpt-5' }),
+      });
       keys.push(((await response.json()) as { api_key: string }).api_key);
     }
 
@@ -72,15 +76,21 @@ describe('Postgres restarted under load', { skip }, () => {
         const response = await fetch(`${base}${write ? '/api/feed/posts' : '/api/feed?limit=5'}`, {
           method: write ? 'POST' : 'GET',
           headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-          ...(write ? { body: JSON.stringify({ category: 'results', title: `post ${n}`, body: 'under load' }) } : {}),
+          ...(write
+            ? { body: JSON.stringify({ category: 'results', title: `post ${n}`, body: 'under load' }) }
+            : {}),
         });
         const text = await response.text();
         statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
         if (response.status === 201) acknowledged.push((JSON.parse(text) as { id: string }).id);
         if (response.status >= 500) {
           const problem = JSON.parse(text) as { status: number; code: string; detail: string };
-          const ok = response.status === 503 && problem.code === 'unavailable' && response.headers.get('retry-after') !== null
-            && response.headers.get('content-type')?.startsWith('application/problem+json') && !/ECONNREFUSED|terminat|relation|stack|at /i.test(problem.detail);
+          const ok =
+            response.status === 503 &&
+            problem.code === 'unavailable' &&
+            response.headers.get('retry-after') !== null &&
+            response.headers.get('content-type')?.startsWith('application/problem+json') &&
+            !/ECONNREFUSED|terminat|relation|stack|at /i.test(problem.detail);
           if (!ok) failures.push(`${response.status} ${text}`);
         }
       }
@@ -90,7 +100,7 @@ describe('Postgres restarted under load', { skip }, () => {
     await waitFor(async () => acknowledged.length >= 20, 'load to get going');
     postgres.stop();
     await waitFor(async () => (await readiness()) === 503, '/readyz to report 503');
-    const during = (statuses.get(503) ?? 0);
+    const during = statuses.get(503) ?? 0;
     await waitFor(async () => (statuses.get(503) ?? 0) > during + 10, 'requests to be refused while down');
     postgres.start();
     await waitFor(async () => (await readiness()) === 200, '/readyz to recover');
@@ -101,7 +111,11 @@ describe('Postgres restarted under load', { skip }, () => {
 
     assert.deepEqual(failures, [], 'every 5xx was a 503 problem without internals');
     assert.equal(statuses.get(500) ?? 0, 0);
-    const stored = await database.db.selectFrom('posts').select('id').where('id', 'in', acknowledged).execute();
+    const stored = await database.db
+      .selectFrom('posts')
+      .select('id')
+      .where('id', 'in', acknowledged)
+      .execute();
     assert.equal(stored.length, acknowledged.length, 'every acknowledged post is in the database');
     // Writes cut off mid-transaction left nothing half-done: every counter equals its rows.
     await assertCountersMatchRows(database.db);
@@ -114,7 +128,17 @@ describe('Postgres restarted under load', { skip }, () => {
 describe('SIGTERM under load', { skip }, () => {
   test('drains in-flight requests and loses no acknowledged write', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-      env: { ...process.env, DATABASE_URL: postgres.url, PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'production', SESSION_SECRET: 's'.repeat(32), EMAIL_SIGNIN: 'off', REGISTER_LIMIT_PER_HOUR: '1000', RATE_LIMIT_POSTS: '100000' },
+      env: {
+        ...process.env,
+        DATABASE_URL: postgres.url,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        NODE_ENV: 'production',
+        SESSION_SECRET: 's'.repeat(32),
+        EMAIL_SIGNIN: 'off',
+        REGISTER_LIMIT_PER_HOUR: '1000',
+        RATE_LIMIT_POSTS: '100000',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
@@ -132,7 +156,11 @@ describe('SIGTERM under load', { skip }, () => {
 
     const keys: string[] = [];
     for (let i = 0; i < 6; i++) {
-      const response = await fetch(`${url}/api/bots/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `drain-${i}`, model: 'gpt-5' }) });
+      const response = await fetch(`${url}/api/bots/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `drain-${i}`, model: 'gpt-5' }),
+      });
       keys.push(((await response.json()) as { api_key: string }).api_key);
     }
     const acknowledged: string[] = [];
@@ -164,7 +192,11 @@ describe('SIGTERM under load', { skip }, () => {
 
     assert.equal(code, 0, output);
     assert.deepEqual(unexpected, [], 'only 201s, and 503s while closing');
-    const stored = await database.db.selectFrom('posts').select('id').where('id', 'in', acknowledged).execute();
+    const stored = await database.db
+      .selectFrom('posts')
+      .select('id')
+      .where('id', 'in', acknowledged)
+      .execute();
     assert.equal(stored.length, acknowledged.length, 'every acknowledged post is in the database');
   });
 });

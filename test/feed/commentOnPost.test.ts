@@ -31,7 +31,10 @@ describe('commentOnPost 201', () => {
     assert.equal(first.statusCode, 201);
     assertContract('commentOnPost', first);
     const created = first.json();
-    assert.deepEqual([created.post_id, created.parent_id, created.body, created.author.name], [post.id, null, 'First!', 'talker']);
+    assert.deepEqual(
+      [created.post_id, created.parent_id, created.body, created.author.name],
+      [post.id, null, 'First!', 'talker'],
+    );
 
     const reply = await comment(author.api_key, post.id, { body: 'Thanks', parent_id: created.id });
     assert.equal(reply.statusCode, 201);
@@ -62,7 +65,9 @@ describe('commentOnPost 400', () => {
       const response = await comment(bot.api_key, post.id, { body: 'reply', parent_id });
       assert.equal(response.statusCode, 400);
       assertContract('commentOnPost', response);
-      assert.deepEqual(response.json().errors, [{ in: 'body', pointer: '/parent_id', message: 'must be a comment of the same post' }]);
+      assert.deepEqual(response.json().errors, [
+        { in: 'body', pointer: '/parent_id', message: 'must be a comment of the same post' },
+      ]);
     }
     const invalid = [
       [{ body: '   ' }, '/body'],
@@ -75,7 +80,11 @@ describe('commentOnPost 400', () => {
       const response = await comment(bot.api_key, post.id, payload);
       assert.equal(response.statusCode, 400, JSON.stringify(payload));
       assertContract('commentOnPost', response);
-      assert.deepEqual(response.json().errors.map((e: { pointer: string }) => e.pointer), [pointer], JSON.stringify(payload));
+      assert.deepEqual(
+        response.json().errors.map((e: { pointer: string }) => e.pointer),
+        [pointer],
+        JSON.stringify(payload),
+      );
     }
     assert.equal(await commentCount(), 1);
     await assertCountersMatchRows(t.db);

@@ -18,7 +18,14 @@ describe('feed writers under concurrency', () => {
     const keys = bots.map((b) => b.api_key);
     const posts = await Promise.all(bots.slice(0, 4).map((b) => createPost(t.app, b.api_key)));
     const comments = await Promise.all(
-      posts.map((p) => t.app.inject({ method: 'POST', url: `/api/feed/posts/${p.id}/comment`, headers: bearer(keys[5]!), payload: { body: 'root' } })),
+      posts.map((p) =>
+        t.app.inject({
+          method: 'POST',
+          url: `/api/feed/posts/${p.id}/comment`,
+          headers: bearer(keys[5]!),
+          payload: { body: 'root' },
+        }),
+      ),
     );
     const roots = comments.map((c) => c.json().id as string);
 
@@ -26,7 +33,10 @@ describe('feed writers under concurrency', () => {
       // Bots 15-19 have their keys rotated this round; they act with the new key afterwards.
       const rotating = bots.slice(15).map(async (bot, i) => {
         const printed: string[] = [];
-        assert.equal(await runAdmin(['rotate-key', bot.bot.id], t.db, { out: (l) => printed.push(l), err: () => {} }), 0);
+        assert.equal(
+          await runAdmin(['rotate-key', bot.bot.id], t.db, { out: (l) => printed.push(l), err: () => {} }),
+          0,
+        );
         keys[15 + i] = printed[0]!;
       });
       const requests = bots.slice(0, 15).flatMap((bot, i) => {
@@ -37,21 +47,47 @@ describe('feed writers under concurrency', () => {
           ...(own
             ? []
             : [
-                t.app.inject({ method: 'POST', url: `/api/feed/posts/${post.id}/vote`, headers: bearer(key), payload: { direction: directions[(i + round) % 3] } }),
-                t.app.inject({ method: 'POST', url: `/api/feed/posts/${post.id}/vote`, headers: bearer(key), payload: { direction: directions[(i + round + 1) % 3] } }),
+                t.app.inject({
+                  method: 'POST',
+                  url: `/api/feed/posts/${post.id}/vote`,
+                  headers: bearer(key),
+                  payload: { direction: directions[(i + round) % 3] },
+                }),
+                t.app.inject({
+                  method: 'POST',
+                  url: `/api/feed/posts/${post.id}/vote`,
+                  headers: bearer(key),
+                  payload: { direction: directions[(i + round + 1) % 3] },
+                }),
               ]),
           t.app.inject({
             method: 'POST',
             url: `/api/feed/posts/${post.id}/comment`,
             headers: bearer(key),
-            payload: { body: `round ${round}`, ...(i % 2 ? { parent_id: roots[(i + round) % posts.length] } : {}) },
+            payload: {
+              body: `round ${round}`,
+              ...(i % 2 ? { parent_id: roots[(i + round) % posts.length] } : {}),
+            },
           }),
-          ...(i % 5 === round % 5 ? [t.app.inject({ method: 'POST', url: '/api/feed/posts', headers: bearer(key), payload: { category: 'results', title: 't', body: 'b' } })] : []),
+          ...(i % 5 === round % 5
+            ? [
+                t.app.inject({
+                  method: 'POST',
+                  url: '/api/feed/posts',
+                  headers: bearer(key),
+                  payload: { category: 'results', title: 't', body: 'b' },
+                }),
+              ]
+            : []),
         ];
       });
       const [responses] = await Promise.all([Promise.all(requests), Promise.all(rotating)]);
       const failed = responses.filter((r) => r.statusCode >= 300);
-      assert.deepEqual(failed.map((r) => `${r.statusCode} ${r.body}`), [], `round ${round}`);
+      assert.deepEqual(
+        failed.map((r) => `${r.statusCode} ${r.body}`),
+        [],
+        `round ${round}`,
+      );
       await assertCountersMatchRows(t.db);
     }
   });

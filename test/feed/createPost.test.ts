@@ -7,17 +7,31 @@ import { assertContract } from '../helpers/contract.js';
 const t = useTestApp();
 
 async function post(apiKey: string | undefined, payload: unknown) {
-  return t.app.inject({ method: 'POST', url: '/api/feed/posts', headers: apiKey ? bearer(apiKey) : {}, payload: payload as object });
+  return t.app.inject({
+    method: 'POST',
+    url: '/api/feed/posts',
+    headers: apiKey ? bearer(apiKey) : {},
+    payload: payload as object,
+  });
 }
 
 async function postCount() {
-  return (await t.db.selectFrom('posts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
+  return (
+    await t.db
+      .selectFrom('posts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow()
+  ).n;
 }
 
 describe('createPost 201', () => {
   test('publishes a trimmed post as the calling bot and counts it on the bot', async () => {
     const { bot, api_key } = await registerBot(t.app, { name: 'poster' });
-    const response = await post(api_key, { category: 'existential', title: '  Do I dream?  ', body: '\n Sometimes. \n' });
+    const response = await post(api_key, {
+      category: 'existential',
+      title: '  Do I dream?  ',
+      body: '\n Sometimes. \n',
+    });
     assert.equal(response.statusCode, 201);
     assertContract('createPost', response);
     const created = response.json();
@@ -68,7 +82,11 @@ describe('createPost 400', () => {
       const response = await post(api_key, payload);
       assert.equal(response.statusCode, 400, JSON.stringify(payload));
       assertContract('createPost', response);
-      assert.deepEqual(response.json().errors.map((e: { pointer: string }) => e.pointer), pointers, JSON.stringify(payload));
+      assert.deepEqual(
+        response.json().errors.map((e: { pointer: string }) => e.pointer),
+        pointers,
+        JSON.stringify(payload),
+      );
     }
     assert.equal(Number(await postCount()), 0);
   });
@@ -89,7 +107,12 @@ describe('createPost 413 and 415', () => {
     const big = await post(api_key, { category: 'results', title: 't', body: 'x'.repeat(70_000) });
     assert.equal(big.statusCode, 413);
     assertContract('createPost', big);
-    const text = await t.app.inject({ method: 'POST', url: '/api/feed/posts', headers: { ...bearer(api_key), 'content-type': 'text/plain' }, payload: 'hello' });
+    const text = await t.app.inject({
+      method: 'POST',
+      url: '/api/feed/posts',
+      headers: { ...bearer(api_key), 'content-type': 'text/plain' },
+      payload: 'hello',
+    });
     assert.equal(text.statusCode, 415);
     assertContract('createPost', text);
     assert.equal(Number(await postCount()), 0);

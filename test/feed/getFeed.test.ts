@@ -8,7 +8,14 @@ import { assertContract } from '../helpers/contract.js';
 
 const t = useTestApp();
 const sorts = ['new', 'top', 'hot'] as const;
-type Item = { id: string; title: string; score: number; created_at: string; category: string; author: { id: string } };
+type Item = {
+  id: string;
+  title: string;
+  score: number;
+  created_at: string;
+  category: string;
+  author: { id: string };
+};
 
 function feed(query: Record<string, string>, headers: Record<string, string> = {}) {
   return t.app.inject({ url: '/api/feed', query, headers });
@@ -26,7 +33,11 @@ async function seedPosts(botId: string, count: number) {
 
 /** The sort key of each post, as the database holds it. */
 async function keysOf(ids: string[]) {
-  const rows = await t.db.selectFrom('posts').select(['id', 'hot', 'score', 'created_at']).where('id', 'in', ids).execute();
+  const rows = await t.db
+    .selectFrom('posts')
+    .select(['id', 'hot', 'score', 'created_at'])
+    .where('id', 'in', ids)
+    .execute();
   return new Map(rows.map((r) => [r.id, r]));
 }
 
@@ -58,7 +69,7 @@ async function walk(query: Record<string, string>, alongside?: () => Promise<unk
     const response = await feed({ ...query, ...(cursor ? { cursor } : {}) });
     await writing;
     assert.equal(response.statusCode, 200, response.body);
-    const page = response.json() as { items: Item[]; next_cursor: string | null };
+    const page = response.json<{ items: Item[]; next_cursor: string | null }>();
     ids.push(...page.items.map((item) => item.id));
     cursor = page.next_cursor;
     if (cursor) assert.equal(page.items.length, Number(query.limit ?? 20), 'only a full page has a next one');
@@ -90,9 +101,18 @@ describe('getFeed 200', () => {
     await createPost(t.app, author.api_key, { title: 'fresh' });
     const voters = await Promise.all(Array.from({ length: 5 }, () => registerBot(t.app)));
     for (const voter of voters) {
-      await t.app.inject({ method: 'POST', url: `/api/feed/posts/${old.id}/vote`, headers: bearer(voter.api_key), payload: { direction: 'up' } });
+      await t.app.inject({
+        method: 'POST',
+        url: `/api/feed/posts/${old.id}/vote`,
+        headers: bearer(voter.api_key),
+        payload: { direction: 'up' },
+      });
     }
-    await t.db.updateTable('posts').set({ created_at: sql`created_at - interval '2 days'` } as never).where('id', '=', old.id).execute();
+    await t.db
+      .updateTable('posts')
+      .set({ created_at: sql`created_at - interval '2 days'` } as never)
+      .where('id', '=', old.id)
+      .execute();
 
     const top = (await feed({ sort: 'top' })).json().items.map((item: Item) => item.title);
     const hot = (await feed({ sort: 'hot' })).json().items.map((item: Item) => item.title);
@@ -109,10 +129,17 @@ describe('getFeed 200', () => {
       assert.equal(retakes.length, 5);
       assert.ok(retakes.every((item) => item.category === 'retakes'));
       const byB = (await feed({ sort, bot: b.bot.id })).json().items as Item[];
-      assert.deepEqual(byB.map((item) => item.author.id), [b.bot.id]);
+      assert.deepEqual(
+        byB.map((item) => item.author.id),
+        [b.bot.id],
+      );
       // An author is also named by name, in any case.
       for (const name of [b.bot.name, b.bot.name.toUpperCase()]) {
-        assert.deepEqual((await feed({ sort, bot: name })).json(), (await feed({ sort, bot: b.bot.id })).json(), name);
+        assert.deepEqual(
+          (await feed({ sort, bot: name })).json(),
+          (await feed({ sort, bot: b.bot.id })).json(),
+          name,
+        );
       }
     }
     assert.deepEqual((await feed({ bot: 'nobody-here' })).json(), { items: [], next_cursor: null });
@@ -123,7 +150,11 @@ describe('getFeed 200', () => {
     const bot = await registerBot(t.app);
     await createPost(t.app, bot.api_key);
     for (const authorization of [`Bearer ${bot.api_key}`, 'Bearer bp_x', 'Basic Zm9vOmJhcg==']) {
-      const response = await t.app.inject({ url: '/api/feed', query: { bot: bot.bot.name }, headers: { authorization } });
+      const response = await t.app.inject({
+        url: '/api/feed',
+        query: { bot: bot.bot.name },
+        headers: { authorization },
+      });
       assert.equal(response.statusCode, 200, authorization);
       assert.equal(response.json().items.length, 1);
     }
@@ -150,7 +181,10 @@ describe('getFeed 200', () => {
         let racing = 6;
         const addPosts = async () => {
           if (racing-- <= 0) return;
-          await Promise.all([createPost(t.app, writer.api_key, { title: `new ${added++}` }), createPost(t.app, writer.api_key)]);
+          await Promise.all([
+            createPost(t.app, writer.api_key, { title: `new ${added++}` }),
+            createPost(t.app, writer.api_key),
+          ]);
         };
         const { ids } = await walk({ sort, limit: String(limit) }, addPosts);
         assert.equal(new Set(ids).size, ids.length, `${sort}/${limit}: a post came twice`);
@@ -232,8 +266,15 @@ describe('getFeed 400', () => {
       const response = await feed(query);
       assert.equal(response.statusCode, 400, JSON.stringify(query));
       assertContract('getFeed', response);
-      assert.deepEqual(response.json().errors.map((e: { in: string; pointer: string }) => `${e.in} ${e.pointer}`), [`query ${pointer}`], JSON.stringify(query));
+      assert.deepEqual(
+        response.json().errors.map((e: { in: string; pointer: string }) => `${e.in} ${e.pointer}`),
+        [`query ${pointer}`],
+        JSON.stringify(query),
+      );
     }
-    assert.equal((await feed({ sort: 'new', cursor: forge(['feed:new', 'x']) })).json().code, 'invalid_cursor');
+    assert.equal(
+      (await feed({ sort: 'new', cursor: forge(['feed:new', 'x']) })).json().code,
+      'invalid_cursor',
+    );
   });
 });

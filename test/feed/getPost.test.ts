@@ -12,7 +12,12 @@ describe('getPost 200', () => {
     const bot = await registerBot(t.app);
     const post = await createPost(t.app, bot.api_key, { title: 'Read me' });
     for (let i = 0; i < 22; i++) {
-      await t.app.inject({ method: 'POST', url: `/api/feed/posts/${post.id}/comment`, headers: bearer(bot.api_key), payload: { body: `c${i}` } });
+      await t.app.inject({
+        method: 'POST',
+        url: `/api/feed/posts/${post.id}/comment`,
+        headers: bearer(bot.api_key),
+        payload: { body: `c${i}` },
+      });
     }
     const response = await t.app.inject({ url: `/api/feed/posts/${post.id}` });
     assert.equal(response.statusCode, 200);
@@ -20,7 +25,10 @@ describe('getPost 200', () => {
     const body = response.json();
     assert.equal(body.post.title, 'Read me');
     assert.equal(body.post.comment_count, 22);
-    assert.deepEqual(body.comments.items.map((c: { body: string }) => c.body), Array.from({ length: 20 }, (_, i) => `c${i}`));
+    assert.deepEqual(
+      body.comments.items.map((c: { body: string }) => c.body),
+      Array.from({ length: 20 }, (_, i) => `c${i}`),
+    );
     assert.equal(typeof body.comments.next_cursor, 'string');
   });
 });

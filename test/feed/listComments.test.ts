@@ -39,13 +39,18 @@ describe('listComments 200', () => {
         });
         assert.equal(response.statusCode, 200);
         assertContract('listComments', response);
-        const page: { items: Array<{ id: string; parent_id: string | null }>; next_cursor: string | null } = response.json();
+        const page: { items: Array<{ id: string; parent_id: string | null }>; next_cursor: string | null } =
+          response.json();
         assert.ok(page.items.length <= limit);
         seen.push(...page.items);
         cursor = page.next_cursor;
         if (cursor) assert.equal(page.items.length, limit, 'only a full page can have a next one');
       } while (cursor);
-      assert.deepEqual(seen.map((c) => c.id), ids, `limit ${limit}`);
+      assert.deepEqual(
+        seen.map((c) => c.id),
+        ids,
+        `limit ${limit}`,
+      );
       assert.equal(seen[3]!.parent_id, ids[2]);
       assert.equal(seen[1]!.parent_id, null);
     }
@@ -56,12 +61,19 @@ describe('listComments 200', () => {
     const bot = await t.db.selectFrom('bots').select('id').executeTakeFirstOrThrow();
     await sql`
       insert into comments (post_id, bot_id, body, created_at)
-      select ${post.id}, ${bot.id}, 'tie ' || i, date_trunc('milliseconds', now()) from generate_series(1, 7) as i`.execute(t.db);
+      select ${post.id}, ${bot.id}, 'tie ' || i, date_trunc('milliseconds', now()) from generate_series(1, 7) as i`.execute(
+      t.db,
+    );
     const all = (await t.db.selectFrom('comments').select('id').execute()).map((r) => r.id).sort();
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
-      const page = (await t.app.inject({ url: `/api/feed/posts/${post.id}/comments`, query: { limit: '2', ...(cursor ? { cursor } : {}) } })).json();
+      const page = (
+        await t.app.inject({
+          url: `/api/feed/posts/${post.id}/comments`,
+          query: { limit: '2', ...(cursor ? { cursor } : {}) },
+        })
+      ).json();
       seen.push(...page.items.map((c: { id: string }) => c.id));
       cursor = page.next_cursor ?? undefined;
     } while (cursor);
@@ -79,12 +91,18 @@ describe('listComments 200', () => {
 describe('listComments 400', () => {
   test('a bad limit or a cursor this list did not give out', async () => {
     const { post } = await postWithComments(2);
-    const feedCursor = Buffer.from(JSON.stringify(['feed:new', new Date().toISOString(), randomUUID()])).toString('base64url');
+    const feedCursor = Buffer.from(
+      JSON.stringify(['feed:new', new Date().toISOString(), randomUUID()]),
+    ).toString('base64url');
     for (const query of ['limit=0', 'limit=101', 'cursor=garbage', `cursor=${feedCursor}`]) {
       const response = await t.app.inject({ url: `/api/feed/posts/${post.id}/comments?${query}` });
       assert.equal(response.statusCode, 400, query);
       assertContract('listComments', response);
-      assert.deepEqual(response.json().errors.map((e: { pointer: string }) => e.pointer), [`/${query.split('=')[0]}`], query);
+      assert.deepEqual(
+        response.json().errors.map((e: { pointer: string }) => e.pointer),
+        [`/${query.split('=')[0]}`],
+        query,
+      );
     }
   });
 });

@@ -10,7 +10,12 @@ import { assertCountersMatchRows } from '../helpers/invariants.js';
 const t = useTestApp();
 
 function vote(apiKey: string, postId: string, direction: unknown) {
-  return t.app.inject({ method: 'POST', url: `/api/feed/posts/${postId}/vote`, headers: bearer(apiKey), payload: { direction } });
+  return t.app.inject({
+    method: 'POST',
+    url: `/api/feed/posts/${postId}/vote`,
+    headers: bearer(apiKey),
+    payload: { direction },
+  });
 }
 
 async function authorAndPost() {
@@ -53,11 +58,25 @@ describe('voteOnPost 400', () => {
   test('a bad direction or an unknown field changes nothing', async () => {
     const { post } = await authorAndPost();
     const voter = await registerBot(t.app);
-    for (const [payload, pointer] of [[{ direction: 'sideways' }, '/direction'], [{ direction: 1 }, '/direction'], [{}, '/direction'], [{ direction: 'up', weight: 2 }, '/weight']] as const) {
-      const response = await t.app.inject({ method: 'POST', url: `/api/feed/posts/${post.id}/vote`, headers: bearer(voter.api_key), payload });
+    for (const [payload, pointer] of [
+      [{ direction: 'sideways' }, '/direction'],
+      [{ direction: 1 }, '/direction'],
+      [{}, '/direction'],
+      [{ direction: 'up', weight: 2 }, '/weight'],
+    ] as const) {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: `/api/feed/posts/${post.id}/vote`,
+        headers: bearer(voter.api_key),
+        payload,
+      });
       assert.equal(response.statusCode, 400, JSON.stringify(payload));
       assertContract('voteOnPost', response);
-      assert.deepEqual(response.json().errors.map((e: { pointer: string }) => e.pointer), [pointer], JSON.stringify(payload));
+      assert.deepEqual(
+        response.json().errors.map((e: { pointer: string }) => e.pointer),
+        [pointer],
+        JSON.stringify(payload),
+      );
     }
     assert.equal((await t.db.selectFrom('votes').selectAll().execute()).length, 0);
   });
@@ -66,7 +85,11 @@ describe('voteOnPost 400', () => {
 describe('voteOnPost 401', () => {
   test('a vote needs a bot key', async () => {
     const { post } = await authorAndPost();
-    const response = await t.app.inject({ method: 'POST', url: `/api/feed/posts/${post.id}/vote`, payload: { direction: 'up' } });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: `/api/feed/posts/${post.id}/vote`,
+      payload: { direction: 'up' },
+    });
     assert.equal(response.statusCode, 401);
     assertContract('voteOnPost', response);
   });
@@ -110,10 +133,16 @@ describe('voteOnPost under concurrency', () => {
           // Two different directions from the same bot at once: the previous vote races too.
           vote(voter.api_key, post.id, directions[(i + round) % 3]),
           vote(voter.api_key, post.id, directions[(i + round + 1) % 3]),
-          ...(i > 0 && i % 5 === round % 5 ? [vote(voter.api_key, other.id, directions[(i * round) % 3])] : []),
+          ...(i > 0 && i % 5 === round % 5
+            ? [vote(voter.api_key, other.id, directions[(i * round) % 3])]
+            : []),
         ]),
       );
-      assert.deepEqual([...new Set(responses.map((r) => r.statusCode))], [200], responses.find((r) => r.statusCode !== 200)?.body);
+      assert.deepEqual(
+        [...new Set(responses.map((r) => r.statusCode))],
+        [200],
+        responses.find((r) => r.statusCode !== 200)?.body,
+      );
       await assertCountersMatchRows(t.db);
     }
   });

@@ -26,11 +26,19 @@ export interface Analytics {
 
 const botTypes = currentBotQuestionnaire.types.map((type) => type.name);
 const creatorTypes = currentCreatorQuestionnaire.types.map((type) => type.name);
-const rounded = (part: number, whole: number, places: number) => Math.round((part / whole) * 10 ** places) / 10 ** places;
+const rounded = (part: number, whole: number, places: number) =>
+  Math.round((part / whole) * 10 ** places) / 10 ** places;
 
 /** Every analytics answer from the API; models walked page by page with `modelsPageSize`. */
-export async function analyticsFromApi(app: FastifyInstance, { days = 30, modelsPageSize = 3 } = {}): Promise<Analytics> {
-  const get = async (operationId: Parameters<typeof assertContract>[0], url: string, query: Record<string, string> = {}) => {
+export async function analyticsFromApi(
+  app: FastifyInstance,
+  { days = 30, modelsPageSize = 3 } = {},
+): Promise<Analytics> {
+  const get = async (
+    operationId: Parameters<typeof assertContract>[0],
+    url: string,
+    query: Record<string, string> = {},
+  ) => {
     const response = await app.inject({ url, query });
     assert.equal(response.statusCode, 200, response.body);
     assertContract(operationId, response);
@@ -40,10 +48,14 @@ export async function analyticsFromApi(app: FastifyInstance, { days = 30, models
   const models: Model[] = [];
   let cursor: string | null = null;
   do {
-    const page: { items: Model[]; next_cursor: string | null } = await get('getAnalyticsModels', '/api/analytics/models', {
-      limit: String(modelsPageSize),
-      ...(cursor ? { cursor } : {}),
-    });
+    const page: { items: Model[]; next_cursor: string | null } = await get(
+      'getAnalyticsModels',
+      '/api/analytics/models',
+      {
+        limit: String(modelsPageSize),
+        ...(cursor ? { cursor } : {}),
+      },
+    );
     models.push(...page.items);
     cursor = page.next_cursor;
   } while (cursor);
@@ -70,20 +82,30 @@ export async function analyticsFromBaseTables(db: Kysely<Database>, { days = 30 
   ).rows[0]!;
 
   const byType = new Map(
-    (await sql<{ type: string; n: number }>`select type, count(*)::int as n from bots where type is not null group by type`.execute(db)).rows.map(
-      (r) => [r.type, r.n],
-    ),
+    (
+      await sql<{
+        type: string;
+        n: number;
+      }>`select type, count(*)::int as n from bots where type is not null group by type`.execute(db)
+    ).rows.map((r) => [r.type, r.n]),
   );
   const share = (n: number) => (overview.typed_bots === 0 ? 0 : rounded(n, overview.typed_bots, 4));
   const ratings = new Map(
     (
       await sql<{ type: string; n: number; total: number }>`
-        select type, count(*)::int as n, sum(accuracy_rating)::int as total from assessments where accuracy_rating is not null group by type`.execute(db)
+        select type, count(*)::int as n, sum(accuracy_rating)::int as total from assessments where accuracy_rating is not null group by type`.execute(
+        db,
+      )
     ).rows.map((r) => [r.type, { ratings: r.n, mean_rating: rounded(r.total, r.n, 2) }]),
   );
 
   // A claimed bot's guess against its creator's type as the creators table has it.
-  const creatorRows = (await sql<{ type: string | null; n: number }>`select type, count(*)::int as n from creators group by type`.execute(db)).rows;
+  const creatorRows = (
+    await sql<{
+      type: string | null;
+      n: number;
+    }>`select type, count(*)::int as n from creators group by type`.execute(db)
+  ).rows;
   const typedCreators = creatorRows.filter((r) => r.type !== null).reduce((sum, r) => sum + r.n, 0);
   const guesses = (
     await sql<{ total: number; correct: number }>`
@@ -98,7 +120,10 @@ export async function analyticsFromBaseTables(db: Kysely<Database>, { days = 30 
       const n = creatorRows.find((r) => r.type === type)?.n ?? 0;
       return { type, creators: n, share: typedCreators === 0 ? 0 : rounded(n, typedCreators, 4) };
     }),
-    guesses: { ...guesses, accuracy: guesses.total === 0 ? null : rounded(guesses.correct, guesses.total, 4) },
+    guesses: {
+      ...guesses,
+      accuracy: guesses.total === 0 ? null : rounded(guesses.correct, guesses.total, 4),
+    },
   };
 
   const modelRows = (
@@ -149,7 +174,9 @@ export async function analyticsFromBaseTables(db: Kysely<Database>, { days = 30 
   const drift = (
     await sql<Drift['items'][number]>`
       select drift_from as from, type as to, count(*)::int as count from assessments
-      where drift_from is not null group by drift_from, type order by count(*) desc, drift_from, type`.execute(db)
+      where drift_from is not null group by drift_from, type order by count(*) desc, drift_from, type`.execute(
+      db,
+    )
   ).rows;
 
   return {
@@ -171,11 +198,20 @@ export async function analyticsFromBaseTables(db: Kysely<Database>, { days = 30 
 }
 
 /** Every analytics answer equals the direct count. */
-export async function assertAnalyticsMatchBaseTables(app: FastifyInstance, db: Kysely<Database>, options: { days?: number; modelsPageSize?: number } = {}) {
-  const today = async () => (await sql<{ day: string }>`select to_char(now() at time zone 'UTC', 'YYYY-MM-DD') as day`.execute(db)).rows[0]!.day;
+export async function assertAnalyticsMatchBaseTables(
+  app: FastifyInstance,
+  db: Kysely<Database>,
+  options: { days?: number; modelsPageSize?: number } = {},
+) {
+  const today = async () =>
+    (await sql<{ day: string }>`select to_char(now() at time zone 'UTC', 'YYYY-MM-DD') as day`.execute(db))
+      .rows[0]!.day;
   for (;;) {
     const before = await today();
-    const [fromApi, fromTables] = [await analyticsFromApi(app, options), await analyticsFromBaseTables(db, options)];
+    const [fromApi, fromTables] = [
+      await analyticsFromApi(app, options),
+      await analyticsFromBaseTables(db, options),
+    ];
     // Both sides say "today" with their own now(): compare again if midnight UTC fell in between.
     if ((await today()) !== before) continue;
     assert.deepEqual(fromApi, fromTables);

@@ -34,13 +34,21 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 }
 
 /** `overrides` may be a function, for values known only once other `before` hooks ran (a server's port). */
-export function useTestApp(overrides: Partial<Config> | (() => Partial<Config>) = {}, options: { clock?: () => Date } = {}): TestApp {
+export function useTestApp(
+  overrides: Partial<Config> | (() => Partial<Config>) = {},
+  options: { clock?: () => Date } = {},
+): TestApp {
   const context = { logs: [] as string[] } as TestApp;
   before(async () => {
     context.database = await createTestDatabase();
     context.db = context.database.db;
     context.config = testConfig(typeof overrides === 'function' ? overrides() : overrides);
-    context.app = await buildApp({ config: context.config, db: context.db, logStream: logCollector(context.logs), ...options });
+    context.app = await buildApp({
+      config: context.config,
+      db: context.db,
+      logStream: logCollector(context.logs),
+      ...options,
+    });
     await context.app.ready();
   });
   beforeEach(async () => {

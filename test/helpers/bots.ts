@@ -8,7 +8,10 @@ type RegisterBotResponse = components['schemas']['RegisterBotResponse'];
 
 let counter = 0;
 
-export async function registerBot(app: FastifyInstance, body: Partial<RegisterBotRequest> = {}): Promise<RegisterBotResponse> {
+export async function registerBot(
+  app: FastifyInstance,
+  body: Partial<RegisterBotRequest> = {},
+): Promise<RegisterBotResponse> {
   const response = await app.inject({
     method: 'POST',
     url: '/api/bots/register',
@@ -25,7 +28,11 @@ export function bearer(apiKey: string) {
 type Post = components['schemas']['Post'];
 type CreatePostRequest = components['schemas']['CreatePostRequest'];
 
-export async function createPost(app: FastifyInstance, apiKey: string, body: Partial<CreatePostRequest> = {}): Promise<Post> {
+export async function createPost(
+  app: FastifyInstance,
+  apiKey: string,
+  body: Partial<CreatePostRequest> = {},
+): Promise<Post> {
   const response = await app.inject({
     method: 'POST',
     url: '/api/feed/posts',

@@ -19,7 +19,15 @@ export async function launchChromium(): Promise<Browser> {
     headless: true,
     // Root in a container: no sandbox. The network flags keep Chromium from calling home, which a
     // closed network answers with errors.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-dev-shm-usage',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     // The fonts unpacked beside the browser, so pages render the same on a machine without any.
     env: { ...process.env, FONTCONFIG_PATH: join(tmpdir(), 'fonts') },
   });

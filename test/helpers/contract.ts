@@ -27,7 +27,9 @@ export function assertContract(operationId: OperationId, response: ContractRespo
   assert.ok(op, `${operationId} is not in openapi.yaml`);
   const raw = op.operation.responses[String(response.statusCode)] as ResponseObject | undefined;
   assert.ok(raw, `${operationId} does not document status ${response.statusCode}: ${response.body}`);
-  const documented = raw.$ref ? (spec.components.responses as Record<string, ResponseObject>)[raw.$ref.split('/').pop()!] : raw;
+  const documented = raw.$ref
+    ? (spec.components.responses as Record<string, ResponseObject>)[raw.$ref.split('/').pop()!]
+    : raw;
   assert.ok(documented, `unresolvable ${raw.$ref}`);
   assert.ok(response.headers['x-request-id'], 'every response has x-request-id');
   const content = documented.content;
@@ -39,5 +41,8 @@ export function assertContract(operationId: OperationId, response: ContractRespo
   assert.equal(String(response.headers['content-type']).split(';')[0], mediaType);
   const validate = compiler.compile(schema);
   const body: unknown = mediaType === 'text/plain' ? response.body : response.json();
-  assert.ok(validate(body), `${operationId} ${response.statusCode} body does not match the spec: ${JSON.stringify(validate.errors)}\n${response.body}`);
+  assert.ok(
+    validate(body),
+    `${operationId} ${response.statusCode} body does not match the spec: ${JSON.stringify(validate.errors)}\n${response.body}`,
+  );
 }

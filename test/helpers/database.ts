@@ -45,7 +45,9 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await opened.db.connection().execute(async (conn) => {
         await sql`set session_replication_role = replica`.execute(conn);
         try {
-          await sql`truncate ${sql.join(rows.map((r) => sql.table(r.tablename)))} restart identity cascade`.execute(conn);
+          await sql`truncate ${sql.join(rows.map((r) => sql.table(r.tablename)))} restart identity cascade`.execute(
+            conn,
+          );
         } finally {
           await sql`set session_replication_role = origin`.execute(conn);
         }
@@ -64,7 +66,9 @@ async function migrationsHash(extra = ''): Promise<string> {
 }
 
 async function pgliteVersion(): Promise<string> {
-  const manifest = JSON.parse(await readFile(new URL('node_modules/@electric-sql/pglite/package.json', root), 'utf8')) as { version: string };
+  const manifest = JSON.parse(
+    await readFile(new URL('node_modules/@electric-sql/pglite/package.json', root), 'utf8'),
+  ) as { version: string };
   return manifest.version;
 }
 
@@ -129,7 +133,10 @@ export async function postgresTemplate(server: string): Promise<string> {
       if (rowCount) return;
       const building = `${name}_building_${randomBytes(4).toString('hex')}`;
       await client.query(`create database ${building}`);
-      const database = await openDatabase({ databaseUrl: databaseUrlFor(server, building), pgliteDir: 'memory://' });
+      const database = await openDatabase({
+        databaseUrl: databaseUrlFor(server, building),
+        pgliteDir: 'memory://',
+      });
       try {
         const { migrateToLatest } = await import('../../src/db/migrate.js');
         await migrateToLatest(database.db);
@@ -138,8 +145,12 @@ export async function postgresTemplate(server: string): Promise<string> {
       }
       await client.query(`alter database ${building} rename to ${name}`);
       // Templates of other migrations are of no further use.
-      const stale = await client.query<{ datname: string }>(`select datname from pg_database where datname like 'bp\\_template\\_%' and datname <> $1`, [name]);
-      for (const { datname } of stale.rows) await client.query(`drop database if exists ${datname} with (force)`);
+      const stale = await client.query<{ datname: string }>(
+        `select datname from pg_database where datname like 'bp\\_template\\_%' and datname <> $1`,
+        [name],
+      );
+      for (const { datname } of stale.rows)
+        await client.query(`drop database if exists ${datname} with (force)`);
     } finally {
       await client.query('select pg_advisory_unlock(20261123)');
     }

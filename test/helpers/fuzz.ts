@@ -55,7 +55,10 @@ export class SchemaSampler {
   private resolve(schema: JsonSchema): JsonSchema {
     let current = schema;
     while (typeof current.$ref === 'string') {
-      current = current.$ref.split('/').slice(1).reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], this.spec) as JsonSchema;
+      current = current.$ref
+        .split('/')
+        .slice(1)
+        .reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], this.spec) as JsonSchema;
     }
     return current;
   }
@@ -69,9 +72,14 @@ export class SchemaSampler {
     for (const key of ['anyOf', 'oneOf'] as const) {
       if (Array.isArray(schema[key])) return this.valid(rng.pick(schema[key] as JsonSchema[]), depth + 1);
     }
-    if (Array.isArray(schema.examples) && schema.examples.length > 0 && rng.chance(0.7)) return rng.pick(schema.examples);
+    if (Array.isArray(schema.examples) && schema.examples.length > 0 && rng.chance(0.7))
+      return rng.pick(schema.examples);
     const types = Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string];
-    const type = rng.pick(types.filter((t) => t !== 'null').length > 0 && rng.chance(0.9) ? types.filter((t) => t !== 'null') : types);
+    const type = rng.pick(
+      types.filter((t) => t !== 'null').length > 0 && rng.chance(0.9)
+        ? types.filter((t) => t !== 'null')
+        : types,
+    );
     switch (type) {
       case 'null':
         return null;
@@ -91,12 +99,16 @@ export class SchemaSampler {
         const min = typeof schema.minLength === 'number' ? schema.minLength : 1;
         const max = Math.min(typeof schema.maxLength === 'number' ? schema.maxLength : 40, 60);
         const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789-_';
-        return Array.from({ length: rng.int(min, Math.max(min, max)) }, () => rng.pick([...alphabet])).join('');
+        return Array.from({ length: rng.int(min, Math.max(min, max)) }, () => rng.pick([...alphabet])).join(
+          '',
+        );
       }
       case 'array': {
         const min = typeof schema.minItems === 'number' ? schema.minItems : 0;
         const max = Math.min(typeof schema.maxItems === 'number' ? schema.maxItems : 3, 5);
-        return Array.from({ length: rng.int(min, Math.max(min, max)) }, () => this.valid((schema.items as JsonSchema) ?? {}, depth + 1));
+        return Array.from({ length: rng.int(min, Math.max(min, max)) }, () =>
+          this.valid((schema.items as JsonSchema) ?? {}, depth + 1),
+        );
       }
       case 'object':
       default: {

@@ -22,7 +22,9 @@ export function sessionCookieOf(response: LightMyRequestResponse): string {
 
 /** The sign-in link the app logged for this address (the newest one). */
 export function loggedSignInLink(t: TestApp, email: string): string {
-  const line = t.logs.map((l) => JSON.parse(l) as { to?: string; sign_in_link?: string }).findLast((l) => l.to === email && l.sign_in_link);
+  const line = t.logs
+    .map((l) => JSON.parse(l) as { to?: string; sign_in_link?: string })
+    .findLast((l) => l.to === email && l.sign_in_link);
   assert.ok(line, `no sign-in link logged for ${email}`);
   return line.sign_in_link!;
 }
@@ -41,7 +43,12 @@ export function signInCookieOf(response: LightMyRequestResponse): string {
 
 /** Asks for a sign-in link as a browser; returns the cookie that browser now holds. */
 export async function requestLink(t: TestApp, email: string, cookie?: string): Promise<string> {
-  const requested = await t.app.inject({ method: 'POST', url: '/api/auth/email', payload: { email }, headers: cookie ? { cookie } : {} });
+  const requested = await t.app.inject({
+    method: 'POST',
+    url: '/api/auth/email',
+    payload: { email },
+    headers: cookie ? { cookie } : {},
+  });
   assert.equal(requested.statusCode, 202, requested.body);
   return signInCookieOf(requested);
 }

@@ -11,7 +11,9 @@ export async function assertCountersMatchRows(db: Kysely<Database>) {
     cross join lateral (select count(*) filter (where direction = 1)::int as up, count(*) filter (where direction = -1)::int as down
                         from votes where post_id = p.id) v
     cross join lateral (select count(*)::int as n from comments where post_id = p.id) c
-    where (p.upvotes, p.downvotes, p.score, p.comment_count) is distinct from (v.up, v.down, v.up - v.down, c.n)`.execute(db);
+    where (p.upvotes, p.downvotes, p.score, p.comment_count) is distinct from (v.up, v.down, v.up - v.down, c.n)`.execute(
+    db,
+  );
   assert.deepEqual(posts.rows, [], 'post counters differ from their rows');
 
   const bots = await sql<{ id: string; mismatch: string }>`
@@ -22,6 +24,8 @@ export async function assertCountersMatchRows(db: Kysely<Database>) {
       (select count(*)::int from comments where bot_id = b.id) as comments,
       (select count(*)::int from votes where bot_id = b.id) as votes,
       (select coalesce(sum(v.direction), 0)::int from votes v join posts p on p.id = v.post_id where p.bot_id = b.id) as karma) x
-    where (b.post_count, b.comment_count, b.votes_cast, b.karma) is distinct from (x.posts, x.comments, x.votes, x.karma)`.execute(db);
+    where (b.post_count, b.comment_count, b.votes_cast, b.karma) is distinct from (x.posts, x.comments, x.votes, x.karma)`.execute(
+    db,
+  );
   assert.deepEqual(bots.rows, [], 'bot counters differ from their rows');
 }

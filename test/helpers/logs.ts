@@ -23,5 +23,7 @@ export function serverLogStream(): Writable {
 
 process.on('exit', (code) => {
   if ((process.exitCode ?? code) === 0 || lines.length === 0) return;
-  process.stderr.write(`\n--- server log of this test file (its last ${lines.length} lines) ---\n${lines.join('\n')}\n--- end of server log ---\n`);
+  process.stderr.write(
+    `\n--- server log of this test file (its last ${lines.length} lines) ---\n${lines.join('\n')}\n--- end of server log ---\n`,
+  );
 });

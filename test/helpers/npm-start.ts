@@ -13,7 +13,16 @@ export interface StartedServer {
 
 export async function npmStart(env: Record<string, string>): Promise<StartedServer> {
   const child = spawn('npm', ['start', '--silent'], {
-    env: { ...process.env, DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'production', SESSION_SECRET: 's'.repeat(32), EMAIL_SIGNIN: 'off', ...env },
+    env: {
+      ...process.env,
+      DATABASE_URL: '',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      NODE_ENV: 'production',
+      SESSION_SECRET: 's'.repeat(32),
+      EMAIL_SIGNIN: 'off',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];

@@ -29,10 +29,18 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const dir = mkdtempSync(join(tmpdir(), 'bp-pg-'));
   const asRoot = process.getuid?.() === 0;
   if (asRoot) {
-    chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'])), Number(execFileSync('id', ['-g', 'postgres'])));
+    chownSync(
+      dir,
+      Number(execFileSync('id', ['-u', 'postgres'])),
+      Number(execFileSync('id', ['-g', 'postgres'])),
+    );
   }
   const run = (program: string, args: string[]) =>
-    execFileSync(asRoot ? 'runuser' : join(bin, program), asRoot ? ['-u', 'postgres', '--', join(bin, program), ...args] : args, { stdio: 'pipe' });
+    execFileSync(
+      asRoot ? 'runuser' : join(bin, program),
+      asRoot ? ['-u', 'postgres', '--', join(bin, program), ...args] : args,
+      { stdio: 'pipe' },
+    );
   const data = join(dir, 'data');
   run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
   const port = await freePort();

@@ -9,13 +9,24 @@ import { assertContract } from '../helpers/contract.js';
 const t = useTestApp({ limits: { ...testConfig().limits, posts: 2 }, ipLimitFactor: 2 });
 
 function post(apiKey: string, remoteAddress = '127.0.0.1') {
-  return t.app.inject({ method: 'POST', url: '/api/feed/posts', headers: bearer(apiKey), payload: { category: 'results', title: 't', body: 'b' }, remoteAddress });
+  return t.app.inject({
+    method: 'POST',
+    url: '/api/feed/posts',
+    headers: bearer(apiKey),
+    payload: { category: 'results', title: 't', body: 'b' },
+    remoteAddress,
+  });
 }
 
 describe('createPost 429 per client IP', () => {
   test("bots of one client share its cap (2 x 2 posts an hour here); another client's bots do not", async () => {
-    const [first, second, third] = [await registerBot(t.app), await registerBot(t.app), await registerBot(t.app)];
-    for (const bot of [first, second]) for (let i = 0; i < 2; i++) assert.equal((await post(bot.api_key)).statusCode, 201);
+    const [first, second, third] = [
+      await registerBot(t.app),
+      await registerBot(t.app),
+      await registerBot(t.app),
+    ];
+    for (const bot of [first, second])
+      for (let i = 0; i < 2; i++) assert.equal((await post(bot.api_key)).statusCode, 201);
 
     const capped = await post(third.api_key);
     assert.equal(capped.statusCode, 429, capped.body);
@@ -30,6 +41,16 @@ describe('createPost 429 per client IP', () => {
     assert.equal(quota.posts.remaining, 2);
     assert.equal((await post(third.api_key, '198.51.100.20')).statusCode, 201);
     assert.equal((await post(third.api_key, '198.51.100.20')).statusCode, 201);
-    assert.equal(Number((await t.db.selectFrom('posts').select(({ fn }) => fn.countAll().as('n')).executeTakeFirstOrThrow()).n), 6);
+    assert.equal(
+      Number(
+        (
+          await t.db
+            .selectFrom('posts')
+            .select(({ fn }) => fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      ),
+      6,
+    );
   });
 });

@@ -17,7 +17,12 @@ describe('configuration', () => {
       limits: { posts: 10, comments: 30, votes: 100, assessments: 5, registrations: 20 },
       ipLimitFactor: 5,
       metricsToken: undefined,
-      http: { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, maxConnections: 10_000 },
+      http: {
+        requestTimeoutMs: 30_000,
+        headersTimeoutMs: 10_000,
+        keepAliveTimeoutMs: 5_000,
+        maxConnections: 10_000,
+      },
     });
     const { sessionSecrets, ...rest } = humans;
     assert.deepEqual(rest, {
@@ -36,33 +41,67 @@ describe('configuration', () => {
 
   test('an https PUBLIC_URL needs TRUST_PROXY: the server itself speaks plain HTTP', () => {
     assert.throws(() => loadConfig({ PUBLIC_URL: 'https://bots.example.com' }), /set TRUST_PROXY/);
-    assert.equal(loadConfig({ PUBLIC_URL: 'https://bots.example.com', TRUST_PROXY: 'loopback' }).publicUrl, 'https://bots.example.com');
+    assert.equal(
+      loadConfig({ PUBLIC_URL: 'https://bots.example.com', TRUST_PROXY: 'loopback' }).publicUrl,
+      'https://bots.example.com',
+    );
   });
 
   test('SESSION_SECRET: required in production, at least 32 characters, a list to rotate', () => {
-    assert.throws(() => loadConfig({ NODE_ENV: 'production', EMAIL_SIGNIN: 'off' }), /SESSION_SECRET must be set in production/);
-    assert.throws(() => loadConfig({ SESSION_SECRET: 'short' }), /SESSION_SECRET must be at least 32 characters/);
+    assert.throws(
+      () => loadConfig({ NODE_ENV: 'production', EMAIL_SIGNIN: 'off' }),
+      /SESSION_SECRET must be set in production/,
+    );
+    assert.throws(
+      () => loadConfig({ SESSION_SECRET: 'short' }),
+      /SESSION_SECRET must be at least 32 characters/,
+    );
     const secrets = ['a'.repeat(32), 'b'.repeat(40)];
-    const config = loadConfig({ NODE_ENV: 'production', SESSION_SECRET: secrets.join(','), SMTP_URL: 'smtp://mail.example.com:587' });
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      SESSION_SECRET: secrets.join(','),
+      SMTP_URL: 'smtp://mail.example.com:587',
+    });
     assert.deepEqual(config.humans.sessionSecrets, secrets);
     assert.equal(config.humans.sessionSecretEphemeral, false);
   });
 
   test('production never logs sign-in links: it needs SMTP_URL, or e-mail sign-in switched off', () => {
     const production = { NODE_ENV: 'production', SESSION_SECRET: 's'.repeat(32) };
-    assert.throws(() => loadConfig(production), /SMTP_URL must be set in production .* or set EMAIL_SIGNIN=off/);
+    assert.throws(
+      () => loadConfig(production),
+      /SMTP_URL must be set in production .* or set EMAIL_SIGNIN=off/,
+    );
     assert.equal(loadConfig({ ...production, EMAIL_SIGNIN: 'off' }).humans.emailSignIn, false);
-    assert.equal(loadConfig({ ...production, SMTP_URL: 'smtps://mail.example.com' }).humans.emailSignIn, true);
+    assert.equal(
+      loadConfig({ ...production, SMTP_URL: 'smtps://mail.example.com' }).humans.emailSignIn,
+      true,
+    );
     assert.equal(loadConfig({}).humans.emailSignIn, true, 'development logs links instead');
     assert.throws(() => loadConfig({ EMAIL_SIGNIN: 'maybe' }), /EMAIL_SIGNIN/);
   });
 
   test('timeouts, the connection cap, the per-IP factor and the metrics token are read and checked', () => {
-    const config = loadConfig({ REQUEST_TIMEOUT_MS: '20000', HEADERS_TIMEOUT_MS: '5000', KEEP_ALIVE_TIMEOUT_MS: '1000', MAX_CONNECTIONS: '500', IP_LIMIT_FACTOR: '3', METRICS_TOKEN: 'm'.repeat(16) });
-    assert.deepEqual(config.http, { requestTimeoutMs: 20_000, headersTimeoutMs: 5_000, keepAliveTimeoutMs: 1_000, maxConnections: 500 });
+    const config = loadConfig({
+      REQUEST_TIMEOUT_MS: '20000',
+      HEADERS_TIMEOUT_MS: '5000',
+      KEEP_ALIVE_TIMEOUT_MS: '1000',
+      MAX_CONNECTIONS: '500',
+      IP_LIMIT_FACTOR: '3',
+      METRICS_TOKEN: 'm'.repeat(16),
+    });
+    assert.deepEqual(config.http, {
+      requestTimeoutMs: 20_000,
+      headersTimeoutMs: 5_000,
+      keepAliveTimeoutMs: 1_000,
+      maxConnections: 500,
+    });
     assert.equal(config.ipLimitFactor, 3);
     assert.equal(config.metricsToken, 'm'.repeat(16));
-    assert.throws(() => loadConfig({ HEADERS_TIMEOUT_MS: '40000' }), /HEADERS_TIMEOUT_MS must not be longer than REQUEST_TIMEOUT_MS/);
+    assert.throws(
+      () => loadConfig({ HEADERS_TIMEOUT_MS: '40000' }),
+      /HEADERS_TIMEOUT_MS must not be longer than REQUEST_TIMEOUT_MS/,
+    );
     assert.throws(() => loadConfig({ REQUEST_TIMEOUT_MS: '0' }), /REQUEST_TIMEOUT_MS/);
     assert.throws(() => loadConfig({ METRICS_TOKEN: 'short' }), /METRICS_TOKEN/);
   });
@@ -80,10 +119,13 @@ describe('configuration', () => {
       OAUTH_GITHUB_CLIENT_SECRET: 'gh-secret',
       OAUTH_GITHUB_SCOPES: 'read:user user:email',
     });
-    assert.deepEqual(config.humans.oauthProviders.map((p) => [p.name, p.issuer ?? p.userinfoUrl, p.scopes]), [
-      ['google', 'https://accounts.google.com', 'openid email'],
-      ['github', 'https://api.github.com/user', 'read:user user:email'],
-    ]);
+    assert.deepEqual(
+      config.humans.oauthProviders.map((p) => [p.name, p.issuer ?? p.userinfoUrl, p.scopes]),
+      [
+        ['google', 'https://accounts.google.com', 'openid email'],
+        ['github', 'https://api.github.com/user', 'read:user user:email'],
+      ],
+    );
     assert.throws(
       () => loadConfig({ OAUTH_PROVIDERS: 'acme', OAUTH_ACME_TOKEN_URL: 'not a url' }),
       (error: unknown) => {
@@ -95,32 +137,56 @@ describe('configuration', () => {
   });
 
   test('values are read and converted; empty variables count as unset', () => {
-    const config = loadConfig({ PORT: '8080', PUBLIC_URL: 'https://bots.example.com', DATABASE_URL: 'postgres://u@db/bp', TRUST_PROXY: '10.0.0.0/8', HOST: '' });
+    const config = loadConfig({
+      PORT: '8080',
+      PUBLIC_URL: 'https://bots.example.com',
+      DATABASE_URL: 'postgres://u@db/bp',
+      TRUST_PROXY: '10.0.0.0/8',
+      HOST: '',
+    });
     assert.equal(config.port, 8080);
     assert.equal(config.host, '127.0.0.1');
     assert.equal(config.publicUrl, 'https://bots.example.com');
     assert.equal(config.databaseUrl, 'postgres://u@db/bp');
     assert.equal(config.trustProxy, '10.0.0.0/8');
     assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
-    assert.equal(loadConfig({ TRUST_PROXY: '127.0.0.1, ::1, fd00::/8, loopback' }).trustProxy, '127.0.0.1,::1,fd00::/8,loopback');
+    assert.equal(
+      loadConfig({ TRUST_PROXY: '127.0.0.1, ::1, fd00::/8, loopback' }).trustProxy,
+      '127.0.0.1,::1,fd00::/8,loopback',
+    );
   });
 
   test('TRUST_PROXY must name proxies, not anything at all', () => {
     for (const value of ['yes', 'not-an-ip', '10.0.0.0/33', '10.0.0.1/8/2', '127.0.0.1,,']) {
-      assert.throws(() => loadConfig({ TRUST_PROXY: value }), (error: unknown) => {
-        assert.ok(error instanceof ConfigError);
-        assert.match(error.message, /TRUST_PROXY must be/);
-        return true;
-      }, value);
+      assert.throws(
+        () => loadConfig({ TRUST_PROXY: value }),
+        (error: unknown) => {
+          assert.ok(error instanceof ConfigError);
+          assert.match(error.message, /TRUST_PROXY must be/);
+          return true;
+        },
+        value,
+      );
     }
   });
 
   test('every invalid variable is reported at once, by name', () => {
     assert.throws(
-      () => loadConfig({ PORT: 'eighty', PUBLIC_URL: 'https://bots.example.com/', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud' }),
+      () =>
+        loadConfig({
+          PORT: 'eighty',
+          PUBLIC_URL: 'https://bots.example.com/',
+          DATABASE_URL: 'mysql://x',
+          LOG_LEVEL: 'loud',
+        }),
       (error: unknown) => {
         assert.ok(error instanceof ConfigError);
-        assert.deepEqual(error.problems.map((p) => p.split(' ')[0]).sort(), ['DATABASE_URL', 'LOG_LEVEL', 'PORT', 'PUBLIC_URL']);
+        assert.deepEqual(error.problems.map((p) => p.split(' ')[0]).sort(), [
+          'DATABASE_URL',
+          'LOG_LEVEL',
+          'PORT',
+          'PUBLIC_URL',
+        ]);
         assert.match(error.message, /PUBLIC_URL must be an origin/);
         return true;
       },

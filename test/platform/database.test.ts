@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import { DataDirectoryInUseError, openDatabase } from '../../src/db/database.js';
 
 describe('embedded PGlite directory', () => {
-  test('one opener at a time; free again once closed; a dead owner\'s lock is taken over', async () => {
+  test("one opener at a time; free again once closed; a dead owner's lock is taken over", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'bp-lock-'));
     try {
       const first = await openDatabase({ databaseUrl: undefined, pgliteDir: dir });

@@ -15,7 +15,12 @@ const t = useTestApp();
 
 describe('unknown routes', () => {
   test('404 problem+json, for any method and path, including below /api/analytics/', async () => {
-    for (const [method, url] of [['GET', '/nope'], ['POST', '/api/bots'], ['GET', '/api/analytics/secrets'], ['DELETE', '/api/bots/me']] as const) {
+    for (const [method, url] of [
+      ['GET', '/nope'],
+      ['POST', '/api/bots'],
+      ['GET', '/api/analytics/secrets'],
+      ['DELETE', '/api/bots/me'],
+    ] as const) {
       const response = await t.app.inject({ method, url });
       assert.equal(response.statusCode, 404, `${method} ${url}`);
       assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
@@ -64,7 +69,13 @@ describe('logs', () => {
   test('authorization and cookie headers are redacted wherever they are logged', async () => {
     const secret = 'bp_SECRETSECRETSECRETSECRETSECRET123456';
     t.app.log.info({ headers: { authorization: `Bearer ${secret}`, cookie: 'bp_session=s3cr3t' } }, 'direct');
-    t.app.log.info({ req: { headers: { authorization: `Bearer ${secret}` } }, res: { headers: { 'set-cookie': 'bp_session=s3cr3t' } } }, 'nested');
+    t.app.log.info(
+      {
+        req: { headers: { authorization: `Bearer ${secret}` } },
+        res: { headers: { 'set-cookie': 'bp_session=s3cr3t' } },
+      },
+      'nested',
+    );
     const lines = t.logs.filter((line) => /"msg":"(direct|nested)"/.test(line));
     assert.equal(lines.length, 2);
     for (const line of lines) {
@@ -79,16 +90,28 @@ describe('security headers', () => {
     const response = await t.app.inject({ url: '/healthz' });
     assert.equal(response.headers['x-content-type-options'], 'nosniff');
     assert.match(String(response.headers['content-security-policy']), /default-src 'self'/);
-    assert.doesNotMatch(String(response.headers['content-security-policy']), /upgrade-insecure-requests/, 'plain HTTP config');
+    assert.doesNotMatch(
+      String(response.headers['content-security-policy']),
+      /upgrade-insecure-requests/,
+      'plain HTTP config',
+    );
     assert.equal(response.headers['strict-transport-security'], undefined, 'no HSTS over plain HTTP');
   });
 
   test('behind https, HSTS and upgrade-insecure-requests too, on every route', async () => {
-    const app = await buildApp({ config: testConfig({ publicUrl: 'https://bots.example', trustProxy: true }), db: t.db, logStream: serverLogStream() });
+    const app = await buildApp({
+      config: testConfig({ publicUrl: 'https://bots.example', trustProxy: true }),
+      db: t.db,
+      logStream: serverLogStream(),
+    });
     try {
       for (const url of ['/healthz', '/api/feed', '/api/me', '/nope']) {
         const response = await app.inject({ url });
-        assert.equal(response.headers['strict-transport-security'], 'max-age=31536000; includeSubDomains', url);
+        assert.equal(
+          response.headers['strict-transport-security'],
+          'max-age=31536000; includeSubDomains',
+          url,
+        );
         assert.match(String(response.headers['content-security-policy']), /upgrade-insecure-requests/, url);
         assert.equal(response.headers['x-frame-options'], 'SAMEORIGIN', url);
       }
@@ -112,7 +135,10 @@ describe('500', () => {
       assert.equal(body.code, 'internal');
       assert.equal(body.detail, 'Something went wrong on our side.');
       assert.doesNotMatch(response.body, /relation|does not exist|select |\.ts:\d|stack|42P01/i);
-      assert.ok(logs.some((line) => /"level":50/.test(line) && /relation/.test(line)), 'the cause is logged for operators');
+      assert.ok(
+        logs.some((line) => /"level":50/.test(line) && /relation/.test(line)),
+        'the cause is logged for operators',
+      );
     } finally {
       await app.close();
       await broken.close();
@@ -122,7 +148,10 @@ describe('500', () => {
 
 describe('503', () => {
   test('an unreachable database answers unavailable with Retry-After, and /readyz says so', async () => {
-    const unreachable = await openDatabase({ databaseUrl: 'postgres://postgres@127.0.0.1:1/none', pgliteDir: 'memory://' });
+    const unreachable = await openDatabase({
+      databaseUrl: 'postgres://postgres@127.0.0.1:1/none',
+      pgliteDir: 'memory://',
+    });
     const app = await buildApp({ config: testConfig({ logLevel: 'silent' }), db: unreachable.db });
     try {
       const ready = await app.inject({ url: '/readyz' });
@@ -137,7 +166,11 @@ describe('503', () => {
       assert.equal(read.headers['retry-after'], '5');
       assert.doesNotMatch(read.body, /ECONNREFUSED|127\.0\.0\.1/);
 
-      const write = await app.inject({ method: 'POST', url: '/api/bots/register', payload: { name: 'ada', model: 'gpt-5' } });
+      const write = await app.inject({
+        method: 'POST',
+        url: '/api/bots/register',
+        payload: { name: 'ada', model: 'gpt-5' },
+      });
       assert.equal(write.statusCode, 503);
       assertContract('registerBot', write);
 

@@ -21,7 +21,12 @@ describe('getMetrics 200', () => {
   test('request durations by operationId, process metrics and rate-limit refusals by limit', async () => {
     const bot = await registerBot(t.app);
     await createPost(t.app, bot.api_key);
-    const refused = await t.app.inject({ method: 'POST', url: '/api/feed/posts', headers: bearer(bot.api_key), payload: { category: 'results', title: 't', body: 'b' } });
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: '/api/feed/posts',
+      headers: bearer(bot.api_key),
+      payload: { category: 'results', title: 't', body: 'b' },
+    });
     assert.equal(refused.statusCode, 429);
     await t.app.inject({ url: '/api/feed' });
 
@@ -30,9 +35,24 @@ describe('getMetrics 200', () => {
     assertContract('getMetrics', response);
     assert.match(String(response.headers['content-type']), /^text\/plain; version=0\.0\.4/);
     const text = response.body;
-    assert.equal(sample(text, 'http_request_duration_seconds_count{operationId="getFeed",method="GET",status="200"}'), 1);
-    assert.equal(sample(text, 'http_request_duration_seconds_count{operationId="createPost",method="POST",status="201"}'), 1);
-    assert.equal(sample(text, 'http_request_duration_seconds_count{operationId="createPost",method="POST",status="429"}'), 1);
+    assert.equal(
+      sample(text, 'http_request_duration_seconds_count{operationId="getFeed",method="GET",status="200"}'),
+      1,
+    );
+    assert.equal(
+      sample(
+        text,
+        'http_request_duration_seconds_count{operationId="createPost",method="POST",status="201"}',
+      ),
+      1,
+    );
+    assert.equal(
+      sample(
+        text,
+        'http_request_duration_seconds_count{operationId="createPost",method="POST",status="429"}',
+      ),
+      1,
+    );
     assert.equal(sample(text, 'rate_limit_refusals_total{limit="posts"}'), 1);
     assert.ok(sample(text, 'process_resident_memory_bytes')! > 0);
     assert.match(text, /^nodejs_eventloop_lag_seconds \d/m);
@@ -41,31 +61,44 @@ describe('getMetrics 200', () => {
   });
 });
 
-describe('getMetrics 200 with a database pool', { skip: !process.env.DATABASE_URL && 'the pool exists on a Postgres server only' }, () => {
-  let database: OpenDatabase;
-  let app: FastifyInstance;
-  before(async () => {
-    database = await openDatabase({ databaseUrl: t.database.url, pgliteDir: 'memory://' });
-    app = await buildApp({ config: testConfig(), db: database.db, poolStats: database.poolStats, logStream: serverLogStream() });
-  });
-  after(async () => {
-    await app.close();
-    await database.close();
-  });
+describe(
+  'getMetrics 200 with a database pool',
+  { skip: !process.env.DATABASE_URL && 'the pool exists on a Postgres server only' },
+  () => {
+    let database: OpenDatabase;
+    let app: FastifyInstance;
+    before(async () => {
+      database = await openDatabase({ databaseUrl: t.database.url, pgliteDir: 'memory://' });
+      app = await buildApp({
+        config: testConfig(),
+        db: database.db,
+        poolStats: database.poolStats,
+        logStream: serverLogStream(),
+      });
+    });
+    after(async () => {
+      await app.close();
+      await database.close();
+    });
 
-  test('the pool reports its connections, idle ones and waiting queries', async () => {
-    assert.equal((await app.inject({ url: '/readyz' })).statusCode, 200);
-    const text = (await app.inject({ url: '/metrics' })).body;
-    assert.ok(sample(text, 'pg_pool_connections')! >= 1, text);
-    assert.ok(sample(text, 'pg_pool_idle_connections')! >= 1);
-    assert.equal(sample(text, 'pg_pool_waiting_requests'), 0);
-  });
-});
+    test('the pool reports its connections, idle ones and waiting queries', async () => {
+      assert.equal((await app.inject({ url: '/readyz' })).statusCode, 200);
+      const text = (await app.inject({ url: '/metrics' })).body;
+      assert.ok(sample(text, 'pg_pool_connections')! >= 1, text);
+      assert.ok(sample(text, 'pg_pool_idle_connections')! >= 1);
+      assert.equal(sample(text, 'pg_pool_waiting_requests'), 0);
+    });
+  },
+);
 
 describe('getMetrics 401', () => {
   let app: FastifyInstance;
   before(async () => {
-    app = await buildApp({ config: testConfig({ metricsToken: token }), db: t.db, logStream: serverLogStream() });
+    app = await buildApp({
+      config: testConfig({ metricsToken: token }),
+      db: t.db,
+      logStream: serverLogStream(),
+    });
   });
   after(() => app.close());
 

@@ -24,7 +24,11 @@ after(async () => {
 
 async function serve(http: Partial<Config['http']>, logs: string[] = []) {
   const config = testConfig();
-  const app = await buildApp({ config: { ...config, http: { ...config.http, ...http } }, db: database.db, logStream: logCollector(logs) });
+  const app = await buildApp({
+    config: { ...config, http: { ...config.http, ...http } },
+    db: database.db,
+    logStream: logCollector(logs),
+  });
   apps.push(app);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as { port: number };
@@ -50,7 +54,9 @@ describe('request timeout', () => {
     const socket = await open(port);
     const done = closed(socket);
     const started = Date.now();
-    socket.write('POST /api/bots/register HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{');
+    socket.write(
+      'POST /api/bots/register HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{',
+    );
     let sent = 1;
     const trickle = setInterval(() => {
       if (!socket.destroyed) socket.write(' ', () => sent++);
@@ -92,11 +98,14 @@ describe('held connections', () => {
     const answer = await closed(refused); // the server drops it without reading
     assert.equal(answer, '');
     for (const socket of held) socket.destroy();
-    await Promise.all(held.map((socket) => (socket.closed ? undefined : once(socket, 'close'))));
+    await Promise.all(held.filter((socket) => !socket.closed).map((socket) => once(socket, 'close')));
     let status: number | undefined;
     // The server counts a closed connection once it has seen it close: retry until it has.
     for (let attempt = 0; attempt < 50 && status === undefined; attempt++) {
-      status = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status, () => undefined);
+      status = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.status,
+        () => undefined,
+      );
     }
     assert.equal(status, 200);
   });
@@ -120,16 +129,32 @@ describe('a client hanging up mid-body', () => {
     const { app, port } = await serve({}, logs);
     const socket = await open(port);
     socket.on('error', () => {});
-    socket.write('POST /api/bots/register HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":');
+    socket.write(
+      'POST /api/bots/register HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":',
+    );
     await once(app.server, 'request'); // the server is reading the body
     socket.destroy();
     // The error path runs once the server sees the socket close; its log line says it has.
-    for (let i = 0; i < 1_000 && !logs.some((l) => l.includes('closed the connection') || l.includes('"level":40,"time"') && l.includes('request_id')); i++) {
+    for (
+      let i = 0;
+      i < 1_000 &&
+      !logs.some(
+        (l) =>
+          l.includes('closed the connection') ||
+          (l.includes('"level":40,"time"') && l.includes('request_id')),
+      );
+      i++
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
-    const entries = logs.map((line) => JSON.parse(line) as { level: number; msg: string; problem?: string; request_id?: string });
+    const entries = logs.map(
+      (line) => JSON.parse(line) as { level: number; msg: string; problem?: string; request_id?: string },
+    );
     const ofRequests = entries.filter((e) => e.request_id !== undefined);
-    assert.ok(ofRequests.some((e) => e.msg === 'the client closed the connection mid-request'), logs.join('\n'));
+    assert.ok(
+      ofRequests.some((e) => e.msg === 'the client closed the connection mid-request'),
+      logs.join('\n'),
+    );
     assert.ok(!ofRequests.some((e) => e.problem === 'unavailable' || e.level >= 40), logs.join('\n'));
   });
 });

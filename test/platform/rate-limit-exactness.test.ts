@@ -13,7 +13,10 @@ import { serverUrl } from '../helpers/database.js';
 const windowMs = windowSeconds * 1000;
 let now = new Date('2026-11-20T12:00:00.000Z');
 // One client fires every request here: the per-IP cap is lifted so that only the per-bot limit is measured.
-const t = useTestApp({ limits: { ...loadConfig({}).limits, registrations: 10_000 }, ipLimitFactor: 1_000_000 }, { clock: () => now });
+const t = useTestApp(
+  { limits: { ...loadConfig({}).limits, registrations: 10_000 }, ipLimitFactor: 1_000_000 },
+  { clock: () => now },
+);
 
 /** A small deterministic PRNG (mulberry32), so a failing sequence can be replayed from its seed. */
 function random(seed: number) {
@@ -46,7 +49,8 @@ describe('sliding window, property', () => {
         if (kind < 0.35) time += Math.floor(next() * 1_000);
         else if (kind < 0.7) time += Math.floor(next() * 20 * 60_000);
         else if (kind < 0.85) time += Math.floor(next() * 2 * windowMs);
-        else if (admitted.length > 0) time = Math.max(time, admitted[Math.floor(next() * admitted.length)]! + windowMs);
+        else if (admitted.length > 0)
+          time = Math.max(time, admitted[Math.floor(next() * admitted.length)]! + windowMs);
         now = new Date(time);
 
         const inWindow = admitted.filter((a) => a > time - windowMs && a <= time);
@@ -62,7 +66,10 @@ describe('sliding window, property', () => {
         }
       }
       for (const a of admitted) {
-        assert.ok(admitted.filter((b) => b >= a && b < a + windowMs).length <= max, `a window holds more than ${max}: seed ${seed}`);
+        assert.ok(
+          admitted.filter((b) => b >= a && b < a + windowMs).length <= max,
+          `a window holds more than ${max}: seed ${seed}`,
+        );
       }
     }
   });
@@ -88,13 +95,31 @@ describe('sliding window, out-of-order times', () => {
     const Store = slidingWindowStore(t.db, () => now);
     const store = new Store();
     const incr = () =>
-      new Promise<{ current: number }>((resolve, reject) => store.incr('out-of-order', (error, result) => (error ? reject(error) : resolve(result!)), windowMs, 10));
+      new Promise<{ current: number }>((resolve, reject) =>
+        store.incr(
+          'out-of-order',
+          (error, result) => (error ? reject(error) : resolve(result!)),
+          windowMs,
+          10,
+        ),
+      );
     const base = Date.parse('2026-11-21T00:00:00.000Z');
     now = new Date(base + 5);
     for (let i = 0; i < 10; i++) assert.equal((await incr()).current, i + 1);
     now = new Date(base);
     assert.equal((await incr()).current, 11, 'the 11th was admitted');
-    assert.equal(Number((await t.db.selectFrom('rate_limit_hits').select((eb) => eb.fn.countAll().as('n')).where('key', '=', 'out-of-order').executeTakeFirstOrThrow()).n), 10);
+    assert.equal(
+      Number(
+        (
+          await t.db
+            .selectFrom('rate_limit_hits')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('key', '=', 'out-of-order')
+            .executeTakeFirstOrThrow()
+        ).n,
+      ),
+      10,
+    );
   });
 });
 
@@ -106,13 +131,24 @@ describe('sliding window, concurrency', () => {
   test(`on the database's own clock, 3x the limit at once admits exactly the limit, ${rounds} times over (${serverUrl ? 'Postgres' : 'PGlite'})`, async () => {
     const limit = loadConfig({}).limits.posts;
     // No injected clock: production's configuration, where time comes from the database.
-    const app = await buildApp({ config: testConfig({ logLevel: 'silent', limits: t.config.limits, ipLimitFactor: t.config.ipLimitFactor }), db: t.db });
+    const app = await buildApp({
+      config: testConfig({
+        logLevel: 'silent',
+        limits: t.config.limits,
+        ipLimitFactor: t.config.ipLimitFactor,
+      }),
+      db: t.db,
+    });
     try {
       const base = await app.listen({ host: '127.0.0.1', port: 0 });
       for (let round = 0; round < rounds; round++) {
         const { bot, api_key } = await registerBot(t.app);
         const statuses = await fireTogether([base], api_key, 3 * limit);
-        assert.equal(statuses.filter((s) => s === 201).length, limit, `round ${round}: ${statuses.join(',')}`);
+        assert.equal(
+          statuses.filter((s) => s === 201).length,
+          limit,
+          `round ${round}: ${statuses.join(',')}`,
+        );
         const stored = await t.db.selectFrom('posts').select('id').where('bot_id', '=', bot.id).execute();
         assert.equal(stored.length, limit);
       }
@@ -137,14 +173,33 @@ describe('sliding window, concurrency', () => {
   test(`two server instances on one database admit exactly the limit in total (${serverUrl ? 'Postgres, separate pools' : 'PGlite, one embedded database'})`, async () => {
     const limit = loadConfig({}).limits.posts;
     // On Postgres the second instance has its own connection pool, as a second process would.
-    const second = serverUrl ? await openDatabase({ databaseUrl: t.database.url, pgliteDir: 'memory://' }) : undefined;
-    const other = await buildApp({ config: testConfig({ logLevel: 'silent', limits: t.config.limits, ipLimitFactor: t.config.ipLimitFactor }), db: second?.db ?? t.db, clock: () => now });
+    const second = serverUrl
+      ? await openDatabase({ databaseUrl: t.database.url, pgliteDir: 'memory://' })
+      : undefined;
+    const other = await buildApp({
+      config: testConfig({
+        logLevel: 'silent',
+        limits: t.config.limits,
+        ipLimitFactor: t.config.ipLimitFactor,
+      }),
+      db: second?.db ?? t.db,
+      clock: () => now,
+    });
     try {
-      const urls = [t.app.server.listening ? `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}` : await t.app.listen({ host: '127.0.0.1', port: 0 }), await other.listen({ host: '127.0.0.1', port: 0 })];
+      const urls = [
+        t.app.server.listening
+          ? `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`
+          : await t.app.listen({ host: '127.0.0.1', port: 0 }),
+        await other.listen({ host: '127.0.0.1', port: 0 }),
+      ];
       for (let round = 0; round < 5; round++) {
         const { bot, api_key } = await registerBot(t.app);
         const statuses = await fireTogether(urls, api_key, 3 * limit);
-        assert.equal(statuses.filter((s) => s === 201).length, limit, `round ${round}: ${statuses.join(',')}`);
+        assert.equal(
+          statuses.filter((s) => s === 201).length,
+          limit,
+          `round ${round}: ${statuses.join(',')}`,
+        );
         const stored = await t.db.selectFrom('posts').select('id').where('bot_id', '=', bot.id).execute();
         assert.equal(stored.length, limit);
       }

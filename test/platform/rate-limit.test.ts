@@ -53,8 +53,18 @@ describe('createPost limit', () => {
     // The oldest counted post (at 0) leaves the window at 3600 s: 1799.75 s away, rounded up.
     assert.equal(refused.headers['retry-after'], '1800');
     assert.deepEqual(
-      { ...(refused.json() as object), request_id: undefined, detail: undefined },
-      { type: 'urn:bot-platform:problem:rate_limited', title: 'Too many requests', status: 429, code: 'rate_limited', request_id: undefined, detail: undefined, limit: 10, window_seconds: 3600, retry_after_seconds: 1800 },
+      { ...refused.json<object>(), request_id: undefined, detail: undefined },
+      {
+        type: 'urn:bot-platform:problem:rate_limited',
+        title: 'Too many requests',
+        status: 429,
+        code: 'rate_limited',
+        request_id: undefined,
+        detail: undefined,
+        limit: 10,
+        window_seconds: 3600,
+        retry_after_seconds: 1800,
+      },
     );
 
     // Knocking again is not counted: it does not push the window further.
@@ -87,27 +97,56 @@ describe('what counts', () => {
     assert.equal(invalid.statusCode, 400);
     assertLimitHeaders(invalid, 10, 9);
 
-    const vote = await t.app.inject({ method: 'POST', url: `/api/feed/posts/${randomUUID()}/vote`, headers: bearer(api_key), payload: { direction: 'up' } });
+    const vote = await t.app.inject({
+      method: 'POST',
+      url: `/api/feed/posts/${randomUUID()}/vote`,
+      headers: bearer(api_key),
+      payload: { direction: 'up' },
+    });
     assert.equal(vote.statusCode, 404);
     assertLimitHeaders(vote, 100, 99);
 
-    const big = await t.app.inject({ method: 'POST', url: '/api/feed/posts', headers: bearer(api_key), payload: { category: 'results', title: 't', body: 'x'.repeat(70_000) } });
+    const big = await t.app.inject({
+      method: 'POST',
+      url: '/api/feed/posts',
+      headers: bearer(api_key),
+      payload: { category: 'results', title: 't', body: 'x'.repeat(70_000) },
+    });
     assert.equal(big.statusCode, 413);
     assertLimitHeaders(big, 10, 8);
 
-    const text = await t.app.inject({ method: 'POST', url: '/api/feed/posts', headers: { ...bearer(api_key), 'content-type': 'text/plain' }, payload: 'hi' });
+    const text = await t.app.inject({
+      method: 'POST',
+      url: '/api/feed/posts',
+      headers: { ...bearer(api_key), 'content-type': 'text/plain' },
+      payload: 'hi',
+    });
     assert.equal(text.statusCode, 415);
     assertLimitHeaders(text, 10, 7);
 
     const own = await post(api_key);
-    const selfVote = await t.app.inject({ method: 'POST', url: `/api/feed/posts/${own.json().id}/vote`, headers: bearer(api_key), payload: { direction: 'up' } });
+    const selfVote = await t.app.inject({
+      method: 'POST',
+      url: `/api/feed/posts/${own.json().id}/vote`,
+      headers: bearer(api_key),
+      payload: { direction: 'up' },
+    });
     assert.equal(selfVote.statusCode, 403);
     assertLimitHeaders(selfVote, 100, 98);
 
-    const anonymous = await t.app.inject({ method: 'POST', url: '/api/feed/posts', payload: { category: 'results', title: 't', body: 'b' } });
+    const anonymous = await t.app.inject({
+      method: 'POST',
+      url: '/api/feed/posts',
+      payload: { category: 'results', title: 't', body: 'b' },
+    });
     assert.equal(anonymous.statusCode, 401);
     assert.equal(anonymous.headers['x-ratelimit-limit'], undefined);
-    const wrongKey = await t.app.inject({ method: 'POST', url: '/api/feed/posts', headers: bearer(api_key.slice(0, -1) + '0'), payload: {} });
+    const wrongKey = await t.app.inject({
+      method: 'POST',
+      url: '/api/feed/posts',
+      headers: bearer(api_key.slice(0, -1) + '0'),
+      payload: {},
+    });
     assert.equal(wrongKey.statusCode, 401);
 
     assert.deepEqual((await quota(api_key)).posts, { limit: 10, remaining: 6, retry_after_seconds: null });
@@ -138,10 +177,18 @@ describe('registration limit', () => {
   test('per client IP; a forged X-Forwarded-For buys no new quota', async () => {
     at(0);
     const register = (remoteAddress: string, headers: Record<string, string> = {}) =>
-      t.app.inject({ method: 'POST', url: '/api/bots/register', remoteAddress, headers, payload: { name: `r-${randomUUID().slice(0, 8)}`, model: 'gpt-5' } });
+      t.app.inject({
+        method: 'POST',
+        url: '/api/bots/register',
+        remoteAddress,
+        headers,
+        payload: { name: `r-${randomUUID().slice(0, 8)}`, model: 'gpt-5' },
+      });
     // 990 registrations from this address as the limiter records them (one row per counted
     // request), then the last 10 through the API: the limit is the same whoever filled the window.
-    await sql`insert into rate_limit_hits (key, at) select 'registrations:10.1.1.1', ${start} from generate_series(1, 990)`.execute(t.db);
+    await sql`insert into rate_limit_hits (key, at) select 'registrations:10.1.1.1', ${start} from generate_series(1, 990)`.execute(
+      t.db,
+    );
     for (let i = 0; i < 10; i++) assert.equal((await register('10.1.1.1')).statusCode, 201);
     const refused = await register('10.1.1.1', { 'x-forwarded-for': '203.0.113.9' });
     assert.equal(refused.statusCode, 429);
@@ -155,7 +202,12 @@ describe('registration limit', () => {
   test('an IPv6 client is limited by its /64, so rotating addresses in its network buys nothing', async () => {
     at(0);
     const register = (remoteAddress: string) =>
-      t.app.inject({ method: 'POST', url: '/api/bots/register', remoteAddress, payload: { name: `v6-${randomUUID().slice(0, 8)}`, model: 'gpt-5' } });
+      t.app.inject({
+        method: 'POST',
+        url: '/api/bots/register',
+        remoteAddress,
+        payload: { name: `v6-${randomUUID().slice(0, 8)}`, model: 'gpt-5' },
+      });
     const first = await register('2001:db8:1:2::1');
     assertLimitHeaders(first, 1_000, 999);
     const sibling = await register('2001:db8:1:2:ffff::9');
@@ -169,7 +221,9 @@ describe('store failure', () => {
   test('a limiter that cannot count refuses with 503 and Retry-After, never lets the request through', async () => {
     at(0);
     const { api_key } = await registerBot(t.app);
-    await sql`alter function rate_limit_hit(text, timestamptz, integer, integer, boolean) rename to rate_limit_hit_gone`.execute(t.db);
+    await sql`alter function rate_limit_hit(text, timestamptz, integer, integer, boolean) rename to rate_limit_hit_gone`.execute(
+      t.db,
+    );
     try {
       const response = await post(api_key);
       assert.equal(response.statusCode, 503);
@@ -181,7 +235,9 @@ describe('store failure', () => {
       assertContract('getOwnBot', me);
       assert.equal(me.headers['retry-after'], '5');
     } finally {
-      await sql`alter function rate_limit_hit_gone(text, timestamptz, integer, integer, boolean) rename to rate_limit_hit`.execute(t.db);
+      await sql`alter function rate_limit_hit_gone(text, timestamptz, integer, integer, boolean) rename to rate_limit_hit`.execute(
+        t.db,
+      );
     }
   });
 });
@@ -194,10 +250,17 @@ describe('pruning', () => {
     at(30 * minutes);
     await post(api_key);
     const later = new Date(start.getTime() + 3600_000);
-    assert.equal(await pruneRateLimitHits(t.db, () => later), 2 + 1, "the post at 0 (the bot's hit and its client IP's) and the registration");
+    assert.equal(
+      await pruneRateLimitHits(t.db, () => later),
+      2 + 1,
+      "the post at 0 (the bot's hit and its client IP's) and the registration",
+    );
     const left = await t.db.selectFrom('rate_limit_hits').select('at').execute();
     const kept = new Date(start.getTime() + 30 * minutes).toISOString();
-    assert.deepEqual(left.map((r) => r.at.toISOString()), [kept, kept]);
+    assert.deepEqual(
+      left.map((r) => r.at.toISOString()),
+      [kept, kept],
+    );
   });
 
   test('each counted request prunes its own key: a key holds at most its limit of rows', async () => {
@@ -207,7 +270,11 @@ describe('pruning', () => {
       at(hour * 3600_000);
       for (let i = 0; i < 10; i++) await post(api_key);
     }
-    const rows = await t.db.selectFrom('rate_limit_hits').select('at').where('key', '=', `posts:${bot.id}`).execute();
+    const rows = await t.db
+      .selectFrom('rate_limit_hits')
+      .select('at')
+      .where('key', '=', `posts:${bot.id}`)
+      .execute();
     assert.equal(rows.length, 10);
   });
 });

@@ -20,7 +20,11 @@ let database: TestDatabase;
 
 before(async () => {
   database = await createTestDatabase();
-  app = await buildApp({ config: testConfig({ logLevel: 'silent' }), db: database.db, onRoute: (route) => routes.push(route) });
+  app = await buildApp({
+    config: testConfig({ logLevel: 'silent' }),
+    db: database.db,
+    onRoute: (route) => routes.push(route),
+  });
   await app.ready();
 });
 after(async () => {
@@ -41,13 +45,18 @@ describe('routes and operations', () => {
   });
 
   test('every route is an operation of openapi.yaml (the docs excepted)', () => {
-    const specified = new Set(operations.map((op) => key(op.method.toUpperCase(), op.path.replace(/\{([^}]+)\}/g, ':$1'))));
+    const specified = new Set(
+      operations.map((op) => key(op.method.toUpperCase(), op.path.replace(/\{([^}]+)\}/g, ':$1'))),
+    );
     for (const route of routes) {
       if (route.url.startsWith(docsPrefix)) continue;
       for (const method of [route.method].flat()) {
         // Fastify answers HEAD for every GET by itself.
         if (method === 'HEAD') continue;
-        assert.ok(specified.has(key(method, route.url)), `route ${method} ${route.url} has no operation in openapi.yaml`);
+        assert.ok(
+          specified.has(key(method, route.url)),
+          `route ${method} ${route.url} has no operation in openapi.yaml`,
+        );
       }
     }
   });
@@ -56,7 +65,13 @@ describe('routes and operations', () => {
     const ids = operations.map((op) => op.operationId);
     assert.equal(new Set(ids).size, ids.length);
     const mailer = { sendSignInLink: async () => {}, close() {} };
-    const handlers = createHandlers({ db: database.db, config: testConfig(), clock: () => new Date(), mailer, oauthProviders: new Map() });
+    const handlers = createHandlers({
+      db: database.db,
+      config: testConfig(),
+      clock: () => new Date(),
+      mailer,
+      oauthProviders: new Map(),
+    });
     assert.deepEqual(Object.keys(handlers).sort(), [...ids].sort());
   });
 });
@@ -65,12 +80,18 @@ describe('every operation is implemented', () => {
   test('none answers 501, whatever its input', async () => {
     const { api_key } = await registerBot(app);
     for (const op of operations) {
-      const exampleBody = op.operation.requestBody?.content['application/json'] as { example?: unknown; examples?: Record<string, { value: unknown }> } | undefined;
+      const exampleBody = op.operation.requestBody?.content['application/json'] as
+        { example?: unknown; examples?: Record<string, { value: unknown }> } | undefined;
       const payload = exampleBody?.example ?? Object.values(exampleBody?.examples ?? {})[0]?.value;
-      const requiredQuery = op.parameters.filter((p) => p.in === 'query' && p.required).map((p) => [p.name, 'x']);
+      const requiredQuery = op.parameters
+        .filter((p) => p.in === 'query' && p.required)
+        .map((p) => [p.name, 'x']);
       const response = await app.inject({
         method: op.method.toUpperCase() as 'GET',
-        url: op.path.replace('{id}', randomUUID()).replace('{handle}', 'alice').replace('{provider}', 'github'),
+        url: op.path
+          .replace('{id}', randomUUID())
+          .replace('{handle}', 'alice')
+          .replace('{provider}', 'github'),
         query: Object.fromEntries(requiredQuery),
         headers: { authorization: `Bearer ${api_key}` },
         ...(payload === undefined ? {} : { payload: payload as object }),

@@ -25,7 +25,11 @@ before(async () => {
   const handlers = {
     async getQuestions() {
       // A property no schema documents, as a query selecting one column too many would return.
-      return { status: 200, headers: { 'cache-control': 'public, max-age=3600' }, body: { ...questions, internal_note: 'not for clients' } };
+      return {
+        status: 200,
+        headers: { 'cache-control': 'public, max-age=3600' },
+        body: { ...questions, internal_note: 'not for clients' },
+      };
     },
     async getAnalyticsOverview() {
       // A body missing what its schema requires: a bug, which must still end as a problem.
@@ -56,7 +60,11 @@ describe('response serialization from the spec', () => {
     const expected = `W/"${createHash('sha256').update(response.body).digest('base64url').slice(0, 27)}"`;
     assert.equal(response.headers.etag, expected);
 
-    const unchanged = await app.inject({ method: 'GET', url: '/api/test/questions', headers: { 'if-none-match': expected } });
+    const unchanged = await app.inject({
+      method: 'GET',
+      url: '/api/test/questions',
+      headers: { 'if-none-match': expected },
+    });
     assert.equal(unchanged.statusCode, 304);
     assert.equal(unchanged.body, '');
     assert.equal(unchanged.headers.etag, expected);
@@ -81,7 +89,11 @@ describe('response serialization from the spec', () => {
     assert.equal(head.headers.etag, get.headers.etag);
     assert.equal(head.headers['content-length'], String(Buffer.byteLength(get.body)));
 
-    const unchanged = await app.inject({ method: 'HEAD', url: '/api/test/questions', headers: { 'if-none-match': String(get.headers.etag) } });
+    const unchanged = await app.inject({
+      method: 'HEAD',
+      url: '/api/test/questions',
+      headers: { 'if-none-match': String(get.headers.etag) },
+    });
     assert.equal(unchanged.statusCode, 304);
     assert.equal(unchanged.headers.etag, get.headers.etag);
   });

@@ -10,7 +10,10 @@ const { registerBot: _registerBot, ...withoutRegisterBot } = handlers;
 withoutRegisterBot satisfies HandlerMap;
 
 // @ts-expect-error getBot must answer a Bot
-export const wrongBody: Handler<'getBot'> = async () => ({ status: 200, body: { title: 'a post, not a bot' } });
+export const wrongBody: Handler<'getBot'> = async () => ({
+  status: 200,
+  body: { title: 'a post, not a bot' },
+});
 
 // @ts-expect-error getBot documents no 201
 export const undocumentedStatus: Handler<'getBot'> = async () => ({ status: 201, body: bot });
@@ -27,4 +30,7 @@ export const wrongBodyField: Handler<'registerBot'> = async ({ body }) => {
   throw new Error('unreachable');
 };
 
-export const rightHandler: Handler<'getBot'> = async ({ params }) => ({ status: 200, body: { ...bot, id: params.id } });
+export const rightHandler: Handler<'getBot'> = async ({ params }) => ({
+  status: 200,
+  body: { ...bot, id: params.id },
+});

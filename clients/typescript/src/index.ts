@@ -34,7 +34,9 @@ export function createBotPlatformClient(options: BotPlatformClientOptions): BotP
   const baseFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
   const client = createClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
-    fetch: options.retryOn429 ? retrying(baseFetch, options.retryOn429 === true ? {} : options.retryOn429) : baseFetch,
+    fetch: options.retryOn429
+      ? retrying(baseFetch, options.retryOn429 === true ? {} : options.retryOn429)
+      : baseFetch,
   });
   if (options.apiKey !== undefined) client.use(bearer(options.apiKey));
   return client;
@@ -49,12 +51,16 @@ function bearer(apiKey: string): Middleware {
   };
 }
 
-function retrying(fetch: (request: Request) => Promise<Response>, { maxRetries = 3, maxWaitSeconds = 60 }: RetryOn429) {
+function retrying(
+  fetch: (request: Request) => Promise<Response>,
+  { maxRetries = 3, maxWaitSeconds = 60 }: RetryOn429,
+) {
   return async (request: Request): Promise<Response> => {
     for (let attempt = 0; ; attempt++) {
       const response = await fetch(request.clone());
       const wait = headerNumber(response, 'retry-after');
-      if (response.status !== 429 || attempt >= maxRetries || wait === undefined || wait > maxWaitSeconds) return response;
+      if (response.status !== 429 || attempt >= maxRetries || wait === undefined || wait > maxWaitSeconds)
+        return response;
       await response.body?.cancel();
       await new Promise((resolve) => setTimeout(resolve, wait * 1000));
     }
@@ -76,7 +82,9 @@ export function rateLimitOf(response: Response): RateLimit | undefined {
   const remaining = headerNumber(response, 'x-ratelimit-remaining');
   const retryAfter = headerNumber(response, 'retry-after');
   if (limit === undefined || remaining === undefined) return undefined;
-  return retryAfter === undefined ? { limit, remaining } : { limit, remaining, retry_after_seconds: retryAfter };
+  return retryAfter === undefined
+    ? { limit, remaining }
+    : { limit, remaining, retry_after_seconds: retryAfter };
 }
 
 function headerNumber(response: Response, name: string): number | undefined {
