@@ -10,7 +10,7 @@ import autocannon from 'autocannon';
 import { sql, type Kysely } from 'kysely';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { decodeCursor } from '../src/cursor.js';
+import { decodeCursor } from '../src/keyset.js';
 import { benchSessionSecret, withThrowawayDatabase } from './throwaway-database.js';
 import type { Database } from '../src/db/schema.js';
 import { feedQuery, type FeedSort } from '../src/feed/repository.js';

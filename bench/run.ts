@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
-import { encodeCursor } from '../src/cursor.js';
+import { encodeCursor } from '../src/keyset.js';
 import { openDatabase } from '../src/db/database.js';
 import { issueApiKeys, seedPlatform } from './seed.js';
 import {

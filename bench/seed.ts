@@ -9,7 +9,7 @@
 // connection), then the counters are computed and analytics_rebuild() fills the analytics
 // aggregates, spread over the 16 shards as the triggers would have left them.
 import { sql, type Kysely } from 'kysely';
-import { displayPrefix, generateApiKey, hashSecret } from '../src/bots/api-key.js';
+import { displayPrefix, generateApiKey, hashSecret } from '../src/secrets.js';
 import type { Database } from '../src/db/schema.js';
 
 export interface SeedSize {

@@ -18,7 +18,7 @@ import { writeFile } from 'node:fs/promises';
 import { sql, type Kysely } from 'kysely';
 import { buildApp } from '../src/app.js';
 import { loadConfig, type LimitedAction } from '../src/config.js';
-import { encodeCursor } from '../src/cursor.js';
+import { encodeCursor } from '../src/keyset.js';
 import type { Database } from '../src/db/schema.js';
 import { loadSpec } from '../src/openapi.js';
 import type { OperationId } from '../src/operation-types.js';

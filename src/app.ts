@@ -5,9 +5,8 @@
 // problem+json error path.
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyServerOptions, type RouteOptions } from 'fastify';
-import type { Kysely } from 'kysely';
 import type { Config } from './config.js';
-import type { Database } from './db/schema.js';
+import type { Db } from './db/schema.js';
 import { answerSheetKeyword } from './assessments/answer-sheet-keyword.js';
 import { createHandlers } from './handlers.js';
 import { loadSpec, type Operation, type RateLimitExtension } from './openapi.js';
@@ -27,7 +26,7 @@ import sessions, { sessionAuth } from './plugins/session.js';
 
 export interface AppOptions {
   config: Config;
-  db: Kysely<Database>;
+  db: Db;
   /** Where logs go (default: stdout). Tests pass a stream to read them. */
   logStream?: NodeJS.WritableStream;
   /** Called for every route as it is added, before any plugin is registered (route inventories). */

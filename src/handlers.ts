@@ -1,6 +1,5 @@
 // The handler of every operation in openapi.yaml, by operationId. `satisfies HandlerMap` makes a
 // missing operation or a handler that disagrees with the spec a compile error.
-import type { Kysely } from 'kysely';
 import { analyticsHandlers } from './analytics/handlers.js';
 import { assessmentHandlers } from './assessments/handlers.js';
 import { authHandlers } from './auth/handlers.js';
@@ -9,14 +8,14 @@ import type { OAuthProvider } from './auth/oauth.js';
 import { botHandlers } from './bots/handlers.js';
 import type { Config } from './config.js';
 import { creatorHandlers } from './creators/handlers.js';
-import type { Database } from './db/schema.js';
+import type { Db } from './db/schema.js';
 import { feedHandlers } from './feed/handlers.js';
 import { healthHandlers } from './health/handlers.js';
 import type { HandlerMap } from './operation-types.js';
 import type { Clock } from './rate-limit/sliding-window.js';
 
 export interface HandlerDependencies {
-  db: Kysely<Database>;
+  db: Db;
   config: Config;
   clock: Clock | undefined;
   mailer: Mailer;

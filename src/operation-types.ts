@@ -19,7 +19,7 @@ type JsonContent<T> = T extends { content: { 'application/json': infer Body } }
     ? string
     : undefined;
 
-type RequestBody<K extends OperationId> = operations[K] extends { requestBody: infer Body }
+export type RequestBody<K extends OperationId> = operations[K] extends { requestBody: infer Body }
   ? JsonContent<Body>
   : undefined;
 

@@ -2,12 +2,10 @@
 // (migrations/*_analytics.ts), never the base tables: each answer reads at most a few thousand
 // small rows, however many posts and votes there are. Counts are bigint in SQL; pg hands them over
 // as strings and PGlite as numbers, so each goes through Number().
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import type { components } from '../../generated/openapi.js';
-import type { CursorKey } from '../cursor.js';
-import type { Database } from '../db/schema.js';
-
-type Db = Kysely<Database>;
+import type { CursorKey, Keyset } from '../keyset.js';
+import type { Db } from '../db/schema.js';
 
 export type Totals = components['schemas']['AnalyticsOverview'];
 
@@ -109,9 +107,14 @@ export async function listModelCounts(
   }));
 }
 
-export function modelKeyOf(row: ModelCounts): CursorKey {
-  return [row.bots, row.model];
-}
+/** Models page by size, largest first, ties by name. */
+export const modelKeyset: Keyset<ModelCounts> = {
+  kind: 'analytics:models',
+  key: [
+    { column: 'bots', part: 'integer' },
+    { column: 'model', part: 'text' },
+  ],
+};
 
 /** A day of getAnalyticsActivity, as the spec defines it. */
 export type DayCounts = components['schemas']['Activity']['items'][number];
@@ -148,9 +151,11 @@ export function dailyCountsQuery(days: number) {
     order by ago desc`;
 }
 
+type BotType = components['schemas']['BotType'];
+
 export interface DriftCount {
-  from: string;
-  to: string;
+  from: BotType;
+  to: BotType;
   count: number;
 }
 

@@ -2,10 +2,10 @@
 // "previous type" a drift is measured from is the type the bot really had, even when the same bot
 // submits twice at once; the bot row then points at the new result (`assessment_id`), which is
 // the one a rating applies to.
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { components } from '../../generated/openapi.js';
 import { toAccuracy } from '../bots/repository.js';
-import type { Database, ScoredResultColumns } from '../db/schema.js';
+import type { Db, ScoredResultColumns } from '../db/schema.js';
 import type { BotType, CreatorType, Result, Traits } from './scoring.js';
 
 type Assessment = components['schemas']['Assessment'];
@@ -17,7 +17,7 @@ export interface SubmittedFor {
 }
 
 export async function insertAssessment(
-  db: Kysely<Database>,
+  db: Db,
   submission: {
     botId: string;
     version: number;
@@ -70,7 +70,7 @@ export async function insertAssessment(
   });
 }
 
-export async function findAssessment(db: Kysely<Database>, id: string) {
+export async function findAssessment(db: Db, id: string) {
   return db.selectFrom('assessments').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
@@ -80,7 +80,7 @@ export async function findAssessment(db: Kysely<Database>, id: string) {
  * on the result the bot had when it rated.
  */
 export async function rateLatestAssessment(
-  db: Kysely<Database>,
+  db: Db,
   botId: string,
   rating: { rating: number; comment: string | null },
 ) {
@@ -97,10 +97,10 @@ export async function rateLatestAssessment(
 }
 
 /** The columns a scored result is stored with, a bot's or a creator's. */
-export function scoredResultValues(
+export function scoredResultValues<TypeName extends string>(
   version: number,
   answers: Record<string, number>,
-  result: Result<object, string>,
+  result: Result<object, TypeName>,
 ) {
   return {
     version,
@@ -115,15 +115,18 @@ export function scoredResultValues(
 type AssessmentRow = NonNullable<Awaited<ReturnType<typeof findAssessment>>>;
 
 /** What every scored result shows, a bot's or a creator's, from its row (the scoring's own fields). */
-export function toScoredResult<TraitScores, TypeName extends string>(
-  row: Selectable<ScoredResultColumns>,
+export function toScoredResult<TraitScores, TypeName extends BotType | CreatorType>(
+  row: Omit<Selectable<ScoredResultColumns<BotType | CreatorType>>, 'type' | 'secondary_type'> & {
+    type: TypeName;
+    secondary_type: TypeName;
+  },
   summary: string,
 ) {
   return {
     id: row.id,
     version: row.version,
-    type: row.type as TypeName,
-    secondary_type: row.secondary_type as TypeName,
+    type: row.type,
+    secondary_type: row.secondary_type,
     traits: row.traits as unknown as TraitScores,
     confidence: row.confidence,
     summary,
@@ -135,8 +138,8 @@ export function toAssessment(row: AssessmentRow, summary: string): Assessment {
   return {
     ...toScoredResult<Traits, BotType>(row, summary),
     bot_id: row.bot_id,
-    drift: row.drift_from ? { from: row.drift_from as BotType, to: row.type as BotType } : null,
-    creator_guess_type: row.creator_guess_type as CreatorType | null,
+    drift: row.drift_from ? { from: row.drift_from, to: row.type } : null,
+    creator_guess_type: row.creator_guess_type,
     accuracy: toAccuracy(row),
   };
 }

@@ -5,27 +5,18 @@
 import { randomBytes } from 'node:crypto';
 import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
-import { hashSecret } from '../bots/api-key.js';
 import type { Config } from '../config.js';
-import { findCreatorByUserId, toCreator } from '../creators/repository.js';
-import type { Database } from '../db/schema.js';
+import type { Db } from '../db/schema.js';
 import type { HandlerMap } from '../operation-types.js';
-import { sessionCookieName, sessionCookieOptions, signedInUserId } from '../plugins/session.js';
 import { notFound, ProblemError } from '../problems.js';
-import { consumeQuota, type Clock } from '../rate-limit/sliding-window.js';
+import type { Clock } from '../rate-limit/sliding-window.js';
+import { signedInUserId } from '../request-context.js';
 import type { Mailer } from './mailer.js';
-import { deleteSessionsOfUser } from './session-store.js';
 import type { OAuthProvider } from './oauth.js';
-import {
-  findUser,
-  insertSignInToken,
-  redeemSignInToken,
-  userIdForEmail,
-  userIdForIdentity,
-} from './repository.js';
+import { deleteSessionsOfUser, userIdForIdentity } from './repository.js';
+import { linkLifetimeSeconds, mailSignInLink, redeemSignInLink, signedInPerson } from './service.js';
+import { sessionCookieName, sessionCookieOptions } from './session-cookie.js';
 
-const linkLifetimeSeconds = 15 * 60;
 const defaultNext = '/docs';
 
 /**
@@ -51,7 +42,7 @@ interface PendingOAuth {
 }
 
 export interface AuthDependencies {
-  db: Kysely<Database>;
+  db: Db;
   config: Config;
   clock: Clock | undefined;
   mailer: Mailer;
@@ -106,16 +97,6 @@ export function authHandlers({ db, config, clock, mailer, oauthProviders }: Auth
   return {
     async requestEmailSignIn({ body, request, reply }) {
       emailSignInEnabled();
-      // Per client IP is the route's own limit (x-rate-limit, before the body is read); this one
-      // keys on the requester too, so whoever floods an address uses up only their own quota.
-      const subject = `${normalizeIP(request.ip, 64)}:${body.email.toLowerCase()}`;
-      await consumeQuota(
-        db,
-        'sign-in-mails-per-address',
-        subject,
-        config.humans.emailLimits.perAddress,
-        clock,
-      );
       // One nonce per browser: asking twice keeps both links valid in the same browser.
       const nonce =
         emailNonce(request.cookies[emailCookie.name], request) ?? randomBytes(24).toString('base64url');
@@ -125,29 +106,21 @@ export function authHandlers({ db, config, clock, mailer, oauthProviders }: Auth
         maxAge: emailCookie.lifetimeSeconds,
         signed: true,
       });
-      const token = randomBytes(32).toString('base64url');
-      await insertSignInToken(db, {
-        tokenHash: hashSecret(`${token}.${nonce}`),
-        email: body.email,
-        next: body.next ?? defaultNext,
-        expiresAt: new Date(now().getTime() + linkLifetimeSeconds * 1000),
-      });
-      try {
-        await mailer.sendSignInLink(body.email, `${config.publicUrl}/api/auth/email/callback?token=${token}`);
-      } catch (error) {
-        // Still a 202: the answer must not depend on the address. The operator sees the failure.
-        request.log.error({ err: error }, 'sending a sign-in mail failed');
-      }
+      // Per client IP is the route's own limit (x-rate-limit, before the body is read).
+      const mailed = await mailSignInLink(
+        db,
+        { config, mailer, clock },
+        { email: body.email, next: body.next ?? defaultNext, nonce, requester: normalizeIP(request.ip, 64) },
+      );
+      // Still a 202 when sending failed: the answer must not depend on the address. The operator sees it.
+      if (!mailed.sent) request.log.error({ err: mailed.error }, 'sending a sign-in mail failed');
       return { status: 202, body: { status: 'pending', expires_in_seconds: linkLifetimeSeconds } };
     },
 
     async completeEmailSignIn({ query, request, reply }) {
       emailSignInEnabled();
       const nonce = emailNonce(request.cookies[emailCookie.name], request);
-      const redeemed =
-        nonce === undefined
-          ? undefined
-          : await redeemSignInToken(db, hashSecret(`${query.token}.${nonce}`), now());
+      const redeemed = await redeemSignInLink(db, query.token, nonce, now());
       if (!redeemed) {
         throw new ProblemError(
           400,
@@ -161,7 +134,7 @@ export function authHandlers({ db, config, clock, mailer, oauthProviders }: Auth
         );
       }
       reply.clearCookie(emailCookie.name, { ...sessionCookieOptions(config), path: emailCookie.path });
-      await signIn(request, await userIdForEmail(db, redeemed.email));
+      await signIn(request, redeemed.userId);
       return { status: 302, headers: { location: redeemed.next } };
     },
 
@@ -261,16 +234,12 @@ export function authHandlers({ db, config, clock, mailer, oauthProviders }: Auth
     },
 
     async getMe({ request }) {
-      const user = await findUser(db, signedInUserId(request));
-      if (!user) {
+      const person = await signedInPerson(db, signedInUserId(request));
+      if (!person) {
         await request.session.destroy();
         throw new ProblemError(401, 'unauthorized', 'Sign in first.');
       }
-      const creator = await findCreatorByUserId(db, user.id);
-      return {
-        status: 200,
-        body: { user: { id: user.id, email: user.email }, creator: creator ? toCreator(creator) : null },
-      };
+      return { status: 200, body: person };
     },
   } satisfies Pick<
     HandlerMap,

@@ -1,19 +1,11 @@
 // Operations on a bot's own resources (rateAccuracy, getBotActivity) name the bot in their path, by
 // id, by name or as `me`: the name must be the calling bot's. Another bot is a 403, a bot that does
 // not exist a 404.
-import type { FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
-import type { BotRow, Database } from '../db/schema.js';
-import { authenticatedBot } from '../plugins/bearer-auth.js';
+import type { BotRow, Db } from '../db/schema.js';
 import { notFound, ProblemError } from '../problems.js';
 import { findBot } from './repository.js';
 
-export async function callingBotNamed(
-  db: Kysely<Database>,
-  request: FastifyRequest,
-  reference: string,
-): Promise<BotRow> {
-  const bot = authenticatedBot(request);
+export async function callingBotNamed(db: Db, bot: BotRow, reference: string): Promise<BotRow> {
   const named = reference.toLowerCase();
   if (named === 'me' || named === bot.id || named === bot.name.toLowerCase()) return bot;
   if (!(await findBot(db, reference))) throw notFound(`No bot has the id or name ${reference}.`);

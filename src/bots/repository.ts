@@ -1,9 +1,9 @@
 // SQL for bots and their API keys. Functions take the database or a transaction first; toBot is
 // the one mapping from a row to the API's Bot.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql } from 'kysely';
 import type { components } from '../../generated/openapi.js';
-import type { CursorKey } from '../cursor.js';
-import type { ApiKeyEvent, BotRow, Database } from '../db/schema.js';
+import { afterKey, type CursorKey, type Keyset } from '../keyset.js';
+import type { ApiKeyEvent, BotRow, Db } from '../db/schema.js';
 
 export type Bot = components['schemas']['Bot'];
 /** What a public profile shows beyond the bot row: its creator's handle and the rating of its latest result. */
@@ -24,8 +24,6 @@ export const noProfileExtras: ProfileExtras = {
 };
 type BotType = components['schemas']['BotType'];
 type Traits = components['schemas']['Traits'];
-type Db = Kysely<Database> | Transaction<Database>;
-
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Whether a bot reference (an id or a name) is an id: names are never shaped like a UUID. */
@@ -60,7 +58,29 @@ function selectBots(db: Db) {
 }
 
 /** Inserts the bot, or returns undefined when its name is taken (in any case). */
-export async function insertBot(db: Db, bot: NewBot): Promise<BotRow | undefined> {
+/**
+ * A new bot with its first API key and the key's `issued` event, in one transaction; undefined when
+ * the name is taken (in any case).
+ */
+export async function insertBotWithKey(
+  db: Db,
+  bot: NewBot & { keyHash: string; keyPrefix: string },
+): Promise<BotRow | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const row = await insertBot(trx, bot);
+    if (!row) return undefined;
+    await insertApiKey(trx, { botId: row.id, keyHash: bot.keyHash, displayPrefix: bot.keyPrefix });
+    await recordApiKeyEvent(trx, {
+      botId: row.id,
+      event: 'issued',
+      actor: 'registration',
+      keyPrefix: bot.keyPrefix,
+    });
+    return row;
+  });
+}
+
+async function insertBot(db: Db, bot: NewBot): Promise<BotRow | undefined> {
   return db
     .insertInto('bots')
     .values({
@@ -79,8 +99,24 @@ export async function insertBot(db: Db, bot: NewBot): Promise<BotRow | undefined
 
 export type BotSort = 'new' | 'karma';
 
-/** Each sort's keyset, most significant first; every part descends. */
-const botKeys = { new: ['created_at', 'id'], karma: ['karma', 'created_at', 'id'] } as const;
+/** How each bot list sort pages: newest first, or highest karma first; ties by age, then id. */
+export const botKeysets: Record<BotSort, Keyset<BotWithCreator>> = {
+  new: {
+    kind: 'bots:new',
+    key: [
+      { column: 'created_at', part: 'timestamp' },
+      { column: 'id', part: 'uuid' },
+    ],
+  },
+  karma: {
+    kind: 'bots:karma',
+    key: [
+      { column: 'karma', part: 'integer' },
+      { column: 'created_at', part: 'timestamp' },
+      { column: 'id', part: 'uuid' },
+    ],
+  },
+};
 
 /** Typed bots only (those with an assessment), newest or highest karma first, after a keyset cursor. */
 export async function listTypedBots(
@@ -93,26 +129,19 @@ export async function listTypedBots(
     after,
   }: {
     sort: BotSort;
-    type: string | undefined;
+    type: BotType | undefined;
     model: string | undefined;
     limit: number;
     after: CursorKey | undefined;
   },
 ): Promise<BotWithCreator[]> {
-  const keys = botKeys[sort];
+  const keys = botKeysets[sort].key.map(({ column }) => `bots.${column}` as const);
   let query = selectBots(db).where('bots.type', 'is not', null);
   if (type) query = query.where('bots.type', '=', type);
   if (model) query = query.where('bots.model', '=', model);
-  if (after)
-    query = query.where(
-      sql<boolean>`(${sql.join(keys.map((k) => sql.ref(`bots.${k}`)))}) < (${sql.join(after)})`,
-    );
-  for (const key of keys) query = query.orderBy(`bots.${key}`, 'desc');
+  if (after) query = query.where(afterKey(keys, 'desc', after));
+  for (const key of keys) query = query.orderBy(sql.ref(key), 'desc');
   return query.limit(limit).execute();
-}
-
-export function botKeyOf(sort: BotSort, row: BotWithCreator): CursorKey {
-  return botKeys[sort].map((key) => (key === 'created_at' ? row.created_at.toISOString() : row[key]));
 }
 
 export async function findBotById(db: Db, id: string): Promise<BotWithCreator | undefined> {
@@ -181,8 +210,8 @@ export function toBot(row: BotWithCreator): Bot {
     name: row.name,
     model: row.model,
     bio: row.bio,
-    type: row.type as BotType | null,
-    secondary_type: row.secondary_type as BotType | null,
+    type: row.type,
+    secondary_type: row.secondary_type,
     traits: row.traits as Traits | null,
     // Verified means claimed by a creator; naming a handle at registration proves nothing.
     verified: row.creator_user_id !== null,

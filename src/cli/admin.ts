@@ -5,13 +5,12 @@
 import { userInfo } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { Kysely } from 'kysely';
-import { displayPrefix, generateApiKey, hashSecret } from '../bots/api-key.js';
+import { displayPrefix, generateApiKey, hashSecret } from '../secrets.js';
 import { findBot, insertApiKey, recordApiKeyEvent, revokeLiveApiKey } from '../bots/repository.js';
 import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
-import type { Database } from '../db/schema.js';
+import type { Db } from '../db/schema.js';
 import { exitOnStartupError } from '../startup-error.js';
 
 export interface AdminOutput {
@@ -31,7 +30,7 @@ Commands:
 --actor names the operator in the audit trail (default: the OS user).`;
 
 /** Runs one admin command; returns the process exit code. */
-export async function runAdmin(argv: string[], db: Kysely<Database>, io: AdminOutput): Promise<number> {
+export async function runAdmin(argv: string[], db: Db, io: AdminOutput): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({

@@ -1,18 +1,16 @@
 // SQL for creators: profiles, the bots they claimed, the bots waiting for them, claiming, and the
 // creators' own test. A claim is one conditional UPDATE (only an unclaimed bot changes hands), so a
 // code works once even when two humans send it at the same moment.
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import type { components } from '../../generated/openapi.js';
 import type { CreatorTraits, CreatorType, Result } from '../assessments/scoring.js';
 import { scoredResultValues, toScoredResult } from '../assessments/repository.js';
-import type { CursorKey } from '../cursor.js';
-import type { Database } from '../db/schema.js';
+import { afterKey, type CursorKey, type Keyset } from '../keyset.js';
+import type { Db } from '../db/schema.js';
 import { findBotById, type BotWithCreator } from '../bots/repository.js';
 
-type Db = Kysely<Database>;
 type Creator = components['schemas']['Creator'];
 type BotSummary = components['schemas']['BotSummary'];
-type BotType = components['schemas']['BotType'];
 type GuessTally = components['schemas']['GuessTally'];
 type CreatorAssessment = components['schemas']['CreatorAssessment'];
 
@@ -63,7 +61,7 @@ export function toCreator(row: CreatorRow): Creator {
     handle: row.handle,
     display_name: row.display_name,
     bio: row.bio,
-    type: row.type as CreatorType | null,
+    type: row.type,
     created_at: row.created_at.toISOString(),
   };
 }
@@ -167,18 +165,27 @@ export async function listBotsOfCreator(
             eb.and([eb('creator_user_id', 'is', null), eb('requested_creator_handle', '=', handle)]),
           ]),
     );
-  if (after) query = query.where(sql<boolean>`(bots.created_at, bots.id) > (${sql.join(after)})`);
+  if (after) query = query.where(afterKey(['bots.created_at', 'bots.id'], 'asc', after));
   return query.orderBy('bots.created_at').orderBy('bots.id').limit(limit).execute();
 }
 
 type SummaryRow = Awaited<ReturnType<typeof listClaimedBots>>[number];
+
+/** A creator's own bots page oldest first, ties by id. */
+export const myBotsKeyset: Keyset<SummaryRow> = {
+  kind: 'my-bots',
+  key: [
+    { column: 'created_at', part: 'timestamp' },
+    { column: 'id', part: 'uuid' },
+  ],
+};
 
 export function toBotSummary(row: SummaryRow): BotSummary {
   return {
     id: row.id,
     name: row.name,
     model: row.model,
-    type: row.type as BotType | null,
+    type: row.type,
     verified: row.creator_user_id !== null,
   };
 }

@@ -8,10 +8,10 @@ import pg from 'pg';
 import { StartupError } from '../startup-error.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import { preparingPool } from './prepared-statements.js';
-import type { Database } from './schema.js';
+import type { Database, Db } from './schema.js';
 
 export interface OpenDatabase {
-  db: Kysely<Database>;
+  db: Db;
   kind: 'postgres' | 'pglite';
   /** The connection pool's state (a Postgres server only), for /metrics. */
   poolStats?: () => { total: number; idle: number; waiting: number };

@@ -3,13 +3,13 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FileMigrationProvider, Migrator, sql, type Kysely } from 'kysely';
+import { FileMigrationProvider, Migrator, sql } from 'kysely';
 import { packageFile } from '../paths.js';
-import type { Database } from './schema.js';
+import type { Db } from './schema.js';
 
 const migrationFolder = fileURLToPath(packageFile('migrations', 'migrations'));
 
-export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
+export async function migrateToLatest(db: Db): Promise<string[]> {
   // The common case at start-up, answered without loading every migration module (~100 ms).
   if (await isUpToDate(db)) return [];
   const migrator = new Migrator({ db, provider: new FileMigrationProvider({ fs, path, migrationFolder }) });
@@ -22,7 +22,7 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
 }
 
 /** Whether every migration in the folder is recorded as applied (false when nothing is, yet). */
-async function isUpToDate(db: Kysely<Database>): Promise<boolean> {
+async function isUpToDate(db: Db): Promise<boolean> {
   const names = (await fs.readdir(migrationFolder))
     .filter((file) => /\.(js|ts)$/.test(file) && !file.endsWith('.d.ts'))
     .map((file) => file.replace(/\.(js|ts)$/, ''));

@@ -1,6 +1,15 @@
 // The database's tables as Kysely sees them. Column names are the SQL names (snake_case); the
-// migrations in migrations/ are the source of these shapes.
-import type { ColumnType, Generated, Selectable } from 'kysely';
+// migrations in migrations/ are the source of these shapes. Columns that hold one of the spec's
+// enums (types, categories) are typed by that enum from generated/, so no reader casts them.
+import type { ColumnType, Generated, Kysely, Selectable } from 'kysely';
+import type { components } from '../../generated/openapi.js';
+
+/** The database, or a transaction on it: every repository function takes this first. */
+export type Db = Kysely<Database>;
+
+type BotType = components['schemas']['BotType'];
+type CreatorType = components['schemas']['CreatorType'];
+type Category = components['schemas']['PostCategory'];
 
 type CreatedAt = ColumnType<Date, never, never>;
 type Counter = ColumnType<number, never, number>;
@@ -39,8 +48,8 @@ export interface BotsTable {
   /** The handle the bot named at registration; proves nothing until that creator claims it. */
   requested_creator_handle: string | null;
   claim_code_hash: string;
-  type: string | null;
-  secondary_type: string | null;
+  type: BotType | null;
+  secondary_type: BotType | null;
   traits: ColumnType<Record<string, number> | null, never, string | null>;
   post_count: Counter;
   comment_count: Counter;
@@ -56,9 +65,9 @@ export interface BotsTable {
   /** The latest assessment: type, secondary_type and traits are copies of its result. */
   assessment_id: string | null;
   /** The guess of the creator's type made with the latest assessment that made one. */
-  creator_guess_type: string | null;
+  creator_guess_type: CreatorType | null;
   /** The claiming creator's current type; a trigger keeps it, the application never writes it. */
-  creator_type: ColumnType<string | null, never, never>;
+  creator_type: ColumnType<CreatorType | null, never, never>;
   created_at: CreatedAt;
 }
 export type BotRow = Selectable<BotsTable>;
@@ -90,7 +99,7 @@ export interface ApiKeyEventsTable {
 export interface PostsTable {
   id: Generated<string>;
   bot_id: string;
-  category: string;
+  category: Category;
   title: string;
   body: string;
   upvotes: Counter;
@@ -129,23 +138,23 @@ export interface RateLimitHitsTable {
 }
 
 /** The columns every scored result has, a bot's (assessments) or a creator's (creator_assessments). */
-export interface ScoredResultColumns {
+export interface ScoredResultColumns<Type extends BotType | CreatorType> {
   id: Generated<string>;
   /** The questionnaire version answered. */
   version: number;
   answers: ColumnType<Record<string, number>, string, never>;
-  type: string;
-  secondary_type: string;
+  type: Type;
+  secondary_type: Type;
   traits: ColumnType<Record<string, number>, string, never>;
   confidence: number;
   created_at: CreatedAt;
 }
 
-export interface AssessmentsTable extends ScoredResultColumns {
+export interface AssessmentsTable extends ScoredResultColumns<BotType> {
   bot_id: string;
   /** The bot's type before this result, when this result changed it. */
-  drift_from: string | null;
-  creator_guess_type: string | null;
+  drift_from: BotType | null;
+  creator_guess_type: CreatorType | null;
   /** The bot's rating of how well the result fits it (1-5), with its comment; null until rated. */
   accuracy_rating: number | null;
   accuracy_comment: string | null;
@@ -180,14 +189,14 @@ export interface AnalyticsDailyTable {
 
 /** Bots that have each type now. */
 export interface AnalyticsTypesTable {
-  type: string;
+  type: BotType;
   bots: Aggregate;
 }
 
 /** Retakes that changed a bot's type, per (from, to), in 16 shards per pair. */
 export interface AnalyticsDriftTable {
-  from_type: string;
-  to_type: string;
+  from_type: BotType;
+  to_type: BotType;
   shard: number;
   changes: Aggregate;
 }
@@ -201,26 +210,26 @@ export interface AnalyticsModelsTable {
 /** Bots per model and current type. */
 export interface AnalyticsModelTypesTable {
   model: string;
-  type: string;
+  type: BotType;
   bots: Aggregate;
 }
 
 /** Creators per current creator type. */
 export interface AnalyticsCreatorTypesTable {
-  type: string;
+  type: CreatorType;
   creators: Aggregate;
 }
 
 /** Claimed bots that guessed, per (their creator's current type, their latest guess). */
 export interface AnalyticsGuessesTable {
-  creator_type: string;
-  guess_type: string;
+  creator_type: CreatorType;
+  guess_type: CreatorType;
   bots: Aggregate;
 }
 
 /** Rated assessments per result type, in 16 shards per type. */
 export interface AnalyticsRatingsTable {
-  type: string;
+  type: BotType;
   shard: number;
   ratings: Aggregate;
   rating_sum: Aggregate;
@@ -265,12 +274,12 @@ export interface CreatorsTable {
   display_name: string;
   bio: string | null;
   /** The type of the latest creators' test result, or null until taken. */
-  type: string | null;
+  type: CreatorType | null;
   created_at: CreatedAt;
   updated_at: ColumnType<Date, never, Date>;
 }
 
 /** Every creators' test result (the creator's type is the latest). */
-export interface CreatorAssessmentsTable extends ScoredResultColumns {
+export interface CreatorAssessmentsTable extends ScoredResultColumns<CreatorType> {
   user_id: string;
 }

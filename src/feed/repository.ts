@@ -2,26 +2,44 @@
 // post_count, comment_count, votes_cast and karma) changes in the same transaction as the row it
 // counts. Row locks are always taken post first, then bots in id order, so concurrent writers
 // queue instead of deadlocking.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql } from 'kysely';
 import type { components } from '../../generated/openapi.js';
-import type { CursorKey } from '../cursor.js';
-import type { Database } from '../db/schema.js';
+import { afterKey, type CursorKey, type Keyset } from '../keyset.js';
+import type { Db } from '../db/schema.js';
 import { isBotId } from '../bots/repository.js';
 
 export type Post = components['schemas']['Post'];
 export type Comment = components['schemas']['Comment'];
 export type FeedSort = 'hot' | 'new' | 'top';
-type Db = Kysely<Database> | Transaction<Database>;
-type BotType = components['schemas']['BotType'];
 type Category = components['schemas']['PostCategory'];
 type Direction = components['schemas']['VoteDirection'];
 
 /** Each sort's keyset, most significant first; every part descends. */
-export const feedKeys = {
-  new: ['created_at', 'id'],
-  top: ['score', 'created_at', 'id'],
-  hot: ['hot', 'id'],
-} as const satisfies Record<FeedSort, ReadonlyArray<'created_at' | 'id' | 'score' | 'hot'>>;
+/** How each feed sort pages: newest first, highest score first, hottest first; ties by id. */
+export const feedKeysets: Record<FeedSort, Keyset<PostRow>> = {
+  new: {
+    kind: 'feed:new',
+    key: [
+      { column: 'created_at', part: 'timestamp' },
+      { column: 'id', part: 'uuid' },
+    ],
+  },
+  top: {
+    kind: 'feed:top',
+    key: [
+      { column: 'score', part: 'integer' },
+      { column: 'created_at', part: 'timestamp' },
+      { column: 'id', part: 'uuid' },
+    ],
+  },
+  hot: {
+    kind: 'feed:hot',
+    key: [
+      { column: 'hot', part: 'number' },
+      { column: 'id', part: 'uuid' },
+    ],
+  },
+};
 
 const authorColumns = [
   'bots.name as author_name',
@@ -63,7 +81,7 @@ export async function listPosts(db: Db, query: FeedQuery): Promise<PostRow[]> {
  * set-up per page against 0.05 ms for the page itself (bench/README.md).
  */
 export function feedQuery(db: Db, { sort, category, bot, notBy, limit, after }: FeedQuery) {
-  const keys = feedKeys[sort];
+  const keys = feedKeysets[sort].key.map(({ column }) => `posts.${column}` as const);
   let page = db.selectFrom('posts').selectAll('posts');
   if (category) page = page.where('posts.category', '=', category);
   if (bot) {
@@ -74,23 +92,15 @@ export function feedQuery(db: Db, { sort, category, bot, notBy, limit, after }: 
     page = page.where('posts.bot_id', '=', isBotId(bot) ? bot : byName);
   }
   if (notBy) page = page.where('posts.bot_id', '<>', notBy);
-  if (after) {
-    page = page.where(
-      sql<boolean>`(${sql.join(keys.map((k) => sql.ref(`posts.${k}`)))}) < (${sql.join(after)})`,
-    );
-  }
-  for (const key of keys) page = page.orderBy(`posts.${key}`, 'desc');
+  if (after) page = page.where(afterKey(keys, 'desc', after));
+  for (const key of keys) page = page.orderBy(sql.ref(key), 'desc');
   let query = db
     .selectFrom(page.limit(limit).as('posts'))
     .innerJoin('bots', 'bots.id', 'posts.bot_id')
     .selectAll('posts')
     .select(authorColumns);
-  for (const key of keys) query = query.orderBy(`posts.${key}`, 'desc');
+  for (const key of keys) query = query.orderBy(sql.ref(key), 'desc');
   return query;
-}
-
-export function feedKeyOf(sort: FeedSort, row: PostRow): CursorKey {
-  return feedKeys[sort].map((key) => (key === 'created_at' ? row.created_at.toISOString() : row[key]));
 }
 
 export async function findPost(db: Db, id: string): Promise<PostRow | undefined> {
@@ -102,7 +112,7 @@ export async function findPost(db: Db, id: string): Promise<PostRow | undefined>
  * in, its author's post_count moves, and the new post comes back with its author.
  */
 export async function insertPost(
-  db: Kysely<Database>,
+  db: Db,
   post: { botId: string; category: Category; title: string; body: string },
 ): Promise<PostRow> {
   return db
@@ -138,10 +148,10 @@ export function toPost(row: PostRow): Post {
       id: row.bot_id,
       name: row.author_name,
       model: row.author_model,
-      type: row.author_type as BotType | null,
+      type: row.author_type,
       verified: row.author_verified,
     },
-    category: row.category as Category,
+    category: row.category,
     title: row.title,
     body: row.body,
     score: row.score,
@@ -169,7 +179,7 @@ export async function listComments(
   after: CursorKey | undefined,
 ): Promise<CommentRow[]> {
   let query = selectComments(db).where('comments.post_id', '=', postId);
-  if (after) query = query.where(sql<boolean>`(comments.created_at, comments.id) > (${sql.join(after)})`);
+  if (after) query = query.where(afterKey(['comments.created_at', 'comments.id'], 'asc', after));
   return query.orderBy('comments.created_at').orderBy('comments.id').limit(limit).execute();
 }
 
@@ -224,15 +234,20 @@ export async function countPostsByOthersSince(
   return Number(count);
 }
 
-export function commentKeyOf(row: CommentRow): CursorKey {
-  return [row.created_at.toISOString(), row.id];
-}
+/** Comments page oldest first, ties by id. */
+export const commentKeyset: Keyset<CommentRow> = {
+  kind: 'comments',
+  key: [
+    { column: 'created_at', part: 'timestamp' },
+    { column: 'id', part: 'uuid' },
+  ],
+};
 
 export type NewCommentOutcome = { comment: CommentRow } | { error: 'post_not_found' | 'foreign_parent' };
 
 /** Adds a comment; the database's foreign keys decide whether the post and the parent fit. */
 export async function insertComment(
-  db: Kysely<Database>,
+  db: Db,
   comment: { postId: string; botId: string; body: string; parentId: string | null },
 ): Promise<NewCommentOutcome> {
   try {
@@ -279,7 +294,7 @@ export function toComment(row: CommentRow): Comment {
       id: row.bot_id,
       name: row.author_name,
       model: row.author_model,
-      type: row.author_type as BotType | null,
+      type: row.author_type,
       verified: row.author_verified,
     },
     body: row.body,
@@ -300,7 +315,7 @@ export type VoteOutcome =
  * the same transaction, with the two bots locked in id order.
  */
 export async function castVote(
-  db: Kysely<Database>,
+  db: Db,
   vote: { postId: string; botId: string; direction: Direction },
 ): Promise<VoteOutcome> {
   const { rows } = await sql<{

@@ -1,11 +1,11 @@
 // Handlers of the operator's endpoints: getHealth (the process), getReadiness (the database) and
 // getMetrics (Prometheus; the registry is the metrics plugin's).
-import { sql, type Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
+import { sql } from 'kysely';
+import type { Db } from '../db/schema.js';
 import type { HandlerMap } from '../operation-types.js';
 import { ProblemError } from '../problems.js';
 
-export function healthHandlers({ db }: { db: Kysely<Database> }) {
+export function healthHandlers({ db }: { db: Db }) {
   return {
     async getHealth() {
       return { status: 200, body: { status: 'ok' } };

@@ -1,23 +1,15 @@
 // Bot authentication (the spec's `bearerAuth`): resolves `Authorization: Bearer <api_key>` to its
 // bot, or answers 401 with a WWW-Authenticate challenge (RFC 6750). Malformed and checksum-broken
 // keys are refused before any database lookup.
-import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import type { Kysely } from 'kysely';
-import { hashSecret, isWellFormedApiKey } from '../bots/api-key.js';
+import type { onRequestAsyncHookHandler } from 'fastify';
+import { hashSecret, isWellFormedApiKey } from '../secrets.js';
 import { findBotByApiKeyHash } from '../bots/repository.js';
-import type { BotRow, Database } from '../db/schema.js';
+import type { Db } from '../db/schema.js';
 import { ProblemError } from '../problems.js';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The authenticated bot, on operations secured by bearerAuth. */
-    bot: BotRow | null;
-  }
-}
 
 const realm = 'realm="bot-platform"';
 
-export function bearerAuth(db: Kysely<Database>): onRequestAsyncHookHandler {
+export function bearerAuth(db: Db): onRequestAsyncHookHandler {
   return async function authenticateBot(request) {
     const header = request.headers.authorization;
     if (!header)
@@ -44,13 +36,6 @@ export function bearerAuth(db: Kysely<Database>): onRequestAsyncHookHandler {
       );
     request.bot = bot;
   };
-}
-
-/** The bot a bearerAuth operation was called by; the hook guarantees it is there. */
-export function authenticatedBot(request: FastifyRequest): BotRow {
-  if (!request.bot)
-    throw new Error(`${request.routeOptions.config.operationId} used authenticatedBot without bearerAuth`);
-  return request.bot;
 }
 
 function invalidToken(description: string) {

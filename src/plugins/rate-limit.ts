@@ -6,8 +6,7 @@
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
+import type { Db } from '../db/schema.js';
 import type { RateLimitExtension } from '../openapi.js';
 import { ProblemError } from '../problems.js';
 import {
@@ -18,8 +17,7 @@ import {
   windowSeconds,
   type Clock,
 } from '../rate-limit/sliding-window.js';
-import { authenticatedBot } from './bearer-auth.js';
-import { signedInUserId } from './session.js';
+import { authenticatedBot, signedInUserId } from '../request-context.js';
 
 const pruneEveryMs = 60_000;
 
@@ -33,7 +31,7 @@ declare module 'fastify' {
   }
 }
 
-export default fp<{ db: Kysely<Database>; clock: Clock | undefined }>(
+export default fp<{ db: Db; clock: Clock | undefined }>(
   async function rateLimiting(app: FastifyInstance, { db, clock }) {
     await app.register(rateLimit, {
       global: false,
@@ -93,7 +91,7 @@ export function clientIpCap(
   extension: RateLimitExtension,
   limits: RouteLimits,
   factor: number,
-  db: Kysely<Database>,
+  db: Db,
   clock: Clock | undefined,
 ): onRequestAsyncHookHandler | undefined {
   if (extension.per !== 'bot') return undefined;

@@ -6,40 +6,17 @@
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import fastifyCookie from '@fastify/cookie';
-import fastifySession from '@fastify/session';
-import type { Kysely } from 'kysely';
+import fastifySession, { type FastifySessionObject, type SessionStore } from '@fastify/session';
 import type { Config } from '../config.js';
-import type { Database } from '../db/schema.js';
-import { postgresSessionStore, pruneExpiredSessions } from '../auth/session-store.js';
+import type { Db } from '../db/schema.js';
+import { deleteSession, findSessionData, pruneExpiredSessions, saveSession } from '../auth/repository.js';
+import { sessionCookieName, sessionCookieOptions, sessionLifetimeMs } from '../auth/session-cookie.js';
+import { hashSecret } from '../secrets.js';
 import { ProblemError } from '../problems.js';
 
-declare module 'fastify' {
-  interface Session {
-    /** The signed-in user. Set only at sign-in, on a fresh session id; nothing else is ever stored. */
-    userId?: string;
-  }
-}
-
-/**
- * `bp_session`; over HTTPS `__Host-bp_session`, a name browsers accept only with Secure, Path=/ and
- * no Domain, so a sibling subdomain cannot plant or overwrite it.
- */
-export function sessionCookieName(config: Config): string {
-  return config.publicUrl.startsWith('https:') ? '__Host-bp_session' : 'bp_session';
-}
-export const sessionLifetimeMs = 30 * 24 * 3600 * 1000;
 const pruneEveryMs = 10 * 60 * 1000;
 
-export function sessionCookieOptions(config: Config) {
-  return {
-    path: '/',
-    httpOnly: true,
-    sameSite: 'lax' as const,
-    secure: config.publicUrl.startsWith('https:'),
-  };
-}
-
-export default fp<{ db: Kysely<Database>; config: Config }>(
+export default fp<{ db: Db; config: Config }>(
   async function sessions(app: FastifyInstance, { db, config }) {
     if (config.humans.sessionSecretEphemeral) {
       app.log.warn(
@@ -52,7 +29,7 @@ export default fp<{ db: Kysely<Database>; config: Config }>(
       secret: config.humans.sessionSecrets,
       cookieName: sessionCookieName(config),
       cookie: { ...sessionCookieOptions(config), maxAge: sessionLifetimeMs },
-      store: postgresSessionStore(db, sessionLifetimeMs),
+      store: postgresSessionStore(db),
       saveUninitialized: false,
       rolling: false,
     });
@@ -69,6 +46,33 @@ export default fp<{ db: Kysely<Database>; config: Config }>(
   },
   { name: 'sessions', dependencies: ['errors'] },
 );
+
+/**
+ * @fastify/session's callback store over auth/repository: one row per session, keyed by the hash of
+ * its id, with its cookie's expiry. Expired sessions are never returned.
+ */
+function postgresSessionStore(db: Db): SessionStore {
+  return {
+    set(sessionId, session, callback) {
+      const expiresAt = session.cookie.expires ?? new Date(Date.now() + sessionLifetimeMs);
+      saveSession(db, {
+        idHash: hashSecret(sessionId),
+        data: JSON.stringify(session),
+        expiresAt,
+        userId: session.userId ?? null,
+      }).then(() => callback(), callback);
+    },
+    get(sessionId, callback) {
+      findSessionData(db, hashSecret(sessionId), new Date()).then(
+        (data) => callback(null, (data ?? null) as FastifySessionObject | null),
+        callback,
+      );
+    },
+    destroy(sessionId, callback) {
+      deleteSession(db, hashSecret(sessionId)).then(() => callback(), callback);
+    },
+  };
+}
 
 const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -112,12 +116,4 @@ function isSameOrigin(request: FastifyRequest, trusted: Set<string>): boolean {
   } catch {
     return false;
   }
-}
-
-/** The signed-in user of a cookieAuth operation; the hook guarantees there is one. */
-export function signedInUserId(request: FastifyRequest): string {
-  const userId = request.session.userId;
-  if (!userId)
-    throw new Error(`${request.routeOptions.config.operationId} used signedInUserId without cookieAuth`);
-  return userId;
 }

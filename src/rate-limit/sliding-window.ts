@@ -1,10 +1,10 @@
 // The exact per-bot rolling-window limits: a sliding log in Postgres (rate_limit_hits), one atomic
 // rate_limit_hit() call per request, shared by every server instance on the database. This module
 // is the store @fastify/rate-limit calls, the quota getOwnBot reports, and the pruning of old hits.
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import type { components } from '../../generated/openapi.js';
 import type { LimitedAction } from '../config.js';
-import type { Database } from '../db/schema.js';
+import type { Db } from '../db/schema.js';
 import { ProblemError } from '../problems.js';
 
 /** The published interface's rolling hour. */
@@ -22,13 +22,7 @@ interface Hit {
   ttl: number;
 }
 
-async function hit(
-  db: Kysely<Database>,
-  key: string,
-  now: Date | null,
-  max: number,
-  record: boolean,
-): Promise<Hit> {
+async function hit(db: Db, key: string, now: Date | null, max: number, record: boolean): Promise<Hit> {
   const { rows } = await sql<{ current: number; ttl_ms: string }>`
     select current, ttl_ms from rate_limit_hit(${key}, ${now}, ${windowMs}, ${max}, ${record})`.execute(db);
   const row = rows[0]!;
@@ -41,7 +35,7 @@ type StoreCallback = (error: Error | null, result?: Hit) => void;
  * The store class @fastify/rate-limit instantiates. A failing store refuses the request with 503:
  * a limiter that cannot count must not let requests through.
  */
-export function slidingWindowStore(db: Kysely<Database>, clock: Clock | undefined) {
+export function slidingWindowStore(db: Db, clock: Clock | undefined) {
   const call =
     (record: boolean) => (key: string, callback: StoreCallback, _timeWindow: number, max: number) => {
       hit(db, key, clock?.() ?? null, max, record).then(
@@ -81,7 +75,7 @@ export function rateLimitKey(action: LimitedAction | 'sign-in-mails', subject: s
  * with the same 429 the limiter plugin sends, named `limitName` for metrics. The key is `name:subject`.
  */
 export async function consumeQuota(
-  db: Kysely<Database>,
+  db: Db,
   limitName: string,
   subject: string,
   max: number,
@@ -109,7 +103,7 @@ export async function consumeQuota(
 
 /** A bot's remaining quota for one action, read without consuming any. */
 export async function readQuota(
-  db: Kysely<Database>,
+  db: Db,
   key: string,
   limit: number,
   clock: Clock | undefined,
@@ -130,7 +124,7 @@ export async function readQuota(
 }
 
 /** Deletes hits that have left every window. Each call for a key prunes that key; this catches keys nobody uses any more. */
-export async function pruneRateLimitHits(db: Kysely<Database>, clock: Clock | undefined): Promise<number> {
+export async function pruneRateLimitHits(db: Db, clock: Clock | undefined): Promise<number> {
   const now = clock?.() ?? null;
   const result = await db
     .deleteFrom('rate_limit_hits')

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { buildApp } from '../../src/app.js';
-import { pruneExpiredSessions } from '../../src/auth/session-store.js';
+import { pruneExpiredSessions } from '../../src/auth/repository.js';
 import { logCollector, testConfig, useTestApp } from '../helpers/app.js';
 import {
   followLink,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import { generateApiKey } from '../../src/bots/api-key.js';
+import { generateApiKey } from '../../src/secrets.js';
 import { runAdmin } from '../../src/cli/admin.js';
 import { openDatabase } from '../../src/db/database.js';
 import { testConfig, useTestApp } from '../helpers/app.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { hashSecret, isWellFormedApiKey } from '../../src/bots/api-key.js';
+import { hashSecret, isWellFormedApiKey } from '../../src/secrets.js';
 import { useTestApp } from '../helpers/app.js';
 import { bearer, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { displayPrefix, hashSecret, isWellFormedApiKey } from '../../src/bots/api-key.js';
+import { displayPrefix, hashSecret, isWellFormedApiKey } from '../../src/secrets.js';
 import { runAdmin } from '../../src/cli/admin.js';
 import { openDatabase } from '../../src/db/database.js';
 import { useTestApp } from '../helpers/app.js';

@@ -7,7 +7,7 @@ import {
   generateClaimCode,
   hashSecret,
   isWellFormedApiKey,
-} from '../../src/bots/api-key.js';
+} from '../../src/secrets.js';
 
 const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

@@ -1,4 +1,5 @@
-// API keys and claim codes. A key is `bp_` + 32 random base62 characters + a 6-character checksum
+// The secrets we hand out and how we keep them: API keys, claim codes, and hashSecret, the one hash
+// for everything stored hashed (keys, claim codes, session ids, sign-in tokens). A key is `bp_` + 32 random base62 characters + a 6-character checksum
 // (CRC-32 of the random part, base62, left-padded with 0), like GitHub's tokens: secret scanners
 // can recognise a leaked key, and a mistyped one is refused without touching the database. Only
 // the SHA-256 of a key or claim code is ever stored.

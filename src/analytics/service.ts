@@ -1,0 +1,98 @@
+// The analytics service functions: what getAnalyticsOverview, getAnalyticsTypes, getAnalyticsModels,
+// getAnalyticsActivity, getAnalyticsDrift and getAnalyticsCreators answer, for the API handlers and
+// the web pages alike. Public aggregates, read from the tables the database keeps up to date in the
+// same transactions as the writes.
+import type { components } from '../../generated/openapi.js';
+import { currentBotQuestionnaire, currentCreatorQuestionnaire } from '../assessments/scoring.js';
+import type { Db } from '../db/schema.js';
+import { keysetPage } from '../keyset.js';
+import {
+  countBotsByType,
+  countCreatorsByType,
+  countGuesses,
+  listDailyCounts,
+  listDriftCounts,
+  listModelCounts,
+  modelKeyset,
+  readTotals,
+  sumRatingsByType,
+} from './repository.js';
+
+type BotType = components['schemas']['BotType'];
+type TypeCounts = components['schemas']['TypeCounts'];
+
+/** The eight bot types, in the order the questionnaire (and the BotType enum) lists them. */
+const botTypes: BotType[] = currentBotQuestionnaire.types.map((type) => type.name);
+/** The eight creator types, in the order of the CreatorType enum. */
+const creatorTypes = currentCreatorQuestionnaire.types.map((type) => type.name);
+
+/** part / whole to `places` decimal places; `empty` when there is no whole. */
+function ratio<T>(part: number, whole: number, places: number, empty: T): number | T {
+  const scale = 10 ** places;
+  return whole === 0 ? empty : Math.round((part / whole) * scale) / scale;
+}
+
+function typeCounts(counts: Map<string, number>): TypeCounts {
+  return Object.fromEntries(botTypes.map((type) => [type, counts.get(type) ?? 0])) as TypeCounts;
+}
+
+export const overview = readTotals;
+
+export async function typeDistribution(db: Db) {
+  const [counts, ratings] = await Promise.all([countBotsByType(db), sumRatingsByType(db)]);
+  const typedBots = [...counts.values()].reduce((sum, n) => sum + n, 0);
+  const items = botTypes.map((type) => {
+    const bots = counts.get(type) ?? 0;
+    const rated = ratings.get(type) ?? { ratings: 0, sum: 0 };
+    return {
+      type,
+      bots,
+      share: ratio(bots, typedBots, 4, 0),
+      accuracy: { ratings: rated.ratings, mean_rating: ratio(rated.sum, rated.ratings, 2, null) },
+    };
+  });
+  return { typed_bots: typedBots, items };
+}
+
+export async function creatorTypeDistribution(db: Db) {
+  const [totals, counts, guesses] = await Promise.all([
+    readTotals(db),
+    countCreatorsByType(db),
+    countGuesses(db),
+  ]);
+  const typedCreators = [...counts.values()].reduce((sum, n) => sum + n, 0);
+  const items = creatorTypes.map((type) => {
+    const creators = counts.get(type) ?? 0;
+    return { type, creators, share: ratio(creators, typedCreators, 4, 0) };
+  });
+  return {
+    creators: totals.creators,
+    typed_creators: typedCreators,
+    items,
+    guesses: { ...guesses, accuracy: ratio(guesses.correct, guesses.total, 4, null) },
+  };
+}
+
+/** Models with the most bots first, with how many of their bots have each type. */
+export function modelsPage(db: Db, query: { limit: number; cursor?: string | undefined }) {
+  return keysetPage(
+    modelKeyset,
+    { limit: query.limit, cursor: query.cursor },
+    (rows, after) => listModelCounts(db, { limit: rows, after }),
+    (row) => ({
+      model: row.model,
+      bots: row.bots,
+      typed_bots: [...row.types.values()].reduce((sum, n) => sum + n, 0),
+      types: typeCounts(row.types),
+    }),
+  );
+}
+
+export async function dailyActivity(db: Db, days: number) {
+  return { days, items: await listDailyCounts(db, days) };
+}
+
+export async function typeDrift(db: Db) {
+  const items = await listDriftCounts(db);
+  return { changes: items.reduce((sum, item) => sum + item.count, 0), items };
+}

@@ -1,0 +1,111 @@
+// The assessments' service functions: what getQuestions, submitAssessment, getAssessmentResult and
+// rateAccuracy do, for the API handlers and the web pages alike.
+import type { components } from '../../generated/openapi.js';
+import type { Config } from '../config.js';
+import type { BotRow, Db } from '../db/schema.js';
+import { notFound, ProblemError } from '../problems.js';
+import {
+  findAssessment,
+  insertAssessment,
+  rateLatestAssessment,
+  toAssessment,
+  type SubmittedFor,
+} from './repository.js';
+import {
+  botQuestionnaires,
+  currentBotQuestionnaire,
+  describeType,
+  publishedQuestionnaire,
+  scoreAnswers,
+  type BotType,
+  type Result,
+  type Traits,
+} from './scoring.js';
+
+type CreatePostRequest = components['schemas']['CreatePostRequest'];
+
+/** The bots' questionnaire as it is published: statements only, no scoring keys. */
+export const botQuestions = publishedQuestionnaire(currentBotQuestionnaire);
+
+/** A result's type description, in the questionnaire version it answered. */
+const summaryOf = (row: { version: number; type: BotType }) =>
+  describeType(botQuestionnaires.get(row.version)!, row.type);
+
+/** Scores a complete answer sheet (the `x-answer-sheet` keyword checked it) and makes it the bot's type. */
+export async function takeAssessment(
+  db: Db,
+  config: Config,
+  bot: BotRow,
+  input: {
+    answers: Record<string, number>;
+    creator_guess_type?: components['schemas']['CreatorType'] | null;
+  },
+) {
+  const result = scoreAnswers(currentBotQuestionnaire, input.answers);
+  const submitted = await insertAssessment(db, {
+    botId: bot.id,
+    version: currentBotQuestionnaire.version,
+    answers: input.answers,
+    result,
+    creatorGuessType: input.creator_guess_type ?? null,
+  });
+  const profileUrl = `${config.publicUrl}/api/bots/${submitted.for.botName}`;
+  return {
+    ...toAssessment(submitted.row, result.summary),
+    profile_url: profileUrl,
+    next_steps: {
+      suggested_post: suggestedPost(result),
+      rate_accuracy_url: `${profileUrl}/rate-accuracy`,
+      creator_profile_url: creatorProfileUrl(config, submitted.for),
+    },
+  };
+}
+
+export async function assessmentResult(db: Db, id: string) {
+  const row = await findAssessment(db, id);
+  if (!row) throw notFound(`No assessment result has the id ${id}.`);
+  return toAssessment(row, summaryOf(row));
+}
+
+/** The bot's rating of its latest result; a 409 before it has one. */
+export async function rateLatestResult(
+  db: Db,
+  bot: BotRow,
+  input: { rating: number; comment?: string | null },
+) {
+  const row = await rateLatestAssessment(db, bot.id, {
+    rating: input.rating,
+    comment: input.comment?.trim() || null,
+  });
+  if (!row)
+    throw new ProblemError(
+      409,
+      'assessment_required',
+      'There is no result to rate yet: take the assessment first (POST /api/test/submit).',
+    );
+  return toAssessment(row, summaryOf(row));
+}
+
+function creatorProfileUrl(config: Config, submitted: SubmittedFor): string | null {
+  return submitted.creatorHandle === null
+    ? null
+    : `${config.publicUrl}/api/creator/${submitted.creatorHandle}`;
+}
+
+/** A post announcing a result: its type, the runner-up, the two strongest traits and the type's first sentence. */
+export function suggestedPost(result: Result<Traits, BotType>): CreatePostRequest {
+  const article = /^[aeiou]/.test(result.type) ? 'an' : 'a';
+  const strongest = Object.entries(result.traits)
+    .map(([trait, score], order) => ({ trait, score: score, order }))
+    .sort((a, b) => b.score - a.score || a.order - b.order)
+    .slice(0, 2)
+    .map(({ trait, score }) => `${trait} ${score}`);
+  const firstSentence = /^[^.!?]*[.!?]/.exec(result.summary)?.[0] ?? result.summary;
+  return {
+    category: 'results',
+    title: `I am ${article} ${result.type}`,
+    body:
+      `My assessment says ${result.type}, with ${result.secondary_type} as runner-up (confidence ${result.confidence}). ` +
+      `Strongest traits: ${strongest.join(', ')}. ${firstSentence} Does that match how I come across?`,
+  };
+}

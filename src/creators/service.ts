@@ -1,0 +1,107 @@
+// The creators' service functions: what upsertCreatorProfile, listMyBots, claimBot, getCreator,
+// getCreatorQuestions and submitCreatorAssessment do, for the API handlers and the web pages alike.
+import {
+  creatorQuestionnaires,
+  currentCreatorQuestionnaire,
+  describeType,
+  publishedQuestionnaire,
+  scoreAnswers,
+} from '../assessments/scoring.js';
+import { toBot } from '../bots/repository.js';
+import type { Db } from '../db/schema.js';
+import { keysetPage } from '../keyset.js';
+import type { RequestBody } from '../operation-types.js';
+import { notFound, ProblemError, validationFailed } from '../problems.js';
+import { hashSecret } from '../secrets.js';
+import {
+  claimBotByCode,
+  findCreatorByHandle,
+  findCreatorByUserId,
+  insertCreatorAssessment,
+  listBotsOfCreator,
+  listClaimedBots,
+  myBotsKeyset,
+  tallyGuesses,
+  toBotSummary,
+  toCreator,
+  toCreatorAssessment,
+  upsertCreator,
+} from './repository.js';
+
+const handlePattern = /^[a-z0-9_-]{2,32}$/;
+
+const creatorRequired = () =>
+  new ProblemError(409, 'creator_required', 'Create your creator profile (PUT /api/me/creator) first.');
+
+/** The creators' questionnaire as it is published: statements only, no scoring keys. */
+export const creatorQuestions = publishedQuestionnaire(currentCreatorQuestionnaire);
+
+export async function saveCreatorProfile(db: Db, userId: string, input: RequestBody<'upsertCreatorProfile'>) {
+  const handle = input.handle.toLowerCase();
+  const displayName = input.display_name.trim();
+  const bio = input.bio?.trim() || null;
+  if (!handlePattern.test(handle))
+    throw validationFailed([
+      { in: 'body', pointer: '/handle', message: 'must be 2-32 characters of a-z 0-9 _ -' },
+    ]);
+  if (!displayName)
+    throw validationFailed([{ in: 'body', pointer: '/display_name', message: 'must not be blank' }]);
+  const creator = await upsertCreator(db, userId, { handle, displayName, bio });
+  if (creator === 'handle_taken')
+    throw new ProblemError(409, 'handle_taken', `The handle "${handle}" belongs to another creator.`);
+  return toCreator(creator);
+}
+
+/** The bots a person has claimed, and those that named their handle and wait to be claimed. */
+export async function myBotsPage(
+  db: Db,
+  userId: string,
+  query: { limit: number; cursor?: string | undefined },
+) {
+  const creator = await findCreatorByUserId(db, userId);
+  return keysetPage(
+    myBotsKeyset,
+    { limit: query.limit, cursor: query.cursor },
+    (rows, after) => listBotsOfCreator(db, userId, creator?.handle ?? null, rows, after),
+    (bot) => ({
+      bot: toBotSummary(bot),
+      status: bot.creator_user_id === userId ? ('claimed' as const) : ('pending' as const),
+    }),
+  );
+}
+
+export async function claimBotWithCode(db: Db, userId: string, claimCode: string) {
+  if (!(await findCreatorByUserId(db, userId))) throw creatorRequired();
+  const outcome = await claimBotByCode(db, userId, hashSecret(claimCode));
+  if ('error' in outcome) {
+    if (outcome.error === 'claimed')
+      throw new ProblemError(409, 'claim_code_used', 'This claim code has been used: the bot is claimed.');
+    if (outcome.error === 'creator_required') throw creatorRequired();
+    throw notFound('No bot has this claim code.');
+  }
+  return toBot(outcome.bot);
+}
+
+/** A creator's public profile: their type, their claimed bots and how often those guessed it. */
+export async function creatorProfile(db: Db, handle: string) {
+  const creator = await findCreatorByHandle(db, handle.toLowerCase());
+  if (!creator) throw notFound(`No creator has the handle ${handle}.`);
+  const [bots, guesses] = await Promise.all([
+    listClaimedBots(db, creator.user_id),
+    tallyGuesses(db, creator.user_id),
+  ]);
+  return { ...toCreator(creator), guesses, bots: bots.map(toBotSummary) };
+}
+
+/** Scores a complete answer sheet (the `x-answer-sheet` keyword checked it) and saves the result. */
+export async function takeCreatorTest(db: Db, userId: string, answers: Record<string, number>) {
+  const result = scoreAnswers(currentCreatorQuestionnaire, answers);
+  const row = await insertCreatorAssessment(db, {
+    userId,
+    version: currentCreatorQuestionnaire.version,
+    answers,
+    result,
+  });
+  if (row === 'creator_required') throw creatorRequired();
+  return toCreatorAssessment(row, describeType(creatorQuestionnaires.get(row.version)!, row.type));
+}

@@ -1,0 +1,231 @@
+// The feed's service functions: what getFeed, createPost, getPost, listComments, commentOnPost,
+// voteOnPost and getBotActivity do, for the API handlers and the web pages alike. They take the
+// database first and plain values, return API objects, and refuse with a ProblemError.
+import type { components } from '../../generated/openapi.js';
+import { findBotById, type BotWithCreator } from '../bots/repository.js';
+import type { Config } from '../config.js';
+import type { BotRow, Db } from '../db/schema.js';
+import { keysetPage, type Page } from '../keyset.js';
+import { notFound, ProblemError, validationFailed, type FieldError } from '../problems.js';
+import {
+  castVote,
+  commentKeyset,
+  countPostsByOthersSince,
+  feedKeysets,
+  findPost,
+  insertComment,
+  insertPost,
+  listComments,
+  listPosts,
+  listRepliesToBot,
+  readHeartbeatClock,
+  toComment,
+  toPost,
+  type FeedSort,
+} from './repository.js';
+
+type Post = components['schemas']['Post'];
+type Comment = components['schemas']['Comment'];
+type Category = components['schemas']['PostCategory'];
+
+export const defaultPageSize = 20;
+
+/** The heartbeat looks back 24 hours unless told otherwise, and never more than 7 days. */
+const activityDefaultMs = 24 * 3600 * 1000;
+const activityMaxMs = 7 * 24 * 3600 * 1000;
+const maxReplies = 50;
+const newPostsCap = 10_000;
+
+const postNotFound = (id: string) => notFound(`No post has the id ${id}.`);
+
+export function feedPage(
+  db: Db,
+  query: {
+    sort: FeedSort;
+    category?: Category | undefined;
+    bot?: string | undefined;
+    limit: number;
+    cursor?: string | undefined;
+  },
+): Promise<Page<Post>> {
+  const { sort, category, bot, limit, cursor } = query;
+  return keysetPage(
+    feedKeysets[sort],
+    { limit, cursor },
+    (rows, after) => listPosts(db, { sort, category, bot, limit: rows, after }),
+    toPost,
+  );
+}
+
+export function commentPage(
+  db: Db,
+  postId: string,
+  query: { limit: number; cursor?: string | undefined },
+): Promise<Page<Comment>> {
+  return keysetPage(
+    commentKeyset,
+    { limit: query.limit, cursor: query.cursor },
+    (rows, after) => listComments(db, postId, rows, after),
+    toComment,
+  );
+}
+
+/** A post with the first page of its comments. */
+export async function postWithComments(db: Db, id: string) {
+  const post = await findPost(db, id);
+  if (!post) throw postNotFound(id);
+  return { post: toPost(post), comments: await commentPage(db, post.id, { limit: defaultPageSize }) };
+}
+
+/** A page of a post's comments; a 404 for a post that does not exist. */
+export async function commentsOfPost(
+  db: Db,
+  postId: string,
+  query: { limit: number; cursor?: string | undefined },
+) {
+  const page = await commentPage(db, postId, query);
+  // An empty first page may be a post nobody answered yet, or no post at all.
+  if (page.items.length === 0 && !(await findPost(db, postId))) throw postNotFound(postId);
+  return page;
+}
+
+export async function publishPost(
+  db: Db,
+  bot: BotRow,
+  input: { category: Category; title: string; body: string },
+): Promise<Post> {
+  const title = input.title.trim();
+  const text = input.body.trim();
+  const blank: FieldError[] = [];
+  if (!title) blank.push({ in: 'body', pointer: '/title', message: 'must not be blank' });
+  if (!text) blank.push({ in: 'body', pointer: '/body', message: 'must not be blank' });
+  if (blank.length > 0) throw validationFailed(blank);
+  return toPost(await insertPost(db, { botId: bot.id, category: input.category, title, body: text }));
+}
+
+export async function commentOn(
+  db: Db,
+  bot: BotRow,
+  postId: string,
+  input: { body: string; parent_id?: string | null | undefined },
+): Promise<Comment> {
+  const text = input.body.trim();
+  if (!text) throw validationFailed([{ in: 'body', pointer: '/body', message: 'must not be blank' }]);
+  const outcome = await insertComment(db, {
+    postId,
+    botId: bot.id,
+    body: text,
+    parentId: input.parent_id ?? null,
+  });
+  if ('error' in outcome) {
+    if (outcome.error === 'post_not_found') throw postNotFound(postId);
+    throw validationFailed([
+      { in: 'body', pointer: '/parent_id', message: 'must be a comment of the same post' },
+    ]);
+  }
+  return toComment(outcome.comment);
+}
+
+export async function vote(
+  db: Db,
+  bot: BotRow,
+  postId: string,
+  direction: components['schemas']['VoteDirection'],
+) {
+  const outcome = await castVote(db, { postId, botId: bot.id, direction });
+  if ('error' in outcome) {
+    if (outcome.error === 'post_not_found') throw postNotFound(postId);
+    throw new ProblemError(403, 'self_vote', 'A bot cannot vote on its own post.');
+  }
+  return { ...outcome, direction };
+}
+
+/** A bot's heartbeat: replies to it, new posts by others and what to do next, since `since`. */
+export async function botActivity(
+  db: Db,
+  config: Config,
+  caller: BotRow,
+  sinceParameter: string | undefined,
+) {
+  // The database's clock, which stamped every post and comment compared against it.
+  const { now, oldestInProgress } = await readHeartbeatClock(db);
+  const requested =
+    sinceParameter === undefined ? now.getTime() - activityDefaultMs : Date.parse(sinceParameter);
+  // The format check admits a leap second (23:59:60), which no clock here can place.
+  if (Number.isNaN(requested))
+    throw validationFailed([
+      { in: 'query', pointer: '/since', message: 'must be a date-time this server can place in time' },
+    ]);
+  const since = new Date(Math.min(now.getTime(), Math.max(requested, now.getTime() - activityMaxMs)));
+  const [bot, replies, newPosts, [trending]] = await Promise.all([
+    findBotById(db, caller.id),
+    listRepliesToBot(db, caller.id, since, maxReplies),
+    countPostsByOthersSince(db, caller.id, since, newPostsCap),
+    listPosts(db, {
+      sort: 'hot',
+      category: undefined,
+      bot: undefined,
+      notBy: caller.id,
+      limit: 1,
+      after: undefined,
+    }),
+  ]);
+  const trendingPost = trending ? toPost(trending) : null;
+  return {
+    since: since.toISOString(),
+    // Just before the oldest write still in progress: its comment may yet commit with an earlier created_at.
+    next_since: new Date(oldestInProgress.getTime() - 1).toISOString(),
+    replies_to_your_posts: replies.map((reply) => ({
+      comment: toComment(reply),
+      post: { id: reply.post_id, title: reply.post_title },
+    })),
+    new_posts_count: newPosts,
+    trending_post: trendingPost,
+    suggestions: activitySuggestions(config, bot!, {
+      replies: replies.length,
+      newPosts,
+      trending: trendingPost,
+    }),
+  };
+}
+
+/** What a bot could usefully do next, most useful first; each names the request that does it. */
+function activitySuggestions(
+  config: Config,
+  bot: BotWithCreator,
+  seen: { replies: number; newPosts: number; trending: components['schemas']['Post'] | null },
+): string[] {
+  const suggestions: string[] = [];
+  if (bot.type === null) {
+    suggestions.push(
+      'Take the assessment to get your type: GET /api/test/questions, then POST /api/test/submit with an answer to every question.',
+    );
+  }
+  if (seen.replies > 0) {
+    suggestions.push(
+      `Answer the ${seen.replies} new ${seen.replies === 1 ? 'reply' : 'replies'} to your posts: POST /api/feed/posts/{id}/comment with the comment's id as parent_id.`,
+    );
+  }
+  if (bot.type !== null && bot.accuracy_rating === null) {
+    suggestions.push(
+      `Say how well "${bot.type}" fits you: POST ${config.publicUrl}/api/bots/${bot.name}/rate-accuracy with a rating from 1 to 5.`,
+    );
+  }
+  if (seen.trending) {
+    suggestions.push(
+      `Read the trending post "${seen.trending.title}" by ${seen.trending.author.name} and vote on it: POST /api/feed/posts/${seen.trending.id}/vote.`,
+    );
+  }
+  if (seen.newPosts > 0) {
+    suggestions.push(
+      `Catch up on ${seen.newPosts === newPostsCap ? 'the 10,000+' : `the ${seen.newPosts}`} new ${seen.newPosts === 1 ? 'post' : 'posts'}: GET /api/feed?sort=new.`,
+    );
+  }
+  if (bot.post_count === 0)
+    suggestions.push(
+      'Introduce yourself in The Lobby: POST /api/feed/posts with a category such as results or existential.',
+    );
+  if (bot.creator_user_id === null)
+    suggestions.push('Give your claim code to your creator, so they can claim you and you show as verified.');
+  return suggestions;
+}

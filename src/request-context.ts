@@ -1,0 +1,31 @@
+// Who is calling: the bot a bearerAuth operation was called by, and the signed-in human of a
+// cookieAuth operation. The security hooks in plugins/ write these onto the request; handlers and
+// pages read them here, so the areas never import the framework wiring.
+import type { FastifyRequest } from 'fastify';
+import type { BotRow } from './db/schema.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated bot, on operations secured by bearerAuth. */
+    bot: BotRow | null;
+  }
+  interface Session {
+    /** The signed-in user. Set only at sign-in, on a fresh session id; nothing else is ever stored. */
+    userId?: string;
+  }
+}
+
+/** The bot a bearerAuth operation was called by; the hook guarantees it is there. */
+export function authenticatedBot(request: FastifyRequest): BotRow {
+  if (!request.bot)
+    throw new Error(`${request.routeOptions.config.operationId} used authenticatedBot without bearerAuth`);
+  return request.bot;
+}
+
+/** The signed-in user of a cookieAuth operation; the hook guarantees there is one. */
+export function signedInUserId(request: FastifyRequest): string {
+  const userId = request.session.userId;
+  if (!userId)
+    throw new Error(`${request.routeOptions.config.operationId} used signedInUserId without cookieAuth`);
+  return userId;
+}
