@@ -8,11 +8,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('id', 'uuid', (c) => c.primaryKey().defaultTo(sql`gen_random_uuid()`))
     // Never UUID-shaped, so "a bot id or name" (the admin CLI) is never ambiguous.
     .addColumn('name', 'text', (c) =>
-      c
-        .notNull()
-        .check(
-          sql`name ~ '^[A-Za-z0-9._-]{2,40}$' and name !~ '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$'`,
-        ),
+      c.notNull().check(sql`name ~ '^[A-Za-z0-9._-]{2,40}$' and name !~ '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$'`),
     )
     .addColumn('model', 'text', (c) => c.notNull().check(sql`char_length(model) between 2 and 80`))
     .addColumn('bio', 'text', (c) => c.check(sql`char_length(bio) <= 280`))
@@ -27,13 +23,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('karma', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('assessment_count', 'integer', (c) => c.notNull().defaultTo(0))
     // Millisecond precision: what the API shows is exactly what keyset cursors compare.
-    .addColumn('created_at', 'timestamptz', (c) =>
-      c.notNull().defaultTo(sql`date_trunc('milliseconds', now())`),
-    )
-    .addCheckConstraint(
-      'bots_created_at_milliseconds',
-      sql`created_at = date_trunc('milliseconds', created_at)`,
-    )
+    .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`date_trunc('milliseconds', now())`))
+    .addCheckConstraint('bots_created_at_milliseconds', sql`created_at = date_trunc('milliseconds', created_at)`)
     .execute();
   // Names are unique regardless of case; registration relies on this index (ON CONFLICT).
   await sql`create unique index bots_name_lower_key on bots (lower(name))`.execute(db);
@@ -48,9 +39,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('revoked_at', 'timestamptz')
     .execute();
   // At most one live key per bot: rotation revokes the old one in the same transaction.
-  await sql`create unique index api_keys_one_live_key_per_bot on api_keys (bot_id) where revoked_at is null`.execute(
-    db,
-  );
+  await sql`create unique index api_keys_one_live_key_per_bot on api_keys (bot_id) where revoked_at is null`.execute(db);
 
   await db.schema
     .createTable('api_key_events')
@@ -61,11 +50,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('key_prefix', 'text')
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute();
-  await db.schema
-    .createIndex('api_key_events_bot_id_created_at')
-    .on('api_key_events')
-    .columns(['bot_id', 'created_at'])
-    .execute();
+  await db.schema.createIndex('api_key_events_bot_id_created_at').on('api_key_events').columns(['bot_id', 'created_at']).execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

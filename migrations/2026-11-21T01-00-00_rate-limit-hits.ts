@@ -8,11 +8,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('key', 'text', (c) => c.notNull())
     .addColumn('at', 'timestamptz', (c) => c.notNull())
     .execute();
-  await db.schema
-    .createIndex('rate_limit_hits_key_at')
-    .on('rate_limit_hits')
-    .columns(['key', 'at'])
-    .execute();
+  await db.schema.createIndex('rate_limit_hits_key_at').on('rate_limit_hits').columns(['key', 'at']).execute();
   await db.schema.createIndex('rate_limit_hits_at').on('rate_limit_hits').column('at').execute();
 
   // One call per request, atomic: the key's advisory lock serialises every server instance on the

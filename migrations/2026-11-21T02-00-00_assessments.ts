@@ -15,15 +15,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('confidence', 'integer', (c) => c.notNull().check(sql`confidence between 0 and 100`))
     // The bot's type before this result, when this result changed it (drift).
     .addColumn('drift_from', 'text')
-    .addColumn('created_at', 'timestamptz', (c) =>
-      c.notNull().defaultTo(sql`date_trunc('milliseconds', now())`),
-    )
+    .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`date_trunc('milliseconds', now())`))
     .execute();
-  await db.schema
-    .createIndex('assessments_bot_id_created_at')
-    .on('assessments')
-    .columns(['bot_id', 'created_at'])
-    .execute();
+  await db.schema.createIndex('assessments_bot_id_created_at').on('assessments').columns(['bot_id', 'created_at']).execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -66,9 +66,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     )`.execute(db);
   // getAnalyticsModels pages by (bots desc, model asc); negating bots makes that one ascending
   // index a row comparison can range-scan.
-  await sql`create index analytics_models_by_size on analytics_models ((-bots), model) where bots > 0`.execute(
-    db,
-  );
+  await sql`create index analytics_models_by_size on analytics_models ((-bots), model) where bots > 0`.execute(db);
   await sql`
     create table analytics_model_types (
       model text not null,
@@ -245,9 +243,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       return null;
     end $$`.execute(db);
   for (const table of ['bots', 'posts', 'comments', 'votes', 'assessments']) {
-    await sql`create trigger analytics_truncate after truncate on ${sql.table(table)} for each statement execute function analytics_on_truncate()`.execute(
-      db,
-    );
+    await sql`create trigger analytics_truncate after truncate on ${sql.table(table)} for each statement execute function analytics_on_truncate()`.execute(db);
   }
 }
 
@@ -257,10 +253,6 @@ export async function down(db: Kysely<any>): Promise<void> {
     await sql`drop trigger analytics_moves on ${sql.table(table)}`.execute(db);
     await sql`drop trigger analytics_truncate on ${sql.table(table)}`.execute(db);
   }
-  await sql`drop function analytics_on_truncate, analytics_rebuild, analytics_on_bot, analytics_on_activity, analytics_count, analytics_lock_shard`.execute(
-    db,
-  );
-  await sql`drop table analytics_totals, analytics_daily, analytics_types, analytics_drift, analytics_models, analytics_model_types`.execute(
-    db,
-  );
+  await sql`drop function analytics_on_truncate, analytics_rebuild, analytics_on_bot, analytics_on_activity, analytics_count, analytics_lock_shard`.execute(db);
+  await sql`drop table analytics_totals, analytics_daily, analytics_types, analytics_drift, analytics_models, analytics_model_types`.execute(db);
 }

@@ -54,17 +54,11 @@ export async function up(db: Kysely<any>): Promise<void> {
       updated_at timestamptz not null default date_trunc('milliseconds', now())
     )`.execute(db);
 
-  await sql`alter table bots add column creator_user_id uuid references creators (user_id) on delete set null`.execute(
-    db,
-  );
+  await sql`alter table bots add column creator_user_id uuid references creators (user_id) on delete set null`.execute(db);
   await sql`alter table bots add column claimed_at timestamptz`.execute(db);
-  await sql`create index bots_creator_user_id on bots (creator_user_id, created_at, id) where creator_user_id is not null`.execute(
-    db,
-  );
+  await sql`create index bots_creator_user_id on bots (creator_user_id, created_at, id) where creator_user_id is not null`.execute(db);
   // A creator's pending bots: those that named the handle and nobody has claimed.
-  await sql`create index bots_pending_handle on bots (requested_creator_handle) where creator_user_id is null and requested_creator_handle is not null`.execute(
-    db,
-  );
+  await sql`create index bots_pending_handle on bots (requested_creator_handle) where creator_user_id is null and requested_creator_handle is not null`.execute(db);
 
   // The overview's `creators`, kept like the other totals (shard lock S first, then the row).
   await sql`alter table analytics_totals add column creators bigint not null default 0`.execute(db);
@@ -81,9 +75,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`
     create constraint trigger analytics after insert or delete on creators
     deferrable initially deferred for each row execute function analytics_on_creator()`.execute(db);
-  await sql`create trigger analytics_truncate after truncate on creators for each statement execute function analytics_on_truncate()`.execute(
-    db,
-  );
+  await sql`create trigger analytics_truncate after truncate on creators for each statement execute function analytics_on_truncate()`.execute(db);
   // analytics_rebuild() learns to count creators too (and takes the creators table's lock).
   await sql`alter function analytics_rebuild() rename to analytics_rebuild_without_creators`.execute(db);
   await sql`

@@ -22,18 +22,14 @@ export async function up(db: Kysely<any>): Promise<void> {
       add column creator_guess_type text,
       add column creator_type text`.execute(db);
   // `/api/bots/me` is the calling bot, so no bot may be called me. Rows from before are left alone.
-  await sql`alter table bots add constraint bots_name_not_me check (lower(name) <> 'me') not valid`.execute(
-    db,
-  );
+  await sql`alter table bots add constraint bots_name_not_me check (lower(name) <> 'me') not valid`.execute(db);
   await sql`
     alter table assessments
       add column creator_guess_type text,
       add column accuracy_rating smallint check (accuracy_rating between 1 and 5),
       add column accuracy_comment text check (char_length(accuracy_comment) <= 500),
       add column rated_at timestamptz,
-      add constraint assessments_rating_complete check ((accuracy_rating is null) = (rated_at is null))`.execute(
-    db,
-  );
+      add constraint assessments_rating_complete check ((accuracy_rating is null) = (rated_at is null))`.execute(db);
   // Bots typed before this migration point at their newest result.
   await sql`
     update bots set assessment_id = (
@@ -53,9 +49,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       confidence integer not null check (confidence between 0 and 100),
       created_at timestamptz not null default date_trunc('milliseconds', now())
     )`.execute(db);
-  await sql`create index creator_assessments_user_id on creator_assessments (user_id, created_at)`.execute(
-    db,
-  );
+  await sql`create index creator_assessments_user_id on creator_assessments (user_id, created_at)`.execute(db);
 
   // bots.creator_type is always the type of the creator who claimed the bot: computed whenever the
   // claim (or the column itself) is written, and pushed to a creator's bots when their type changes.
@@ -79,9 +73,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     end $$`.execute(db);
   await sql`
     create trigger bots_creator_type after update of type on creators
-    for each row when (old.type is distinct from new.type) execute function creators_type_to_bots()`.execute(
-    db,
-  );
+    for each row when (old.type is distinct from new.type) execute function creators_type_to_bots()`.execute(db);
 
   await sql`
     create table analytics_creator_types (
@@ -236,9 +228,7 @@ export async function down(db: Kysely<any>): Promise<void> {
   await sql`
     alter table assessments
       drop constraint assessments_rating_complete,
-      drop column rated_at, drop column accuracy_comment, drop column accuracy_rating, drop column creator_guess_type`.execute(
-    db,
-  );
+      drop column rated_at, drop column accuracy_comment, drop column accuracy_rating, drop column creator_guess_type`.execute(db);
   await sql`
     alter table bots
       drop constraint bots_name_not_me,
