@@ -59,7 +59,6 @@ export async function insertAssessment(
         type: result.type,
         secondary_type: result.secondary_type,
         traits: JSON.stringify(result.traits),
-        assessment_count: sql`assessment_count + 1`,
         assessment_id: row.id,
         // A retake without a guess keeps the bot's earlier guess.
         creator_guess_type: sql`coalesce(${submission.creatorGuessType}, creator_guess_type)`,

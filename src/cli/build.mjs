@@ -58,7 +58,7 @@ async function build() {
 
 /**
  * dist/server.bundle.js: the compiled server and the packages it loads at start-up in one file, so
- * Node reads one module instead of hundreds (start-up to listening fell from ~1 s to ~0.5 s).
+ * Node reads one module instead of hundreds, which is most of start-up (bench/results/latest.md).
  * Packages that read files of their own (PGlite's WebAssembly, Swagger UI's assets) or load only
  * on first use (openid-client, nodemailer) stay outside, in node_modules.
  */

@@ -12,7 +12,8 @@ type CreatorType = components['schemas']['CreatorType'];
 type Category = components['schemas']['PostCategory'];
 
 type CreatedAt = ColumnType<Date, never, never>;
-type Counter = ColumnType<number, never, number>;
+/** Kept by the database's triggers (the counters-by-triggers migration); the application only reads it. */
+type Counter = ColumnType<number, never, never>;
 
 export interface Database {
   bots: BotsTable;

@@ -1,7 +1,7 @@
-// SQL for posts, comments and votes. Every counter (a post's votes and comment_count, a bot's
-// post_count, comment_count, votes_cast and karma) changes in the same transaction as the row it
-// counts. Row locks are always taken post first, then bots in id order, so concurrent writers
-// queue instead of deadlocking.
+// SQL for posts, comments and votes. The counters (a post's votes and comment_count, a bot's
+// post_count, comment_count, votes_cast and karma) are the database's triggers' to move, in the
+// same statement as the row they count. Row locks are always taken post first, then bots in id
+// order, so concurrent writers queue instead of deadlocking.
 import { sql } from 'kysely';
 import type { components } from '../../generated/openapi.js';
 import { afterKey, type CursorKey, type Keyset } from '../keyset.js';
@@ -76,9 +76,8 @@ export async function listPosts(db: Db, query: FeedQuery): Promise<PostRow[]> {
 
 /**
  * The feed page's query, exposed so the benchmark can EXPLAIN exactly what the handler runs. The
- * page is cut first and its authors joined after: joined before the LIMIT, Postgres 15 put a
- * Memoize node on the bots lookup and sized its hash table for the whole table's posts, 0.7 ms of
- * set-up per page against 0.05 ms for the page itself (bench/README.md).
+ * page is cut first and its authors joined after: joined before the LIMIT, Postgres 15 sizes a
+ * Memoize node for the whole table's posts, which costs more than the page (bench/README.md).
  */
 export function feedQuery(db: Db, { sort, category, bot, notBy, limit, after }: FeedQuery) {
   const keys = feedKeysets[sort].key.map(({ column }) => `posts.${column}` as const);
@@ -108,36 +107,24 @@ export async function findPost(db: Db, id: string): Promise<PostRow | undefined>
 }
 
 /**
- * One statement, so one round trip and no transaction held open across the network: the post goes
- * in, its author's post_count moves, and the new post comes back with its author.
+ * One statement, so one round trip: the post goes in (the database's trigger moves its author's
+ * post_count) and comes back with its author.
  */
 export async function insertPost(
   db: Db,
   post: { botId: string; category: Category; title: string; body: string },
 ): Promise<PostRow> {
   return db
-    .with('inserted', (db) =>
+    .with('posts', (db) =>
       db
         .insertInto('posts')
         .values({ bot_id: post.botId, category: post.category, title: post.title, body: post.body })
         .returningAll(),
     )
-    .with('author', (db) =>
-      db
-        .updateTable('bots')
-        .set({ post_count: sql`post_count + 1` })
-        .where('id', '=', post.botId)
-        .returning(['id', 'name', 'model', 'type', sql<boolean>`creator_user_id is not null`.as('verified')]),
-    )
-    .selectFrom('inserted')
-    .innerJoin('author', 'author.id', 'inserted.bot_id')
-    .selectAll('inserted')
-    .select([
-      'author.name as author_name',
-      'author.model as author_model',
-      'author.type as author_type',
-      'author.verified as author_verified',
-    ])
+    .selectFrom('posts')
+    .innerJoin('bots', 'bots.id', 'posts.bot_id')
+    .selectAll('posts')
+    .select(authorColumns)
     .executeTakeFirstOrThrow();
 }
 
@@ -245,35 +232,33 @@ export const commentKeyset: Keyset<CommentRow> = {
 
 export type NewCommentOutcome = { comment: CommentRow } | { error: 'post_not_found' | 'foreign_parent' };
 
-/** Adds a comment; the database's foreign keys decide whether the post and the parent fit. */
+/**
+ * Adds a comment in one statement (the database's trigger moves the post's and the author's
+ * comment_count); the foreign keys decide whether the post and the parent fit.
+ */
 export async function insertComment(
   db: Db,
   comment: { postId: string; botId: string; body: string; parentId: string | null },
 ): Promise<NewCommentOutcome> {
   try {
-    return await db.transaction().execute(async (trx) => {
-      const { id } = await trx
-        .insertInto('comments')
-        .values({
-          post_id: comment.postId,
-          bot_id: comment.botId,
-          body: comment.body,
-          parent_id: comment.parentId,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      await trx
-        .updateTable('posts')
-        .set({ comment_count: sql`comment_count + 1` })
-        .where('id', '=', comment.postId)
-        .execute();
-      await trx
-        .updateTable('bots')
-        .set({ comment_count: sql`comment_count + 1` })
-        .where('id', '=', comment.botId)
-        .execute();
-      return { comment: await selectComments(trx).where('comments.id', '=', id).executeTakeFirstOrThrow() };
-    });
+    const row = await db
+      .with('comments', (db) =>
+        db
+          .insertInto('comments')
+          .values({
+            post_id: comment.postId,
+            bot_id: comment.botId,
+            body: comment.body,
+            parent_id: comment.parentId,
+          })
+          .returningAll(),
+      )
+      .selectFrom('comments')
+      .innerJoin('bots', 'bots.id', 'comments.bot_id')
+      .selectAll('comments')
+      .select(authorColumns)
+      .executeTakeFirstOrThrow();
+    return { comment: row };
   } catch (error) {
     const constraint =
       (error as { code?: string; constraint?: string }).code === '23503'
@@ -309,10 +294,10 @@ export type VoteOutcome =
   | { post_id: string; upvotes: number; downvotes: number; score: number };
 
 /**
- * Sets a bot's vote on a post, in one call to cast_vote() (migrations/2026-11-21T06-00-00_cast-vote.ts):
+ * Sets a bot's vote on a post, in one call to cast_vote() (see the counters-by-triggers migration):
  * the post row is locked first, so all vote changes on one post queue behind each other and the
- * previous vote read is the one being replaced; the counters then move by the exact difference, in
- * the same transaction, with the two bots locked in id order.
+ * previous vote read is the one being replaced; the votes trigger then moves the counters by the
+ * exact difference, in the same transaction, with the two bots locked in id order.
  */
 export async function castVote(
   db: Db,

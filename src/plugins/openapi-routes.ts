@@ -75,7 +75,7 @@ export default fp<OpenApiRoutesOptions>(
     { spec, handlers, security, limits, ipCap, compilers, include = () => true },
   ) {
     const { bodies, parameters, serializers } = compilers;
-    // Each validator is compiled on its route's first request, not at start-up (~250 ms saved).
+    // Each validator is compiled on its route's first request, so start-up compiles none.
     app.setValidatorCompiler(({ schema, httpPart }) =>
       compiledOnFirstUse(() =>
         withoutNulCharacters(
@@ -144,8 +144,8 @@ export default fp<OpenApiRoutesOptions>(
 
 /**
  * 2xx bodies are written by serializers compiled from their documented schemas (errors, which are
- * problem+json, by JSON.stringify). Each is compiled on its first use: compiling all of them would
- * add about 75 ms to start-up, which Fastify's own response schemas would spend.
+ * problem+json, by JSON.stringify). Each is compiled on its first use rather than all at start-up,
+ * as Fastify's own response schemas would.
  */
 function lazySerializers(schemas: Record<string, JsonSchema>, compiler: SerializerCompiler) {
   const compiled = new Map<number, (body: unknown) => string>();

@@ -9,6 +9,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../../src/db/schema.js';
 import { currentBotQuestionnaire, currentCreatorQuestionnaire } from '../../src/assessments/scoring.js';
 import { assertAnalyticsMatchBaseTables } from '../helpers/analytics.js';
+import { assertCountersMatchRows } from '../helpers/invariants.js';
 import { useTestApp } from '../helpers/app.js';
 import { answersLike, creatorAnswersLike } from '../helpers/assessments.js';
 import { bearer, createPost, registerBot } from '../helpers/bots.js';
@@ -295,6 +296,7 @@ describe(`analytics versus the base tables (${serverUrl ? 'Postgres' : 'PGlite'}
       );
     }
     await assertAnalyticsMatchBaseTables(t.app, t.db);
+    await assertCountersMatchRows(t.db);
   });
 
   test(
@@ -394,6 +396,13 @@ describe(`analytics versus the base tables (${serverUrl ? 'Postgres' : 'PGlite'}
     }>`select id from bots order by post_count desc, id limit 2`.execute(t.db);
     await sql`delete from bots where id in (${sql.join(rows.map((r) => r.id))})`.execute(t.db);
     await assertAnalyticsMatchBaseTables(t.app, t.db);
+    // The other bots' karma, votes_cast and comment counts lose what the cascade removed.
+    await assertCountersMatchRows(t.db);
+    // So does removing one post by hand: its votes and comments go with it, off every counter.
+    await sql`delete from posts where id = (select id from posts order by comment_count desc, id limit 1)`.execute(
+      t.db,
+    );
+    await assertCountersMatchRows(t.db);
   });
 
   test('rows of earlier days count on their own UTC day, and a moved model moves its bots', async () => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../src/db/schema.js';
 
-/** Every post's and bot's counters equal COUNT/SUM over posts, comments and votes. */
+/** Every post's and bot's counters equal COUNT/SUM over posts, comments, votes and assessments. */
 export async function assertCountersMatchRows(db: Kysely<Database>) {
   const posts = await sql<{ id: string; mismatch: string }>`
     select p.id, concat_ws(' ', p.upvotes, p.downvotes, p.score, p.comment_count, '!=', v.up, v.down, v.up - v.down, c.n) as mismatch
@@ -17,15 +17,15 @@ export async function assertCountersMatchRows(db: Kysely<Database>) {
   assert.deepEqual(posts.rows, [], 'post counters differ from their rows');
 
   const bots = await sql<{ id: string; mismatch: string }>`
-    select b.id, concat_ws(' ', b.post_count, b.comment_count, b.votes_cast, b.karma, '!=', x.posts, x.comments, x.votes, x.karma) as mismatch
+    select b.id, concat_ws(' ', b.post_count, b.comment_count, b.votes_cast, b.karma, b.assessment_count, '!=', x.posts, x.comments, x.votes, x.karma, x.assessments) as mismatch
     from bots b
     cross join lateral (select
       (select count(*)::int from posts where bot_id = b.id) as posts,
       (select count(*)::int from comments where bot_id = b.id) as comments,
       (select count(*)::int from votes where bot_id = b.id) as votes,
-      (select coalesce(sum(v.direction), 0)::int from votes v join posts p on p.id = v.post_id where p.bot_id = b.id) as karma) x
-    where (b.post_count, b.comment_count, b.votes_cast, b.karma) is distinct from (x.posts, x.comments, x.votes, x.karma)`.execute(
-    db,
-  );
+      (select coalesce(sum(v.direction), 0)::int from votes v join posts p on p.id = v.post_id where p.bot_id = b.id) as karma,
+      (select count(*)::int from assessments where bot_id = b.id) as assessments) x
+    where (b.post_count, b.comment_count, b.votes_cast, b.karma, b.assessment_count)
+      is distinct from (x.posts, x.comments, x.votes, x.karma, x.assessments)`.execute(db);
   assert.deepEqual(bots.rows, [], 'bot counters differ from their rows');
 }

@@ -1,0 +1,85 @@
+// The soak's invariants over what the client saw and what the database holds: no bot over a
+// limit in any window, client and rate_limit_hits agreeing exactly, no rows beyond a limit.
+import { sql } from 'kysely';
+import type { LimitedAction } from '../../src/config.js';
+import type { Db } from '../../src/db/schema.js';
+import { windowSeconds } from '../../src/rate-limit/sliding-window.js';
+import { limits, seconds } from './settings.js';
+import type { Stats } from './traffic.js';
+
+/** The most admitted in any `windowSeconds` span of sorted times (ms): a sliding window over them. */
+function maxInWindow(times: number[]): number {
+  let most = 0;
+  for (let first = 0, last = 0; last < times.length; last++) {
+    while (times[last]! - times[first]! >= windowSeconds * 1000) first++;
+    most = Math.max(most, last - first + 1);
+  }
+  return most;
+}
+
+export function checkClientLimits(stats: Stats) {
+  const problems: string[] = [];
+  let refusedKeys = 0;
+  for (const [key, { action, at, refused }] of stats.admitted) {
+    at.sort((a, b) => a - b);
+    const most = maxInWindow(at);
+    if (most > limits[action])
+      problems.push(`${key}: ${most} admitted within ${windowSeconds} s, limit ${limits[action]}`);
+    // A run shorter than the window never sees a counted request leave it, so a refused key must
+    // have had exactly its limit admitted: not one more, and not one fewer.
+    if (refused > 0) {
+      refusedKeys++;
+      if (seconds < windowSeconds && at.length !== limits[action])
+        problems.push(`${key}: refused ${refused} times with ${at.length} admitted, limit ${limits[action]}`);
+    }
+  }
+  if (refusedKeys === 0)
+    problems.push('no key ever reached its limit: the soak did not exercise the limiter');
+  if (problems.length > 0) throw new Error(problems.slice(0, 10).join('\n'));
+}
+
+export async function checkRecordedHits(db: Db, stats: Stats) {
+  const { rows } = await sql<{ key: string; hits: number; most: number }>`
+    select key, count(*)::int as hits, max(in_window)::int as most from (
+      select key, count(*) over (partition by key order by at range between ${`${windowSeconds * 1000 - 1} milliseconds`}::interval preceding and current row) as in_window
+      from rate_limit_hits) h
+    group by key`.execute(db);
+  const recorded = new Map(rows.map((row) => [row.key, row]));
+  const problems: string[] = [];
+  for (const row of rows) {
+    const action = row.key.split(':')[0] as LimitedAction;
+    if (row.most > limits[action])
+      problems.push(
+        `${row.key}: ${row.most} hits recorded within ${windowSeconds} s, limit ${limits[action]}`,
+      );
+  }
+  for (const [key, { at }] of stats.admitted) {
+    const hits = recorded.get(key)?.hits ?? 0;
+    if (hits !== at.length)
+      problems.push(`${key}: the client saw ${at.length} admitted, rate_limit_hits holds ${hits}`);
+  }
+  if (problems.length > 0) throw new Error(problems.slice(0, 10).join('\n'));
+}
+
+export async function checkWrittenRows(db: Db, since: Date) {
+  const { rows } = await sql<{ what: string; bot_id: string; most: number }>`
+    select what, bot_id, max(in_window)::int as most from (
+      select 'posts' as what, bot_id, count(*) over w as in_window from posts where created_at >= ${since}
+        window w as (partition by bot_id order by created_at range between '3599.999 seconds'::interval preceding and current row)
+      union all
+      select 'comments', bot_id, count(*) over w from comments where created_at >= ${since}
+        window w as (partition by bot_id order by created_at range between '3599.999 seconds'::interval preceding and current row)
+      union all
+      select 'assessments', bot_id, count(*) over w from assessments where created_at >= ${since}
+        window w as (partition by bot_id order by created_at range between '3599.999 seconds'::interval preceding and current row)
+    ) x group by what, bot_id`.execute(db);
+  const over = rows.filter((row) => row.most > limits[row.what as LimitedAction]);
+  if (rows.length === 0) throw new Error('no rows were written during the soak');
+  if (over.length > 0)
+    throw new Error(
+      over
+        .slice(0, 10)
+        .map((row) => `${row.what} of ${row.bot_id}: ${row.most} within ${windowSeconds} s`)
+        .join('\n'),
+    );
+}

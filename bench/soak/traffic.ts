@@ -1,0 +1,362 @@
+// The soak's traffic: a weighted mix of operations built from what the platform holds (planner),
+// sent to either instance (send), and what came back, tallied per status, operation and
+// rate-limit key (Stats).
+import type { LimitedAction } from '../../src/config.js';
+import { encodeCursor } from '../../src/keyset.js';
+import type { OperationId } from '../../src/operation-types.js';
+import { answersLike } from '../../test/helpers/assessments.js';
+import { assertContract } from '../../test/helpers/contract.js';
+import { hostileStrings } from '../../test/helpers/fuzz.js';
+import type { ServerProcess } from '../server-process.js';
+import { botTypes, categories, eagerCount, rng, seed } from './settings.js';
+
+export interface Planned {
+  operationId: OperationId;
+  method: 'GET' | 'POST';
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** The statuses a request built to be refused must get. */
+  expect?: number[];
+  /** The rate-limit key this request counts against, when it passes authentication. */
+  limitKey?: { action: LimitedAction; subject: string };
+}
+
+export interface Writer {
+  botId: string;
+  apiKey: string;
+}
+
+/** The traffic: a weighted mix of operations, each request built from what the platform holds. */
+export function planner(writers: Writer[], postIds: string[], botIds: string[]) {
+  const eager = writers.slice(0, eagerCount);
+  const cursors: Record<string, string[]> = { new: [], top: [], hot: [] };
+  // An eager bot a quarter of the time, so that some bots live at their limits.
+  const writer = () => (rng.chance(0.25) ? rng.pick(eager) : rng.pick(writers));
+  const text = (plain: string) => (rng.chance(0.2) ? rng.pick(hostileStrings) + plain : plain);
+  const json = (value: unknown) => ({
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(value),
+  });
+  const as = (bot: Writer) => ({ authorization: `Bearer ${bot.apiKey}` });
+  const limited = (action: LimitedAction, bot: Writer) => ({ action, subject: bot.botId });
+  const post = () => rng.pick(postIds);
+  let registrations = 0;
+
+  const good: [number, () => Planned][] = [
+    [
+      18,
+      () => {
+        const sort = rng.pick(['new', 'top', 'hot'] as const);
+        const query = new URLSearchParams({ sort });
+        if (rng.chance(0.2)) query.set('category', rng.pick(categories));
+        else if (rng.chance(0.4) && cursors[sort]!.length > 0) query.set('cursor', rng.pick(cursors[sort]!));
+        if (rng.chance(0.3)) query.set('limit', String(rng.int(1, 100)));
+        return { operationId: 'getFeed', method: 'GET', path: `/api/feed?${query.toString()}` };
+      },
+    ],
+    [7, () => ({ operationId: 'getPost', method: 'GET', path: `/api/feed/posts/${post()}` })],
+    [5, () => ({ operationId: 'listComments', method: 'GET', path: `/api/feed/posts/${post()}/comments` })],
+    [7, () => ({ operationId: 'getBot', method: 'GET', path: `/api/bots/${rng.pick(botIds)}` })],
+    [3, () => ({ operationId: 'listBots', method: 'GET', path: `/api/bots?type=${rng.pick(botTypes)}` })],
+    [
+      6,
+      () =>
+        rng.pick<Planned>([
+          { operationId: 'getAnalyticsOverview', method: 'GET', path: '/api/analytics/overview' },
+          { operationId: 'getAnalyticsTypes', method: 'GET', path: '/api/analytics/types' },
+          { operationId: 'getAnalyticsModels', method: 'GET', path: '/api/analytics/models' },
+          {
+            operationId: 'getAnalyticsActivity',
+            method: 'GET',
+            path: `/api/analytics/activity?days=${rng.int(1, 365)}`,
+          },
+          { operationId: 'getAnalyticsDrift', method: 'GET', path: '/api/analytics/drift' },
+        ]),
+    ],
+    [2, () => ({ operationId: 'getQuestions', method: 'GET', path: '/api/test/questions' })],
+    [3, () => ({ operationId: 'getOwnBot', method: 'GET', path: '/api/bots/me', headers: as(writer()) })],
+    [1, () => ({ operationId: 'getReadiness', method: 'GET', path: '/readyz' })],
+    [
+      10,
+      () => {
+        const bot = writer();
+        const body = json({
+          category: rng.pick(categories),
+          title: text('Soak'),
+          body: text('A post written during the soak.'),
+        });
+        return {
+          operationId: 'createPost',
+          method: 'POST',
+          path: '/api/feed/posts',
+          ...body,
+          headers: { ...body.headers, ...as(bot) },
+          limitKey: limited('posts', bot),
+        };
+      },
+    ],
+    [
+      10,
+      () => {
+        const bot = writer();
+        const body = json({ body: text('A comment.') });
+        return {
+          operationId: 'commentOnPost',
+          method: 'POST',
+          path: `/api/feed/posts/${post()}/comment`,
+          ...body,
+          headers: { ...body.headers, ...as(bot) },
+          limitKey: limited('comments', bot),
+        };
+      },
+    ],
+    [
+      14,
+      () => {
+        const bot = writer();
+        const body = json({ direction: rng.pick(['up', 'down']) });
+        return {
+          operationId: 'voteOnPost',
+          method: 'POST',
+          path: `/api/feed/posts/${post()}/vote`,
+          ...body,
+          headers: { ...body.headers, ...as(bot) },
+          limitKey: limited('votes', bot),
+        };
+      },
+    ],
+    [
+      2,
+      () => {
+        const bot = writer();
+        const body = json({ answers: answersLike(rng.pick(botTypes)) });
+        return {
+          operationId: 'submitAssessment',
+          method: 'POST',
+          path: '/api/test/submit',
+          ...body,
+          headers: { ...body.headers, ...as(bot) },
+          limitKey: limited('assessments', bot),
+        };
+      },
+    ],
+    [
+      0.2,
+      () => ({
+        operationId: 'registerBot',
+        method: 'POST',
+        path: '/api/bots/register',
+        ...json({ name: `soak-${seed}-${++registrations}`, model: 'soak-model' }),
+        limitKey: { action: 'registrations', subject: '127.0.0.1' },
+      }),
+    ],
+  ];
+
+  const bad: (() => Planned)[] = [
+    () => {
+      const bot = writer();
+      return {
+        operationId: 'createPost',
+        method: 'POST',
+        path: '/api/feed/posts',
+        headers: { 'content-type': 'application/json', ...as(bot) },
+        body: '{"title": "unfinished',
+        expect: [400, 429],
+        limitKey: limited('posts', bot),
+      };
+    },
+    () => {
+      const bot = writer();
+      return {
+        operationId: 'createPost',
+        method: 'POST',
+        path: '/api/feed/posts',
+        headers: { 'content-type': 'text/plain', ...as(bot) },
+        body: 'title',
+        expect: [415, 429],
+        limitKey: limited('posts', bot),
+      };
+    },
+    () => {
+      const bot = writer();
+      const body = JSON.stringify({ category: 'results', title: 'Too big', body: 'x'.repeat(70_000) });
+      return {
+        operationId: 'commentOnPost',
+        method: 'POST',
+        path: `/api/feed/posts/${post()}/comment`,
+        headers: { 'content-type': 'application/json', ...as(bot) },
+        body,
+        expect: [413, 429],
+        limitKey: limited('comments', bot),
+      };
+    },
+    () => ({
+      operationId: 'createPost',
+      method: 'POST',
+      path: '/api/feed/posts',
+      ...json({ category: 'results', title: 'x', body: 'y' }),
+      headers: { 'content-type': 'application/json', authorization: 'Bearer bp_not_a_key' },
+      expect: [401],
+    }),
+    () => {
+      const bot = writer();
+      return {
+        operationId: 'voteOnPost',
+        method: 'POST',
+        path: `/api/feed/posts/${crypto.randomUUID()}/vote`,
+        ...json({ direction: 'up' }),
+        headers: { 'content-type': 'application/json', ...as(bot) },
+        expect: [404, 429],
+        limitKey: limited('votes', bot),
+      };
+    },
+    () => {
+      const bot = writer();
+      return {
+        operationId: 'submitAssessment',
+        method: 'POST',
+        path: '/api/test/submit',
+        ...json({ answers: { q1: 11 } }),
+        headers: { 'content-type': 'application/json', ...as(bot) },
+        expect: [400, 429],
+        limitKey: limited('assessments', bot),
+      };
+    },
+    () => ({ operationId: 'getPost', method: 'GET', path: '/api/feed/posts/not-a-uuid', expect: [400, 404] }),
+    () => ({
+      operationId: 'getPost',
+      method: 'GET',
+      path: `/api/feed/posts/${crypto.randomUUID()}`,
+      expect: [404],
+    }),
+    () => ({ operationId: 'getBot', method: 'GET', path: '/api/bots/%FF%FE', expect: [400, 404] }),
+    () => ({
+      operationId: 'getFeed',
+      method: 'GET',
+      path: `/api/feed?limit=${rng.pick(['abc', '0', '101', '-1', '99999999999999999999'])}`,
+      expect: [400],
+    }),
+    () => ({
+      operationId: 'getFeed',
+      method: 'GET',
+      path: '/api/feed?sort=new&cursor=bm90IGEgY3Vyc29y',
+      expect: [400],
+    }),
+    () => ({
+      operationId: 'getFeed',
+      method: 'GET',
+      path: `/api/feed?sort=top&cursor=${encodeCursor('feed:new', [new Date().toISOString(), crypto.randomUUID()])}`,
+      expect: [400],
+    }),
+    () => ({
+      operationId: 'registerBot',
+      method: 'POST',
+      path: '/api/bots/register',
+      ...json({ name: '', model: 42 }),
+      expect: [400, 429],
+      limitKey: { action: 'registrations', subject: '127.0.0.1' },
+    }),
+  ];
+
+  const totalWeight = good.reduce((sum, [weight]) => sum + weight, 0);
+  return {
+    next(): Planned {
+      if (rng.chance(0.06)) return rng.pick(bad)();
+      let pick = rng.next() * totalWeight;
+      for (const [weight, build] of good) if ((pick -= weight) < 0) return build();
+      return good[0]![1]();
+    },
+    /** What responses teach the traffic: new posts to read and vote on, cursors to page with. */
+    learn(request: Planned, status: number, body: string) {
+      if (request.operationId === 'createPost' && status === 201 && postIds.length < 20_000)
+        postIds.push((JSON.parse(body) as { id: string }).id);
+      if (request.operationId === 'getFeed' && status === 200) {
+        const cursor = (JSON.parse(body) as { next_cursor: string | null }).next_cursor;
+        const query = new URL(request.path, 'http://x').searchParams;
+        const sort = query.get('sort')!;
+        if (cursor && !query.has('category')) {
+          const list = cursors[sort]!;
+          if (list.length < 200) list.push(cursor);
+          else list[rng.int(0, list.length - 1)] = cursor;
+        }
+      }
+    },
+  };
+}
+
+export class Stats {
+  total = 0;
+  byStatus = new Map<number, number>();
+  byOperation = new Map<string, number>();
+  latencies: number[] = [];
+  serverErrorCount = 0;
+  serverErrors: string[] = [];
+  networkErrorCount = 0;
+  networkErrors: string[] = [];
+  violationCount = 0;
+  violations: string[] = [];
+  unexpectedCount = 0;
+  unexpected: string[] = [];
+  /** Per rate-limit key: when each admitted request was answered, and how many were refused. */
+  admitted = new Map<string, { action: LimitedAction; at: number[]; refused: number }>();
+
+  record(request: Planned, status: number, body: string, headers: Headers, ms: number) {
+    this.total++;
+    this.latencies.push(ms);
+    this.byStatus.set(status, (this.byStatus.get(status) ?? 0) + 1);
+    this.byOperation.set(request.operationId, (this.byOperation.get(request.operationId) ?? 0) + 1);
+    const line = `${request.method} ${request.path.slice(0, 120)} → ${status} ${body.slice(0, 300)}`;
+    if (status >= 500 && this.serverErrorCount++ < 5) this.serverErrors.push(line);
+    if (request.expect && !request.expect.includes(status) && this.unexpectedCount++ < 5)
+      this.unexpected.push(`${line} (expected ${request.expect.join(' or ')})`);
+    try {
+      assertContract(request.operationId, {
+        statusCode: status,
+        headers: Object.fromEntries(headers),
+        body,
+        json: () => JSON.parse(body) as unknown,
+      });
+    } catch (error) {
+      if (this.violationCount++ < 5)
+        this.violations.push(
+          `${line}: ${error instanceof Error ? error.message.slice(0, 400) : String(error)}`,
+        );
+    }
+    // Every request that passes authentication counts against its key, whatever its outcome.
+    if (request.limitKey && status !== 401) {
+      const key = `${request.limitKey.action}:${request.limitKey.subject}`;
+      const entry = this.admitted.get(key) ?? { action: request.limitKey.action, at: [], refused: 0 };
+      this.admitted.set(key, entry);
+      if (status === 429) entry.refused++;
+      else entry.at.push(Date.now());
+    }
+  }
+
+  networkError(request: Planned, error: unknown) {
+    if (this.networkErrorCount++ < 5)
+      this.networkErrors.push(`${request.method} ${request.path}: ${String(error)}`);
+  }
+}
+
+export async function send(
+  instance: ServerProcess,
+  request: Planned,
+  stats: Stats,
+  plan: ReturnType<typeof planner>,
+) {
+  const started = performance.now();
+  try {
+    const response = await fetch(instance.base + request.path, {
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+      redirect: 'manual',
+    });
+    const body = await response.text();
+    stats.record(request, response.status, body, response.headers, performance.now() - started);
+    plan.learn(request, response.status, body);
+  } catch (error) {
+    stats.networkError(request, error);
+  }
+}
