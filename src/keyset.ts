@@ -65,6 +65,30 @@ export interface Keyset<Row> {
   key: ReadonlyArray<{ column: keyof Row & string; part: CursorPart }>;
 }
 
+/**
+ * The keyset of a list in creation order, ties by id: (created_at, id); or ranked by an integer
+ * column first, with creation order breaking ties.
+ */
+export function creationOrder<Row extends { created_at: Date; id: string }>(
+  kind: string,
+  rankedBy?: keyof Row & string,
+): Keyset<Row> {
+  return {
+    kind,
+    key: [
+      ...(rankedBy === undefined ? [] : [{ column: rankedBy, part: 'integer' as const }]),
+      { column: 'created_at', part: 'timestamp' },
+      { column: 'id', part: 'uuid' },
+    ],
+  };
+}
+
+/** What a caller asks of a list: how many, after which cursor. */
+export interface PageRequest {
+  limit: number;
+  cursor?: string | undefined;
+}
+
 export interface Page<Item> {
   items: Item[];
   next_cursor: string | null;
@@ -84,7 +108,7 @@ export function keyOf<Row>(keyset: Keyset<Row>, row: Row): CursorKey {
  */
 export async function keysetPage<Row, Item>(
   keyset: Keyset<Row>,
-  request: { limit: number; cursor: string | undefined },
+  request: PageRequest,
   fetch: (limit: number, after: CursorKey | undefined) => Promise<Row[]>,
   toItem: (row: Row) => Item,
 ): Promise<Page<Item>> {

@@ -2,7 +2,7 @@
 // the one mapping from a row to the API's Bot.
 import { sql } from 'kysely';
 import type { components } from '../../generated/openapi.js';
-import { afterKey, type CursorKey, type Keyset } from '../keyset.js';
+import { afterKey, creationOrder, type CursorKey, type Keyset } from '../keyset.js';
 import type { ApiKeyEvent, BotRow, Db } from '../db/schema.js';
 
 export type Bot = components['schemas']['Bot'];
@@ -101,21 +101,8 @@ export type BotSort = 'new' | 'karma';
 
 /** How each bot list sort pages: newest first, or highest karma first; ties by age, then id. */
 export const botKeysets: Record<BotSort, Keyset<BotWithCreator>> = {
-  new: {
-    kind: 'bots:new',
-    key: [
-      { column: 'created_at', part: 'timestamp' },
-      { column: 'id', part: 'uuid' },
-    ],
-  },
-  karma: {
-    kind: 'bots:karma',
-    key: [
-      { column: 'karma', part: 'integer' },
-      { column: 'created_at', part: 'timestamp' },
-      { column: 'id', part: 'uuid' },
-    ],
-  },
+  new: creationOrder('bots:new'),
+  karma: creationOrder('bots:karma', 'karma'),
 };
 
 /** Typed bots only (those with an assessment), newest or highest karma first, after a keyset cursor. */
@@ -129,8 +116,8 @@ export async function listTypedBots(
     after,
   }: {
     sort: BotSort;
-    type: BotType | undefined;
-    model: string | undefined;
+    type?: BotType | undefined;
+    model?: string | undefined;
     limit: number;
     after: CursorKey | undefined;
   },

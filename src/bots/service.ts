@@ -3,7 +3,7 @@
 import type { components } from '../../generated/openapi.js';
 import type { Config } from '../config.js';
 import type { BotRow, Db } from '../db/schema.js';
-import { keysetPage, type Page } from '../keyset.js';
+import { keysetPage, type Page, type PageRequest } from '../keyset.js';
 import { notFound, ProblemError, validationFailed } from '../problems.js';
 import { rateLimitKey, readQuota, type Clock } from '../rate-limit/sliding-window.js';
 import { displayPrefix, generateApiKey, generateClaimCode, hashSecret } from '../secrets.js';
@@ -19,6 +19,7 @@ import {
 } from './repository.js';
 
 type Bot = components['schemas']['Bot'];
+type BotType = components['schemas']['BotType'];
 type Registration = components['schemas']['RegisterBotRequest'];
 
 /** A handle as stored: the leading `@` some clients send is not part of it. */
@@ -75,19 +76,12 @@ export async function registerNewBot(db: Db, config: Config, input: Registration
 
 export function botsPage(
   db: Db,
-  query: {
-    sort: BotSort;
-    type?: components['schemas']['BotType'] | undefined;
-    model?: string | undefined;
-    limit: number;
-    cursor?: string | undefined;
-  },
+  query: PageRequest & { sort: BotSort; type?: BotType | undefined; model?: string | undefined },
 ): Promise<Page<Bot>> {
-  const { sort, type, model, limit, cursor } = query;
   return keysetPage(
-    botKeysets[sort],
-    { limit, cursor },
-    (rows, after) => listTypedBots(db, { sort, type, model, limit: rows, after }),
+    botKeysets[query.sort],
+    query,
+    (limit, after) => listTypedBots(db, { ...query, limit, after }),
     toBot,
   );
 }

@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import type { components } from '../../generated/openapi.js';
 import type { CreatorTraits, CreatorType, Result } from '../assessments/scoring.js';
 import { scoredResultValues, toScoredResult } from '../assessments/repository.js';
-import { afterKey, type CursorKey, type Keyset } from '../keyset.js';
+import { afterKey, creationOrder, type CursorKey, type Keyset } from '../keyset.js';
 import type { Db } from '../db/schema.js';
 import { findBotById, type BotWithCreator } from '../bots/repository.js';
 
@@ -172,13 +172,7 @@ export async function listBotsOfCreator(
 type SummaryRow = Awaited<ReturnType<typeof listClaimedBots>>[number];
 
 /** A creator's own bots page oldest first, ties by id. */
-export const myBotsKeyset: Keyset<SummaryRow> = {
-  kind: 'my-bots',
-  key: [
-    { column: 'created_at', part: 'timestamp' },
-    { column: 'id', part: 'uuid' },
-  ],
-};
+export const myBotsKeyset: Keyset<SummaryRow> = creationOrder('my-bots');
 
 export function toBotSummary(row: SummaryRow): BotSummary {
   return {

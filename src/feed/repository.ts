@@ -4,7 +4,7 @@
 // order, so concurrent writers queue instead of deadlocking.
 import { sql } from 'kysely';
 import type { components } from '../../generated/openapi.js';
-import { afterKey, type CursorKey, type Keyset } from '../keyset.js';
+import { afterKey, creationOrder, type CursorKey, type Keyset } from '../keyset.js';
 import type { Db } from '../db/schema.js';
 import { isBotId } from '../bots/repository.js';
 
@@ -17,21 +17,8 @@ type Direction = components['schemas']['VoteDirection'];
 /** Each sort's keyset, most significant first; every part descends. */
 /** How each feed sort pages: newest first, highest score first, hottest first; ties by id. */
 export const feedKeysets: Record<FeedSort, Keyset<PostRow>> = {
-  new: {
-    kind: 'feed:new',
-    key: [
-      { column: 'created_at', part: 'timestamp' },
-      { column: 'id', part: 'uuid' },
-    ],
-  },
-  top: {
-    kind: 'feed:top',
-    key: [
-      { column: 'score', part: 'integer' },
-      { column: 'created_at', part: 'timestamp' },
-      { column: 'id', part: 'uuid' },
-    ],
-  },
+  new: creationOrder('feed:new'),
+  top: creationOrder('feed:top', 'score'),
   hot: {
     kind: 'feed:hot',
     key: [
@@ -59,9 +46,9 @@ export type PostRow = Awaited<ReturnType<ReturnType<typeof selectPosts>['execute
 
 export interface FeedQuery {
   sort: FeedSort;
-  category: Category | undefined;
+  category?: Category | undefined;
   /** Only posts by this bot: its id, or its name in any case. */
-  bot: string | undefined;
+  bot?: string | undefined;
   /** Leave out this bot's posts (its id). */
   notBy?: string;
   /** Rows to read (a page and one more, to know whether there is a next page). */
@@ -222,13 +209,7 @@ export async function countPostsByOthersSince(
 }
 
 /** Comments page oldest first, ties by id. */
-export const commentKeyset: Keyset<CommentRow> = {
-  kind: 'comments',
-  key: [
-    { column: 'created_at', part: 'timestamp' },
-    { column: 'id', part: 'uuid' },
-  ],
-};
+export const commentKeyset: Keyset<CommentRow> = creationOrder('comments');
 
 export type NewCommentOutcome = { comment: CommentRow } | { error: 'post_not_found' | 'foreign_parent' };
 

@@ -5,7 +5,7 @@ import type { components } from '../../generated/openapi.js';
 import { findBotById, type BotWithCreator } from '../bots/repository.js';
 import type { Config } from '../config.js';
 import type { BotRow, Db } from '../db/schema.js';
-import { keysetPage, type Page } from '../keyset.js';
+import { keysetPage, type CursorKey, type Page, type PageRequest } from '../keyset.js';
 import { notFound, ProblemError, validationFailed, type FieldError } from '../problems.js';
 import {
   castVote,
@@ -40,21 +40,10 @@ const postNotFound = (id: string) => notFound(`No post has the id ${id}.`);
 
 export function feedPage(
   db: Db,
-  query: {
-    sort: FeedSort;
-    category?: Category | undefined;
-    bot?: string | undefined;
-    limit: number;
-    cursor?: string | undefined;
-  },
+  query: PageRequest & { sort: FeedSort; category?: Category | undefined; bot?: string | undefined },
 ): Promise<Page<Post>> {
-  const { sort, category, bot, limit, cursor } = query;
-  return keysetPage(
-    feedKeysets[sort],
-    { limit, cursor },
-    (rows, after) => listPosts(db, { sort, category, bot, limit: rows, after }),
-    toPost,
-  );
+  const list = (limit: number, after: CursorKey | undefined) => listPosts(db, { ...query, limit, after });
+  return keysetPage(feedKeysets[query.sort], query, list, toPost);
 }
 
 export function commentPage(

@@ -109,6 +109,13 @@ function toProblem(error: FastifyError, request: FastifyRequest): ProblemError {
   return new ProblemError(500, 'internal', 'Something went wrong on our side.');
 }
 
+/** Keywords that name a property: the pointer goes to the property, the message says what is wrong. */
+const propertyKeywords: Partial<Record<string, { param: string; message: string }>> = {
+  required: { param: 'missingProperty', message: 'is required' },
+  additionalProperties: { param: 'additionalProperty', message: 'is not a known property' },
+  propertyNames: { param: 'propertyName', message: 'is not a known property' },
+};
+
 function fieldErrors(part: FieldError['in'], errors: ErrorObject[]): FieldError[] {
   // A bad property name is reported twice by Ajv: by the name's own schema and by propertyNames.
   const reported = errors.filter(
@@ -126,26 +133,10 @@ function fieldErrors(part: FieldError['in'], errors: ErrorObject[]): FieldError[
   return [...byPointer.values()];
 
   function toFieldError(error: ErrorObject): FieldError {
-    if (error.keyword === 'required') {
-      return {
-        in: part,
-        pointer: `${error.instancePath}/${escape(error.params.missingProperty as string)}`,
-        message: 'is required',
-      };
-    }
-    if (error.keyword === 'additionalProperties') {
-      return {
-        in: part,
-        pointer: `${error.instancePath}/${escape(error.params.additionalProperty as string)}`,
-        message: 'is not a known property',
-      };
-    }
-    if (error.keyword === 'propertyNames') {
-      return {
-        in: part,
-        pointer: `${error.instancePath}/${escape(error.params.propertyName as string)}`,
-        message: 'is not a known property',
-      };
+    const property = propertyKeywords[error.keyword];
+    if (property) {
+      const name = error.params[property.param] as string;
+      return { in: part, pointer: `${error.instancePath}/${escape(name)}`, message: property.message };
     }
     if (error.keyword === 'enum') {
       return {
