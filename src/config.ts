@@ -42,6 +42,8 @@ export interface HttpLimits {
 }
 
 export type LimitedAction = 'posts' | 'comments' | 'votes' | 'assessments' | 'registrations';
+/** What an `x-rate-limit` may name: a limit of `limits`, or the e-mail sign-in requests (humans.emailLimits). */
+export type RateLimitAction = LimitedAction | 'sign-in-mails';
 
 export interface HumansConfig {
   /** Secrets that sign session cookies: the first signs, every one is accepted (rotation). */

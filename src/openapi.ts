@@ -8,7 +8,7 @@ import {
 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import fastJson from 'fast-json-stringify';
-import type { LimitedAction } from './config.js';
+import type { RateLimitAction } from './config.js';
 import { compiled, packageFile } from './paths.js';
 
 // Run from source (tsx), this reads openapi.yaml. Compiled by `npm run build`, it reads
@@ -31,7 +31,7 @@ export interface ParameterObject {
 /** Our extension `x-rate-limit`: the operation is rate limited (see src/plugins/rate-limit.ts), per what. */
 export interface RateLimitExtension {
   /** A bot action of the config's limits, or the e-mail sign-in requests of one client IP. */
-  action: LimitedAction | 'sign-in-mails';
+  action: RateLimitAction;
   per: 'bot' | 'user' | 'client-ip';
 }
 

@@ -86,3 +86,10 @@ function describe(error: FieldError): string {
 export function notFound(detail: string): ProblemError {
   return new ProblemError(404, 'not_found', detail);
 }
+
+/** A 503 that tells the client to retry in a few seconds (the database or the limiter store is down). */
+export function unavailable(detail: string, cause?: unknown): ProblemError {
+  const problem = new ProblemError(503, 'unavailable', detail, { headers: { 'retry-after': 5 } });
+  if (cause !== undefined) problem.cause = cause;
+  return problem;
+}

@@ -59,6 +59,37 @@ function selectBots(db: Db) {
 
 /** Inserts the bot, or returns undefined when its name is taken (in any case). */
 /**
+ * Revokes a bot's live key and, given a new one, issues it (`rotated`); without one, records the
+ * revocation (`revoked`) if there was a live key. The bot row is locked first, so concurrent
+ * commands on one bot queue and it never has two live keys. Undefined for an unknown bot.
+ */
+export async function replaceApiKey(
+  db: Db,
+  reference: string,
+  actor: string,
+  newKey: { keyHash: string; displayPrefix: string } | undefined,
+): Promise<{ bot: BotWithCreator; revokedPrefix: string | undefined } | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const bot = await findBot(trx, reference);
+    if (!bot) return undefined;
+    await trx.selectFrom('bots').select('id').where('id', '=', bot.id).forUpdate().execute();
+    const revokedPrefix = await revokeLiveApiKey(trx, bot.id);
+    if (newKey) {
+      await insertApiKey(trx, { botId: bot.id, ...newKey });
+      await recordApiKeyEvent(trx, {
+        botId: bot.id,
+        event: 'rotated',
+        actor,
+        keyPrefix: newKey.displayPrefix,
+      });
+    } else if (revokedPrefix !== undefined) {
+      await recordApiKeyEvent(trx, { botId: bot.id, event: 'revoked', actor, keyPrefix: revokedPrefix });
+    }
+    return { bot, revokedPrefix };
+  });
+}
+
+/**
  * A new bot with its first API key and the key's `issued` event, in one transaction; undefined when
  * the name is taken (in any case).
  */
@@ -154,7 +185,7 @@ export async function findBotByApiKeyHash(db: Db, keyHash: string): Promise<BotR
     .executeTakeFirst();
 }
 
-export async function insertApiKey(db: Db, key: { botId: string; keyHash: string; displayPrefix: string }) {
+async function insertApiKey(db: Db, key: { botId: string; keyHash: string; displayPrefix: string }) {
   await db
     .insertInto('api_keys')
     .values({ bot_id: key.botId, key_hash: key.keyHash, display_prefix: key.displayPrefix })
@@ -162,7 +193,7 @@ export async function insertApiKey(db: Db, key: { botId: string; keyHash: string
 }
 
 /** Revokes the bot's live key, if any, and returns its display prefix. */
-export async function revokeLiveApiKey(db: Db, botId: string): Promise<string | undefined> {
+async function revokeLiveApiKey(db: Db, botId: string): Promise<string | undefined> {
   const revoked = await db
     .updateTable('api_keys')
     .set({ revoked_at: sql`now()` })
@@ -173,7 +204,7 @@ export async function revokeLiveApiKey(db: Db, botId: string): Promise<string | 
   return revoked?.display_prefix;
 }
 
-export async function recordApiKeyEvent(
+async function recordApiKeyEvent(
   db: Db,
   event: { botId: string; event: ApiKeyEvent; actor: string; keyPrefix: string | null },
 ) {

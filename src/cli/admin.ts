@@ -6,7 +6,7 @@ import { userInfo } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { displayPrefix, generateApiKey, hashSecret } from '../secrets.js';
-import { findBot, insertApiKey, recordApiKeyEvent, revokeLiveApiKey } from '../bots/repository.js';
+import { replaceApiKey } from '../bots/repository.js';
 import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
@@ -53,31 +53,14 @@ export async function runAdmin(argv: string[], db: Db, io: AdminOutput): Promise
   }
   const actor = parsed.values.actor?.trim() || userInfo().username;
 
-  const outcome = await db.transaction().execute(async (trx) => {
-    const bot = await findBot(trx, reference);
-    if (!bot) return undefined;
-    // Serialises concurrent commands on the same bot, so there is never more than one live key.
-    await trx.selectFrom('bots').select('id').where('id', '=', bot.id).forUpdate().execute();
-    const revokedPrefix = await revokeLiveApiKey(trx, bot.id);
-    if (command === 'revoke-key') {
-      if (revokedPrefix === undefined) return { bot, revokedPrefix, newKey: undefined };
-      await recordApiKeyEvent(trx, { botId: bot.id, event: 'revoked', actor, keyPrefix: revokedPrefix });
-      return { bot, revokedPrefix, newKey: undefined };
-    }
-    const newKey = generateApiKey();
-    await insertApiKey(trx, {
-      botId: bot.id,
-      keyHash: hashSecret(newKey),
-      displayPrefix: displayPrefix(newKey),
-    });
-    await recordApiKeyEvent(trx, {
-      botId: bot.id,
-      event: 'rotated',
-      actor,
-      keyPrefix: displayPrefix(newKey),
-    });
-    return { bot, revokedPrefix, newKey };
-  });
+  const issued = command === 'rotate-key' ? generateApiKey() : undefined;
+  const replaced = await replaceApiKey(
+    db,
+    reference,
+    actor,
+    issued === undefined ? undefined : { keyHash: hashSecret(issued), displayPrefix: displayPrefix(issued) },
+  );
+  const outcome = replaced && { ...replaced, newKey: issued };
 
   if (!outcome) {
     io.err(`No bot has the id or name "${reference}".`);

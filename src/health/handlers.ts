@@ -1,9 +1,9 @@
 // Handlers of the operator's endpoints: getHealth (the process), getReadiness (the database) and
 // getMetrics (Prometheus; the registry is the metrics plugin's).
-import { sql } from 'kysely';
 import type { Db } from '../db/schema.js';
 import type { HandlerMap } from '../operation-types.js';
-import { ProblemError } from '../problems.js';
+import { unavailable } from '../problems.js';
+import { pingDatabase } from './repository.js';
 
 export function healthHandlers({ db }: { db: Db }) {
   return {
@@ -13,12 +13,10 @@ export function healthHandlers({ db }: { db: Db }) {
 
     async getReadiness({ request }) {
       try {
-        await sql`select 1`.execute(db);
+        await pingDatabase(db);
       } catch (error) {
         request.log.warn({ err: error }, 'readiness check failed');
-        throw new ProblemError(503, 'unavailable', 'The database is unavailable.', {
-          headers: { 'retry-after': 5 },
-        });
+        throw unavailable('The database is unavailable.');
       }
       return { status: 200, body: { status: 'ready' } };
     },

@@ -6,7 +6,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import type { ErrorObject } from 'ajv';
 import { isDatabaseUnavailable } from '../db/database.js';
-import { ProblemError, validationFailed, type FieldError } from '../problems.js';
+import { ProblemError, unavailable, validationFailed, type FieldError } from '../problems.js';
 
 const partNames = { body: 'body', querystring: 'query', params: 'path', headers: 'header' } as const;
 
@@ -17,9 +17,6 @@ const partNames = { body: 'body', querystring: 'query', params: 'path', headers:
  */
 const maxFieldErrors = 20;
 const maxPointerLength = 64;
-
-/** Seconds a client should wait after a 503 before retrying. */
-const unavailableRetryAfter = 5;
 
 export default fp(
   async function errors(app: FastifyInstance) {
@@ -98,9 +95,7 @@ function toProblem(error: FastifyError, request: FastifyRequest): ProblemError {
   if (request.raw.readableAborted || (error.code === 'ECONNRESET' && error.message === 'aborted'))
     return clientGone();
   if (isDatabaseUnavailable(error)) {
-    return new ProblemError(503, 'unavailable', 'The database is unavailable. Retry shortly.', {
-      headers: { 'retry-after': unavailableRetryAfter },
-    });
+    return unavailable('The database is unavailable. Retry shortly.');
   }
   // Fastify's remaining client errors (a bad content-length, prototype poisoning, ...).
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {

@@ -8,12 +8,12 @@ import fp from 'fastify-plugin';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { Db } from '../db/schema.js';
 import type { RateLimitExtension } from '../openapi.js';
-import { ProblemError } from '../problems.js';
 import {
   consumeQuota,
   pruneRateLimitHits,
   rateLimitKey,
   slidingWindowStore,
+  tooManyRequests,
   windowSeconds,
   type Clock,
 } from '../rate-limit/sliding-window.js';
@@ -40,22 +40,9 @@ export default fp<{ db: Db; clock: Clock | undefined }>(
       // The interface's headers: limit and remaining always, Retry-After on 429 only, no reset.
       addHeadersOnExceeding: { 'x-ratelimit-reset': false },
       addHeaders: { 'x-ratelimit-reset': false },
-      errorResponseBuilder: (request, context) => {
-        const retryAfter = Math.max(1, Math.ceil(context.ttl / 1000));
-        return new ProblemError(
-          429,
-          'rate_limited',
-          `The limit of ${context.max} per ${windowSeconds} seconds is used up; retry in ${retryAfter} seconds.`,
-          {
-            extensions: {
-              limit: context.max,
-              window_seconds: windowSeconds,
-              retry_after_seconds: retryAfter,
-            },
-            limitName: request.routeOptions.config.limitName,
-          },
-        );
-      },
+      // The plugin sets Retry-After and the X-RateLimit pair itself.
+      errorResponseBuilder: (request, context) =>
+        tooManyRequests(context.max, context.ttl, request.routeOptions.config.limitName),
     });
 
     let timer: NodeJS.Timeout | undefined;

@@ -3,9 +3,9 @@
 // is the store @fastify/rate-limit calls, the quota getOwnBot reports, and the pruning of old hits.
 import { sql } from 'kysely';
 import type { components } from '../../generated/openapi.js';
-import type { LimitedAction } from '../config.js';
+import type { RateLimitAction } from '../config.js';
 import type { Db } from '../db/schema.js';
-import { ProblemError } from '../problems.js';
+import { ProblemError, unavailable } from '../problems.js';
 
 /** The published interface's rolling hour. */
 export const windowSeconds = 3600;
@@ -53,19 +53,36 @@ export function slidingWindowStore(db: Db, clock: Clock | undefined) {
 }
 
 function storeUnavailable(cause: unknown) {
-  const problem = new ProblemError(
-    503,
-    'unavailable',
+  return unavailable(
     'The rate limiter cannot count right now, so the request was not admitted. Retry shortly.',
-    {
-      headers: { 'retry-after': 5 },
-    },
+    cause,
   );
-  problem.cause = cause;
-  return problem;
 }
 
-export function rateLimitKey(action: LimitedAction | 'sign-in-mails', subject: string) {
+/**
+ * The one 429 of every limit, the limiter plugin's and consumeQuota's: what was used up and when to
+ * retry, named `limitName` for metrics. `headers` adds the X-RateLimit pair where the plugin does not.
+ */
+export function tooManyRequests(
+  max: number,
+  ttlMs: number,
+  limitName: string | undefined,
+  headers: Record<string, number> = {},
+): ProblemError {
+  const retryAfter = Math.max(1, Math.ceil(ttlMs / 1000));
+  return new ProblemError(
+    429,
+    'rate_limited',
+    `The limit of ${max} per ${windowSeconds} seconds is used up; retry in ${retryAfter} seconds.`,
+    {
+      headers: { 'retry-after': retryAfter, ...headers },
+      extensions: { limit: max, window_seconds: windowSeconds, retry_after_seconds: retryAfter },
+      limitName,
+    },
+  );
+}
+
+export function rateLimitKey(action: RateLimitAction, subject: string) {
   return `${action}:${subject}`;
 }
 
@@ -88,17 +105,7 @@ export async function consumeQuota(
     throw storeUnavailable(error);
   }
   if (result.current <= max) return;
-  const retryAfter = Math.max(1, Math.ceil(result.ttl / 1000));
-  throw new ProblemError(
-    429,
-    'rate_limited',
-    `The limit of ${max} per ${windowSeconds} seconds is used up; retry in ${retryAfter} seconds.`,
-    {
-      headers: { 'retry-after': retryAfter, 'x-ratelimit-limit': max, 'x-ratelimit-remaining': 0 },
-      extensions: { limit: max, window_seconds: windowSeconds, retry_after_seconds: retryAfter },
-      limitName,
-    },
-  );
+  throw tooManyRequests(max, result.ttl, limitName, { 'x-ratelimit-limit': max, 'x-ratelimit-remaining': 0 });
 }
 
 /** A bot's remaining quota for one action, read without consuming any. */
