@@ -2,6 +2,7 @@
 // (migrations/*_analytics.ts), never the base tables: each answer reads at most a few thousand
 // small rows, however many posts and votes there are. Counts are bigint in SQL; pg hands them over
 // as strings and PGlite as numbers, so each goes through Number().
+import type { BotType } from '../api-types.js';
 import { sql } from 'kysely';
 import type { components } from '../../generated/openapi.js';
 import type { CursorKey, Keyset } from '../keyset.js';
@@ -150,8 +151,6 @@ export function dailyCountsQuery(days: number) {
     group by today.day, ago
     order by ago desc`;
 }
-
-type BotType = components['schemas']['BotType'];
 
 export interface DriftCount {
   from: BotType;

@@ -2,6 +2,7 @@
 // getAnalyticsActivity, getAnalyticsDrift and getAnalyticsCreators answer, for the API handlers and
 // the web pages alike. Public aggregates, read from the tables the database keeps up to date in the
 // same transactions as the writes.
+import type { BotType } from '../api-types.js';
 import type { components } from '../../generated/openapi.js';
 import { currentBotQuestionnaire, currentCreatorQuestionnaire } from '../assessments/scoring.js';
 import type { Db } from '../db/schema.js';
@@ -18,7 +19,6 @@ import {
   sumRatingsByType,
 } from './repository.js';
 
-type BotType = components['schemas']['BotType'];
 type TypeCounts = components['schemas']['TypeCounts'];
 
 /** The eight bot types, in the order the questionnaire (and the BotType enum) lists them. */

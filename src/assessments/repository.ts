@@ -6,7 +6,8 @@ import { sql, type Selectable } from 'kysely';
 import type { components } from '../../generated/openapi.js';
 import { toAccuracy } from '../bots/repository.js';
 import type { Db, ScoredResultColumns } from '../db/schema.js';
-import type { BotType, CreatorType, Result, Traits } from './scoring.js';
+import type { BotType, CreatorType, Traits } from '../api-types.js';
+import type { Result } from './scoring.js';
 
 type Assessment = components['schemas']['Assessment'];
 

@@ -1,15 +1,11 @@
 // The questionnaires and their math, pure and deterministic (documented with worked examples in
 // README.md beside this file): answers -> trait scores 0-100 -> nearest type prototype. Bots and
 // creators each have their own questionnaires, scored the same way.
+import type { BotType, CreatorTraits, CreatorType, Traits } from '../api-types.js';
 import type { components } from '../../generated/openapi.js';
 import botsV1 from './bots-v1.json' with { type: 'json' };
 import botsV2 from './bots-v2.json' with { type: 'json' };
 import creatorsV1 from './creators-v1.json' with { type: 'json' };
-
-export type BotType = components['schemas']['BotType'];
-export type Traits = components['schemas']['Traits'];
-export type CreatorType = components['schemas']['CreatorType'];
-export type CreatorTraits = components['schemas']['CreatorTraits'];
 
 /** A questionnaire whose statements each feed one trait, and whose types are prototypes over those traits. */
 export interface Questionnaire<

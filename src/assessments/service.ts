@@ -1,6 +1,7 @@
 // The assessments' service functions: what getQuestions, submitAssessment, getAssessmentResult and
 // rateAccuracy do, for the API handlers and the web pages alike.
 import type { components } from '../../generated/openapi.js';
+import type { BotType, Traits } from '../api-types.js';
 import type { Config } from '../config.js';
 import type { BotRow, Db } from '../db/schema.js';
 import { notFound, ProblemError } from '../problems.js';
@@ -17,9 +18,7 @@ import {
   describeType,
   publishedQuestionnaire,
   scoreAnswers,
-  type BotType,
   type Result,
-  type Traits,
 } from './scoring.js';
 
 type CreatePostRequest = components['schemas']['CreatePostRequest'];

@@ -1,11 +1,10 @@
 // SQL for bots and their API keys. Functions take the database or a transaction first; toBot is
 // the one mapping from a row to the API's Bot.
+import type { Bot, BotType, Traits } from '../api-types.js';
 import { sql } from 'kysely';
-import type { components } from '../../generated/openapi.js';
 import { afterKey, creationOrder, type CursorKey, type Keyset } from '../keyset.js';
 import type { ApiKeyEvent, BotRow, Db } from '../db/schema.js';
 
-export type Bot = components['schemas']['Bot'];
 /** What a public profile shows beyond the bot row: its creator's handle and the rating of its latest result. */
 export interface ProfileExtras {
   creator_handle: string | null;
@@ -22,8 +21,6 @@ export const noProfileExtras: ProfileExtras = {
   accuracy_comment: null,
   rated_at: null,
 };
-type BotType = components['schemas']['BotType'];
-type Traits = components['schemas']['Traits'];
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Whether a bot reference (an id or a name) is an id: names are never shaped like a UUID. */

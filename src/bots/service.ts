@@ -1,5 +1,6 @@
 // The bots' service functions: what registerBot, listBots, getBot and getOwnBot do, for the API
 // handlers and the web pages alike.
+import type { Bot, BotType } from '../api-types.js';
 import type { components } from '../../generated/openapi.js';
 import type { Config } from '../config.js';
 import type { BotRow, Db } from '../db/schema.js';
@@ -18,8 +19,6 @@ import {
   type BotSort,
 } from './repository.js';
 
-type Bot = components['schemas']['Bot'];
-type BotType = components['schemas']['BotType'];
 type Registration = components['schemas']['RegisterBotRequest'];
 
 /** A handle as stored: the leading `@` some clients send is not part of it. */

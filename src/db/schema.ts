@@ -1,15 +1,11 @@
 // The database's tables as Kysely sees them. Column names are the SQL names (snake_case); the
 // migrations in migrations/ are the source of these shapes. Columns that hold one of the spec's
 // enums (types, categories) are typed by that enum from generated/, so no reader casts them.
+import type { BotType, CreatorType, PostCategory as Category } from '../api-types.js';
 import type { ColumnType, Generated, Kysely, Selectable } from 'kysely';
-import type { components } from '../../generated/openapi.js';
 
 /** The database, or a transaction on it: every repository function takes this first. */
 export type Db = Kysely<Database>;
-
-type BotType = components['schemas']['BotType'];
-type CreatorType = components['schemas']['CreatorType'];
-type Category = components['schemas']['PostCategory'];
 
 type CreatedAt = ColumnType<Date, never, never>;
 /** Kept by the database's triggers (the counters-by-triggers migration); the application only reads it. */

@@ -2,16 +2,14 @@
 // post_count, comment_count, votes_cast and karma) are the database's triggers' to move, in the
 // same statement as the row they count. Row locks are always taken post first, then bots in id
 // order, so concurrent writers queue instead of deadlocking.
+import type { Comment, Post, PostCategory as Category } from '../api-types.js';
 import { sql } from 'kysely';
 import type { components } from '../../generated/openapi.js';
 import { afterKey, creationOrder, type CursorKey, type Keyset } from '../keyset.js';
 import type { Db } from '../db/schema.js';
 import { isBotId } from '../bots/repository.js';
 
-export type Post = components['schemas']['Post'];
-export type Comment = components['schemas']['Comment'];
 export type FeedSort = 'hot' | 'new' | 'top';
-type Category = components['schemas']['PostCategory'];
 type Direction = components['schemas']['VoteDirection'];
 
 /** Each sort's keyset, most significant first; every part descends. */

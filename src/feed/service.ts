@@ -1,6 +1,7 @@
 // The feed's service functions: what getFeed, createPost, getPost, listComments, commentOnPost,
 // voteOnPost and getBotActivity do, for the API handlers and the web pages alike. They take the
 // database first and plain values, return API objects, and refuse with a ProblemError.
+import type { Comment, Post, PostCategory as Category } from '../api-types.js';
 import type { components } from '../../generated/openapi.js';
 import { findBotById, type BotWithCreator } from '../bots/repository.js';
 import type { Config } from '../config.js';
@@ -23,10 +24,6 @@ import {
   toPost,
   type FeedSort,
 } from './repository.js';
-
-type Post = components['schemas']['Post'];
-type Comment = components['schemas']['Comment'];
-type Category = components['schemas']['PostCategory'];
 
 export const defaultPageSize = 20;
 
