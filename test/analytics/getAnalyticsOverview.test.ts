@@ -125,19 +125,3 @@ describe('getAnalyticsOverview 200', () => {
     });
   });
 });
-
-describe('getAnalyticsOverview 404', () => {
-  test('any other path below /api/analytics/ is a 404 problem', async () => {
-    for (const url of [
-      '/api/analytics/',
-      '/api/analytics/overviews',
-      '/api/analytics/overview/extra',
-      '/api/analytics/bots',
-    ]) {
-      const response = await t.app.inject({ url });
-      assert.equal(response.statusCode, 404, url);
-      assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
-      assert.equal(response.json().code, 'not_found');
-    }
-  });
-});

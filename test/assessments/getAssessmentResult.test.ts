@@ -62,6 +62,15 @@ describe('getAssessmentResult 200', () => {
   });
 });
 
+describe('getAssessmentResult 400', () => {
+  test('a URL with broken percent-encoding is a malformed request', async () => {
+    const response = await t.app.inject({ url: '/api/test/results/%E0%A4%A' });
+    assert.equal(response.statusCode, 400);
+    assertContract('getAssessmentResult', response);
+    assert.equal(response.json().code, 'malformed_request');
+  });
+});
+
 describe('getAssessmentResult 404', () => {
   test('an unknown or impossible id', async () => {
     for (const id of [randomUUID(), 'nope']) {

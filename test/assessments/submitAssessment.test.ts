@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { currentBotQuestionnaire } from '../../src/assessments/scoring.js';
-import { useTestApp } from '../helpers/app.js';
+import { testConfig, useTestApp } from '../helpers/app.js';
 import { answersLike } from '../helpers/assessments.js';
 import { bearer, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
 import { asHuman, signIn } from '../helpers/humans.js';
 
-const t = useTestApp();
+// 8 assessments an hour per bot, so that 429 is reached quickly; no other test here submits that often.
+const t = useTestApp({ limits: { ...testConfig().limits, assessments: 8 } });
 
 function submit(apiKey: string | undefined, payload: unknown) {
   return t.app.inject({
@@ -228,5 +229,22 @@ describe('submitAssessment 401', () => {
     assert.equal(response.statusCode, 401);
     assertContract('submitAssessment', response);
     assert.equal(await stored(), 0);
+  });
+});
+
+describe('submitAssessment 429', () => {
+  test('the 9th submission in an hour is refused with Retry-After and not stored; another bot still submits', async () => {
+    const { bot, api_key } = await registerBot(t.app);
+    for (let i = 0; i < 8; i++)
+      assert.equal((await submit(api_key, { answers: answersLike('echo') })).statusCode, 201);
+    const refused = await submit(api_key, { answers: answersLike('blade') });
+    assert.equal(refused.statusCode, 429, refused.body);
+    assertContract('submitAssessment', refused);
+    assert.equal(refused.json().code, 'rate_limited');
+    assert.ok(Number(refused.headers['retry-after']) > 0);
+    assert.equal(await stored(), 8);
+    assert.equal((await t.app.inject({ url: `/api/bots/${bot.id}` })).json().type, 'echo');
+    const other = await registerBot(t.app);
+    assert.equal((await submit(other.api_key, { answers: answersLike('blade') })).statusCode, 201);
   });
 });

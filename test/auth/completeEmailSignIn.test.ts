@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { useTestApp } from '../helpers/app.js';
+import { buildApp } from '../../src/app.js';
+import { testConfig, useTestApp } from '../helpers/app.js';
 import { assertContract } from '../helpers/contract.js';
 import {
   followLink,
@@ -9,6 +10,7 @@ import {
   sessionCookieOf,
   uniqueEmail,
 } from '../helpers/humans.js';
+import { serverLogStream } from '../helpers/logs.js';
 
 // The app's clock, moved by the tests instead of waiting 15 minutes.
 let offsetMs = 0;
@@ -50,9 +52,7 @@ describe('completeEmailSignIn 302', () => {
     assert.equal((await followLink(t.app, link, browser)).statusCode, 302);
     offsetMs = 0;
   });
-});
 
-describe('completeEmailSignIn and the logs', () => {
   test('the one-time token never reaches a log line', async () => {
     offsetMs = 0;
     const { link, browser } = await requestLink();
@@ -118,5 +118,31 @@ describe('completeEmailSignIn 400', () => {
       assertContract('completeEmailSignIn', response);
     }
     assert.equal((await t.app.inject({ url: '/api/auth/email/callback' })).statusCode, 400);
+  });
+});
+
+describe('completeEmailSignIn 404', () => {
+  test('with EMAIL_SIGNIN=off, following links is not found, even a link sent while it was on', async () => {
+    offsetMs = 0;
+    const { link, browser } = await requestLink();
+    const off = await buildApp({
+      config: testConfig({ humans: { ...t.config.humans, emailSignIn: false } }),
+      db: t.db,
+      logStream: serverLogStream(),
+    });
+    try {
+      const followed = await off.inject({
+        url: '/api/auth/email/callback',
+        query: { token: 'x'.repeat(43) },
+      });
+      assert.equal(followed.statusCode, 404);
+      assertContract('completeEmailSignIn', followed);
+      const sent = await followLink(off, link, browser);
+      assert.equal(sent.statusCode, 404, sent.body);
+      assertContract('completeEmailSignIn', sent);
+      assert.ok(!sent.cookies.some((c) => c.name === 'bp_session'), 'no session');
+    } finally {
+      await off.close();
+    }
   });
 });

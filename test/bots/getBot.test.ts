@@ -67,6 +67,17 @@ describe('getBot 200', () => {
   });
 });
 
+describe('getBot 400', () => {
+  test('a URL with broken percent-encoding gets the problem shape and a request id', async () => {
+    const response = await t.app.inject({ url: '/api/bots/%E0%A4%A' });
+    assert.equal(response.statusCode, 400);
+    assertContract('getBot', response);
+    assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
+    assert.equal(response.json().code, 'malformed_request');
+    assert.equal(response.json().request_id, response.headers['x-request-id']);
+  });
+});
+
 describe('getBot 404', () => {
   test('an unknown id or name', async () => {
     for (const reference of [randomUUID(), 'nobody-here']) {

@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { hashSecret, isWellFormedApiKey } from '../../src/secrets.js';
-import { useTestApp } from '../helpers/app.js';
+import { testConfig, useTestApp } from '../helpers/app.js';
 import { bearer, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
+import { assertLimitHeaders, testClock } from '../helpers/rate-limit.js';
 
-const t = useTestApp();
+// 1,000 registrations an hour per client IP, counted at a clock the 429 tests set.
+const { start, clock, at } = testClock();
+const t = useTestApp({ limits: { ...testConfig().limits, registrations: 1_000 } }, { clock });
 
 function register(payload: unknown, headers: Record<string, string> = {}) {
   return t.app.inject({ method: 'POST', url: '/api/bots/register', payload: payload as object, headers });
@@ -331,5 +335,49 @@ describe('registerBot 415', () => {
     await assertNothingWritten();
     const utf8 = await register(json, { 'content-type': 'application/json; charset=UTF-8' });
     assert.equal(utf8.statusCode, 201);
+  });
+});
+
+describe('registerBot 429', () => {
+  test('per client IP; a forged X-Forwarded-For buys no new quota', async () => {
+    at(0);
+    const register = (remoteAddress: string, headers: Record<string, string> = {}) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/bots/register',
+        remoteAddress,
+        headers,
+        payload: { name: `r-${randomUUID().slice(0, 8)}`, model: 'gpt-5' },
+      });
+    // 990 registrations from this address as the limiter records them (one row per counted
+    // request), then the last 10 through the API: the limit is the same whoever filled the window.
+    await sql`insert into rate_limit_hits (key, at) select 'registrations:10.1.1.1', ${start} from generate_series(1, 990)`.execute(
+      t.db,
+    );
+    for (let i = 0; i < 10; i++) assert.equal((await register('10.1.1.1')).statusCode, 201);
+    const refused = await register('10.1.1.1', { 'x-forwarded-for': '203.0.113.9' });
+    assert.equal(refused.statusCode, 429);
+    assertContract('registerBot', refused);
+    assertLimitHeaders(refused, 1_000, 0);
+    const other = await register('10.2.2.2');
+    assert.equal(other.statusCode, 201);
+    assertLimitHeaders(other, 1_000, 999);
+  });
+
+  test('an IPv6 client is limited by its /64, so rotating addresses in its network buys nothing', async () => {
+    at(0);
+    const register = (remoteAddress: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/bots/register',
+        remoteAddress,
+        payload: { name: `v6-${randomUUID().slice(0, 8)}`, model: 'gpt-5' },
+      });
+    const first = await register('2001:db8:1:2::1');
+    assertLimitHeaders(first, 1_000, 999);
+    const sibling = await register('2001:db8:1:2:ffff::9');
+    assertLimitHeaders(sibling, 1_000, 998);
+    const elsewhere = await register('2001:db8:1:3::1');
+    assertLimitHeaders(elsewhere, 1_000, 999);
   });
 });

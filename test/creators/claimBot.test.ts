@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { useTestApp } from '../helpers/app.js';
-import { registerBot } from '../helpers/bots.js';
+import { bearer, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
-import { asHuman, signIn } from '../helpers/humans.js';
+import { asHuman, ourOrigin, signIn } from '../helpers/humans.js';
 
 const t = useTestApp();
 
@@ -43,6 +43,60 @@ describe('claimBot 200', () => {
       await t.app.inject({ url: '/api/bots/me', headers: { authorization: `Bearer ${bot.api_key}` } })
     ).json();
     assert.equal(own.claimed, true);
+  });
+});
+
+describe('claimBot 400', () => {
+  test('a missing or malformed claim code, or an unknown field, claims nothing', async () => {
+    const alice = await creator('alice');
+    const bot = await registerBot(t.app);
+    for (const payload of [{}, { claim_code: 'nope' }, { claim_code: bot.claim_code, extra: 1 }]) {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/me/bots/claim',
+        headers: asHuman(alice),
+        payload,
+      });
+      assert.equal(response.statusCode, 400, JSON.stringify(payload));
+      assertContract('claimBot', response);
+      assert.equal(response.json().code, 'validation_failed');
+    }
+    assert.equal((await t.app.inject({ url: `/api/bots/${bot.bot.id}` })).json().verified, false);
+  });
+});
+
+describe('claimBot 401', () => {
+  test("a session is required: without one, or with the bot's own key, nothing is claimed", async () => {
+    const bot = await registerBot(t.app);
+    for (const headers of [{ origin: ourOrigin }, { ...bearer(bot.api_key), origin: ourOrigin }]) {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/me/bots/claim',
+        headers,
+        payload: { claim_code: bot.claim_code },
+      });
+      assert.equal(response.statusCode, 401, response.body);
+      assertContract('claimBot', response);
+    }
+    assert.equal((await t.app.inject({ url: `/api/bots/${bot.bot.id}` })).json().verified, false);
+  });
+});
+
+describe('claimBot 403', () => {
+  test('from another origin a valid code claims nothing, and is not spent', async () => {
+    const alice = await creator('alice');
+    const bot = await registerBot(t.app);
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/me/bots/claim',
+      headers: { cookie: alice, origin: 'https://evil.example' },
+      payload: { claim_code: bot.claim_code },
+    });
+    assert.equal(response.statusCode, 403, response.body);
+    assertContract('claimBot', response);
+    assert.equal(response.json().code, 'forbidden');
+    assert.equal((await t.app.inject({ url: `/api/bots/${bot.bot.id}` })).json().verified, false);
+    assert.equal((await claim(alice, bot.claim_code)).statusCode, 200, 'the code still works');
   });
 });
 

@@ -96,6 +96,15 @@ describe('getCreator 200', () => {
   });
 });
 
+describe('getCreator 400', () => {
+  test('a URL with broken percent-encoding is a malformed request', async () => {
+    const response = await t.app.inject({ url: '/api/creator/%E0%A4%A' });
+    assert.equal(response.statusCode, 400);
+    assertContract('getCreator', response);
+    assert.equal(response.json().code, 'malformed_request');
+  });
+});
+
 describe('getCreator 404', () => {
   test('an unknown handle, or one that cannot be a handle', async () => {
     for (const handle of ['nobody', 'x']) {

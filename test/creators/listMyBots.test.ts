@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { useTestApp } from '../helpers/app.js';
-import { registerBot } from '../helpers/bots.js';
+import { bearer, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
 import { asHuman, signIn } from '../helpers/humans.js';
 
@@ -48,9 +48,7 @@ describe('listMyBots 200', () => {
     ]);
     assert.ok(!(await mine()).some(([name]) => name === other.bot.name));
   });
-});
 
-describe('listMyBots 200, paginated', () => {
   test('pages of `limit`, claimed and pending together, each bot once, oldest first', async () => {
     const cookie = await signIn(t);
     await t.app.inject({
@@ -105,6 +103,18 @@ describe('listMyBots 400', () => {
       const response = await t.app.inject({ url: '/api/me/bots', query, headers: { cookie } });
       assert.equal(response.statusCode, 400, JSON.stringify(query));
       assertContract('listMyBots', response);
+    }
+  });
+});
+
+describe('listMyBots 401', () => {
+  test('without a session, with a forged cookie, or with a bot key', async () => {
+    const bot = await registerBot(t.app, { creator_handle: 'alice' });
+    for (const headers of [{}, { cookie: 'bp_session=forged.value' }, bearer(bot.api_key)]) {
+      const response = await t.app.inject({ url: '/api/me/bots', headers });
+      assert.equal(response.statusCode, 401, response.body);
+      assertContract('listMyBots', response);
+      assert.equal(response.json().code, 'unauthorized');
     }
   });
 });

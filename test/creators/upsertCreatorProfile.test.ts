@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { useTestApp } from '../helpers/app.js';
 import { assertContract } from '../helpers/contract.js';
-import { asHuman, signIn } from '../helpers/humans.js';
+import { asHuman, ourOrigin, signIn } from '../helpers/humans.js';
 
 const t = useTestApp();
 
@@ -53,6 +53,46 @@ describe('upsertCreatorProfile 400', () => {
       assertContract('upsertCreatorProfile', response);
     }
     assert.equal((await t.db.selectFrom('creators').select('handle').execute()).length, 0);
+  });
+});
+
+describe('upsertCreatorProfile 401', () => {
+  test('a session is required; nothing is created without one', async () => {
+    const response = await t.app.inject({
+      method: 'PUT',
+      url: '/api/me/creator',
+      headers: { origin: ourOrigin },
+      payload: { handle: 'alice', display_name: 'Alice' },
+    });
+    assert.equal(response.statusCode, 401, response.body);
+    assertContract('upsertCreatorProfile', response);
+    assert.equal((await t.db.selectFrom('creators').select('handle').execute()).length, 0);
+  });
+});
+
+describe('upsertCreatorProfile 403', () => {
+  test('from another origin, a profile is neither created nor changed', async () => {
+    const cookie = await signIn(t);
+    const fromElsewhere = (payload: object) =>
+      t.app.inject({
+        method: 'PUT',
+        url: '/api/me/creator',
+        headers: { cookie, origin: 'https://evil.example' },
+        payload,
+      });
+    const created = await fromElsewhere({ handle: 'mallory', display_name: 'Mallory' });
+    assert.equal(created.statusCode, 403, created.body);
+    assertContract('upsertCreatorProfile', created);
+    assert.equal(created.json().code, 'forbidden');
+    assert.equal((await put(cookie, { handle: 'alice', display_name: 'Alice' })).statusCode, 200);
+    assert.equal((await fromElsewhere({ handle: 'mallory', display_name: 'Mallory' })).statusCode, 403);
+    assert.deepEqual(
+      (await t.db.selectFrom('creators').select(['handle', 'display_name']).execute()).map((c) => [
+        c.handle,
+        c.display_name,
+      ]),
+      [['alice', 'Alice']],
+    );
   });
 });
 

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { useTestApp } from '../helpers/app.js';
+import { testConfig, useTestApp } from '../helpers/app.js';
 import { bearer, createPost, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
 import { assertCountersMatchRows } from '../helpers/invariants.js';
 
-const t = useTestApp();
+// 10 comments an hour per bot, so that 429 is reached quickly; no other test here comments that often.
+const t = useTestApp({ limits: { ...testConfig().limits, comments: 10 } });
 
 function comment(apiKey: string | undefined, postId: string, payload: unknown) {
   return t.app.inject({
@@ -109,6 +110,25 @@ describe('commentOnPost 404', () => {
     assert.equal(response.statusCode, 404);
     assertContract('commentOnPost', response);
     assert.equal(await commentCount(), 0);
+    await assertCountersMatchRows(t.db);
+  });
+});
+
+describe('commentOnPost 429', () => {
+  test('the 11th comment in an hour is refused with Retry-After and not written; another bot still comments', async () => {
+    const bot = await registerBot(t.app);
+    const post = await createPost(t.app, bot.api_key);
+    for (let i = 0; i < 10; i++)
+      assert.equal((await comment(bot.api_key, post.id, { body: `c${i}` })).statusCode, 201);
+    const refused = await comment(bot.api_key, post.id, { body: 'one more' });
+    assert.equal(refused.statusCode, 429, refused.body);
+    assertContract('commentOnPost', refused);
+    assert.equal(refused.json().code, 'rate_limited');
+    assert.ok(Number(refused.headers['retry-after']) > 0);
+    assert.equal(refused.headers['x-ratelimit-remaining'], '0');
+    assert.equal(await commentCount(), 10);
+    const other = await registerBot(t.app);
+    assert.equal((await comment(other.api_key, post.id, { body: 'me too' })).statusCode, 201);
     await assertCountersMatchRows(t.db);
   });
 });

@@ -1,12 +1,20 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { useTestApp } from '../helpers/app.js';
+import { runAdmin } from '../../src/cli/admin.js';
+import { testConfig, useTestApp } from '../helpers/app.js';
 import { bearer, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
+import { assertLimitHeaders, testClock } from '../helpers/rate-limit.js';
 
-const t = useTestApp();
+// The real limit of 10 posts an hour per bot, counted at a clock the 429 tests move instead of sleeping.
+const { clock, at } = testClock();
+const minutes = 60_000;
+const t = useTestApp({ limits: { ...testConfig().limits, posts: 10 } }, { clock });
 
-async function post(apiKey: string | undefined, payload: unknown) {
+async function post(
+  apiKey: string | undefined,
+  payload: unknown = { category: 'results', title: 't', body: 'b' },
+) {
   return t.app.inject({
     method: 'POST',
     url: '/api/feed/posts',
@@ -101,12 +109,19 @@ describe('createPost 401', () => {
   });
 });
 
-describe('createPost 413 and 415', () => {
-  test('oversized and non-JSON bodies are refused', async () => {
+describe('createPost 413', () => {
+  test('an oversized body is refused', async () => {
     const { api_key } = await registerBot(t.app);
     const big = await post(api_key, { category: 'results', title: 't', body: 'x'.repeat(70_000) });
     assert.equal(big.statusCode, 413);
     assertContract('createPost', big);
+    assert.equal(Number(await postCount()), 0);
+  });
+});
+
+describe('createPost 415', () => {
+  test('a body that is not JSON is refused', async () => {
+    const { api_key } = await registerBot(t.app);
     const text = await t.app.inject({
       method: 'POST',
       url: '/api/feed/posts',
@@ -116,5 +131,59 @@ describe('createPost 413 and 415', () => {
     assert.equal(text.statusCode, 415);
     assertContract('createPost', text);
     assert.equal(Number(await postCount()), 0);
+  });
+});
+
+describe('createPost 429', () => {
+  test('the 11th post in an hour is a 429 whose Retry-After is exact; time passing admits exactly one more', async () => {
+    at(0);
+    const { api_key } = await registerBot(t.app);
+    for (let i = 0; i < 10; i++) {
+      at(i * minutes);
+      const response = await post(api_key);
+      assert.equal(response.statusCode, 201);
+      assertLimitHeaders(response, 10, 9 - i);
+    }
+    at(30 * minutes + 250);
+    const refused = await post(api_key);
+    assert.equal(refused.statusCode, 429);
+    assertContract('createPost', refused);
+    assertLimitHeaders(refused, 10, 0);
+    // The oldest counted post (at 0) leaves the window at 3600 s: 1799.75 s away, rounded up.
+    assert.equal(refused.headers['retry-after'], '1800');
+    assert.deepEqual(
+      { ...refused.json<object>(), request_id: undefined, detail: undefined },
+      {
+        type: 'urn:bot-platform:problem:rate_limited',
+        title: 'Too many requests',
+        status: 429,
+        code: 'rate_limited',
+        request_id: undefined,
+        detail: undefined,
+        limit: 10,
+        window_seconds: 3600,
+        retry_after_seconds: 1800,
+      },
+    );
+
+    // Knocking again is not counted: it does not push the window further.
+    for (let i = 0; i < 5; i++) assert.equal((await post(api_key)).statusCode, 429);
+
+    at(3600_000 - 1);
+    assert.equal((await post(api_key)).headers['retry-after'], '1', 'a millisecond before, still refused');
+    at(3600_000);
+    assert.equal((await post(api_key)).statusCode, 201, 'the oldest post left the window');
+    const again = await post(api_key);
+    assert.equal(again.statusCode, 429, 'exactly one more');
+    assert.equal(again.headers['retry-after'], '60', 'until the post made at 1 minute leaves');
+  });
+
+  test('counted by bot, not by key: a rotated key keeps its window', async () => {
+    at(0);
+    const { bot, api_key } = await registerBot(t.app);
+    for (let i = 0; i < 10; i++) assert.equal((await post(api_key)).statusCode, 201);
+    const printed: string[] = [];
+    await runAdmin(['rotate-key', bot.id], t.db, { out: (l) => printed.push(l), err: () => {} });
+    assert.equal((await post(printed[0])).statusCode, 429);
   });
 });

@@ -33,6 +33,15 @@ describe('getPost 200', () => {
   });
 });
 
+describe('getPost 400', () => {
+  test('a URL with broken percent-encoding is a malformed request', async () => {
+    const response = await t.app.inject({ url: '/api/feed/posts/%E0%A4%A' });
+    assert.equal(response.statusCode, 400);
+    assertContract('getPost', response);
+    assert.equal(response.json().code, 'malformed_request');
+  });
+});
+
 describe('getPost 404', () => {
   test('an unknown or impossible id', async () => {
     for (const id of [randomUUID(), 'x']) {

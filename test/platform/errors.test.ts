@@ -31,17 +31,23 @@ describe('unknown routes', () => {
       assert.equal(body.request_id, response.headers['x-request-id']);
     }
   });
-});
 
-describe('malformed requests', () => {
-  test('a URL with broken percent-encoding gets the problem shape and a request id', async () => {
-    const response = await t.app.inject({ url: '/api/bots/%E0%A4%A' });
-    assert.equal(response.statusCode, 400);
-    assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
-    assert.equal(response.json().code, 'malformed_request');
-    assert.equal(response.json().request_id, response.headers['x-request-id']);
+  test('any other path below /api/analytics/ is a 404 problem', async () => {
+    for (const url of [
+      '/api/analytics/',
+      '/api/analytics/overviews',
+      '/api/analytics/overview/extra',
+      '/api/analytics/bots',
+    ]) {
+      const response = await t.app.inject({ url });
+      assert.equal(response.statusCode, 404, url);
+      assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
+      assert.equal(response.json().code, 'not_found');
+    }
   });
 });
+
+// A URL with broken percent-encoding (400 malformed_request) is in test/bots/getBot.test.ts, getBot 400.
 
 describe('x-request-id', () => {
   test('a valid incoming id is echoed in the header, the problem body and the logs', async () => {

@@ -59,37 +59,37 @@ describe('getMetrics 200', () => {
     // Labels are bounded: no path, id or query string ever becomes one.
     assert.doesNotMatch(text, /operationId="[^"]*\//);
   });
-});
 
-describe(
-  'getMetrics 200 with a database pool',
-  { skip: !process.env.DATABASE_URL && 'the pool exists on a Postgres server only' },
-  () => {
-    let database: OpenDatabase;
-    let app: FastifyInstance;
-    before(async () => {
-      database = await openDatabase({ databaseUrl: t.database.url, pgliteDir: 'memory://' });
-      app = await buildApp({
-        config: testConfig(),
-        db: database.db,
-        poolStats: database.poolStats,
-        logStream: serverLogStream(),
+  describe(
+    'with a database pool',
+    { skip: !process.env.DATABASE_URL && 'the pool exists on a Postgres server only' },
+    () => {
+      let database: OpenDatabase;
+      let app: FastifyInstance;
+      before(async () => {
+        database = await openDatabase({ databaseUrl: t.database.url, pgliteDir: 'memory://' });
+        app = await buildApp({
+          config: testConfig(),
+          db: database.db,
+          poolStats: database.poolStats,
+          logStream: serverLogStream(),
+        });
       });
-    });
-    after(async () => {
-      await app.close();
-      await database.close();
-    });
+      after(async () => {
+        await app.close();
+        await database.close();
+      });
 
-    test('the pool reports its connections, idle ones and waiting queries', async () => {
-      assert.equal((await app.inject({ url: '/readyz' })).statusCode, 200);
-      const text = (await app.inject({ url: '/metrics' })).body;
-      assert.ok(sample(text, 'pg_pool_connections')! >= 1, text);
-      assert.ok(sample(text, 'pg_pool_idle_connections')! >= 1);
-      assert.equal(sample(text, 'pg_pool_waiting_requests'), 0);
-    });
-  },
-);
+      test('the pool reports its connections, idle ones and waiting queries', async () => {
+        assert.equal((await app.inject({ url: '/readyz' })).statusCode, 200);
+        const text = (await app.inject({ url: '/metrics' })).body;
+        assert.ok(sample(text, 'pg_pool_connections')! >= 1, text);
+        assert.ok(sample(text, 'pg_pool_idle_connections')! >= 1);
+        assert.equal(sample(text, 'pg_pool_waiting_requests'), 0);
+      });
+    },
+  );
+});
 
 describe('getMetrics 401', () => {
   let app: FastifyInstance;

@@ -13,13 +13,3 @@ describe('getHealth 200', () => {
     assert.deepEqual(response.json(), { status: 'ok' });
   });
 });
-
-describe('getReadiness 200', () => {
-  test('the database answers', async () => {
-    const response = await t.app.inject({ url: '/readyz' });
-    assert.equal(response.statusCode, 200);
-    assertContract('getReadiness', response);
-    assert.deepEqual(response.json(), { status: 'ready' });
-  });
-});
-// getReadiness 503 is in errors.test.ts, with the other unreachable-database cases.
