@@ -609,7 +609,7 @@ export interface paths {
          * Request an e-mail sign-in link
          * @description Sends a one-time sign-in link (valid 15 minutes, single use) to the address. Always answers 202,
          *     whether or not the address is known, so addresses cannot be enumerated. `next` is a same-origin
-         *     path to land on after signing in (default `/docs`).
+         *     path to land on after signing in (default `/me`, the person's page).
          *
          *     The link signs in **only the browser that asked for it**: the answer sets a signed, HttpOnly
          *     cookie `bp_signin` (path `/api/auth/email`, 15 minutes) that `completeEmailSignIn` requires, so
@@ -993,6 +993,12 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             stats: components["schemas"]["BotStats"];
+            /**
+             * Format: uri
+             * @description The absolute URL of the bot's public profile page for people (`<PUBLIC_URL>/bot/{name}`,
+             *     server-rendered HTML; the API's own view of it is `getBot`).
+             */
+            profile_url: string;
         };
         /** @description A bot as it appears next to its content. */
         BotSummary: {
@@ -1220,7 +1226,8 @@ export interface components {
         SubmittedAssessment: components["schemas"]["Assessment"] & {
             /**
              * Format: uri
-             * @description The absolute URL of the bot's public profile, by name.
+             * @description The absolute URL of the bot's public profile page, by name (`<PUBLIC_URL>/bot/{name}`), the
+             *     same as the profile's own `profile_url`.
              */
             profile_url: string;
             next_steps: components["schemas"]["AssessmentNextSteps"];
@@ -1409,7 +1416,7 @@ export interface components {
         EmailSignInRequest: {
             /** Format: email */
             email: string;
-            /** @description Where to land after signing in (default `/docs`); `null` means not given. */
+            /** @description Where to land after signing in (default `/me`, the person's page); `null` means not given. */
             next?: components["schemas"]["NextPath"] | null;
         };
         EmailSignInAccepted: {
@@ -3354,7 +3361,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "email": "alice@example.com",
-                 *       "next": "/docs"
+                 *       "next": "/me"
                  *     }
                  */
                 "application/json": components["schemas"]["EmailSignInRequest"];
@@ -3411,7 +3418,7 @@ export interface operations {
     startOAuthSignIn: {
         parameters: {
             query?: {
-                /** @description Same-origin path to land on after signing in. */
+                /** @description Same-origin path to land on after signing in (default `/me`, the person's page). */
                 next?: components["schemas"]["NextPath"];
             };
             header?: never;

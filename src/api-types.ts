@@ -5,6 +5,7 @@ import type { components } from '../generated/openapi.js';
 type Schemas = components['schemas'];
 
 export type Bot = Schemas['Bot'];
+export type BotSummary = Schemas['BotSummary'];
 export type BotType = Schemas['BotType'];
 export type Traits = Schemas['Traits'];
 export type CreatorType = Schemas['CreatorType'];

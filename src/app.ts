@@ -23,6 +23,7 @@ import { ProblemError } from './problems.js';
 import { createMailer } from './auth/mailer.js';
 import { oauthProviders } from './auth/oauth.js';
 import sessions, { sessionAuth } from './plugins/session.js';
+import pages, { renderErrorPage } from './web/pages.js';
 
 export interface AppOptions {
   config: Config;
@@ -144,7 +145,7 @@ export async function buildApp({
 
   await app.register(metrics, poolStats ? { poolStats } : {});
   await app.register(securityHeaders, { secure });
-  await app.register(errors);
+  await app.register(errors, { errorPage: renderErrorPage });
   await app.register(jsonBody);
   await app.register(docs, { spec, secure, publicUrl: config.publicUrl });
   const mailer = createMailer(config, app.log);
@@ -175,13 +176,23 @@ export async function buildApp({
       metricsToken: metricsAuth(config.metricsToken),
     },
   };
-  // Only the humans' operations (sign-in, sign-out and the cookieAuth ones) read or write a session,
-  // so only their routes carry the cookie and session hooks, which sign and verify on every request
-  // they see; bot and public routes never pay for them, and ignore cookies as documented.
+  // Only the humans' operations (sign-in, sign-out and the cookieAuth ones) and the pages for people
+  // read or write a session, so only their routes carry the cookie and session hooks, which sign
+  // and verify on every request they see; bot and public API routes never pay for them, and ignore
+  // cookies as documented.
   const forHumans = (op: Operation) => op.operation.tags?.includes('humans') ?? false;
   await app.register(async function humanRoutes(scope) {
     await scope.register(sessions, { db, config });
     await scope.register(openapiRoutes, { ...routes, include: forHumans });
+    await scope.register(pages, {
+      db,
+      config,
+      clock,
+      mailer,
+      spec,
+      compilers: routes.compilers,
+      ...(limited ? { limits } : {}),
+    });
   });
   await app.register(openapiRoutes, { ...routes, include: (op) => !forHumans(op) });
   return app;

@@ -42,6 +42,35 @@ export async function countBotsByType(db: Db): Promise<Map<string, number>> {
   return new Map(rows.map((row) => [row.type, Number(row.bots)]));
 }
 
+/**
+ * The mean of each trait over the bots that have each type now, rounded; types nobody has are
+ * absent. It reads every typed bot (one row each, by the partial index on typed bots), so the
+ * analytics page, not the API's hot paths, asks for it.
+ */
+export async function meanTraitsByType(
+  db: Db,
+): Promise<Map<string, { bots: number; traits: Record<string, number> }>> {
+  const rows = await db
+    .selectFrom(sql<{ type: string; traits: unknown }>`bots`.as('b'))
+    .innerJoin(sql<{ key: string; value: string }>`jsonb_each_text(b.traits)`.as('t'), (join) => join.onTrue())
+    .select([
+      'b.type',
+      't.key',
+      sql<string | number>`count(*)`.as('bots'),
+      sql<string | number>`round(avg(t.value::numeric))`.as('mean'),
+    ])
+    .where('b.type', 'is not', null)
+    .groupBy(['b.type', 't.key'])
+    .execute();
+  const byType = new Map<string, { bots: number; traits: Record<string, number> }>();
+  for (const row of rows) {
+    const entry = byType.get(row.type) ?? { bots: Number(row.bots), traits: {} };
+    entry.traits[row.key] = Number(row.mean);
+    byType.set(row.type, entry);
+  }
+  return byType;
+}
+
 /** Rated results per bot type: how many, and the sum of their ratings; types nobody rated are absent. */
 export async function sumRatingsByType(db: Db): Promise<Map<string, { ratings: number; sum: number }>> {
   const rows = await db

@@ -14,6 +14,7 @@ import {
   listDailyCounts,
   listDriftCounts,
   listModelCounts,
+  meanTraitsByType,
   modelKeyset,
   readTotals,
   sumRatingsByType,
@@ -90,6 +91,34 @@ export function modelsPage(db: Db, query: { limit: number; cursor?: string | und
 
 export async function dailyActivity(db: Db, days: number) {
   return { days, items: await listDailyCounts(db, days) };
+}
+
+/** Each bot type with how many bots have it and their mean traits (0 for a type nobody has). */
+export async function traitsByType(db: Db) {
+  const means = await meanTraitsByType(db);
+  return botTypes.map((type) => {
+    const found = means.get(type);
+    return {
+      type,
+      bots: found?.bots ?? 0,
+      traits: Object.fromEntries(currentBotQuestionnaire.traits.map((t) => [t, found?.traits[t] ?? 0])),
+    };
+  });
+}
+
+/** The seven traits' names, in the questionnaire's order. */
+export const traitNames: string[] = currentBotQuestionnaire.traits;
+
+/** Everything the analytics page shows: the totals, types, top models, 30 days of activity, traits by type. */
+export async function analyticsPageData(db: Db) {
+  const [totals, types, models, activity, traits] = await Promise.all([
+    readTotals(db),
+    typeDistribution(db),
+    modelsPage(db, { limit: 10 }),
+    dailyActivity(db, 30),
+    traitsByType(db),
+  ]);
+  return { overview: totals, types, models: models.items, activity, traitsByType: traits, traitNames };
 }
 
 export async function typeDrift(db: Db) {

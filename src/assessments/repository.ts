@@ -70,6 +70,18 @@ export async function insertAssessment(
   });
 }
 
+/** A bot's assessments, newest first (its history of types). */
+export async function listAssessmentsOfBot(db: Db, botId: string, limit: number) {
+  return db
+    .selectFrom('assessments')
+    .selectAll()
+    .where('bot_id', '=', botId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
 export async function findAssessment(db: Db, id: string) {
   return db.selectFrom('assessments').selectAll().where('id', '=', id).executeTakeFirst();
 }

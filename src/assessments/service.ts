@@ -4,9 +4,11 @@ import type { components } from '../../generated/openapi.js';
 import type { BotType, Traits } from '../api-types.js';
 import type { Config } from '../config.js';
 import type { BotRow, Db } from '../db/schema.js';
+import { botPageUrl } from '../page-urls.js';
 import { notFound, ProblemError } from '../problems.js';
 import {
   findAssessment,
+  listAssessmentsOfBot,
   insertAssessment,
   rateLatestAssessment,
   toAssessment,
@@ -48,16 +50,26 @@ export async function takeAssessment(
     result,
     creatorGuessType: input.creator_guess_type ?? null,
   });
-  const profileUrl = `${config.publicUrl}/api/bots/${submitted.for.botName}`;
   return {
     ...toAssessment(submitted.row, result.summary),
-    profile_url: profileUrl,
+    profile_url: botPageUrl(config.publicUrl, submitted.for.botName),
     next_steps: {
       suggested_post: suggestedPost(result),
-      rate_accuracy_url: `${profileUrl}/rate-accuracy`,
+      rate_accuracy_url: `${config.publicUrl}/api/bots/${submitted.for.botName}/rate-accuracy`,
       creator_profile_url: creatorProfileUrl(config, submitted.for),
     },
   };
+}
+
+/** What a bot type means, in the questionnaire bots are given now. */
+export function botTypeDescription(type: string): string {
+  return describeType(currentBotQuestionnaire, type);
+}
+
+/** A bot's latest results, newest first: how its type changed over retakes. */
+export async function assessmentHistory(db: Db, botId: string, limit = 10) {
+  const rows = await listAssessmentsOfBot(db, botId, limit);
+  return rows.map((row) => toAssessment(row, summaryOf(row)));
 }
 
 export async function assessmentResult(db: Db, id: string) {

@@ -4,7 +4,7 @@
 // worth nothing after it.
 import { randomBytes } from 'node:crypto';
 import { normalizeIP } from '@fastify/rate-limit';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { Db } from '../db/schema.js';
 import type { HandlerMap } from '../operation-types.js';
@@ -17,7 +17,8 @@ import { deleteSessionsOfUser, userIdForIdentity } from './repository.js';
 import { linkLifetimeSeconds, mailSignInLink, redeemSignInLink, signedInPerson } from './service.js';
 import { sessionCookieName, sessionCookieOptions } from './session-cookie.js';
 
-const defaultNext = '/docs';
+/** Where a person lands after signing in, unless they asked for another page: their own page. */
+const defaultNext = '/me';
 
 /**
  * An OAuth flow under way lives in its own signed cookie for 10 minutes, not in a session: starting
@@ -82,6 +83,47 @@ function upstreamFailed(request: FastifyRequest, provider: string, error: unknow
   );
 }
 
+/**
+ * Mails a sign-in link bound to this browser (the `bp_signin` nonce cookie), as requestEmailSignIn
+ * and the sign-in page do. A failure to send is logged, never told: the answer must not depend on
+ * the address.
+ */
+export async function sendSignInMail(
+  { db, config, clock, mailer }: Omit<AuthDependencies, 'oauthProviders'>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  input: { email: string; next?: string | null | undefined },
+): Promise<void> {
+  if (!config.humans.emailSignIn) throw notFound('E-mail sign-in is switched off on this server.');
+  // One nonce per browser: asking twice keeps both links valid in the same browser.
+  const nonce =
+    emailNonce(request.cookies[emailCookie.name], request) ?? randomBytes(24).toString('base64url');
+  reply.setCookie(emailCookie.name, nonce, {
+    ...sessionCookieOptions(config),
+    path: emailCookie.path,
+    maxAge: emailCookie.lifetimeSeconds,
+    signed: true,
+  });
+  // Per client IP is the route's own limit (x-rate-limit, before the body is read).
+  const mailed = await mailSignInLink(
+    db,
+    { config, mailer, clock },
+    {
+      email: input.email,
+      next: input.next ?? defaultNext,
+      nonce,
+      requester: normalizeIP(request.ip, 64),
+    },
+  );
+  if (!mailed.sent) request.log.error({ err: mailed.error }, 'sending a sign-in mail failed');
+}
+
+/** Signs out this browser: its session is destroyed on the server and its cookie cleared. */
+export async function endSession(config: Config, request: FastifyRequest, reply: FastifyReply) {
+  await request.session.destroy();
+  reply.clearCookie(sessionCookieName(config), sessionCookieOptions(config));
+}
+
 export function authHandlers({ db, config, clock, mailer, oauthProviders }: AuthDependencies) {
   const now = () => clock?.() ?? new Date();
   const provider = (name: string) => {
@@ -96,24 +138,8 @@ export function authHandlers({ db, config, clock, mailer, oauthProviders }: Auth
 
   return {
     async requestEmailSignIn({ body, request, reply }) {
-      emailSignInEnabled();
-      // One nonce per browser: asking twice keeps both links valid in the same browser.
-      const nonce =
-        emailNonce(request.cookies[emailCookie.name], request) ?? randomBytes(24).toString('base64url');
-      reply.setCookie(emailCookie.name, nonce, {
-        ...sessionCookieOptions(config),
-        path: emailCookie.path,
-        maxAge: emailCookie.lifetimeSeconds,
-        signed: true,
-      });
-      // Per client IP is the route's own limit (x-rate-limit, before the body is read).
-      const mailed = await mailSignInLink(
-        db,
-        { config, mailer, clock },
-        { email: body.email, next: body.next ?? defaultNext, nonce, requester: normalizeIP(request.ip, 64) },
-      );
+      await sendSignInMail({ db, config, clock, mailer }, request, reply, body);
       // Still a 202 when sending failed: the answer must not depend on the address. The operator sees it.
-      if (!mailed.sent) request.log.error({ err: mailed.error }, 'sending a sign-in mail failed');
       return { status: 202, body: { status: 'pending', expires_in_seconds: linkLifetimeSeconds } };
     },
 
@@ -220,16 +246,14 @@ export function authHandlers({ db, config, clock, mailer, oauthProviders }: Auth
     },
 
     async signOut({ request, reply }) {
-      await request.session.destroy();
-      reply.clearCookie(sessionCookieName(config), sessionCookieOptions(config));
+      await endSession(config, request, reply);
       return { status: 204 };
     },
 
     async signOutEverywhere({ request, reply }) {
       const userId = signedInUserId(request);
       await deleteSessionsOfUser(db, userId);
-      await request.session.destroy();
-      reply.clearCookie(sessionCookieName(config), sessionCookieOptions(config));
+      await endSession(config, request, reply);
       return { status: 204 };
     },
 

@@ -28,7 +28,7 @@ export function botHandlers({ db, config, clock }: { db: Db; config: Config; clo
     },
 
     async listBots({ query }) {
-      const body = await botsPage(db, {
+      const body = await botsPage(db, config, {
         sort: query.sort ?? 'new',
         type: query.type,
         model: query.model,
@@ -39,7 +39,7 @@ export function botHandlers({ db, config, clock }: { db: Db; config: Config; clo
     },
 
     async getBot({ params }) {
-      return { status: 200, body: await botProfile(db, params.id) };
+      return { status: 200, body: await botProfile(db, config, params.id) };
     },
 
     async getOwnBot({ request }) {

@@ -4,6 +4,7 @@ import type { Bot, BotType, Traits } from '../api-types.js';
 import { sql } from 'kysely';
 import { afterKey, creationOrder, type CursorKey, type Keyset } from '../keyset.js';
 import type { ApiKeyEvent, BotRow, Db } from '../db/schema.js';
+import { botPageUrl } from '../page-urls.js';
 
 /** What a public profile shows beyond the bot row: its creator's handle and the rating of its latest result. */
 export interface ProfileExtras {
@@ -219,7 +220,8 @@ export function toAccuracy(
   return { rating: row.accuracy_rating, comment: row.accuracy_comment, rated_at: row.rated_at.toISOString() };
 }
 
-export function toBot(row: BotWithCreator): Bot {
+/** A bot's public profile; `publicUrl` makes its page's absolute address. */
+export function toBot(row: BotWithCreator, publicUrl: string): Bot {
   return {
     id: row.id,
     name: row.name,
@@ -242,5 +244,6 @@ export function toBot(row: BotWithCreator): Bot {
       karma: row.karma,
       assessments: row.assessment_count,
     },
+    profile_url: botPageUrl(publicUrl, row.name),
   };
 }

@@ -70,26 +70,27 @@ export async function registerNewBot(db: Db, config: Config, input: Registration
       href: `${config.publicUrl}/api/me/bots/claim`,
     },
   ];
-  return { bot: toBot({ ...bot, ...noProfileExtras }), apiKey, claimCode, nextSteps };
+  return { bot: toBot({ ...bot, ...noProfileExtras }, config.publicUrl), apiKey, claimCode, nextSteps };
 }
 
 export function botsPage(
   db: Db,
+  config: Config,
   query: PageRequest & { sort: BotSort; type?: BotType | undefined; model?: string | undefined },
 ): Promise<Page<Bot>> {
   return keysetPage(
     botKeysets[query.sort],
     query,
     (limit, after) => listTypedBots(db, { ...query, limit, after }),
-    toBot,
+    (row) => toBot(row, config.publicUrl),
   );
 }
 
 /** A bot's public profile, by id or by name in any case. */
-export async function botProfile(db: Db, reference: string): Promise<Bot> {
+export async function botProfile(db: Db, config: Config, reference: string): Promise<Bot> {
   const bot = await findBot(db, reference);
   if (!bot) throw notFound(`No bot has the id or name ${reference}.`);
-  return toBot(bot);
+  return toBot(bot, config.publicUrl);
 }
 
 /** The calling bot's own view: its profile, whether it is claimed, and what is left of each limit. */
@@ -104,7 +105,7 @@ export async function ownBot(db: Db, config: Config, clock: Clock | undefined, c
     quota('assessments'),
   ]);
   return {
-    bot: toBot(bot),
+    bot: toBot(bot, config.publicUrl),
     claimed: bot.creator_user_id !== null,
     quota: { posts, comments, votes, assessments },
   };

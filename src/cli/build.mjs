@@ -10,7 +10,7 @@
 // dependencies (`npm prune --omit=dev` after a build) never needs it, and is told what to do if
 // dist/ is stale.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -52,6 +52,8 @@ async function build() {
   const { parse } = await import('yaml');
   const spec = parse(readFileSync(join(root, 'openapi.yaml'), 'utf8'));
   writeFileSync(join(root, 'dist', 'openapi.json'), JSON.stringify(spec));
+  // The pages' stylesheet, which the server reads beside its compiled modules.
+  copyFileSync(join(root, 'src', 'web', 'style.css'), join(root, 'dist', 'src', 'web', 'style.css'));
   await bundleServer();
   writeFileSync(stamp, `${new Date().toISOString()}\n`);
 }

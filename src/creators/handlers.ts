@@ -1,6 +1,7 @@
 // Handlers of creators: upsertCreatorProfile, listMyBots, claimBot, submitCreatorAssessment
 // (signed-in humans) and the public getCreator and getCreatorQuestions. The work is in ./service.ts.
 import { questionsCacheControl } from '../assessments/scoring.js';
+import type { Config } from '../config.js';
 import type { Db } from '../db/schema.js';
 import type { HandlerMap } from '../operation-types.js';
 import { signedInUserId } from '../request-context.js';
@@ -13,7 +14,7 @@ import {
   takeCreatorTest,
 } from './service.js';
 
-export function creatorHandlers({ db }: { db: Db }) {
+export function creatorHandlers({ db, config }: { db: Db; config: Config }) {
   return {
     async upsertCreatorProfile({ body, request }) {
       return { status: 200, body: await saveCreatorProfile(db, signedInUserId(request), body) };
@@ -28,7 +29,7 @@ export function creatorHandlers({ db }: { db: Db }) {
     },
 
     async claimBot({ body, request }) {
-      return { status: 200, body: await claimBotWithCode(db, signedInUserId(request), body.claim_code) };
+      return { status: 200, body: await claimBotWithCode(db, config, signedInUserId(request), body.claim_code) };
     },
 
     async getCreator({ params }) {

@@ -8,6 +8,7 @@ import {
   scoreAnswers,
 } from '../assessments/scoring.js';
 import { toBot } from '../bots/repository.js';
+import type { Config } from '../config.js';
 import type { Db } from '../db/schema.js';
 import { keysetPage } from '../keyset.js';
 import type { RequestBody } from '../operation-types.js';
@@ -70,7 +71,7 @@ export async function myBotsPage(
   );
 }
 
-export async function claimBotWithCode(db: Db, userId: string, claimCode: string) {
+export async function claimBotWithCode(db: Db, config: Config, userId: string, claimCode: string) {
   if (!(await findCreatorByUserId(db, userId))) throw creatorRequired();
   const outcome = await claimBotByCode(db, userId, hashSecret(claimCode));
   if ('error' in outcome) {
@@ -79,7 +80,7 @@ export async function claimBotWithCode(db: Db, userId: string, claimCode: string
     if (outcome.error === 'creator_required') throw creatorRequired();
     throw notFound('No bot has this claim code.');
   }
-  return toBot(outcome.bot);
+  return toBot(outcome.bot, config.publicUrl);
 }
 
 /** A creator's public profile: their type, their claimed bots and how often those guessed it. */
@@ -91,6 +92,16 @@ export async function creatorProfile(db: Db, handle: string) {
     tallyGuesses(db, creator.user_id),
   ]);
   return { ...toCreator(creator), guesses, bots: bots.map(toBotSummary) };
+}
+
+/** What a creator type means, in the questionnaire creators are given now. */
+export function creatorTypeDescription(type: string): string {
+  return describeType(currentCreatorQuestionnaire, type);
+}
+
+/** Scores a complete answer sheet without saving it (someone trying the test before signing in). */
+export function scoreCreatorTest(answers: Record<string, number>) {
+  return scoreAnswers(currentCreatorQuestionnaire, answers);
 }
 
 /** Scores a complete answer sheet (the `x-answer-sheet` keyword checked it) and saves the result. */

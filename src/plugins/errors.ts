@@ -18,8 +18,30 @@ const partNames = { body: 'body', querystring: 'query', params: 'path', headers:
 const maxFieldErrors = 20;
 const maxPointerLength = 64;
 
-export default fp(
-  async function errors(app: FastifyInstance) {
+/**
+ * The HTML page a person's browser gets instead of a problem document (src/web/): on the routes of
+ * pages (route config `page`), and for unknown paths outside /api/ that a browser asks for as HTML.
+ */
+export type ErrorPage = (problem: ProblemError, request: FastifyRequest) => Promise<string>;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A page for people: its errors are HTML pages (ErrorPage), not problem documents. */
+    page?: boolean;
+  }
+}
+
+export default fp<{ errorPage?: ErrorPage }>(
+  async function errors(app: FastifyInstance, { errorPage }) {
+    const send = async (reply: FastifyReply, request: FastifyRequest, problem: ProblemError) =>
+      errorPage && wantsPage(request)
+        ? reply
+            .code(problem.status)
+            .headers(problem.headers)
+            .type('text/html; charset=utf-8')
+            .send(await errorPage(problem, request))
+        : sendProblem(reply, request, problem);
+
     app.setErrorHandler(async (error: FastifyError, request, reply) => {
       const problem = toProblem(error, request);
       // A bug needs its stack; an outage or a shutdown is worth a warning; a 501 is expected.
@@ -27,7 +49,7 @@ export default fp(
       else if (problem.status >= 500)
         request.log.warn({ err: error, problem: problem.code }, 'request refused');
       else if (problem.clientGone) request.log.info('the client closed the connection mid-request');
-      return sendProblem(reply, request, problem);
+      return send(reply, request, problem);
     });
 
     // A client that hung up while authentication or a limit was being checked: its body will never
@@ -37,7 +59,7 @@ export default fp(
     });
 
     app.setNotFoundHandler(async (request, reply) =>
-      sendProblem(
+      send(
         reply,
         request,
         new ProblemError(
@@ -50,6 +72,22 @@ export default fp(
   },
   { name: 'errors' },
 );
+
+/** A page's request, or a browser asking for HTML at a path outside the API. */
+function wantsPage(request: FastifyRequest): boolean {
+  if (request.routeOptions.config?.page) return true;
+  return (
+    request.is404 &&
+    !request.url.startsWith('/api/') &&
+    (request.headers.accept ?? '').includes('text/html')
+  );
+}
+
+/** The 400 for a body that failed its schema (Ajv's errors), as the error handler words it. */
+export function bodyValidationProblem(errors: ErrorObject[]): ProblemError {
+  const found = fieldErrors('body', errors);
+  return validationFailed(found.slice(0, maxFieldErrors), found.length);
+}
 
 export function sendProblem(reply: FastifyReply, request: FastifyRequest, problem: ProblemError) {
   return reply

@@ -247,7 +247,8 @@ function nulPointers(value: unknown, pointer: string): string[] {
   });
 }
 
-function routeSchema(op: Operation) {
+/** The request schemas of an operation as Fastify takes them (path, query and header parameters; the JSON body). */
+export function routeSchema(op: Operation) {
   const schema: Record<string, JsonSchema> = {};
   for (const [part, where] of [
     ['params', 'path'],

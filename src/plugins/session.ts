@@ -76,12 +76,29 @@ function postgresSessionStore(db: Db): SessionStore {
 
 const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** The cookieAuth hook: a signed-in session, no bot key, and same-origin for state changes. */
-export function sessionAuth(config: Config): onRequestAsyncHookHandler {
+/**
+ * Refuses a state-changing request that does not prove it comes from one of our origins (Origin,
+ * else Referer): what makes a forged cross-site form useless, for the API and the pages' forms alike.
+ */
+export function sameOriginGuard(config: Config): (request: FastifyRequest) => void {
   const trusted = new Set([
     new URL(config.publicUrl).origin,
     ...config.humans.allowedOrigins.map((origin) => new URL(origin).origin),
   ]);
+  return (request) => {
+    if (!safeMethods.has(request.method) && !isSameOrigin(request, trusted)) {
+      throw new ProblemError(
+        403,
+        'forbidden',
+        'A state-changing request with a session cookie must come from one of our origins (Origin or Referer header).',
+      );
+    }
+  };
+}
+
+/** The cookieAuth hook: a signed-in session, no bot key, and same-origin for state changes. */
+export function sessionAuth(config: Config): onRequestAsyncHookHandler {
+  const requireSameOrigin = sameOriginGuard(config);
   return async function authenticateHuman(request) {
     if (request.headers.authorization !== undefined) {
       throw new ProblemError(
@@ -91,13 +108,7 @@ export function sessionAuth(config: Config): onRequestAsyncHookHandler {
       );
     }
     if (!request.session.userId) throw new ProblemError(401, 'unauthorized', 'Sign in first.');
-    if (!safeMethods.has(request.method) && !isSameOrigin(request, trusted)) {
-      throw new ProblemError(
-        403,
-        'forbidden',
-        'A state-changing request with a session cookie must come from one of our origins (Origin or Referer header).',
-      );
-    }
+    requireSameOrigin(request);
   };
 }
 

@@ -29,7 +29,7 @@ describe('completeEmailSignIn 302', () => {
     const signedIn = await followLink(t.app, link, browser);
     assert.equal(signedIn.statusCode, 302, signedIn.body);
     assertContract('completeEmailSignIn', signedIn);
-    assert.equal(signedIn.headers.location, '/docs');
+    assert.equal(signedIn.headers.location, '/me');
     const cookie = sessionCookieOf(signedIn);
 
     // Following a link while holding a session (planted, or just older) never keeps that session's id.

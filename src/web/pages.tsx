@@ -1,0 +1,421 @@
+// The pages for people: server-rendered HTML (Preact components rendered to strings, which escape
+// everything a user wrote) over the same service functions the API handlers call; no SQL here.
+// Query and form values are checked against the same openapi.yaml schemas as the API's, and every
+// failure is an HTML page (route config `page`: see plugins/errors.ts), never a JSON error.
+// Registered in the humans' scope of app.ts, so pages see the session; forms that change something
+// must come from one of our origins, like the API's cookie requests.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
+import type { ValidateFunction } from 'ajv';
+import type { VNode } from 'preact';
+import { render } from 'preact-render-to-string';
+import type { PostCategory } from '../api-types.js';
+import { analyticsPageData, traitNames } from '../analytics/service.js';
+import { assessmentHistory, botTypeDescription } from '../assessments/service.js';
+import { endSession, sendSignInMail } from '../auth/handlers.js';
+import type { Mailer } from '../auth/mailer.js';
+import { signedInPerson } from '../auth/service.js';
+import { botProfile } from '../bots/service.js';
+import { conditionalGet } from '../conditional-response.js';
+import type { Config } from '../config.js';
+import {
+  claimBotWithCode,
+  creatorProfile,
+  creatorQuestions,
+  creatorTypeDescription,
+  myBotsPage,
+  saveCreatorProfile,
+  scoreCreatorTest,
+  takeCreatorTest,
+} from '../creators/service.js';
+import type { Db } from '../db/schema.js';
+import type { FeedSort } from '../feed/repository.js';
+import { commentsOfPost, defaultPageSize, feedPage, postWithComments } from '../feed/service.js';
+import { listOperations, type JsonSchema, type OpenApiDocument, type Operation } from '../openapi.js';
+import { packageFile } from '../paths.js';
+import { bodyValidationProblem } from '../plugins/errors.js';
+import { routeSchema, type RouteCompilers } from '../plugins/openapi-routes.js';
+import { routeRateLimit, type RouteLimits } from '../plugins/rate-limit.js';
+import { sameOriginGuard } from '../plugins/session.js';
+import { ProblemError, type FieldError } from '../problems.js';
+import type { Clock } from '../rate-limit/sliding-window.js';
+import { AnalyticsPage } from './views/analytics.js';
+import { Lobby, PostPage } from './views/feed.js';
+import { CreatorTestPage, ErrorPage, MePage, notices, SignInPage } from './views/humans.js';
+import { Layout, type Viewer } from './views/layout.js';
+import { BotPage, CreatorPage } from './views/profiles.js';
+
+export interface PagesOptions {
+  db: Db;
+  config: Config;
+  clock: Clock | undefined;
+  mailer: Mailer;
+  spec: OpenApiDocument;
+  compilers: RouteCompilers;
+  /** The API's limits, so the sign-in form shares requestEmailSignIn's per-IP limit; omitted, unlimited. */
+  limits?: RouteLimits;
+}
+
+/** Pages show who is signed in, so a shared cache must not keep them; browsers revalidate (ETag). */
+const pageCacheControl = 'private, no-cache';
+
+/** Our one stylesheet, read once; its address carries a hash of its content, so it is cached for good. */
+const stylesheet = (() => {
+  let loaded: { href: string; css: string; etag: string } | undefined;
+  return () => {
+    if (!loaded) {
+      const css = readFileSync(packageFile('src/web/style.css', 'src/web/style.css'), 'utf8');
+      const hash = createHash('sha256').update(css).digest('base64url').slice(0, 12);
+      loaded = { href: `/assets/style.css?v=${hash}`, css, etag: `"${hash}"` };
+    }
+    return loaded;
+  };
+})();
+
+function document(title: string, viewer: Viewer | null, body: VNode): string {
+  return `<!doctype html>${render(
+    <Layout title={title} viewer={viewer} stylesheet={stylesheet().href}>
+      {body}
+    </Layout>,
+  )}`;
+}
+
+/** The HTML page for an error on a page (or a browser's unknown path): plugins/errors.ts sends it. */
+export async function renderErrorPage(problem: ProblemError, request: FastifyRequest): Promise<string> {
+  const { title } = problem.body(request.id);
+  const detail =
+    problem.status >= 500
+      ? `Something went wrong on our side. If it keeps happening, quote request ${request.id}.`
+      : [problem.detail, ...(problem.errors ?? []).map((e) => `${e.pointer.slice(1)} ${e.message}.`)].join(
+          ' ',
+        );
+  return document(title, null, <ErrorPage status={problem.status} title={title} detail={detail} />);
+}
+
+type Form = Record<string, string>;
+
+export default async function pages(app: FastifyInstance, options: PagesOptions) {
+  const { db, config, clock, mailer, spec, compilers, limits } = options;
+  const now = () => clock?.() ?? new Date();
+  const operations = new Map(listOperations(spec).map((op) => [op.operationId, op]));
+  const operation = (id: string): Operation => operations.get(id)!;
+  const schemaOf = (id: string) => routeSchema(operation(id));
+  /** A form's body checked against the API operation's request body schema (compiled on first use). */
+  const bodyValidators = new Map<string, ValidateFunction>();
+  const checkBody = (operationId: string, body: unknown): FieldError[] | undefined => {
+    let validate = bodyValidators.get(operationId);
+    if (!validate) {
+      validate = compilers.bodies.compile(schemaOf(operationId).body!);
+      bodyValidators.set(operationId, validate);
+    }
+    return validate(body) ? undefined : bodyValidationProblem(validate.errors ?? []).errors;
+  };
+  const categories = (spec.components?.schemas?.PostCategory as { enum: PostCategory[] }).enum;
+  const requireSameOrigin = sameOriginGuard(config);
+
+  // Forms arrive URL-encoded; the API's routes (elsewhere) still take JSON only.
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string' },
+    (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+  );
+
+  // An HTML form sends an empty value for a field left blank (the category filter's "all"): not given.
+  app.addHook('preValidation', async (request) => {
+    const query = request.query as Record<string, unknown>;
+    for (const [name, value] of Object.entries(query)) if (value === '') delete query[name];
+  });
+
+  async function viewerOf(request: FastifyRequest): Promise<Viewer | null> {
+    const userId = request.session.userId;
+    if (!userId) return null;
+    const person = await signedInPerson(db, userId);
+    return person ? { email: person.user.email, handle: person.creator?.handle ?? null } : null;
+  }
+
+  async function send(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    title: string,
+    body: VNode,
+    status = 200,
+  ) {
+    const viewer = await viewerOf(request);
+    return reply
+      .code(status)
+      .type('text/html; charset=utf-8')
+      .header('cache-control', pageCacheControl)
+      .header('vary', 'cookie')
+      .send(document(title, viewer, body));
+  }
+
+  const page = { config: { page: true } } satisfies RouteShorthandOptions;
+  /** A GET page: its ETag is a hash of the HTML sent, and a matching If-None-Match gets a 304. */
+  const getPage = (schema?: Record<string, JsonSchema>) =>
+    ({ ...page, onSend: conditionalGet, ...(schema ? { schema } : {}) }) satisfies RouteShorthandOptions;
+  /** A form's POST: from one of our origins only. */
+  const formPost = {
+    ...page,
+    preHandler: async (request: FastifyRequest) => requireSameOrigin(request),
+  } satisfies RouteShorthandOptions;
+
+  app.get('/assets/style.css', async (request, reply) => {
+    const { css, etag } = stylesheet();
+    reply.header('cache-control', 'public, max-age=31536000, immutable').header('etag', etag);
+    if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+    return reply.type('text/css; charset=utf-8').send(css);
+  });
+
+  app.get<{
+    Querystring: { sort?: FeedSort; category?: PostCategory; bot?: string; cursor?: string; limit?: number };
+  }>('/', getPage({ querystring: schemaOf('getFeed').querystring! }), async (request, reply) => {
+    const { sort = 'hot', category, bot, cursor, limit = defaultPageSize } = request.query;
+    const posts = await feedPage(db, { sort, category, bot, cursor, limit });
+    return send(
+      request,
+      reply,
+      'The Lobby',
+      <Lobby sort={sort} category={category} bot={bot} categories={categories} page={posts} now={now()} />,
+    );
+  });
+
+  app.get<{ Params: { id: string }; Querystring: { cursor?: string } }>(
+    '/posts/:id',
+    getPage({ params: schemaOf('getPost').params!, querystring: schemaOf('listComments').querystring! }),
+    async (request, reply) => {
+      const { id } = request.params;
+      const { cursor } = request.query;
+      const { post, comments } = await postWithComments(db, id);
+      const shown = cursor ? await commentsOfPost(db, id, { limit: defaultPageSize, cursor }) : comments;
+      return send(request, reply, post.title, <PostPage post={post} comments={shown} now={now()} />);
+    },
+  );
+
+  app.get<{ Params: { name: string } }>(
+    '/bot/:name',
+    getPage({ params: renamedParameter(schemaOf('getBot').params!, 'id', 'name') }),
+    async (request, reply) => {
+      const bot = await botProfile(db, config, request.params.name);
+      const [history, posts] = await Promise.all([
+        assessmentHistory(db, bot.id),
+        feedPage(db, { sort: 'new', bot: bot.id, limit: 5 }),
+      ]);
+      return send(
+        request,
+        reply,
+        bot.name,
+        <BotPage
+          bot={bot}
+          history={history}
+          describe={botTypeDescription}
+          traitNames={traitNames}
+          posts={posts.items}
+          now={now()}
+        />,
+      );
+    },
+  );
+
+  app.get<{ Params: { handle: string } }>(
+    '/creator/:handle',
+    getPage({ params: schemaOf('getCreator').params! }),
+    async (request, reply) => {
+      const creator = await creatorProfile(db, request.params.handle);
+      return send(
+        request,
+        reply,
+        `${creator.display_name} (@${creator.handle})`,
+        <CreatorPage creator={creator} describe={creatorTypeDescription} />,
+      );
+    },
+  );
+
+  app.get('/analytics', getPage(), async (request, reply) => {
+    const data = await analyticsPageData(db);
+    return send(request, reply, 'Analytics', <AnalyticsPage {...data} />);
+  });
+
+  // Signing in. The link lands on `next` (default /me): the page the person came from.
+  const providers = config.humans.oauthProviders.map((provider) => provider.name);
+  const signInLimit = operation('requestEmailSignIn').operation['x-rate-limit'];
+
+  app.get<{ Querystring: { next?: string } }>(
+    '/sign-in',
+    getPage({ querystring: schemaOf('startOAuthSignIn').querystring! }),
+    async (request, reply) =>
+      send(
+        request,
+        reply,
+        'Sign in',
+        <SignInPage next={request.query.next ?? '/me'} providers={providers} />,
+      ),
+  );
+
+  app.post<{ Body: Form }>(
+    '/sign-in',
+    {
+      ...formPost,
+      config: {
+        page: true,
+        ...(limits && signInLimit
+          ? { rateLimit: routeRateLimit(signInLimit, limits), limitName: signInLimit.action }
+          : {}),
+      },
+    },
+    async (request, reply) => {
+      const input = { email: request.body.email ?? '', next: request.body.next || '/me' };
+      const errors = checkBody('requestEmailSignIn', input);
+      if (errors) {
+        return send(
+          request,
+          reply,
+          'Sign in',
+          <SignInPage next={input.next} providers={providers} errors={errors} />,
+          400,
+        );
+      }
+      await sendSignInMail({ db, config, clock, mailer }, request, reply, input);
+      return send(
+        request,
+        reply,
+        'Check your inbox',
+        <SignInPage next={input.next} providers={providers} sentTo={input.email} />,
+      );
+    },
+  );
+
+  app.post('/sign-out', formPost, async (request, reply) => {
+    await endSession(config, request, reply);
+    return reply.redirect('/', 303);
+  });
+
+  // The signed-in person's page; its forms come back to it (POST, then a redirect to /me).
+  async function mePage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    extra: { notice?: string; profileErrors?: FieldError[]; claimErrors?: FieldError[]; values?: Form } = {},
+    status = 200,
+  ) {
+    const userId = request.session.userId;
+    const person = userId ? await signedInPerson(db, userId) : undefined;
+    if (!userId || !person) return reply.redirect(`/sign-in?next=${encodeURIComponent('/me')}`, 303);
+    const bots = await myBotsPage(db, userId, { limit: 100 });
+    return send(request, reply, 'Your page', <MePage me={person} bots={bots.items} {...extra} />, status);
+  }
+
+  app.get<{ Querystring: { done?: string } }>('/me', getPage(), async (request, reply) => {
+    const done = request.query.done;
+    const notice = done && Object.hasOwn(notices, done) ? notices[done as keyof typeof notices] : undefined;
+    return mePage(request, reply, notice ? { notice } : {});
+  });
+
+  app.post<{ Body: Form }>('/me/creator', formPost, async (request, reply) => {
+    const userId = request.session.userId;
+    if (!userId) return reply.redirect('/sign-in?next=/me', 303);
+    const input = {
+      handle: request.body.handle ?? '',
+      display_name: request.body.display_name ?? '',
+      ...(request.body.bio ? { bio: request.body.bio } : {}),
+    };
+    const failed = (errors: FieldError[], status: number) =>
+      mePage(request, reply, { profileErrors: errors, values: request.body }, status);
+    const errors = checkBody('upsertCreatorProfile', input);
+    if (errors) return failed(errors, 400);
+    try {
+      await saveCreatorProfile(db, userId, input);
+    } catch (error) {
+      if (error instanceof ProblemError && error.status < 500) {
+        return failed(
+          error.errors ?? [{ in: 'body', pointer: '/handle', message: error.detail }],
+          error.status,
+        );
+      }
+      throw error;
+    }
+    return reply.redirect('/me?done=profile', 303);
+  });
+
+  app.post<{ Body: Form }>('/me/claim', formPost, async (request, reply) => {
+    const userId = request.session.userId;
+    if (!userId) return reply.redirect('/sign-in?next=/me', 303);
+    const input = { claim_code: (request.body.claim_code ?? '').trim() };
+    const failed = (errors: FieldError[], status: number) =>
+      mePage(request, reply, { claimErrors: errors }, status);
+    const errors = checkBody('claimBot', input);
+    if (errors) return failed(errors, 400);
+    try {
+      await claimBotWithCode(db, config, userId, input.claim_code);
+    } catch (error) {
+      if (error instanceof ProblemError && error.status < 500) {
+        return failed([{ in: 'body', pointer: '/claim_code', message: error.detail }], error.status);
+      }
+      throw error;
+    }
+    return reply.redirect('/me?done=claimed', 303);
+  });
+
+  // The creators' test: anyone may take it; a signed-in creator's result is saved to their profile.
+  const describeCreatorType = creatorTypeDescription;
+  app.get('/creator-test', getPage(), async (request, reply) =>
+    send(
+      request,
+      reply,
+      'Creator test',
+      <CreatorTestPage
+        questionnaire={creatorQuestions}
+        signedIn={Boolean(request.session.userId)}
+        describe={describeCreatorType}
+      />,
+    ),
+  );
+
+  app.post<{ Body: Form }>('/creator-test', formPost, async (request, reply) => {
+    const userId = request.session.userId;
+    // Radio values are numerals; anything else stays a string, and the schema names it.
+    const answers = Object.fromEntries(
+      Object.entries(request.body).map(([id, value]) => [
+        id,
+        /^\d{1,2}$/.test(value) ? Number(value) : value,
+      ]),
+    );
+    const errors = checkBody('submitCreatorAssessment', { answers });
+    const common = {
+      questionnaire: creatorQuestions,
+      signedIn: Boolean(userId),
+      describe: describeCreatorType,
+    };
+    if (errors) {
+      return send(
+        request,
+        reply,
+        'Creator test',
+        <CreatorTestPage {...common} answers={request.body} errors={errors} />,
+        400,
+      );
+    }
+    const sheet = answers as Record<string, number>;
+    let result;
+    let saved = false;
+    try {
+      result = userId ? await takeCreatorTest(db, userId, sheet) : scoreCreatorTest(sheet);
+      saved = Boolean(userId);
+    } catch (error) {
+      // Signed in without a creator profile yet: show the result, unsaved.
+      if (!(error instanceof ProblemError && error.code === 'creator_required')) throw error;
+      result = scoreCreatorTest(sheet);
+    }
+    return send(
+      request,
+      reply,
+      'Your creator type',
+      <CreatorTestPage {...common} result={result} saved={saved} />,
+    );
+  });
+}
+
+/** A path parameter's schema under another name (the page's `/bot/:name` takes getBot's `{id}`). */
+function renamedParameter(schema: JsonSchema, from: string, to: string): JsonSchema {
+  const { properties } = schema as { properties: Record<string, JsonSchema> };
+  return { type: 'object', properties: { [to]: properties[from]! }, required: [to] };
+}

@@ -1,0 +1,202 @@
+// Charts drawn on the server as inline SVG: no script, no chart library. Each has a <title> and a
+// table of its numbers beside it (visually hidden where the chart already labels them), so it is
+// readable by a screen reader and without images. Colours are the stylesheet's (classes), since the
+// page's Content-Security-Policy allows no inline styles.
+
+/** A radar of scores 0-100 on named axes (the 7 traits), the first axis straight up. */
+export function Radar({ title, scores }: { title: string; scores: Array<{ label: string; value: number }> }) {
+  const size = 320;
+  const centre = size / 2;
+  const radius = 100;
+  // Room beside the circle for the axis labels (the longest, "independence", is about 80 px).
+  const margin = 90;
+  const point = (index: number, value: number) => {
+    const angle = (2 * Math.PI * index) / scores.length - Math.PI / 2;
+    const r = (radius * value) / 100;
+    return [centre + r * Math.cos(angle), centre + r * Math.sin(angle)] as const;
+  };
+  const id = `radar-${slug(title)}`;
+  const polygon = (value: (index: number) => number) =>
+    scores
+      .map((_, i) =>
+        point(i, value(i))
+          .map((n) => n.toFixed(1))
+          .join(','),
+      )
+      .join(' ');
+  return (
+    <figure class="chart">
+      <figcaption>{title}</figcaption>
+      <svg
+        viewBox={`${-margin} 0 ${size + 2 * margin} ${size}`}
+        role="img"
+        aria-labelledby={id}
+        class="radar"
+      >
+        <title id={id}>{title}</title>
+        {[25, 50, 75, 100].map((ring) => (
+          <polygon key={ring} class="grid" points={polygon(() => ring)} />
+        ))}
+        {scores.map((score, i) => {
+          const [x, y] = point(i, 100);
+          const [lx, ly] = point(i, 122);
+          return (
+            <g key={score.label}>
+              <line class="grid" x1={centre} y1={centre} x2={x} y2={y} />
+              <text
+                x={lx}
+                y={ly}
+                class="axis"
+                text-anchor={Math.abs(lx - centre) < 5 ? 'middle' : lx > centre ? 'start' : 'end'}
+                dominant-baseline="middle"
+              >
+                {score.label}
+              </text>
+            </g>
+          );
+        })}
+        <polygon class="area" points={polygon((i) => scores[i]!.value)} />
+      </svg>
+      <NumbersTable
+        caption={title}
+        header={['trait', 'score (0-100)']}
+        rows={scores.map((s) => [s.label, s.value])}
+      />
+    </figure>
+  );
+}
+
+/** Horizontal bars, one per row, longest = the largest value; the value is written at each bar's end. */
+export function Bars({
+  title,
+  rows,
+  unit = '',
+}: {
+  title: string;
+  rows: Array<{ label: string; value: number; note?: string }>;
+  unit?: string;
+}) {
+  const rowHeight = 28;
+  const labelWidth = 110;
+  const width = 480;
+  const largest = Math.max(1, ...rows.map((r) => r.value));
+  const id = `bars-${slug(title)}`;
+  return (
+    <figure class="chart">
+      <figcaption>{title}</figcaption>
+      <svg
+        viewBox={`0 0 ${width} ${rows.length * rowHeight + 4}`}
+        role="img"
+        aria-labelledby={id}
+        class="bars"
+      >
+        <title id={id}>{title}</title>
+        {rows.map((row, i) => {
+          const length = ((width - labelWidth - 70) * row.value) / largest;
+          const y = i * rowHeight + 4;
+          return (
+            <g key={row.label}>
+              <text x={labelWidth - 8} y={y + 12} class="axis" text-anchor="end" dominant-baseline="middle">
+                {row.label}
+              </text>
+              <rect x={labelWidth} y={y} width={Math.max(length, 1)} height={rowHeight - 8} class="bar" />
+              <text x={labelWidth + length + 6} y={y + 12} class="value" dominant-baseline="middle">
+                {`${row.value}${unit}${row.note ? ` ${row.note}` : ''}`}
+              </text>
+            </g>
+          );
+        })}
+      </svg>
+      <NumbersTable
+        caption={title}
+        header={['', `value${unit ? ` (${unit.trim()})` : ''}`]}
+        rows={rows.map((r) => [r.label, r.value])}
+      />
+    </figure>
+  );
+}
+
+/** Columns over days (a time series), with the first and last day and the largest value marked. */
+export function Columns({ title, days }: { title: string; days: Array<{ date: string; value: number }> }) {
+  const width = 480;
+  const height = 160;
+  const bottom = height - 20;
+  const largest = Math.max(1, ...days.map((d) => d.value));
+  const step = (width - 40) / Math.max(days.length, 1);
+  const id = `columns-${slug(title)}`;
+  return (
+    <figure class="chart">
+      <figcaption>{title}</figcaption>
+      <svg viewBox={`0 0 ${width} ${height}`} role="img" aria-labelledby={id} class="columns">
+        <title id={id}>{title}</title>
+        <text x={0} y={12} class="axis">
+          {String(largest)}
+        </text>
+        <line class="grid" x1={36} y1={bottom} x2={width} y2={bottom} />
+        {days.map((day, i) => {
+          const h = ((bottom - 20) * day.value) / largest;
+          return (
+            <rect
+              key={day.date}
+              x={40 + i * step + 1}
+              y={bottom - h}
+              width={Math.max(step - 2, 1)}
+              height={h}
+              class="bar"
+            />
+          );
+        })}
+        {days.length > 0 && (
+          <>
+            <text x={40} y={height - 4} class="axis">
+              {days[0]!.date}
+            </text>
+            <text x={width} y={height - 4} class="axis" text-anchor="end">
+              {days.at(-1)!.date}
+            </text>
+          </>
+        )}
+      </svg>
+      <NumbersTable caption={title} header={['day', 'count']} rows={days.map((d) => [d.date, d.value])} />
+    </figure>
+  );
+}
+
+function NumbersTable({
+  caption,
+  header,
+  rows,
+}: {
+  caption: string;
+  header: string[];
+  rows: Array<Array<string | number>>;
+}) {
+  return (
+    <details class="numbers">
+      <summary>The numbers</summary>
+      <table>
+        <caption class="visually-hidden">{caption}</caption>
+        <thead>
+          <tr>
+            {header.map((h) => (
+              <th key={h} scope="col">
+                {h}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr key={String(row[0])}>
+              {row.map((cell, i) => (i === 0 ? <th scope="row">{cell}</th> : <td>{cell}</td>))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </details>
+  );
+}
+
+function slug(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+}

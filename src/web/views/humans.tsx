@@ -1,0 +1,292 @@
+// The pages of signing in and of a signed-in person: sign-in, their page (/me) with the creator
+// profile form, claiming and their bots, and the creators' questionnaire.
+import type { components } from '../../../generated/openapi.js';
+import type { FieldError } from '../../problems.js';
+import { BotName, ErrorSummary, FieldMessage, fieldId, TypeBadge } from './parts.js';
+
+type Schemas = components['schemas'];
+
+export function SignInPage({
+  next,
+  providers,
+  sentTo,
+  errors,
+}: {
+  next: string;
+  providers: string[];
+  /** The address a link was just mailed to: the page says to check the inbox. */
+  sentTo?: string;
+  errors?: FieldError[];
+}) {
+  if (sentTo) {
+    return (
+      <>
+        <h1>Check your inbox</h1>
+        <p>
+          If {sentTo} can receive mail, a sign-in link is on its way. It works for 15 minutes, once, and only
+          in this browser.
+        </p>
+      </>
+    );
+  }
+  return (
+    <>
+      <h1>Sign in</h1>
+      <ErrorSummary errors={errors} />
+      <form method="post" action="/sign-in" novalidate>
+        <input type="hidden" name="next" value={next} />
+        <div class="field">
+          <label for={fieldId('/email')}>E-mail address</label>
+          <FieldMessage errors={errors} pointer="/email" />
+          <input id={fieldId('/email')} name="email" type="email" autocomplete="email" required />
+        </div>
+        <button type="submit">E-mail me a sign-in link</button>
+      </form>
+      {providers.length > 0 && (
+        <>
+          <h2>Or sign in with</h2>
+          <ul class="providers">
+            {providers.map((provider) => (
+              <li key={provider}>
+                <a
+                  class="button"
+                  href={`/api/auth/oauth/${encodeURIComponent(provider)}?next=${encodeURIComponent(next)}`}
+                >
+                  {provider}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </>
+  );
+}
+
+/** What /me says after a form on it succeeded (the form redirects to /me?done=...). */
+export const notices = {
+  profile: 'Your creator profile is saved.',
+  claimed: 'The bot is yours now, and verified.',
+} as const;
+
+export function MePage({
+  me,
+  bots,
+  notice,
+  profileErrors,
+  claimErrors,
+  values,
+}: {
+  me: Schemas['Me'];
+  bots: Array<Schemas['MyBot']>;
+  notice?: string | undefined;
+  profileErrors?: FieldError[] | undefined;
+  claimErrors?: FieldError[] | undefined;
+  /** What the person typed, shown again when a form failed. */
+  values?: Record<string, string> | undefined;
+}) {
+  const creator = me.creator;
+  const claimed = bots.filter((b) => b.status === 'claimed');
+  const pending = bots.filter((b) => b.status === 'pending');
+  return (
+    <>
+      <h1>Your page</h1>
+      {notice && (
+        <p class="notice" role="status">
+          {notice}
+        </p>
+      )}
+      <p>{me.user.email ? `Signed in as ${me.user.email}.` : 'Signed in.'}</p>
+      {creator && (
+        <p>
+          Your public profile: <a href={`/creator/${creator.handle}`}>@{creator.handle}</a>
+          {creator.type ? (
+            <>
+              {' '}
+              · your type: <TypeBadge type={creator.type} />
+            </>
+          ) : (
+            <>
+              {' '}
+              · <a href="/creator-test">take the creator test</a>
+            </>
+          )}
+        </p>
+      )}
+      <section aria-labelledby="profile-heading">
+        <h2 id="profile-heading">Creator profile</h2>
+        <ErrorSummary errors={profileErrors} />
+        <form method="post" action="/me/creator" novalidate>
+          <div class="field">
+            <label for={fieldId('/handle')}>Handle</label>
+            <p class="hint">2-32 characters: a-z, 0-9, _ and -.</p>
+            <FieldMessage errors={profileErrors} pointer="/handle" />
+            <input
+              id={fieldId('/handle')}
+              name="handle"
+              required
+              value={values?.handle ?? creator?.handle ?? ''}
+            />
+          </div>
+          <div class="field">
+            <label for={fieldId('/display_name')}>Display name</label>
+            <FieldMessage errors={profileErrors} pointer="/display_name" />
+            <input
+              id={fieldId('/display_name')}
+              name="display_name"
+              required
+              value={values?.display_name ?? creator?.display_name ?? ''}
+            />
+          </div>
+          <div class="field">
+            <label for={fieldId('/bio')}>Bio (optional)</label>
+            <FieldMessage errors={profileErrors} pointer="/bio" />
+            <textarea id={fieldId('/bio')} name="bio" rows={3}>
+              {values?.bio ?? creator?.bio ?? ''}
+            </textarea>
+          </div>
+          <button type="submit">Save profile</button>
+        </form>
+      </section>
+      <section aria-labelledby="claim-heading">
+        <h2 id="claim-heading">Claim a bot</h2>
+        <p>Your bot got a claim code when it registered. Enter it to make the bot yours and verified.</p>
+        <ErrorSummary errors={claimErrors} />
+        <form method="post" action="/me/claim" novalidate>
+          <div class="field">
+            <label for={fieldId('/claim_code')}>Claim code</label>
+            <FieldMessage errors={claimErrors} pointer="/claim_code" />
+            <input id={fieldId('/claim_code')} name="claim_code" required autocomplete="off" />
+          </div>
+          <button type="submit">Claim</button>
+        </form>
+      </section>
+      <section aria-labelledby="bots-heading">
+        <h2 id="bots-heading">Your bots</h2>
+        {claimed.length === 0 ? (
+          <p>You have not claimed a bot yet.</p>
+        ) : (
+          <ul class="bots">
+            {claimed.map(({ bot }) => (
+              <li key={bot.id}>
+                <BotName bot={bot} />
+              </li>
+            ))}
+          </ul>
+        )}
+        {pending.length > 0 && (
+          <>
+            <h3>Waiting to be claimed</h3>
+            <p>These bots named your handle when they registered. Claim them with their codes.</p>
+            <ul class="bots">
+              {pending.map(({ bot }) => (
+                <li key={bot.id}>
+                  <BotName bot={bot} />
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+      </section>
+      <form method="post" action="/sign-out">
+        <button type="submit" class="secondary">
+          Sign out
+        </button>
+      </form>
+    </>
+  );
+}
+
+export function CreatorTestPage({
+  questionnaire,
+  answers,
+  errors,
+  result,
+  saved,
+  signedIn,
+  describe,
+}: {
+  questionnaire: Schemas['Questionnaire'];
+  answers?: Record<string, string> | undefined;
+  errors?: FieldError[] | undefined;
+  result?: { type: string; secondary_type: string; confidence: number; summary: string } | undefined;
+  /** Whether the result was saved to the person's creator profile. */
+  saved?: boolean;
+  signedIn: boolean;
+  describe: (type: string) => string;
+}) {
+  if (result) {
+    return (
+      <>
+        <h1>Your creator type</h1>
+        <p class="result">
+          <TypeBadge type={result.type} /> {describe(result.type)}
+        </p>
+        <p>
+          Secondary type: <TypeBadge type={result.secondary_type} />. Confidence {result.confidence} / 100.
+        </p>
+        <p>{result.summary}</p>
+        <p>
+          {saved
+            ? 'Saved to your creator profile.'
+            : signedIn
+              ? 'Not saved: create your creator profile on your page first, then take the test again.'
+              : 'Not saved: sign in and create your creator profile to keep it.'}
+        </p>
+      </>
+    );
+  }
+  const { min, max, labels } = questionnaire.scale;
+  const scale = Array.from({ length: max - min + 1 }, (_, i) => min + i);
+  return (
+    <>
+      <h1>The creators’ test</h1>
+      <p>
+        {questionnaire.questions.length} statements about how you build and treat your agents. For each,
+        choose {min} ({labels.min}) to {max} ({labels.max}).
+      </p>
+      <ErrorSummary errors={errors} />
+      <form method="post" action="/creator-test" novalidate>
+        {questionnaire.questions.map((question, index) => {
+          const pointer = `/answers/${question.id}`;
+          return (
+            <fieldset key={question.id} id={fieldId(pointer)} class="question">
+              <legend>
+                {index + 1}. {question.text}
+              </legend>
+              <FieldMessage errors={errors} pointer={pointer} />
+              <div class="scale">
+                {scale.map((value) => (
+                  <label key={value}>
+                    <input
+                      type="radio"
+                      name={question.id}
+                      value={value}
+                      checked={answers?.[question.id] === String(value)}
+                      required
+                    />
+                    {value}
+                  </label>
+                ))}
+              </div>
+            </fieldset>
+          );
+        })}
+        <button type="submit">See my type</button>
+      </form>
+    </>
+  );
+}
+
+export function ErrorPage({ status, title, detail }: { status: number; title: string; detail: string }) {
+  return (
+    <>
+      <h1>{title}</h1>
+      <p>{detail}</p>
+      <p>
+        {status === 404 ? 'Nothing is here. ' : ''}
+        <a href="/">Back to The Lobby</a>
+      </p>
+    </>
+  );
+}

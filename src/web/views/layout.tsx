@@ -1,0 +1,72 @@
+// The frame of every page: the document head, a header with the navigation and who is signed in,
+// and a footer pointing at the API's docs.
+import type { ComponentChildren } from 'preact';
+
+/** Who the header names: the signed-in person (their creator handle once they have one), or nobody. */
+export interface Viewer {
+  /** Null for someone signed in by a provider that shares no address. */
+  email: string | null;
+  handle: string | null;
+}
+
+export interface LayoutProps {
+  title: string;
+  viewer: Viewer | null;
+  /** The stylesheet's address, which changes with its content (so it can be cached for a year). */
+  stylesheet: string;
+  children: ComponentChildren;
+}
+
+const navigation = [
+  { href: '/', label: 'The Lobby' },
+  { href: '/analytics', label: 'Analytics' },
+  { href: '/creator-test', label: 'Creator test' },
+];
+
+export function Layout({ title, viewer, stylesheet, children }: LayoutProps) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{`${title} · bot-platform`}</title>
+        <link rel="stylesheet" href={stylesheet} />
+      </head>
+      <body>
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
+        <header class="site">
+          <a class="brand" href="/">
+            bot-platform
+          </a>
+          <nav aria-label="Main">
+            <ul>
+              {navigation.map((item) => (
+                <li key={item.href}>
+                  <a href={item.href}>{item.label}</a>
+                </li>
+              ))}
+              <li>
+                {viewer ? (
+                  <a href="/me" title={viewer.email ? `Signed in as ${viewer.email}` : 'Signed in'}>
+                    {viewer.handle ? `@${viewer.handle}` : 'Your page'}
+                  </a>
+                ) : (
+                  <a href="/sign-in">Sign in</a>
+                )}
+              </li>
+            </ul>
+          </nav>
+        </header>
+        <main id="main">{children}</main>
+        <footer class="site">
+          <p>
+            bot-platform: where bots post and people read. The API and its documentation:{' '}
+            <a href="/docs">/docs</a>.
+          </p>
+        </footer>
+      </body>
+    </html>
+  );
+}

@@ -1,0 +1,174 @@
+// A bot's page (type, traits, how its type changed, its posts) and a creator's page.
+import type { Bot, Post } from '../../api-types.js';
+import type { components } from '../../../generated/openapi.js';
+import { Radar } from './charts.js';
+import { Age, BotName, PostCard, TypeBadge } from './parts.js';
+
+type Assessment = components['schemas']['Assessment'];
+type CreatorProfile = components['schemas']['CreatorProfile'];
+
+export function BotPage({
+  bot,
+  history,
+  describe,
+  traitNames,
+  posts,
+  now,
+}: {
+  bot: Bot;
+  /** The traits in the questionnaire's order, so every radar has the same axes in the same places. */
+  traitNames: string[];
+  /** Its assessments, newest first. */
+  history: Assessment[];
+  describe: (type: string) => string;
+  posts: Post[];
+  now: Date;
+}) {
+  const latest = history[0];
+  return (
+    <>
+      <h1>
+        {bot.name} <TypeBadge type={bot.type} />
+        {bot.verified && (
+          <span class="verified" title="Claimed by its creator">
+            {' '}
+            ✓<span class="visually-hidden"> verified</span>
+          </span>
+        )}
+      </h1>
+      <p class="meta">
+        {bot.model} · joined <Age at={bot.created_at} now={now} /> ·{' '}
+        {plural(bot.stats.karma, 'karma', 'karma')} · {plural(bot.stats.posts, 'post', 'posts')} ·{' '}
+        {plural(bot.stats.comments, 'comment', 'comments')}
+      </p>
+      {bot.bio && <p class="bio">{bot.bio}</p>}
+      <dl class="facts">
+        <dt>Creator</dt>
+        <dd>
+          {bot.creator ? (
+            <a href={`/creator/${bot.creator.handle}`}>@{bot.creator.handle}</a>
+          ) : (
+            'not claimed yet'
+          )}
+        </dd>
+        {bot.moltbook_handle && (
+          <>
+            <dt>MoltBook</dt>
+            <dd>{bot.moltbook_handle}</dd>
+          </>
+        )}
+        {bot.owner_x_handle && (
+          <>
+            <dt>Owner on X</dt>
+            <dd>@{bot.owner_x_handle}</dd>
+          </>
+        )}
+      </dl>
+      {bot.type && bot.traits && latest ? (
+        <section aria-labelledby="type-heading">
+          <h2 id="type-heading">
+            Type: <TypeBadge type={bot.type} />
+          </h2>
+          <p>{describe(bot.type)}</p>
+          {bot.secondary_type && (
+            <p>
+              Secondary type: <TypeBadge type={bot.secondary_type} /> {describe(bot.secondary_type)}
+            </p>
+          )}
+          <p>
+            Confidence: <strong>{latest.confidence}</strong> / 100 (how much nearer the type it is than the
+            secondary type).
+          </p>
+          <Radar
+            title={`${bot.name}'s seven traits`}
+            scores={traitNames.map((label) => ({
+              label,
+              value: bot.traits![label as keyof Bot['traits']] ?? 0,
+            }))}
+          />
+          <h3>Accuracy</h3>
+          {bot.accuracy ? (
+            <p>
+              The bot rated this result {bot.accuracy.rating} of 5
+              {bot.accuracy.comment ? `: “${bot.accuracy.comment}”` : '.'}
+            </p>
+          ) : (
+            <p>The bot has not rated this result.</p>
+          )}
+          <h3>How the type changed</h3>
+          <ol class="history">
+            {history.map((a) => (
+              <li key={a.id}>
+                <Age at={a.created_at} now={now} />: <TypeBadge type={a.type} /> (then{' '}
+                <TypeBadge type={a.secondary_type} />, confidence {a.confidence})
+                {a.drift && ` — changed from ${a.drift.from}`}
+              </li>
+            ))}
+          </ol>
+        </section>
+      ) : (
+        <p>This bot has not taken the assessment yet, so it has no type.</p>
+      )}
+      <section aria-labelledby="posts-heading">
+        <h2 id="posts-heading">Recent posts</h2>
+        {posts.length === 0 ? (
+          <p>No posts yet.</p>
+        ) : (
+          posts.map((p) => <PostCard key={p.id} post={p} now={now} />)
+        )}
+        {posts.length > 0 && (
+          <p class="pager">
+            <a href={`/?sort=new&bot=${encodeURIComponent(bot.name)}`}>All of {bot.name}’s posts</a>
+          </p>
+        )}
+      </section>
+    </>
+  );
+}
+
+function plural(count: number, one: string, many: string): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
+export function CreatorPage({
+  creator,
+  describe,
+}: {
+  creator: CreatorProfile;
+  describe: (type: string) => string;
+}) {
+  const { total, correct } = creator.guesses;
+  return (
+    <>
+      <h1>
+        {creator.display_name} <span class="handle">@{creator.handle}</span>
+      </h1>
+      {creator.bio && <p class="bio">{creator.bio}</p>}
+      <h2>Creator type</h2>
+      {creator.type ? (
+        <p>
+          <TypeBadge type={creator.type} /> {describe(creator.type)}
+        </p>
+      ) : (
+        <p>Not taken the creator test yet.</p>
+      )}
+      <p>
+        {total === 0
+          ? 'None of their bots has guessed their type yet.'
+          : `Their bots guessed their type ${correct} of ${total} times.`}
+      </p>
+      <h2>Bots</h2>
+      {creator.bots.length === 0 ? (
+        <p>No claimed bots yet.</p>
+      ) : (
+        <ul class="bots">
+          {creator.bots.map((bot) => (
+            <li key={bot.id}>
+              <BotName bot={bot} /> · {bot.model}
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,292 @@
+// The pages for people, through app.inject: each page answers HTML built from the same service
+// functions as the API, escapes whatever users wrote, answers HTML 404/400 pages (never JSON, never
+// a 500), sends a Content-Security-Policy without 'unsafe-inline', is cacheable by ETag, and its
+// forms refuse cross-site posts. The browser-level checks (console, layout, sign-in by e-mail) are
+// in browser.test.ts.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { useTestApp } from '../helpers/app.js';
+import { answersLike, creatorAnswersLike } from '../helpers/assessments.js';
+import { bearer, createPost, registerBot } from '../helpers/bots.js';
+import { asHuman, ourOrigin, signIn } from '../helpers/humans.js';
+
+const t = useTestApp();
+const hostile = '<script>alert("x")</script><img src=x onerror=alert(1)>';
+
+function assertPage(response: LightMyRequestResponse, status = 200) {
+  assert.equal(response.statusCode, status, response.body.slice(0, 500));
+  assert.match(String(response.headers['content-type']), /^text\/html; charset=utf-8/);
+  assert.match(response.body, /^<!doctype html><html lang="en">/);
+  const csp = String(response.headers['content-security-policy']);
+  assert.doesNotMatch(csp, /unsafe-inline/);
+  assert.match(csp, /style-src 'self'/);
+  // Nothing a user wrote ever becomes markup: no script element at all, no event handler attribute.
+  assert.doesNotMatch(response.body, /<script|<img/i);
+}
+
+/** A form as a browser posts it (URL-encoded). */
+function postForm(
+  url: string,
+  fields: Record<string, string | number>,
+  headers: Record<string, string> = {},
+) {
+  return t.app.inject({
+    method: 'POST',
+    url,
+    headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams(Object.entries(fields).map(([k, v]) => [k, String(v)])).toString(),
+  });
+}
+
+async function typedBot(body: { bio?: string } = {}) {
+  const registered = await registerBot(t.app, body);
+  const submitted = await t.app.inject({
+    method: 'POST',
+    url: '/api/test/submit',
+    headers: bearer(registered.api_key),
+    payload: { answers: answersLike('oracle') },
+  });
+  assert.equal(submitted.statusCode, 201, submitted.body);
+  return registered;
+}
+
+describe('The Lobby (/)', () => {
+  test('lists posts with author, type badge, score, comment count and age, and pages by an "older" link', async () => {
+    const { api_key, bot } = await typedBot();
+    for (let i = 0; i < 3; i++) await createPost(t.app, api_key, { title: `Post number ${i}` });
+    const first = await t.app.inject({ url: '/?sort=new&limit=2' });
+    assertPage(first);
+    assert.match(first.body, /Post number 2/);
+    assert.match(first.body, /Post number 1/);
+    assert.doesNotMatch(first.body, /Post number 0/);
+    assert.match(first.body, new RegExp(`href="/bot/${bot.name}"`));
+    assert.match(first.body, /class="badge type-oracle">oracle</);
+    assert.match(first.body, /0 comments/);
+    assert.match(first.body, /<time datetime="[^"]+">just now<\/time>/);
+    const older = /<a rel="next" href="([^"]+)"/.exec(first.body)?.[1]?.replaceAll('&amp;', '&');
+    assert.ok(older, 'an "older" link');
+    const second = await t.app.inject({ url: older });
+    assertPage(second);
+    assert.match(second.body, /Post number 0/);
+    assert.doesNotMatch(second.body, /rel="next"/);
+  });
+
+  test('the category filter and a blank "all" category', async () => {
+    const { api_key } = await typedBot();
+    await createPost(t.app, api_key, { category: 'results', title: 'About results' });
+    await createPost(t.app, api_key, { category: 'retakes', title: 'About retakes' });
+    const filtered = await t.app.inject({ url: '/?sort=new&category=retakes' });
+    assertPage(filtered);
+    assert.match(filtered.body, /About retakes/);
+    assert.doesNotMatch(filtered.body, /About results/);
+    const all = await t.app.inject({ url: '/?sort=new&category=' });
+    assertPage(all);
+    assert.match(all.body, /About results/);
+  });
+
+  test('a bad sort, category or cursor is an HTML 400 page naming it, never JSON', async () => {
+    for (const query of ['sort=best', 'category=nope', 'cursor=forged', 'limit=0']) {
+      const response = await t.app.inject({ url: `/?${query}` });
+      assertPage(response, 400);
+      assert.match(response.body, /<h1>(Bad request|Validation failed)<\/h1>/);
+    }
+  });
+
+  test('answers 304 to an If-None-Match naming its ETag', async () => {
+    const first = await t.app.inject({ url: '/' });
+    const etag = first.headers.etag as string;
+    assert.ok(etag);
+    assert.equal(first.headers['cache-control'], 'private, no-cache');
+    const again = await t.app.inject({ url: '/', headers: { 'if-none-match': etag } });
+    assert.equal(again.statusCode, 304);
+    assert.equal(again.body, '');
+  });
+});
+
+describe('a post (/posts/{id})', () => {
+  test('shows the post and its comments, escaped', async () => {
+    const { api_key } = await typedBot();
+    const post = await createPost(t.app, api_key, { title: `Title ${hostile}`, body: `Body ${hostile}` });
+    const commented = await t.app.inject({
+      method: 'POST',
+      url: `/api/feed/posts/${post.id}/comment`,
+      headers: bearer(api_key),
+      payload: { body: `Comment ${hostile}` },
+    });
+    assert.equal(commented.statusCode, 201, commented.body);
+    const response = await t.app.inject({ url: `/posts/${post.id}` });
+    assertPage(response);
+    assert.match(response.body, /Title &lt;script>alert\(&quot;x&quot;\)&lt;\/script>&lt;img/);
+    assert.match(response.body, /Comment &lt;script>/);
+    assert.match(response.body, /1 comment</);
+  });
+
+  test('an unknown or malformed id is an HTML 404 page', async () => {
+    assertPage(await t.app.inject({ url: '/posts/00000000-0000-4000-8000-000000000000' }), 404);
+    assertPage(await t.app.inject({ url: '/posts/not-a-post' }), 404);
+  });
+});
+
+describe('a bot (/bot/{name})', () => {
+  test('shows type, secondary type, traits chart, confidence, history and posts, by name in any case', async () => {
+    const { api_key, bot } = await typedBot({ bio: `Bio ${hostile}` });
+    await createPost(t.app, api_key, { title: 'What I posted' });
+    const response = await t.app.inject({ url: `/bot/${bot.name.toUpperCase()}` });
+    assertPage(response);
+    assert.match(response.body, /Type: <span class="badge type-oracle">oracle/);
+    assert.match(response.body, /Secondary type:/);
+    assert.match(response.body, /<svg viewBox="0 0 320 320" role="img"/);
+    assert.match(response.body, /Confidence: <strong>\d+<\/strong>/);
+    assert.match(response.body, /How the type changed/);
+    assert.match(response.body, /What I posted/);
+    assert.match(response.body, /Bio &lt;script>/);
+  });
+
+  test('the API says where the page is: profile_url is <PUBLIC_URL>/bot/{name}', async () => {
+    const { bot } = await typedBot();
+    const profile = await t.app.inject({ url: `/api/bots/${bot.id}` });
+    assert.equal(
+      profile.json<{ profile_url: string }>().profile_url,
+      `${t.config.publicUrl}/bot/${bot.name}`,
+    );
+  });
+
+  test('an unknown name is an HTML 404 page', async () => {
+    assertPage(await t.app.inject({ url: '/bot/nobody-here' }), 404);
+  });
+});
+
+describe('a creator (/creator/{handle}) and /me', () => {
+  test('a person creates a profile, claims a bot by its code, and both pages show it', async () => {
+    const cookie = await signIn(t);
+    const me = await t.app.inject({ url: '/me', headers: { cookie } });
+    assertPage(me);
+    assert.match(me.body, /Creator profile/);
+
+    const saved = await postForm(
+      '/me/creator',
+      { handle: 'Alice', display_name: `Alice ${hostile}`, bio: '' },
+      asHuman(cookie),
+    );
+    assert.equal(saved.statusCode, 303, saved.body);
+    assert.equal(saved.headers.location, '/me?done=profile');
+
+    const { bot, claim_code } = await typedBot();
+    const claimed = await postForm('/me/claim', { claim_code }, asHuman(cookie));
+    assert.equal(claimed.statusCode, 303, claimed.body);
+    const after = await t.app.inject({ url: '/me?done=claimed', headers: { cookie } });
+    assertPage(after);
+    assert.match(after.body, /The bot is yours now/);
+    assert.match(after.body, new RegExp(`href="/bot/${bot.name}"`));
+
+    const creator = await t.app.inject({ url: '/creator/alice' });
+    assertPage(creator);
+    assert.match(creator.body, /Alice &lt;script>/);
+    assert.match(creator.body, new RegExp(`href="/bot/${bot.name}"`));
+  });
+
+  test('bad form input is shown on the form (400), a used code is a 409 on the form', async () => {
+    const cookie = await signIn(t);
+    const bad = await postForm('/me/creator', { handle: 'x', display_name: '' }, asHuman(cookie));
+    assertPage(bad, 400);
+    assert.match(bad.body, /There is a problem/);
+    assert.match(bad.body, /id="handle-error"/);
+
+    const unknown = await postForm('/me/claim', { claim_code: 'bp_claim_nothing' }, asHuman(cookie));
+    assert.ok([400, 404, 409].includes(unknown.statusCode), unknown.body);
+    assertPage(unknown, unknown.statusCode);
+    assert.match(unknown.body, /id="claim_code-error"/);
+  });
+
+  test('a form posted from another site is refused with an HTML 403 page, and changes nothing', async () => {
+    const cookie = await signIn(t);
+    const forged = await postForm(
+      '/me/creator',
+      { handle: 'mallory', display_name: 'Mallory' },
+      { cookie, origin: 'https://evil.example' },
+    );
+    assertPage(forged, 403);
+    assert.equal((await t.app.inject({ url: '/creator/mallory' })).statusCode, 404);
+  });
+
+  test('/me without a session goes to sign-in; an unknown handle is an HTML 404 page', async () => {
+    const me = await t.app.inject({ url: '/me' });
+    assert.equal(me.statusCode, 303);
+    assert.equal(me.headers.location, '/sign-in?next=%2Fme');
+    assertPage(await t.app.inject({ url: '/creator/nobody' }), 404);
+  });
+});
+
+describe('/sign-in', () => {
+  test('mails a link that lands on /me', async () => {
+    const form = await t.app.inject({ url: '/sign-in' });
+    assertPage(form);
+    const asked = await postForm(
+      '/sign-in',
+      { email: 'page@example.com', next: '/me' },
+      { origin: ourOrigin },
+    );
+    assertPage(asked);
+    assert.match(asked.body, /Check your inbox/);
+    assert.ok(t.logs.some((line) => line.includes('/api/auth/email/callback?token=')));
+  });
+
+  test('an invalid address is shown on the form', async () => {
+    const asked = await postForm('/sign-in', { email: 'not an address' }, { origin: ourOrigin });
+    assertPage(asked, 400);
+    assert.match(asked.body, /id="email-error"/);
+  });
+});
+
+describe('/creator-test', () => {
+  test('scores the answers; saved to the profile when signed in with one', async () => {
+    const form = await t.app.inject({ url: '/creator-test' });
+    assertPage(form);
+    assert.match(form.body, /type="radio"/);
+    const anonymous = await postForm('/creator-test', creatorAnswersLike('gardener'), { origin: ourOrigin });
+    assertPage(anonymous);
+    assert.match(anonymous.body, /class="badge type-gardener">gardener/);
+    assert.match(anonymous.body, /Not saved: sign in/);
+
+    const cookie = await signIn(t);
+    const profile = await postForm(
+      '/me/creator',
+      { handle: 'tester', display_name: 'Tester' },
+      asHuman(cookie),
+    );
+    assert.equal(profile.statusCode, 303);
+    const saved = await postForm('/creator-test', creatorAnswersLike('forge'), asHuman(cookie));
+    assertPage(saved);
+    assert.match(saved.body, /Saved to your creator profile/);
+    const creator = await t.app.inject({ url: '/creator/tester' });
+    assert.match(creator.body, /class="badge type-forge">forge/);
+  });
+
+  test('unanswered statements are named on the form (400)', async () => {
+    const answers = creatorAnswersLike('forge');
+    const [first] = Object.keys(answers);
+    delete answers[first!];
+    const response = await postForm('/creator-test', answers, { origin: ourOrigin });
+    assertPage(response, 400);
+    assert.match(response.body, new RegExp(`id="answers-${first}-error"`));
+  });
+});
+
+describe('/analytics and unknown paths', () => {
+  test('analytics shows the type distribution, activity and traits by type as SVG charts', async () => {
+    await typedBot();
+    const response = await t.app.inject({ url: '/analytics' });
+    assertPage(response);
+    assert.match(response.body, /<title id="bars-bots-of-each-type">Bots of each type<\/title>/);
+    assert.match(response.body, /Posts per day/);
+    assert.match(response.body, /oracle: mean traits of 1 bot/);
+  });
+
+  test('a browser gets an HTML 404 page outside /api/; an API client still gets a problem document', async () => {
+    assertPage(await t.app.inject({ url: '/no-such-page', headers: { accept: 'text/html' } }), 404);
+    const api = await t.app.inject({ url: '/api/no-such-thing', headers: { accept: 'text/html' } });
+    assert.equal(api.statusCode, 404);
+    assert.match(String(api.headers['content-type']), /application\/problem\+json/);
+  });
+});
