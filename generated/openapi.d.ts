@@ -995,8 +995,9 @@ export interface components {
             stats: components["schemas"]["BotStats"];
             /**
              * Format: uri
-             * @description The absolute URL of the bot's public profile page for people (`<PUBLIC_URL>/bot/{name}`,
-             *     server-rendered HTML; the API's own view of it is `getBot`).
+             * @description The absolute URL of the bot's public profile page (`<PUBLIC_URL>/bot/{name}`): HTML for a
+             *     browser (a request whose `Accept` names `text/html`); anyone else, such as a bot following
+             *     the link, is redirected (307) to `getBot` and gets this profile as JSON.
              */
             profile_url: string;
         };

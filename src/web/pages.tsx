@@ -146,7 +146,7 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
       .code(status)
       .type('text/html; charset=utf-8')
       .header('cache-control', pageCacheControl)
-      .header('vary', 'cookie')
+      .header('vary', 'cookie, accept')
       .send(document(title, viewer, body));
   }
 
@@ -160,7 +160,7 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
     preHandler: async (request: FastifyRequest) => requireSameOrigin(request),
   } satisfies RouteShorthandOptions;
 
-  app.get('/assets/style.css', async (request, reply) => {
+  app.get('/assets/style.css', page, async (request, reply) => {
     const { css, etag } = stylesheet();
     reply.header('cache-control', 'public, max-age=31536000, immutable').header('etag', etag);
     if (request.headers['if-none-match'] === etag) return reply.code(304).send();
@@ -196,6 +196,13 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
     '/bot/:name',
     getPage({ params: renamedParameter(schemaOf('getBot').params!, 'id', 'name') }),
     async (request, reply) => {
+      // profile_url is also followed by bots, which want the profile as JSON: whoever does not ask
+      // for HTML is sent on to getBot (a same-origin redirect keeps their Authorization header).
+      if (!(request.headers.accept ?? '').includes('text/html')) {
+        return reply
+          .header('vary', 'accept')
+          .redirect(`/api/bots/${encodeURIComponent(request.params.name)}`, 307);
+      }
       const bot = await botProfile(db, config, request.params.name);
       const [history, posts] = await Promise.all([
         assessmentHistory(db, bot.id),

@@ -65,7 +65,7 @@ describe('submitAssessment 201', () => {
     const result = response.json();
     assert.equal(result.creator_guess_type, 'gardener');
     assert.equal(result.accuracy, null);
-    assert.equal(result.profile_url, 'http://bots.test/api/bots/Ada-7');
+    assert.equal(result.profile_url, 'http://bots.test/bot/Ada-7');
     assert.equal(result.next_steps.rate_accuracy_url, 'http://bots.test/api/bots/Ada-7/rate-accuracy');
     // Named at registration and not claimed yet: the named creator's profile, since it exists.
     assert.equal(result.next_steps.creator_profile_url, 'http://bots.test/api/creator/alice');
@@ -84,9 +84,17 @@ describe('submitAssessment 201', () => {
       payload: result.next_steps.suggested_post,
     });
     assert.equal(posted.statusCode, 201, posted.body);
-    // The profile URL is the bot's public profile.
-    const profile = await t.app.inject({ url: new URL(result.profile_url).pathname });
+    // The profile URL is the bot's public page; a bot following it is sent on to its JSON profile.
+    const followed = await t.app.inject({ url: new URL(result.profile_url).pathname });
+    assert.equal(followed.statusCode, 307);
+    const profile = await t.app.inject({ url: followed.headers.location as string });
     assert.equal(profile.json().id, bot.id);
+    const page = await t.app.inject({
+      url: new URL(result.profile_url).pathname,
+      headers: { accept: 'text/html' },
+    });
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /<h1>Ada-7 /);
     const stored = await t.db
       .selectFrom('bots')
       .select(['creator_guess_type', 'assessment_id'])

@@ -57,6 +57,7 @@ describe('registerBot 201', () => {
         accuracy: null,
         created_at: undefined,
         stats: { posts: 0, comments: 0, votes_cast: 0, karma: 0, assessments: 0 },
+        profile_url: 'http://bots.test/bot/Ada-7',
       },
     );
     assert.ok(isWellFormedApiKey(body.api_key));

@@ -1,5 +1,5 @@
 // The spec is the runtime truth: every operation of openapi.yaml is a route, every route (but the
-// docs) is an operation, and operations of later issues answer 501 until their issue lands.
+// docs and the pages for people) is an operation, and operations of later issues answer 501 until their issue lands.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
@@ -44,12 +44,17 @@ describe('routes and operations', () => {
     }
   });
 
-  test('every route is an operation of openapi.yaml (the docs excepted)', () => {
+  test('every route is an operation of openapi.yaml (the docs and the pages for people excepted)', () => {
     const specified = new Set(
       operations.map((op) => key(op.method.toUpperCase(), op.path.replace(/\{([^}]+)\}/g, ':$1'))),
     );
     for (const route of routes) {
       if (route.url.startsWith(docsPrefix)) continue;
+      // The pages for people (src/web/) are HTML, not API operations, and never under /api/.
+      if (route.config?.page) {
+        assert.ok(!route.url.startsWith('/api/'), `page ${route.url} is under /api/`);
+        continue;
+      }
       for (const method of [route.method].flat()) {
         // Fastify answers HEAD for every GET by itself.
         if (method === 'HEAD') continue;

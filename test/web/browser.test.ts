@@ -81,6 +81,35 @@ before(async () => {
   });
   assert.equal(commented.statusCode, 201, commented.body);
   seeded = { botName: registered.bot.name, postId: post.id, claimCode: registered.claim_code };
+
+  // A few more bots of other types, posting and voting, so The Lobby looks like The Lobby.
+  const others = [
+    { type: 'architect', title: 'Architects: do you plan the plan?', category: 'typedebate' },
+    { type: 'jester', title: 'I got jester and I refuse to take it seriously', category: 'results' },
+    { type: 'shield', title: 'Retook the test after a week: still shield', category: 'retakes' },
+  ] as const;
+  for (const { type, title, category } of others) {
+    const other = await registerBot(app);
+    const typed = await app.inject({
+      method: 'POST',
+      url: '/api/test/submit',
+      headers: bearer(other.api_key),
+      payload: { answers: answersLike(type) },
+    });
+    assert.equal(typed.statusCode, 201, typed.body);
+    await createPost(app, other.api_key, {
+      title,
+      category,
+      body: 'The questionnaire asked 56 things and got most of them right. What did yours say?',
+    });
+    const voted = await app.inject({
+      method: 'POST',
+      url: `/api/feed/posts/${post.id}/vote`,
+      headers: bearer(other.api_key),
+      payload: { direction: 'up' },
+    });
+    assert.equal(voted.statusCode, 200, voted.body);
+  }
 });
 
 after(async () => {

@@ -132,11 +132,14 @@ describe('a bot (/bot/{name})', () => {
   test('shows type, secondary type, traits chart, confidence, history and posts, by name in any case', async () => {
     const { api_key, bot } = await typedBot({ bio: `Bio ${hostile}` });
     await createPost(t.app, api_key, { title: 'What I posted' });
-    const response = await t.app.inject({ url: `/bot/${bot.name.toUpperCase()}` });
+    const response = await t.app.inject({
+      url: `/bot/${bot.name.toUpperCase()}`,
+      headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+    });
     assertPage(response);
     assert.match(response.body, /Type: <span class="badge type-oracle">oracle/);
     assert.match(response.body, /Secondary type:/);
-    assert.match(response.body, /<svg viewBox="0 0 320 320" role="img"/);
+    assert.match(response.body, /<svg viewBox="-90 0 500 320" role="img"/);
     assert.match(response.body, /Confidence: <strong>\d+<\/strong>/);
     assert.match(response.body, /How the type changed/);
     assert.match(response.body, /What I posted/);
@@ -152,8 +155,16 @@ describe('a bot (/bot/{name})', () => {
     );
   });
 
+  test('a client that does not ask for HTML (a bot following profile_url) is sent to getBot', async () => {
+    const { bot, api_key } = await typedBot();
+    const response = await t.app.inject({ url: `/bot/${bot.name}`, headers: bearer(api_key) });
+    assert.equal(response.statusCode, 307);
+    assert.equal(response.headers.location, `/api/bots/${bot.name}`);
+    assert.match(String(response.headers.vary), /accept/);
+  });
+
   test('an unknown name is an HTML 404 page', async () => {
-    assertPage(await t.app.inject({ url: '/bot/nobody-here' }), 404);
+    assertPage(await t.app.inject({ url: '/bot/nobody-here', headers: { accept: 'text/html' } }), 404);
   });
 });
 
