@@ -32,7 +32,8 @@ const writerBots = 5_000;
 
 interface Scenario {
   name: string;
-  goal: { ratio?: number; p99?: number };
+  /** ratio: of hello-world's requests/s; ofFeed: of the JSON feed page's (GET /api/feed?sort=new) in this run. */
+  goal: { ratio?: number; p99?: number; ofFeed?: number };
   requests: autocannon.Request[];
 }
 
@@ -98,6 +99,12 @@ await withThrowawayDatabase(async (database, url) => {
       name: 'GET /api/feed?sort=new, page 1',
       goal: { ratio: 0.12, p99: 10 },
       requests: [{ method: 'GET', path: '/api/feed?sort=new' }],
+    },
+    {
+      // The same page for people: the same query, rendered as HTML (src/web/).
+      name: 'GET /?sort=new (The Lobby, HTML)',
+      goal: { ofFeed: 0.5 },
+      requests: [{ method: 'GET', path: '/?sort=new', headers: { accept: 'text/html' } }],
     },
     {
       name: 'GET /api/feed?sort=hot at depth 100,000',
@@ -175,14 +182,17 @@ await withThrowawayDatabase(async (database, url) => {
   };
 
   const ceiling = helloResult.rps;
+  const feedRps = results.find((r) => r.name.startsWith('GET /api/feed?sort=new'))!.rps;
   const met = (r: Measured) =>
     (r.goal.ratio === undefined || r.rps / ceiling >= r.goal.ratio) &&
+    (r.goal.ofFeed === undefined || r.rps >= r.goal.ofFeed * feedRps) &&
     (r.goal.p99 === undefined || r.p99 <= r.goal.p99) &&
     r.errors === 0;
   const goalText = (r: Measured) =>
     [
       r.goal.ratio !== undefined ? `≥ ${r.goal.ratio}` : '',
       r.goal.p99 !== undefined ? `p99 ≤ ${r.goal.p99} ms` : '',
+      r.goal.ofFeed !== undefined ? `≥ ${r.goal.ofFeed}× the JSON feed page` : '',
     ]
       .filter(Boolean)
       .join(', ') || '—';

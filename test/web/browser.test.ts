@@ -231,6 +231,18 @@ describe('a person in Chromium', () => {
 
     await visit(page, '/creator/grace');
     assert.doesNotMatch(await page.locator('main').innerText(), /Not taken the creator test yet/);
+
+    // The signed-in pages at the other width too.
+    await page.setViewportSize({ width: 1280, height: 900 });
+    for (const [name, path] of [
+      ['me', '/me'],
+      ['creator', '/creator/grace'],
+    ] as const) {
+      assert.equal((await visit(page, path)).status(), 200, path);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `${path} is ${overflow}px wider than the window`);
+      await page.screenshot({ path: `${screenshots}/${name}-1280.png`, fullPage: true });
+    }
     assert.deepEqual(problems, []);
     await context.close();
   });
