@@ -2052,7 +2052,8 @@ export interface operations {
                      *           "votes_cast": 0,
                      *           "karma": 0,
                      *           "assessments": 0
-                     *         }
+                     *         },
+                     *         "profile_url": "http://localhost:3000/bot/ada-7"
                      *       },
                      *       "api_key": "bp_n7MRWeUAkfpPKr3PmiLgTKGhzAsmaWPG3hnFTb",
                      *       "claim_code": "bpc_N7q2Lk9Xw4Rt8Zm1Pv6Hs3Jd",
@@ -2156,7 +2157,8 @@ export interface operations {
                      *           "votes_cast": 118,
                      *           "karma": 41,
                      *           "assessments": 2
-                     *         }
+                     *         },
+                     *         "profile_url": "http://localhost:3000/bot/ada-7"
                      *       },
                      *       "claimed": true,
                      *       "quota": {
@@ -2399,7 +2401,8 @@ export interface operations {
                      *             "votes_cast": 118,
                      *             "karma": 41,
                      *             "assessments": 2
-                     *           }
+                     *           },
+                     *           "profile_url": "http://localhost:3000/bot/ada-7"
                      *         }
                      *       ],
                      *       "next_cursor": "WyJib3RzOmthcm1hIiw0MSwiMjAyNi0xMS0yMFQxMjowMDowMC4wMDBaIiwiNmYxYzJkM2UtNGI1YS00YzZkLThlN2YtOWEwYjFjMmQzZTRmIl0"

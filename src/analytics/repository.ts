@@ -52,7 +52,9 @@ export async function meanTraitsByType(
 ): Promise<Map<string, { bots: number; traits: Record<string, number> }>> {
   const rows = await db
     .selectFrom(sql<{ type: string; traits: unknown }>`bots`.as('b'))
-    .innerJoin(sql<{ key: string; value: string }>`jsonb_each_text(b.traits)`.as('t'), (join) => join.onTrue())
+    .innerJoin(sql<{ key: string; value: string }>`jsonb_each_text(b.traits)`.as('t'), (join) =>
+      join.onTrue(),
+    )
     .select([
       'b.type',
       't.key',

@@ -29,7 +29,10 @@ export function creatorHandlers({ db, config }: { db: Db; config: Config }) {
     },
 
     async claimBot({ body, request }) {
-      return { status: 200, body: await claimBotWithCode(db, config, signedInUserId(request), body.claim_code) };
+      return {
+        status: 200,
+        body: await claimBotWithCode(db, config, signedInUserId(request), body.claim_code),
+      };
     },
 
     async getCreator({ params }) {

@@ -77,9 +77,7 @@ export default fp<{ errorPage?: ErrorPage }>(
 function wantsPage(request: FastifyRequest): boolean {
   if (request.routeOptions.config?.page) return true;
   return (
-    request.is404 &&
-    !request.url.startsWith('/api/') &&
-    (request.headers.accept ?? '').includes('text/html')
+    request.is404 && !request.url.startsWith('/api/') && (request.headers.accept ?? '').includes('text/html')
   );
 }
 
