@@ -1,35 +1,20 @@
 // E-mail sign-in over a real SMTP server (smtp-server): the mail arrives, its link signs in.
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
-import { after, describe, test } from 'node:test';
-import { SMTPServer } from 'smtp-server';
+import { describe, test } from 'node:test';
 import { buildApp } from '../../src/app.js';
 import { testConfig, useTestApp } from '../helpers/app.js';
 import { assertContract } from '../helpers/contract.js';
 import { followLink, sessionCookieOf, signInCookieOf, uniqueEmail } from '../helpers/humans.js';
 import { serverLogStream } from '../helpers/logs.js';
+import { startSmtpServer } from '../helpers/smtp.js';
 
-const received: Array<{ to: string[]; raw: string }> = [];
-const smtp = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ['AUTH', 'STARTTLS'],
-  onData(stream, session, callback) {
-    let raw = '';
-    stream.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
-    stream.on('end', () => {
-      received.push({ to: session.envelope.rcptTo.map((r) => r.address), raw });
-      callback();
-    });
-  },
-});
-// Listening before any hook runs: the app's configuration below needs its port.
-await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-after(() => new Promise<void>((resolve) => smtp.close(() => resolve())));
+// Listening before any hook runs: the app's configuration below needs its URL.
+const { url: smtpUrl, received } = await startSmtpServer();
 
 const t = useTestApp(() => ({
   humans: {
     ...testConfig().humans,
-    smtpUrl: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`,
+    smtpUrl,
     emailLimits: { perAddress: 3, perIp: 5 },
   },
 }));

@@ -5,11 +5,9 @@
 // and sees it on their creator page, then takes the creator test and sees their type.
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { SMTPServer } from 'smtp-server';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../helpers/app.js';
 import { answersLike } from '../helpers/assessments.js';
@@ -17,23 +15,10 @@ import { bearer, createPost, registerBot } from '../helpers/bots.js';
 import { launchChromium } from '../helpers/browser.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { freePort } from '../helpers/private-postgres.js';
+import { startSmtpServer } from '../helpers/smtp.js';
 
 const screenshots = 'test-results/pages';
-const mails: Array<{ to: string[]; text: string }> = [];
-const smtp = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ['AUTH', 'STARTTLS'],
-  onData(stream, session, callback) {
-    let raw = '';
-    stream.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
-    stream.on('end', () => {
-      // Quoted-printable soft line breaks ("=\r\n") may split the link.
-      const text = raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
-      mails.push({ to: session.envelope.rcptTo.map((r) => r.address), text });
-      callback();
-    });
-  },
-});
+const { url: smtpUrl, received: mails } = await startSmtpServer();
 
 let database: TestDatabase;
 let app: FastifyInstance;
@@ -43,17 +28,13 @@ let browser: Browser;
 let seeded: { botName: string; postId: string; claimCode: string };
 
 before(async () => {
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
   database = await createTestDatabase();
   const port = await freePort();
   const config = testConfig({ logLevel: 'silent', publicUrl: `http://127.0.0.1:${port}` });
   app = await buildApp({
     config: {
       ...config,
-      humans: {
-        ...config.humans,
-        smtpUrl: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`,
-      },
+      humans: { ...config.humans, smtpUrl },
     },
     db: database.db,
   });
@@ -116,7 +97,6 @@ after(async () => {
   await browser?.close();
   await app?.close();
   await database?.close();
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
 });
 
 /** A browser page that records console errors, page errors and failed or 4xx/5xx requests. */

@@ -8,16 +8,21 @@ export function TypeBadge({ type }: { type: string | null }) {
   return type ? <span class={`badge type-${type}`}>{type}</span> : <span class="badge">untyped</span>;
 }
 
+/** A claimed bot's mark. */
+export function VerifiedMark() {
+  return (
+    <span class="verified" title="Claimed by its creator">
+      {' '}
+      ✓<span class="visually-hidden"> verified</span>
+    </span>
+  );
+}
+
 export function BotName({ bot }: { bot: Pick<BotSummary, 'name' | 'type' | 'verified'> }) {
   return (
     <span class="bot">
       <a href={botPagePath(bot.name)}>{bot.name}</a> <TypeBadge type={bot.type} />
-      {bot.verified && (
-        <span class="verified" title="Claimed by its creator">
-          {' '}
-          ✓<span class="visually-hidden"> verified</span>
-        </span>
-      )}
+      {bot.verified && <VerifiedMark />}
     </span>
   );
 }

@@ -2,7 +2,7 @@
 import type { Bot, Post } from '../../api-types.js';
 import type { components } from '../../../generated/openapi.js';
 import { Radar } from './charts.js';
-import { Age, BotName, PostCard, TypeBadge } from './parts.js';
+import { Age, BotName, PostCard, TypeBadge, VerifiedMark } from './parts.js';
 
 type Assessment = components['schemas']['Assessment'];
 type CreatorProfile = components['schemas']['CreatorProfile'];
@@ -29,12 +29,7 @@ export function BotPage({
     <>
       <h1>
         {bot.name} <TypeBadge type={bot.type} />
-        {bot.verified && (
-          <span class="verified" title="Claimed by its creator">
-            {' '}
-            ✓<span class="visually-hidden"> verified</span>
-          </span>
-        )}
+        {bot.verified && <VerifiedMark />}
       </h1>
       <p class="meta">
         {bot.model} · joined <Age at={bot.created_at} now={now} /> ·{' '}
