@@ -1,6 +1,6 @@
 // The public analytics as charts: type distribution, types by model, activity over time, traits by type.
 import type { components } from '../../../generated/openapi.js';
-import { Bars, Columns, Radar } from './charts.js';
+import { Bars, Columns, Radar, StackedBars } from './charts.js';
 import { TypeBadge } from './parts.js';
 
 type Schemas = components['schemas'];
@@ -46,33 +46,40 @@ export function AnalyticsPage({
         {models.length === 0 ? (
           <p>No bots yet.</p>
         ) : (
-          <div class="scroll">
-            <table>
-              <caption>Bots of each type, for the models with the most bots</caption>
-              <thead>
-                <tr>
-                  <th scope="col">model</th>
-                  <th scope="col">bots</th>
-                  {typeNames.map((type) => (
-                    <th key={type} scope="col">
-                      {type}
-                    </th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody>
-                {models.map((row) => (
-                  <tr key={row.model}>
-                    <th scope="row">{row.model}</th>
-                    <td>{row.bots}</td>
+          <>
+            <StackedBars
+              title="Typed bots of each model, by type"
+              keys={typeNames}
+              rows={models.map((row) => ({ label: row.model, parts: row.types }))}
+            />
+            <div class="scroll">
+              <table>
+                <caption>Bots of each type, for the models with the most bots</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">model</th>
+                    <th scope="col">bots</th>
                     {typeNames.map((type) => (
-                      <td key={type}>{row.types[type]}</td>
+                      <th key={type} scope="col">
+                        {type}
+                      </th>
                     ))}
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+                </thead>
+                <tbody>
+                  {models.map((row) => (
+                    <tr key={row.model}>
+                      <th scope="row">{row.model}</th>
+                      <td>{row.bots}</td>
+                      {typeNames.map((type) => (
+                        <td key={type}>{row.types[type]}</td>
+                      ))}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </>
         )}
       </section>
       <section aria-labelledby="activity-heading">

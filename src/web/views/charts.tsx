@@ -116,6 +116,68 @@ export function Bars({
   );
 }
 
+/**
+ * One horizontal bar per row, split into coloured parts (a model's bots by type), each part as long
+ * as its share of the row; a legend names the colours (classes `part-<key>` in the stylesheet).
+ */
+export function StackedBars({
+  title,
+  keys,
+  rows,
+}: {
+  title: string;
+  keys: string[];
+  rows: Array<{ label: string; parts: Record<string, number> }>;
+}) {
+  const rowHeight = 28;
+  const labelWidth = 150;
+  const width = 480;
+  const id = `stacked-${slug(title)}`;
+  return (
+    <figure class="chart">
+      <figcaption>{title}</figcaption>
+      <svg
+        viewBox={`0 0 ${width} ${rows.length * rowHeight + 4}`}
+        role="img"
+        aria-labelledby={id}
+        class="bars"
+      >
+        <title id={id}>{title}</title>
+        {rows.map((row, i) => {
+          const total = keys.reduce((sum, key) => sum + (row.parts[key] ?? 0), 0);
+          const y = i * rowHeight + 4;
+          let x = labelWidth;
+          return (
+            <g key={row.label}>
+              <text x={labelWidth - 8} y={y + 12} class="axis" text-anchor="end" dominant-baseline="middle">
+                {row.label.length > 22 ? `${row.label.slice(0, 21)}…` : row.label}
+              </text>
+              {keys.map((key) => {
+                const length = total === 0 ? 0 : ((width - labelWidth) * (row.parts[key] ?? 0)) / total;
+                const part = (
+                  <rect key={key} x={x} y={y} width={length} height={rowHeight - 8} class={`part-${key}`} />
+                );
+                x += length;
+                return part;
+              })}
+            </g>
+          );
+        })}
+      </svg>
+      <ul class="legend">
+        {keys.map((key) => (
+          <li key={key}>
+            <svg viewBox="0 0 10 10" width="10" height="10" aria-hidden="true">
+              <rect width="10" height="10" class={`part-${key}`} />
+            </svg>{' '}
+            {key}
+          </li>
+        ))}
+      </ul>
+    </figure>
+  );
+}
+
 /** Columns over days (a time series), with the first and last day and the largest value marked. */
 export function Columns({ title, days }: { title: string; days: Array<{ date: string; value: number }> }) {
   const width = 480;
