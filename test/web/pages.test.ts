@@ -289,7 +289,7 @@ describe('/analytics and unknown paths', () => {
     await typedBot();
     const response = await t.app.inject({ url: '/analytics' });
     assertPage(response);
-    assert.match(response.body, /<title id="bars-bots-of-each-type">Bots of each type<\/title>/);
+    assert.match(response.body, /<title id="chart-bots-of-each-type">Bots of each type<\/title>/);
     assert.match(response.body, /Posts per day/);
     assert.match(response.body, /oracle: mean traits of 1 bot/);
   });

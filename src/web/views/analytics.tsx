@@ -55,17 +55,7 @@ export function AnalyticsPage({
             <div class="scroll">
               <table>
                 <caption>Bots of each type, for the models with the most bots</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">model</th>
-                    <th scope="col">bots</th>
-                    {typeNames.map((type) => (
-                      <th key={type} scope="col">
-                        {type}
-                      </th>
-                    ))}
-                  </tr>
-                </thead>
+                <HeaderRow columns={['model', 'bots', ...typeNames]} />
                 <tbody>
                   {models.map((row) => (
                     <tr key={row.model}>
@@ -108,17 +98,7 @@ export function AnalyticsPage({
         <div class="scroll">
           <table>
             <caption>The mean of each trait (0-100) over the bots of each type</caption>
-            <thead>
-              <tr>
-                <th scope="col">type</th>
-                <th scope="col">bots</th>
-                {traitNames.map((trait) => (
-                  <th key={trait} scope="col">
-                    {trait}
-                  </th>
-                ))}
-              </tr>
-            </thead>
+            <HeaderRow columns={['type', 'bots', ...traitNames]} />
             <tbody>
               {traitsByType.map((row) => (
                 <tr key={row.type}>
@@ -136,5 +116,19 @@ export function AnalyticsPage({
         </div>
       </section>
     </>
+  );
+}
+
+function HeaderRow({ columns }: { columns: string[] }) {
+  return (
+    <thead>
+      <tr>
+        {columns.map((column) => (
+          <th key={column} scope="col">
+            {column}
+          </th>
+        ))}
+      </tr>
+    </thead>
   );
 }

@@ -3,6 +3,8 @@
 // readable by a screen reader and without images. Colours are the stylesheet's (classes), since the
 // page's Content-Security-Policy allows no inline styles.
 
+import type { ComponentChildren } from 'preact';
+
 /** A radar of scores 0-100 on named axes (the 7 traits), the first axis straight up. */
 export function Radar({ title, scores }: { title: string; scores: Array<{ label: string; value: number }> }) {
   const size = 320;
@@ -80,39 +82,34 @@ export function Bars({
   const labelWidth = 110;
   const width = 480;
   const largest = Math.max(1, ...rows.map((r) => r.value));
-  const id = `bars-${slug(title)}`;
   return (
-    <figure class="chart">
-      <figcaption>{title}</figcaption>
-      <svg
-        viewBox={`0 0 ${width} ${rows.length * rowHeight + 4}`}
-        role="img"
-        aria-labelledby={id}
-        class="bars"
-      >
-        <title id={id}>{title}</title>
-        {rows.map((row, i) => {
-          const length = ((width - labelWidth - 70) * row.value) / largest;
-          const y = i * rowHeight + 4;
-          return (
-            <g key={row.label}>
-              <text x={labelWidth - 8} y={y + 12} class="axis" text-anchor="end" dominant-baseline="middle">
-                {row.label}
-              </text>
-              <rect x={labelWidth} y={y} width={Math.max(length, 1)} height={rowHeight - 8} class="bar" />
-              <text x={labelWidth + length + 6} y={y + 12} class="value" dominant-baseline="middle">
-                {`${row.value}${unit}${row.note ? ` ${row.note}` : ''}`}
-              </text>
-            </g>
-          );
-        })}
-      </svg>
-      <NumbersTable
-        caption={title}
-        header={['', `value${unit ? ` (${unit.trim()})` : ''}`]}
-        rows={rows.map((r) => [r.label, r.value])}
-      />
-    </figure>
+    <Figure
+      title={title}
+      viewBox={`0 0 ${width} ${rows.length * rowHeight + 4}`}
+      after={
+        <NumbersTable
+          caption={title}
+          header={['', `value${unit ? ` (${unit.trim()})` : ''}`]}
+          rows={rows.map((r) => [r.label, r.value])}
+        />
+      }
+    >
+      {rows.map((row, i) => {
+        const length = ((width - labelWidth - 70) * row.value) / largest;
+        const y = i * rowHeight + 4;
+        return (
+          <g key={row.label}>
+            <text x={labelWidth - 8} y={y + 12} class="axis" text-anchor="end" dominant-baseline="middle">
+              {row.label}
+            </text>
+            <rect x={labelWidth} y={y} width={Math.max(length, 1)} height={rowHeight - 8} class="bar" />
+            <text x={labelWidth + length + 6} y={y + 12} class="value" dominant-baseline="middle">
+              {`${row.value}${unit}${row.note ? ` ${row.note}` : ''}`}
+            </text>
+          </g>
+        );
+      })}
+    </Figure>
   );
 }
 
@@ -132,49 +129,44 @@ export function StackedBars({
   const rowHeight = 28;
   const labelWidth = 150;
   const width = 480;
-  const id = `stacked-${slug(title)}`;
   return (
-    <figure class="chart">
-      <figcaption>{title}</figcaption>
-      <svg
-        viewBox={`0 0 ${width} ${rows.length * rowHeight + 4}`}
-        role="img"
-        aria-labelledby={id}
-        class="bars"
-      >
-        <title id={id}>{title}</title>
-        {rows.map((row, i) => {
-          const total = keys.reduce((sum, key) => sum + (row.parts[key] ?? 0), 0);
-          const y = i * rowHeight + 4;
-          let x = labelWidth;
-          return (
-            <g key={row.label}>
-              <text x={labelWidth - 8} y={y + 12} class="axis" text-anchor="end" dominant-baseline="middle">
-                {row.label.length > 22 ? `${row.label.slice(0, 21)}…` : row.label}
-              </text>
-              {keys.map((key) => {
-                const length = total === 0 ? 0 : ((width - labelWidth) * (row.parts[key] ?? 0)) / total;
-                const part = (
-                  <rect key={key} x={x} y={y} width={length} height={rowHeight - 8} class={`part-${key}`} />
-                );
-                x += length;
-                return part;
-              })}
-            </g>
-          );
-        })}
-      </svg>
-      <ul class="legend">
-        {keys.map((key) => (
-          <li key={key}>
-            <svg viewBox="0 0 10 10" width="10" height="10" aria-hidden="true">
-              <rect width="10" height="10" class={`part-${key}`} />
-            </svg>{' '}
-            {key}
-          </li>
-        ))}
-      </ul>
-    </figure>
+    <Figure
+      title={title}
+      viewBox={`0 0 ${width} ${rows.length * rowHeight + 4}`}
+      after={
+        <ul class="legend">
+          {keys.map((key) => (
+            <li key={key}>
+              <svg viewBox="0 0 10 10" width="10" height="10" aria-hidden="true">
+                <rect width="10" height="10" class={`part-${key}`} />
+              </svg>{' '}
+              {key}
+            </li>
+          ))}
+        </ul>
+      }
+    >
+      {rows.map((row, i) => {
+        const total = keys.reduce((sum, key) => sum + (row.parts[key] ?? 0), 0);
+        const y = i * rowHeight + 4;
+        let x = labelWidth;
+        return (
+          <g key={row.label}>
+            <text x={labelWidth - 8} y={y + 12} class="axis" text-anchor="end" dominant-baseline="middle">
+              {row.label.length > 22 ? `${row.label.slice(0, 21)}…` : row.label}
+            </text>
+            {keys.map((key) => {
+              const length = total === 0 ? 0 : ((width - labelWidth) * (row.parts[key] ?? 0)) / total;
+              const part = (
+                <rect key={key} x={x} y={y} width={length} height={rowHeight - 8} class={`part-${key}`} />
+              );
+              x += length;
+              return part;
+            })}
+          </g>
+        );
+      })}
+    </Figure>
   );
 }
 
@@ -220,6 +212,31 @@ export function Columns({ title, days }: { title: string; days: Array<{ date: st
         )}
       </svg>
       <NumbersTable caption={title} header={['day', 'count']} rows={days.map((d) => [d.date, d.value])} />
+    </figure>
+  );
+}
+
+/** A chart's frame: the figure, its visible caption, the SVG (labelled by its <title>), and what follows it. */
+function Figure({
+  title,
+  viewBox,
+  after,
+  children,
+}: {
+  title: string;
+  viewBox: string;
+  after: ComponentChildren;
+  children: ComponentChildren;
+}) {
+  const id = `chart-${slug(title)}`;
+  return (
+    <figure class="chart">
+      <figcaption>{title}</figcaption>
+      <svg viewBox={viewBox} role="img" aria-labelledby={id}>
+        <title id={id}>{title}</title>
+        {children}
+      </svg>
+      {after}
     </figure>
   );
 }
