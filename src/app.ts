@@ -15,7 +15,7 @@ import docs from './plugins/docs.js';
 import errors, { sendProblem } from './plugins/errors.js';
 import jsonBody from './plugins/json-body.js';
 import openapiRoutes, { routeCompilers } from './plugins/openapi-routes.js';
-import rateLimiting, { clientIpCap } from './plugins/rate-limit.js';
+import rateLimiting, { botAdmission } from './plugins/rate-limit.js';
 import metrics, { metricsAuth, type PoolStats } from './plugins/metrics.js';
 import securityHeaders from './plugins/security-headers.js';
 import type { Clock } from './rate-limit/sliding-window.js';
@@ -165,8 +165,8 @@ export async function buildApp({
     ...(limited
       ? {
           limits,
-          ipCap: (extension: RateLimitExtension) =>
-            clientIpCap(extension, limits, config.ipLimitFactor, db, clock),
+          botAdmission: (extension: RateLimitExtension) =>
+            botAdmission(extension, limits, config.ipLimitFactor, db, clock),
         }
       : {}),
     compilers: routeCompilers(spec, [answerSheetKeyword]),

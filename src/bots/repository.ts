@@ -172,15 +172,83 @@ export async function findBot(db: Db, reference: string): Promise<BotWithCreator
     .executeTakeFirst();
 }
 
-/** The bot a live (not revoked) key belongs to. Read on every request: no cache can keep a revoked key alive. */
-export async function findBotByApiKeyHash(db: Db, keyHash: string): Promise<BotRow | undefined> {
+function botsByApiKeyHash(db: Db, keyHash: string) {
   return db
     .selectFrom('api_keys')
     .innerJoin('bots', 'bots.id', 'api_keys.bot_id')
     .selectAll('bots')
     .where('api_keys.key_hash', '=', keyHash)
-    .where('api_keys.revoked_at', 'is', null)
+    .where('api_keys.revoked_at', 'is', null);
+}
+
+/** The bot a live (not revoked) key belongs to. Read on every request: no cache can keep a revoked key alive. */
+export async function findBotByApiKeyHash(db: Db, keyHash: string): Promise<BotRow | undefined> {
+  return botsByApiKeyHash(db, keyHash).executeTakeFirst();
+}
+
+/** A limit a request is counted against: its key in rate_limit_hits and its maximum per window. */
+export interface CountedLimit {
+  key: string;
+  max: number;
+}
+
+/** What rate_limit_hit() answered for one limit (see src/rate-limit/sliding-window.ts). */
+export interface LimitHit {
+  current: number;
+  ttl: number;
+}
+
+/**
+ * A limited bot request's admission in one statement, so one round trip and one commit: the bot
+ * of a live key, the request counted against its client IP's cap (`perIp`) and, only when that
+ * admitted it, against the bot's own limit (`action`:<bot id>, at most `max`). Undefined for an
+ * unknown key, which counts against nothing. Each rate_limit_hit() takes its key's lock, the
+ * client IP's first, as the limiter plugin's hooks did one statement at a time.
+ */
+export async function admitBotByApiKeyHash(
+  db: Db,
+  keyHash: string,
+  limits: { perIp: CountedLimit; action: string; max: number; windowMs: number; now: Date | null },
+): Promise<{ bot: BotRow; perIp: LimitHit; own: LimitHit } | undefined> {
+  const { perIp, action, max, windowMs, now } = limits;
+  // Each call names a column of the row before it, so each runs once per admitted row, in order.
+  const row = await botsByApiKeyHash(db, keyHash)
+    .innerJoinLateral(
+      sql<{
+        current: number;
+        ttl_ms: string;
+      }>`rate_limit_hit(${perIp.key}, ${now}, ${windowMs}, ${perIp.max}, bots.id is not null)`.as('ip'),
+      (join) => join.onTrue(),
+    )
+    .innerJoinLateral(
+      sql<{
+        current: number;
+        ttl_ms: string;
+      }>`rate_limit_hit(${action} || ':' || bots.id, ${now}, ${windowMs}, ${max}, ip.current <= ${perIp.max})`.as(
+        'own',
+      ),
+      (join) => join.onTrue(),
+    )
+    .select([
+      'ip.current as ip_current',
+      'ip.ttl_ms as ip_ttl_ms',
+      'own.current as own_current',
+      'own.ttl_ms as own_ttl_ms',
+      // The commit does not wait for its WAL flush, which it would do holding the client IP's
+      // lock, so that every request from that address queued behind a disk write. Nothing
+      // acknowledged is lost: the write this request then makes commits durably, which flushes the
+      // WAL up to and past these hits. A database crash can forget only hits of the last moment
+      // whose request wrote nothing (refused, or invalid), never a hit of a write that was kept.
+      sql<string>`set_config('synchronous_commit', 'off', true)`.as('asynchronous_commit'),
+    ])
     .executeTakeFirst();
+  if (!row) return undefined;
+  const { ip_current, ip_ttl_ms, own_current, own_ttl_ms, asynchronous_commit: _, ...bot } = row;
+  return {
+    bot,
+    perIp: { current: ip_current, ttl: Number(ip_ttl_ms) },
+    own: { current: own_current, ttl: Number(own_ttl_ms) },
+  };
 }
 
 async function insertApiKey(db: Db, key: { botId: string; keyHash: string; displayPrefix: string }) {

@@ -19,6 +19,7 @@ export interface Database {
   comments: CommentsTable;
   votes: VotesTable;
   rate_limit_hits: RateLimitHitsTable;
+  rate_limit_counts: RateLimitCountsTable;
   assessments: AssessmentsTable;
   analytics_totals: AnalyticsTotalsTable;
   analytics_daily: AnalyticsDailyTable;
@@ -132,6 +133,12 @@ export interface RateLimitHitsTable {
   /** `<action>:<bot id>`, or `registrations:<client ip>`. */
   key: string;
   at: Date;
+}
+
+/** How many hits rate_limit_hits holds for a key; kept by that table's triggers. */
+export interface RateLimitCountsTable {
+  key: string;
+  hits: number;
 }
 
 /** The columns every scored result has, a bot's (assessments) or a creator's (creator_assessments). */

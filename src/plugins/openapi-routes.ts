@@ -30,8 +30,11 @@ export interface OpenApiRoutesOptions {
   security: Record<string, onRequestAsyncHookHandler>;
   /** Limits for operations with `x-rate-limit`; omitted, nothing is limited (benchmarks only). */
   limits?: RouteLimits;
-  /** The per-client-IP cap of an operation limited per bot (see clientIpCap), run before its own limit. */
-  ipCap?: (extension: RateLimitExtension) => onRequestAsyncHookHandler | undefined;
+  /**
+   * The one hook that authenticates an operation limited per bot and counts it (see botAdmission),
+   * in place of its security hook and the limiter plugin's.
+   */
+  botAdmission?: (extension: RateLimitExtension) => onRequestAsyncHookHandler | undefined;
   /** The compilers of every scope that registers routes of this spec (see routeCompilers). */
   compilers: RouteCompilers;
   /** Which operations to register in this scope (default: all); every handler must still be for one of the spec's. */
@@ -72,7 +75,7 @@ declare module 'fastify' {
 export default fp<OpenApiRoutesOptions>(
   async function openapiRoutes(
     app: FastifyInstance,
-    { spec, handlers, security, limits, ipCap, compilers, include = () => true },
+    { spec, handlers, security, limits, botAdmission, compilers, include = () => true },
   ) {
     const { bodies, parameters, serializers } = compilers;
     // Each validator is compiled on its route's first request, so start-up compiles none.
@@ -103,19 +106,22 @@ export default fp<OpenApiRoutesOptions>(
       const headerNames = op.parameters.filter((p) => p.in === 'header').map((p) => p.name);
       const serializerFor = lazySerializers(successSchemas(spec, op), serializers);
       const limited = limits ? op.operation['x-rate-limit'] : undefined;
-      const capPerIp = limited && ipCap?.(limited);
+      const admission = limited && botAdmission?.(limited);
+      if (admission && securitySchemes(op, spec).join() !== 'bearerAuth')
+        throw new Error(`${op.operationId}: an operation limited per bot must be secured by bearerAuth`);
       app.route({
         method: op.method.toUpperCase(),
         url: op.path.replace(/\{([^}]+)\}/g, ':$1'),
         config: {
           operationId: op.operationId,
-          ...(limits && limited
+          ...(limits && limited && !admission
             ? { rateLimit: routeRateLimit(limited, limits), limitName: limited.action }
             : {}),
         },
         schema: routeSchema(op),
-        // Authentication, then the per-IP cap; the limiter plugin appends the operation's own limit.
-        onRequest: [...securityHooks(op, spec, security), ...(capPerIp ? [capPerIp] : [])],
+        // Authentication; the limiter plugin appends the operation's limit, unless its admission
+        // does both at once.
+        onRequest: admission ? [admission] : securityHooks(op, spec, security),
         ...(hasEntityTag(spec, op) ? { onSend: conditionalGet } : {}),
         async handler(request, reply) {
           const result = await handler({
@@ -270,12 +276,16 @@ export function routeSchema(op: Operation) {
   return schema;
 }
 
-function securityHooks(op: Operation, spec: OpenApiDocument, security: OpenApiRoutesOptions['security']) {
+function securitySchemes(op: Operation, spec: OpenApiDocument): string[] {
   const requirements = op.operation.security ?? spec.security ?? [];
   const schemes = requirements.flatMap((requirement) => Object.keys(requirement));
   if (schemes.length > 1)
     throw new Error(`${op.operationId}: only one security scheme per operation is supported`);
-  return schemes.map((scheme) => {
+  return schemes;
+}
+
+function securityHooks(op: Operation, spec: OpenApiDocument, security: OpenApiRoutesOptions['security']) {
+  return securitySchemes(op, spec).map((scheme) => {
     const hook = security[scheme];
     if (!hook) throw new Error(`${op.operationId}: no handler for security scheme ${scheme}`);
     return hook;

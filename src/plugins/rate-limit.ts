@@ -1,15 +1,17 @@
-// Per-bot rolling-hour limits through @fastify/rate-limit, with our exact Postgres store. Which
-// operations are limited, and per what, is declared in openapi.yaml (`x-rate-limit`); the route
-// registrar turns that into route config via routeRateLimit(). The limiter's hook is appended to
-// the route's onRequest hooks, after authentication: a 401 counts for no one, and every request
-// of a known bot counts before its body is even parsed.
+// The rolling-hour limits, exact, counted in Postgres. Which operations are limited, and per what, is
+// declared in openapi.yaml (`x-rate-limit`). Operations limited per bot are admitted by one hook
+// (botAdmission: the key, the client IP's cap and the bot's limit in one statement); those limited
+// per user or per client IP go through @fastify/rate-limit with our store, its hook appended to the
+// route's onRequest hooks after authentication. Either way a 401 counts for no one, and every
+// request of a known bot counts before its body is even parsed.
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { Db } from '../db/schema.js';
 import type { RateLimitExtension } from '../openapi.js';
+import { admitBotByApiKeyHash } from '../bots/repository.js';
 import {
-  consumeQuota,
+  limiterUnavailable,
   pruneRateLimitHits,
   rateLimitKey,
   slidingWindowStore,
@@ -18,6 +20,7 @@ import {
   type Clock,
 } from '../rate-limit/sliding-window.js';
 import { authenticatedBot, signedInUserId } from '../request-context.js';
+import { bearerKeyHash, unknownApiKey } from './bearer-auth.js';
 
 const pruneEveryMs = 60_000;
 
@@ -69,12 +72,16 @@ export function routeRateLimit(extension: RateLimitExtension, limits: RouteLimit
 }
 
 /**
- * The cap per client IP on an action limited per bot: `factor` times the bot's limit, so that one
- * client registering many bots does not multiply its rate by their number. It runs before the
- * bot's own limit (a request it refuses does not count for the bot) and counts every authenticated
- * attempt. Undefined for operations limited per user or per IP already.
+ * The onRequest hook of an operation limited per bot: authentication, the cap per client IP and the
+ * bot's own limit in one statement (admitBotByApiKeyHash), so one round trip and one commit where
+ * bearerAuth, a per-IP hook and the limiter plugin took three of each. It answers as they did: 401
+ * for a missing, malformed or unknown key (counted against nothing); 429 `<action>-per-ip` when the
+ * client IP has used `factor` times the bot's limit (so that one client registering many bots does
+ * not multiply its rate by their number; that request does not count for the bot); 429 `<action>`
+ * when the bot has used its own; otherwise the X-RateLimit pair of the bot's limit. Undefined for
+ * operations limited per user or per IP, which the limiter plugin counts.
  */
-export function clientIpCap(
+export function botAdmission(
   extension: RateLimitExtension,
   limits: RouteLimits,
   factor: number,
@@ -82,11 +89,34 @@ export function clientIpCap(
   clock: Clock | undefined,
 ): onRequestAsyncHookHandler | undefined {
   if (extension.per !== 'bot') return undefined;
-  const max = limits[extension.action] * factor;
-  const limitName = `${extension.action}-per-ip`;
-  return async function capPerClientIp(request) {
-    await consumeQuota(db, limitName, normalizeIP(request.ip, 64), max, clock);
+  const max = limits[extension.action];
+  const ipMax = max * factor;
+  const ipLimitName = `${extension.action}-per-ip`;
+  return async function admitBot(request, reply) {
+    const keyHash = bearerKeyHash(request);
+    let admission;
+    try {
+      admission = await admitBotByApiKeyHash(db, keyHash, {
+        perIp: { key: `${ipLimitName}:${normalizeIP(request.ip, 64)}`, max: ipMax },
+        action: extension.action,
+        max,
+        windowMs: windowSeconds * 1000,
+        now: clock?.() ?? null,
+      });
+    } catch (error) {
+      throw limiterUnavailable(error);
+    }
+    if (!admission) throw unknownApiKey();
+    const { bot, perIp, own } = admission;
+    if (perIp.current > ipMax) throw tooManyRequests(ipMax, perIp.ttl, ipLimitName, limitHeaders(ipMax, 0));
+    if (own.current > max) throw tooManyRequests(max, own.ttl, extension.action, limitHeaders(max, 0));
+    request.bot = bot;
+    reply.headers(limitHeaders(max, max - own.current));
   };
+}
+
+function limitHeaders(limit: number, remaining: number) {
+  return { 'x-ratelimit-limit': limit, 'x-ratelimit-remaining': Math.max(0, remaining) };
 }
 
 /**

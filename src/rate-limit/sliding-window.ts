@@ -1,5 +1,5 @@
-// The exact per-bot rolling-window limits: a sliding log in Postgres (rate_limit_hits), one atomic
-// rate_limit_hit() call per request, shared by every server instance on the database. This module
+// The exact per-bot rolling-window limits: a sliding log in Postgres (rate_limit_hits, with each
+// key's number of hits in rate_limit_counts), one atomic rate_limit_hit() call per request, shared by every server instance on the database. This module
 // is the store @fastify/rate-limit calls, the quota getOwnBot reports, and the pruning of old hits.
 import { sql } from 'kysely';
 import type { components } from '../../generated/openapi.js';
@@ -40,7 +40,7 @@ export function slidingWindowStore(db: Db, clock: Clock | undefined) {
     (record: boolean) => (key: string, callback: StoreCallback, _timeWindow: number, max: number) => {
       hit(db, key, clock?.() ?? null, max, record).then(
         (result) => callback(null, result),
-        (error: unknown) => callback(storeUnavailable(error)),
+        (error: unknown) => callback(limiterUnavailable(error)),
       );
     };
   return class SlidingWindowStore {
@@ -52,7 +52,8 @@ export function slidingWindowStore(db: Db, clock: Clock | undefined) {
   };
 }
 
-function storeUnavailable(cause: unknown) {
+/** The 503 of a limiter that cannot count: it must not let requests through. */
+export function limiterUnavailable(cause: unknown) {
   return unavailable(
     'The rate limiter cannot count right now, so the request was not admitted. Retry shortly.',
     cause,
@@ -102,7 +103,7 @@ export async function consumeQuota(
   try {
     result = await hit(db, `${limitName}:${subject}`, clock?.() ?? null, max, true);
   } catch (error) {
-    throw storeUnavailable(error);
+    throw limiterUnavailable(error);
   }
   if (result.current <= max) return;
   throw tooManyRequests(max, result.ttl, limitName, { 'x-ratelimit-limit': max, 'x-ratelimit-remaining': 0 });
@@ -120,7 +121,7 @@ export async function readQuota(
   try {
     ({ current, ttl } = await hit(db, key, clock?.() ?? null, limit, false));
   } catch (error) {
-    throw storeUnavailable(error);
+    throw limiterUnavailable(error);
   }
   const remaining = Math.max(0, limit - current);
   return {
@@ -130,7 +131,10 @@ export async function readQuota(
   };
 }
 
-/** Deletes hits that have left every window. Each call for a key prunes that key; this catches keys nobody uses any more. */
+/**
+ * Deletes hits that have left every window. Each call for a key prunes that key; this catches keys
+ * nobody uses any more, and then their counts (rate_limit_counts, which the hits' triggers keep).
+ */
 export async function pruneRateLimitHits(db: Db, clock: Clock | undefined): Promise<number> {
   const now = clock?.() ?? null;
   const result = await db
@@ -141,5 +145,7 @@ export async function pruneRateLimitHits(db: Db, clock: Clock | undefined): Prom
       sql<Date>`coalesce(${now}::timestamptz, now()) - make_interval(secs => ${windowSeconds})`,
     )
     .executeTakeFirst();
+  // A count a hit was added to meanwhile is no longer 0 when the delete re-reads it under its lock.
+  await db.deleteFrom('rate_limit_counts').where('hits', '=', 0).execute();
   return Number(result.numDeletedRows);
 }
