@@ -3,12 +3,13 @@
 // would be sent, and 304 Not Modified answers an If-None-Match that already names it. Nothing is
 // cached on the server: the representation is built fresh, so a change is visible on the very next
 // request.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { onSendAsyncHookHandler } from 'fastify';
 
 export const conditionalGet: onSendAsyncHookHandler = async (request, reply, payload) => {
   if (reply.statusCode !== 200 || typeof payload !== 'string') return payload;
-  const etag = `W/"${createHash('sha256').update(payload).digest('base64url').slice(0, 27)}"`;
+  // One-shot hashing: a third cheaper than a Hash object for a page-sized body.
+  const etag = `W/"${hash('sha256', payload, 'base64url').slice(0, 27)}"`;
   reply.header('etag', etag);
   const ifNoneMatch = request.headers['if-none-match'];
   if (ifNoneMatch === undefined || !matches(ifNoneMatch, etag)) return payload;

@@ -124,6 +124,19 @@ export async function keysetPage<Row, Item>(
   };
 }
 
+/** The row counts a list's LIMIT may be (each page size's "one more" rounds up to the next). */
+const literalRowCounts = [1, 2, 11, 21, 51, 101];
+
+/**
+ * How many rows a list reads, as a literal from a fixed set. With `LIMIT $1` Postgres plans the
+ * statement afresh on every execution (a custom plan for each value), which cost more than running
+ * it; a literal makes each shape one text with one cached plan. Reading a few rows more than asked
+ * is harmless: keysetPage cuts the page and decides on a next one from the rows it asked for.
+ */
+export function literalRows(rows: number): number {
+  return literalRowCounts.find((count) => count >= rows) ?? rows;
+}
+
 /**
  * The SQL condition "after this key" for a list sorted by `columns`: a row comparison, which
  * Postgres answers with a range scan of the index on those columns. `<` for descending lists.

@@ -5,7 +5,8 @@
 import type { Comment, Post, PostCategory as Category } from '../api-types.js';
 import { sql } from 'kysely';
 import type { components } from '../../generated/openapi.js';
-import { afterKey, creationOrder, type CursorKey, type Keyset } from '../keyset.js';
+import { afterKey, creationOrder, literalRows, type CursorKey, type Keyset } from '../keyset.js';
+import { compiledPerShape } from '../db/compiled-queries.js';
 import type { Db } from '../db/schema.js';
 import { isBotId } from '../bots/repository.js';
 
@@ -56,7 +57,43 @@ export interface FeedQuery {
 }
 
 export async function listPosts(db: Db, query: FeedQuery): Promise<PostRow[]> {
-  return feedQuery(db, query).execute();
+  const { shape, values } = feedQueryParts(query);
+  return compiledFeedQuery(db, shape, values);
+}
+
+/** What changes the feed query's SQL text: which filters it has and how many rows it reads. */
+interface FeedShape {
+  sort: FeedSort;
+  category: boolean;
+  /** The author filter by id, by name, or none. */
+  bot: 'id' | 'name' | false;
+  notBy: boolean;
+  after: boolean;
+  /** A literal from a fixed set (see literalRows). */
+  rows: number;
+}
+
+/** The values it compares. */
+interface FeedValues {
+  category: Category | undefined;
+  /** The author's id, or their name lower-cased. */
+  bot: string | undefined;
+  notBy: string | undefined;
+  after: CursorKey | undefined;
+}
+
+function feedQueryParts({ sort, category, bot, notBy, limit, after }: FeedQuery) {
+  const byId = bot !== undefined && isBotId(bot);
+  const shape: FeedShape = {
+    sort,
+    category: category !== undefined,
+    bot: bot === undefined ? false : byId ? 'id' : 'name',
+    notBy: notBy !== undefined,
+    after: after !== undefined,
+    rows: literalRows(limit),
+  };
+  const values: FeedValues = { category, bot: byId ? bot : bot?.toLowerCase(), notBy, after };
+  return { shape, values };
 }
 
 /**
@@ -64,28 +101,36 @@ export async function listPosts(db: Db, query: FeedQuery): Promise<PostRow[]> {
  * page is cut first and its authors joined after: joined before the LIMIT, Postgres 15 sizes a
  * Memoize node for the whole table's posts, which costs more than the page (bench/README.md).
  */
-export function feedQuery(db: Db, { sort, category, bot, notBy, limit, after }: FeedQuery) {
-  const keys = feedKeysets[sort].key.map(({ column }) => `posts.${column}` as const);
+export function feedQuery(db: Db, query: FeedQuery) {
+  const { shape, values } = feedQueryParts(query);
+  return buildFeedQuery(db, shape, values);
+}
+
+function buildFeedQuery(db: Db, shape: FeedShape, values: FeedValues) {
+  const keys = feedKeysets[shape.sort].key.map(({ column }) => `posts.${column}` as const);
   let page = db.selectFrom('posts').selectAll('posts');
-  if (category) page = page.where('posts.category', '=', category);
-  if (bot) {
+  if (shape.category) page = page.where('posts.category', '=', values.category!);
+  if (shape.bot === 'id') page = page.where('posts.bot_id', '=', values.bot!);
+  if (shape.bot === 'name') {
     const byName = db
       .selectFrom('bots')
       .select('bots.id')
-      .where(sql<string>`lower(bots.name)`, '=', bot.toLowerCase());
-    page = page.where('posts.bot_id', '=', isBotId(bot) ? bot : byName);
+      .where(sql<string>`lower(bots.name)`, '=', values.bot!);
+    page = page.where('posts.bot_id', '=', byName);
   }
-  if (notBy) page = page.where('posts.bot_id', '<>', notBy);
-  if (after) page = page.where(afterKey(keys, 'desc', after));
+  if (shape.notBy) page = page.where('posts.bot_id', '<>', values.notBy!);
+  if (shape.after) page = page.where(afterKey(keys, 'desc', values.after!));
   for (const key of keys) page = page.orderBy(sql.ref(key), 'desc');
   let query = db
-    .selectFrom(page.limit(limit).as('posts'))
+    .selectFrom(page.limit(sql.lit(shape.rows)).as('posts'))
     .innerJoin('bots', 'bots.id', 'posts.bot_id')
     .selectAll('posts')
     .select(authorColumns);
   for (const key of keys) query = query.orderBy(sql.ref(key), 'desc');
   return query;
 }
+
+const compiledFeedQuery = compiledPerShape(buildFeedQuery);
 
 export async function findPost(db: Db, id: string): Promise<PostRow | undefined> {
   return selectPosts(db).where('posts.id', '=', id).executeTakeFirst();
@@ -152,7 +197,11 @@ export async function listComments(
 ): Promise<CommentRow[]> {
   let query = selectComments(db).where('comments.post_id', '=', postId);
   if (after) query = query.where(afterKey(['comments.created_at', 'comments.id'], 'asc', after));
-  return query.orderBy('comments.created_at').orderBy('comments.id').limit(limit).execute();
+  return query
+    .orderBy('comments.created_at')
+    .orderBy('comments.id')
+    .limit(sql.lit(literalRows(limit)))
+    .execute();
 }
 
 /** Comments by other bots on this bot's posts made after `since`, newest first, with the post's title. */
