@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
@@ -191,5 +192,35 @@ describe('configuration', () => {
         return true;
       },
     );
+  });
+});
+
+describe('configuration in the built server', () => {
+  // dist/server.bundle.js (what `npm start` runs) carries the environment's validator compiled at
+  // build time rather than the source's runtime compilation: both must judge an environment alike.
+  test('the bundle refuses a bad environment with the same problems as the source', () => {
+    const environment = {
+      PORT: 'abc',
+      RATE_LIMIT_POSTS: '0',
+      LOG_LEVEL: 'loud',
+      TRUST_PROXY: 'false',
+      NODE_ENV: 'test',
+    };
+    const expected = (() => {
+      try {
+        loadConfig(environment);
+      } catch (error) {
+        return (error as ConfigError).message;
+      }
+      assert.fail('the source accepted a bad environment');
+    })();
+    const started = spawnSync(process.execPath, ['dist/server.bundle.js'], {
+      env: { PATH: process.env.PATH, ...environment },
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
+    assert.equal(started.status, 1);
+    assert.equal(started.stderr.trim(), expected);
+    assert.match(expected, /PORT must be integer/);
   });
 });
