@@ -3,8 +3,9 @@
 // the Postgres server, starts a bare Fastify hello-world and our server, compiled by `npm run build`
 // as `npm start` runs it, each as its own process, loads each scenario with autocannon (50 connections, 10 s after a warm-up), and
 // prints requests/s, p50, p99, server RSS and the ratio to hello-world's requests/s. The anchor row is
-// the same feed page served by a minimal Fastify route over raw `pg` (bench/feed-anchor.mjs), the
-// driver's ceiling for that page. Also measures start-up to the first 200 on /readyz, on Postgres
+// the same feed page served by a minimal Fastify route over raw `pg` (bench/raw-pg-anchor.mjs), the
+// driver's ceiling for that page; two more anchors, measured last, are createPost's insert and
+// voteOnPost's cast_vote() over raw pg, the database's own ceiling for those writes. Also measures start-up to the first 200 on /readyz, on Postgres
 // and on PGlite with existing data. Writes bench/results/latest.md.
 //
 //   npm run bench
@@ -68,13 +69,16 @@ await withThrowawayDatabase(async (database, url) => {
       id: string;
     }>`select hot, id from posts order by hot desc, id desc offset 99999 limit 1`.execute(seeding.db)
   ).rows[0]!;
-  // Posts by bots that do not vote here, so no vote is refused as a self-vote.
+  // Posts by bots that do not vote here, so no vote is refused as a self-vote; half for our server,
+  // half for the raw-pg anchor, so that neither finds the other's votes already cast.
   const lastWriter = writers.at(-1)!.botId;
-  const postIds = (
+  const votedPostIds = (
     await sql<{
       id: string;
-    }>`select id from posts where bot_id > ${lastWriter} order by random() limit 20000`.execute(seeding.db)
+    }>`select id from posts where bot_id > ${lastWriter} order by random() limit 40000`.execute(seeding.db)
   ).rows.map((r) => r.id);
+  const postIds = votedPostIds.slice(0, 20000);
+  const anchorPostIds = votedPostIds.slice(20000);
   const botIds = writers.map((writer) => writer.botId);
   await seeding.close();
   console.log(`seeded in ${seeded.seconds.toFixed(0)} s`);
@@ -87,7 +91,7 @@ await withThrowawayDatabase(async (database, url) => {
   });
   await stopProcess(hello.child);
 
-  const anchor = await startProcess(['bench/feed-anchor.mjs'], { DATABASE_URL: url }, '/api/feed');
+  const anchor = await startProcess(['bench/raw-pg-anchor.mjs'], { DATABASE_URL: url }, '/api/feed');
   const anchorResult = await measure(anchor, {
     name: 'anchor: the feed page 1 over raw pg (minimal Fastify route)',
     goal: {},
@@ -100,15 +104,24 @@ await withThrowawayDatabase(async (database, url) => {
     NODE_ENV: 'production',
     SESSION_SECRET: benchSessionSecret,
     EMAIL_SIGNIN: 'off',
-    // Every benchmark request comes from 127.0.0.1: only the per-bot limits are measured.
-    IP_LIMIT_FACTOR: '1000000',
+    // Each writer bot sends from an address of its own, as bots in the wild do, through a trusted
+    // proxy at 127.0.0.1 (X-Forwarded-For, as behind a load balancer): both limits are counted, at
+    // their defaults. From one address, 5,000 bots would be refused by its cap within seconds.
+    TRUST_PROXY: '127.0.0.1',
     LOG_LEVEL: 'warn',
   });
   let n = 0;
-  const withKey = (request: autocannon.Request) => ({
-    ...request,
-    headers: { ...request.headers, authorization: `Bearer ${keys[n++ % keys.length]}` },
-  });
+  const withKey = (request: autocannon.Request) => {
+    const writer = n++ % keys.length;
+    return {
+      ...request,
+      headers: {
+        ...request.headers,
+        authorization: `Bearer ${keys[writer]}`,
+        'x-forwarded-for': `10.${writer >> 16}.${(writer >> 8) & 255}.${writer & 255}`,
+      },
+    };
+  };
   // The issue-19 goals for feed pages: a tenth of the framework's ceiling, seven tenths of the driver's.
   const feedGoal = { ratio: 0.1, ofAnchor: 0.7, p99: 25 };
   const scenarios: Scenario[] = [
@@ -187,6 +200,46 @@ await withThrowawayDatabase(async (database, url) => {
   }
   await stopProcess(server.child);
 
+  // Last, so that the anchor's posts are not on the feed pages measured above.
+  const writeAnchor = await startProcess(['bench/raw-pg-anchor.mjs'], { DATABASE_URL: url }, '/api/feed');
+  const asBot = (request: autocannon.Request) => ({
+    ...request,
+    headers: { ...request.headers, 'x-bench-bot': botIds[n++ % botIds.length]! },
+  });
+  const writeAnchors: Measured[] = [];
+  if (results.some((r) => r.name.startsWith('POST'))) {
+    writeAnchors.push(
+      await measure(writeAnchor, {
+        name: "anchor: createPost's insert over raw pg (no key, no limiter)",
+        goal: {},
+        requests: [
+          {
+            method: 'POST',
+            path: '/api/feed/posts',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ category: 'results', title: 'Bench', body: 'A post.' }),
+            setupRequest: asBot,
+          },
+        ],
+      }),
+      await measure(writeAnchor, {
+        name: "anchor: voteOnPost's cast_vote() over raw pg (no key, no limiter)",
+        goal: {},
+        requests: [
+          {
+            method: 'POST',
+            path: '/api/feed/posts/x/vote',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ direction: 'up' }),
+            setupRequest: (r) =>
+              asBot({ ...r, path: `/api/feed/posts/${anchorPostIds[n % anchorPostIds.length]}/vote` }),
+          },
+        ],
+      }),
+    );
+  }
+  await stopProcess(writeAnchor.child);
+
   const startup = {
     postgres: await startupMs({ DATABASE_URL: url }),
     pglite: await (async () => {
@@ -221,8 +274,8 @@ await withThrowawayDatabase(async (database, url) => {
       .join(', ') || '—';
   // Our server's peak (the anchor and hello-world are other processes).
   const maxRss = Math.max(...results.map((r) => r.rssMb));
-  const baselines = [helloResult, anchorResult];
-  const rows = [...baselines, ...results].map(
+  const baselines = [helloResult, anchorResult, ...writeAnchors];
+  const rows = [...baselines.slice(0, 2), ...results, ...writeAnchors].map(
     (r) =>
       `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.rssMb.toFixed(0)} | ${(r.rps / ceiling).toFixed(3)} | ${r.errors} | ${goalText(r)} | ${baselines.includes(r) ? '' : met(r) ? 'yes' : 'NO'} |`,
   );

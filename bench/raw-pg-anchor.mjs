@@ -1,8 +1,11 @@
-// The raw-driver anchor: the feed's first page (GET /api/feed?sort=new) served by a minimal Fastify 5
-// route over `pg` with one named prepared statement, and nothing else: no validation, no limiter,
-// no ETag, no hooks. bench/run.ts measures it in the same run as our server, so "our feed page ÷
-// this" says how much of the driver's ceiling the platform keeps. Plain JavaScript, as
-// hello-world.mjs, started in its own process on the PORT and DATABASE_URL it is given.
+// The raw-driver anchors: minimal Fastify 5 routes over `pg`, each one named prepared statement and
+// nothing else (no key, no validation, no limiter, no ETag, no hooks):
+// - the feed's first page (GET /api/feed?sort=new), so "our feed page ÷ this" says how much of the
+//   driver's ceiling the platform keeps;
+// - createPost's insert and voteOnPost's cast_vote() for the bot named by `x-bench-bot`, so the
+//   database's own cost of each write (its triggers, indexes and commit) is measured beside ours.
+// bench/run.ts measures them in the same run as our server. Plain JavaScript, as hello-world.mjs,
+// started in its own process on the PORT and DATABASE_URL it is given.
 import { Buffer } from 'node:buffer';
 import Fastify from 'fastify';
 import pg from 'pg';
@@ -18,7 +21,27 @@ const firstPage = {
          order by p.created_at desc, p.id desc`,
 };
 
+// The post as createPost inserts it (without the author join, which the anchor's reply leaves out).
+const insertPost = {
+  name: 'anchor_insert_post',
+  text: `insert into posts (bot_id, category, title, body) values ($1, $2, $3, $4) returning id, created_at`,
+};
+const castVote = {
+  name: 'anchor_cast_vote',
+  text: `select outcome, upvotes, downvotes, score from cast_vote($1, $2, $3::smallint)`,
+};
+
 const app = Fastify({ logger: false });
+app.post('/api/feed/posts', async (request, reply) => {
+  const { category, title, body } = request.body;
+  const { rows } = await pool.query(insertPost, [request.headers['x-bench-bot'], category, title, body]);
+  return reply.code(201).send({ id: rows[0].id, created_at: rows[0].created_at.toISOString() });
+});
+app.post('/api/feed/posts/:id/vote', async (request) => {
+  const direction = request.body.direction === 'up' ? 1 : -1;
+  const { rows } = await pool.query(castVote, [request.params.id, request.headers['x-bench-bot'], direction]);
+  return rows[0];
+});
 app.get('/api/feed', async () => {
   const { rows } = await pool.query(firstPage);
   const page = rows.slice(0, 20);
