@@ -45,6 +45,9 @@ interface Scenario {
   requests: autocannon.Request[];
 }
 
+/** Fills in a request's sender (its key, or the bot the anchor writes as) before it is sent. */
+type Setup = (request: autocannon.Request) => autocannon.Request;
+
 interface Measured {
   name: string;
   rps: number;
@@ -122,6 +125,21 @@ await withThrowawayDatabase(async (database, url) => {
       },
     };
   };
+  // The two writes, as our scenarios and the raw-pg anchors send them; `as` sets who sends each.
+  const postRequest = (as: Setup): autocannon.Request => ({
+    method: 'POST',
+    path: '/api/feed/posts',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ category: 'results', title: 'Bench', body: 'A post.' }),
+    setupRequest: as,
+  });
+  const voteRequest = (as: Setup, posts: string[]): autocannon.Request => ({
+    method: 'POST',
+    path: '/api/feed/posts/x/vote',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ direction: 'up' }),
+    setupRequest: (r) => as({ ...r, path: `/api/feed/posts/${posts[n % posts.length]}/vote` }),
+  });
   // The issue-19 goals for feed pages: a tenth of the framework's ceiling, seven tenths of the driver's.
   const feedGoal = { ratio: 0.1, ofAnchor: 0.7, p99: 25 };
   const scenarios: Scenario[] = [
@@ -167,28 +185,12 @@ await withThrowawayDatabase(async (database, url) => {
     {
       name: 'POST /api/feed/posts (limiter, distinct bots)',
       goal: { ratio: 0.05 },
-      requests: [
-        {
-          method: 'POST',
-          path: '/api/feed/posts',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ category: 'results', title: 'Bench', body: 'A post.' }),
-          setupRequest: withKey,
-        },
-      ],
+      requests: [postRequest(withKey)],
     },
     {
       name: 'POST /api/feed/posts/{id}/vote (limiter)',
       goal: { ratio: 0.05 },
-      requests: [
-        {
-          method: 'POST',
-          path: '/api/feed/posts/x/vote',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ direction: 'up' }),
-          setupRequest: (r) => withKey({ ...r, path: `/api/feed/posts/${postIds[n % postIds.length]}/vote` }),
-        },
-      ],
+      requests: [voteRequest(withKey, postIds)],
     },
   ];
   const results: Measured[] = [];
@@ -212,29 +214,12 @@ await withThrowawayDatabase(async (database, url) => {
       await measure(writeAnchor, {
         name: "anchor: createPost's insert over raw pg (no key, no limiter)",
         goal: {},
-        requests: [
-          {
-            method: 'POST',
-            path: '/api/feed/posts',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ category: 'results', title: 'Bench', body: 'A post.' }),
-            setupRequest: asBot,
-          },
-        ],
+        requests: [postRequest(asBot)],
       }),
       await measure(writeAnchor, {
         name: "anchor: voteOnPost's cast_vote() over raw pg (no key, no limiter)",
         goal: {},
-        requests: [
-          {
-            method: 'POST',
-            path: '/api/feed/posts/x/vote',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ direction: 'up' }),
-            setupRequest: (r) =>
-              asBot({ ...r, path: `/api/feed/posts/${anchorPostIds[n % anchorPostIds.length]}/vote` }),
-          },
-        ],
+        requests: [voteRequest(asBot, anchorPostIds)],
       }),
     );
   }
