@@ -124,6 +124,7 @@ export async function buildApp({
   app.server.maxConnections = config.http.maxConnections;
   if (onRoute) app.addHook('onRoute', onRoute);
   app.decorateRequest('bot', null);
+  app.decorateRequest('botAdmission', null);
   let closing = false;
   // Keep-alive connections that go idle while in-flight requests drain are closed at once, not
   // after keepAliveTimeout: otherwise one idle client would hold shutdown open.
@@ -162,13 +163,9 @@ export async function buildApp({
       mailer,
       oauthProviders: oauthProviders(config.humans.oauthProviders),
     }),
-    ...(limited
-      ? {
-          limits,
-          botAdmission: (extension: RateLimitExtension) =>
-            botAdmission(extension, limits, config.ipLimitFactor, db, clock),
-        }
-      : {}),
+    ...(limited ? { limits } : {}),
+    botAdmission: (extension: RateLimitExtension) =>
+      botAdmission(extension, limited ? limits : undefined, config.ipLimitFactor, db, clock),
     compilers: routeCompilers(spec, [answerSheetKeyword]),
     security: {
       bearerAuth: bearerAuth(db),

@@ -1,13 +1,17 @@
-// Who is calling: the bot a bearerAuth operation was called by, and the signed-in human of a
-// cookieAuth operation. The security hooks in plugins/ write these onto the request; handlers and
-// pages read them here, so the areas never import the framework wiring.
+// Who is calling: the bot a bearerAuth operation was called by, the pending admission of an
+// operation limited per bot, and the signed-in human of a cookieAuth operation. The security hooks
+// in plugins/ write these onto the request; handlers and pages read them here, so the areas never
+// import the framework wiring.
 import type { FastifyRequest } from 'fastify';
 import type { BotRow } from './db/schema.js';
+import type { BotAdmission } from './rate-limit/bot-admission.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated bot, on operations secured by bearerAuth. */
     bot: BotRow | null;
+    /** The admission an operation limited per bot settles in its write's statement. */
+    botAdmission: BotAdmission | null;
   }
   interface Session {
     /** The signed-in user. Set only at sign-in, on a fresh session id; nothing else is ever stored. */
@@ -20,6 +24,13 @@ export function authenticatedBot(request: FastifyRequest): BotRow {
   if (!request.bot)
     throw new Error(`${request.routeOptions.config.operationId} used authenticatedBot without bearerAuth`);
   return request.bot;
+}
+
+/** The admission of an operation limited per bot; its security hook guarantees it is there. */
+export function pendingAdmission(request: FastifyRequest): BotAdmission {
+  if (!request.botAdmission)
+    throw new Error(`${request.routeOptions.config.operationId} used pendingAdmission without its limit`);
+  return request.botAdmission;
 }
 
 /** The signed-in user of a cookieAuth operation; the hook guarantees there is one. */

@@ -4,7 +4,7 @@ import { callingBotNamed } from '../bots/calling-bot.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/schema.js';
 import type { HandlerMap } from '../operation-types.js';
-import { authenticatedBot } from '../request-context.js';
+import { authenticatedBot, pendingAdmission } from '../request-context.js';
 import { questionsCacheControl } from './scoring.js';
 import { assessmentResult, botQuestions, rateLatestResult, takeAssessment } from './service.js';
 
@@ -16,7 +16,7 @@ export function assessmentHandlers({ db, config }: { db: Db; config: Config }) {
     },
 
     async submitAssessment({ body, request }) {
-      const result = await takeAssessment(db, config, authenticatedBot(request), body);
+      const result = await takeAssessment(db, config, pendingAdmission(request), body);
       return { status: 201, headers: { location: `/api/test/results/${result.id}` }, body: result };
     },
 

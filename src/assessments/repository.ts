@@ -1,10 +1,17 @@
-// SQL for assessment results. A submission is one transaction that locks the bot row, so the
+// SQL for assessment results. A submission is one statement that locks the bot row, so the
 // "previous type" a drift is measured from is the type the bot really had, even when the same bot
 // submits twice at once; the bot row then points at the new result (`assessment_id`), which is
 // the one a rating applies to.
 import { sql, type Selectable } from 'kysely';
 import type { components } from '../../generated/openapi.js';
-import { toAccuracy } from '../bots/repository.js';
+import {
+  admissionAnswer,
+  admissionColumns,
+  durableOnlyIfAdmitted,
+  toAccuracy,
+  withAdmission,
+} from '../bots/repository.js';
+import type { AdmissionAnswer, AdmissionAsk } from '../rate-limit/bot-admission.js';
 import type { Db, ScoredResultColumns } from '../db/schema.js';
 import type { BotType, CreatorType, Traits } from '../api-types.js';
 import type { Result } from './scoring.js';
@@ -19,55 +26,89 @@ export interface SubmittedFor {
 
 export async function insertAssessment(
   db: Db,
+  ask: AdmissionAsk,
   submission: {
-    botId: string;
     version: number;
     answers: Record<string, number>;
     result: Result<Traits, BotType>;
     creatorGuessType: CreatorType | null;
   },
-) {
-  return db.transaction().execute(async (trx) => {
-    const bot = await trx
-      .selectFrom('bots')
-      .select(['type', 'name'])
-      // The creator who claimed the bot, else the one it named at registration, if that profile exists.
-      .select(
-        sql<string | null>`coalesce(
-        (select c.handle from creators c where c.user_id = bots.creator_user_id),
-        (select c.handle from creators c where c.handle = bots.requested_creator_handle))`.as(
-          'creator_handle',
-        ),
-      )
-      .where('id', '=', submission.botId)
-      .forNoKeyUpdate()
-      .executeTakeFirstOrThrow();
-    const { result } = submission;
-    const driftFrom = bot.type !== null && bot.type !== result.type ? bot.type : null;
-    const row = await trx
-      .insertInto('assessments')
-      .values({
-        ...scoredResultValues(submission.version, submission.answers, result),
-        bot_id: submission.botId,
-        drift_from: driftFrom,
-        creator_guess_type: submission.creatorGuessType,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await trx
-      .updateTable('bots')
-      .set({
-        type: result.type,
-        secondary_type: result.secondary_type,
-        traits: JSON.stringify(result.traits),
-        assessment_id: row.id,
-        // A retake without a guess keeps the bot's earlier guess.
-        creator_guess_type: sql`coalesce(${submission.creatorGuessType}, creator_guess_type)`,
-      })
-      .where('id', '=', submission.botId)
-      .execute();
-    return { row, for: { botName: bot.name, creatorHandle: bot.creator_handle } satisfies SubmittedFor };
-  });
+): Promise<{ admission: AdmissionAnswer; submitted: { row: AssessmentRow; for: SubmittedFor } | undefined }> {
+  const { result } = submission;
+  const values = scoredResultValues(submission.version, submission.answers, result);
+  const row = await withAdmission(db, ask)
+    // The bot as it is now, locked: a second submission of the same bot waits here, then reads
+    // the type this one gives it.
+    .with('prior', (db) =>
+      db
+        .selectFrom('bots')
+        .innerJoin('admitted', 'admitted.id', 'bots.id')
+        .select(['bots.id', 'bots.type', 'bots.name'])
+        // The creator who claimed the bot, else the one it named at registration, if that profile exists.
+        .select(
+          sql<string | null>`coalesce(
+            (select c.handle from creators c where c.user_id = bots.creator_user_id),
+            (select c.handle from creators c where c.handle = bots.requested_creator_handle))`.as(
+            'creator_handle',
+          ),
+        )
+        .where('admitted.admits', '=', true)
+        .forNoKeyUpdate('bots'),
+    )
+    .with('inserted', (db) =>
+      db
+        .insertInto('assessments')
+        .columns([
+          ...(Object.keys(values) as Array<keyof typeof values>),
+          'bot_id',
+          'drift_from',
+          'creator_guess_type',
+        ])
+        .expression(
+          db
+            .selectFrom('prior')
+            .select([
+              ...Object.entries(values).map(([column, value]) => sql.val(value).as(column)),
+              'prior.id',
+              sql<BotType | null>`case when prior.type <> ${result.type} then prior.type end`.as(
+                'drift_from',
+              ),
+              sql.val(submission.creatorGuessType).as('creator_guess_type'),
+            ]),
+        )
+        .returningAll(),
+    )
+    .with('updated', (db) =>
+      db
+        .updateTable('bots')
+        .from('inserted')
+        .set({
+          type: result.type,
+          secondary_type: result.secondary_type,
+          traits: JSON.stringify(result.traits),
+          assessment_id: sql.ref('inserted.id'),
+          // A retake without a guess keeps the bot's earlier guess.
+          creator_guess_type: sql`coalesce(${submission.creatorGuessType}, bots.creator_guess_type)`,
+        })
+        .whereRef('bots.id', '=', 'inserted.bot_id'),
+    )
+    .selectFrom('admitted')
+    .leftJoin('prior', (join) => join.onTrue())
+    .leftJoin('inserted as assessments', (join) => join.onTrue())
+    .select(admissionColumns)
+    .select(durableOnlyIfAdmitted)
+    .select(['prior.name as bot_name', 'prior.creator_handle'])
+    .selectAll('assessments')
+    .executeTakeFirst();
+  const admission = admissionAnswer(row);
+  if (!row?.id) return { admission, submitted: undefined };
+  return {
+    admission,
+    submitted: {
+      row: row as AssessmentRow,
+      for: { botName: row.bot_name!, creatorHandle: row.creator_handle ?? null },
+    },
+  };
 }
 
 /** A bot's assessments, newest first (its history of types). */

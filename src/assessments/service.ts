@@ -4,6 +4,7 @@ import type { components } from '../../generated/openapi.js';
 import type { BotType, Traits } from '../api-types.js';
 import type { Config } from '../config.js';
 import type { BotRow, Db } from '../db/schema.js';
+import type { BotAdmission } from '../rate-limit/bot-admission.js';
 import { botPageUrl } from '../page-urls.js';
 import { notFound, ProblemError } from '../problems.js';
 import {
@@ -32,24 +33,28 @@ export const botQuestions = publishedQuestionnaire(currentBotQuestionnaire);
 const summaryOf = (row: { version: number; type: BotType }) =>
   describeType(botQuestionnaires.get(row.version)!, row.type);
 
-/** Scores a complete answer sheet (the `x-answer-sheet` keyword checked it) and makes it the bot's type. */
+/**
+ * Scores a complete answer sheet (the `x-answer-sheet` keyword checked it) and makes it the bot's
+ * type, in submitAssessment's one statement with its admission (see publishPost).
+ */
 export async function takeAssessment(
   db: Db,
   config: Config,
-  bot: BotRow,
+  admission: BotAdmission,
   input: {
     answers: Record<string, number>;
     creator_guess_type?: components['schemas']['CreatorType'] | null;
   },
 ) {
   const result = scoreAnswers(currentBotQuestionnaire, input.answers);
-  const submitted = await insertAssessment(db, {
-    botId: bot.id,
+  const written = await insertAssessment(db, admission.ask, {
     version: currentBotQuestionnaire.version,
     answers: input.answers,
     result,
     creatorGuessType: input.creator_guess_type ?? null,
   });
+  admission.settle(written.admission);
+  const submitted = written.submitted!;
   return {
     ...toAssessment(submitted.row, result.summary),
     profile_url: botPageUrl(config.publicUrl, submitted.for.botName),

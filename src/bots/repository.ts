@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { afterKey, creationOrder, type CursorKey, type Keyset } from '../keyset.js';
 import type { ApiKeyEvent, BotRow, Db } from '../db/schema.js';
 import { botPageUrl } from '../page-urls.js';
+import type { AdmissionAnswer, AdmissionAsk } from '../rate-limit/bot-admission.js';
 
 /** What a public profile shows beyond the bot row: its creator's handle and the rating of its latest result. */
 export interface ProfileExtras {
@@ -186,33 +187,26 @@ export async function findBotByApiKeyHash(db: Db, keyHash: string): Promise<BotR
   return botsByApiKeyHash(db, keyHash).executeTakeFirst();
 }
 
-/** A limit a request is counted against: its key in rate_limit_hits and its maximum per window. */
-export interface CountedLimit {
-  key: string;
-  max: number;
-}
-
-/** What rate_limit_hit() answered for one limit (see src/rate-limit/sliding-window.ts). */
-export interface LimitHit {
-  current: number;
-  ttl: number;
-}
-
 /**
- * A limited bot request's admission in one statement, so one round trip and one commit: the bot
- * of a live key, the request counted against its client IP's cap (`perIp`) and, only when that
- * admitted it, against the bot's own limit (`action`:<bot id>, at most `max`). Undefined for an
- * unknown key, which counts against nothing. Each rate_limit_hit() takes its key's lock, the
- * client IP's first, as the limiter plugin's hooks did one statement at a time.
+ * A limited bot request's admission as a query, the first part of its write's statement (see
+ * src/rate-limit/bot-admission.ts): the bot of a live key (no row for an unknown key, which counts
+ * against nothing), the request counted against its client IP's cap and, only when that admitted
+ * it, against the bot's own limit (`<action>:<bot id>`); `admits` says whether both did. Each
+ * rate_limit_hit() takes its key's lock, the client IP's first.
  */
-export async function admitBotByApiKeyHash(
-  db: Db,
-  keyHash: string,
-  limits: { perIp: CountedLimit; action: string; max: number; windowMs: number; now: Date | null },
-): Promise<{ bot: BotRow; perIp: LimitHit; own: LimitHit } | undefined> {
+function admissionQuery(db: Db, { keyHash, limits }: AdmissionAsk) {
+  if (!limits) {
+    return botsByApiKeyHash(db, keyHash).select([
+      sql<number>`0`.as('ip_current'),
+      sql<string>`0`.as('ip_ttl_ms'),
+      sql<number>`0`.as('own_current'),
+      sql<string>`0`.as('own_ttl_ms'),
+      sql<boolean>`true`.as('admits'),
+    ]);
+  }
   const { perIp, action, max, windowMs, now } = limits;
   // Each call names a column of the row before it, so each runs once per admitted row, in order.
-  const row = await botsByApiKeyHash(db, keyHash)
+  return botsByApiKeyHash(db, keyHash)
     .innerJoinLateral(
       sql<{
         current: number;
@@ -234,21 +228,55 @@ export async function admitBotByApiKeyHash(
       'ip.ttl_ms as ip_ttl_ms',
       'own.current as own_current',
       'own.ttl_ms as own_ttl_ms',
-      // The commit does not wait for its WAL flush, which it would do holding the client IP's
-      // lock, so that every request from that address queued behind a disk write. Nothing
-      // acknowledged is lost: the write this request then makes commits durably, which flushes the
-      // WAL up to and past these hits. A database crash can forget only hits of the last moment
-      // whose request wrote nothing (refused, or invalid), never a hit of a write that was kept.
-      sql<string>`set_config('synchronous_commit', 'off', true)`.as('asynchronous_commit'),
-    ])
-    .executeTakeFirst();
+      sql<boolean>`ip.current <= ${perIp.max} and own.current <= ${max}`.as('admits'),
+    ]);
+}
+
+/**
+ * A write's statement, begun with its admission: `admitted` is the caller's bot row (none for an
+ * unknown key) with its limits' answers, and the write reads from it only `where admits`.
+ */
+export function withAdmission(db: Db, ask: AdmissionAsk) {
+  return db.with('admitted', () => admissionQuery(db, ask));
+}
+
+/**
+ * The columns a write's statement selects from `admitted` for admissionAnswer (unqualified: no
+ * table a write joins has columns of these names).
+ */
+export const admissionColumns = ['ip_current', 'ip_ttl_ms', 'own_current', 'own_ttl_ms'] as const;
+
+/** Those columns as the admission's answer; undefined (an unknown key) when the statement returned no row. */
+export function admissionAnswer(
+  row: { ip_current: number; ip_ttl_ms: string; own_current: number; own_ttl_ms: string } | undefined,
+): AdmissionAnswer {
   if (!row) return undefined;
-  const { ip_current, ip_ttl_ms, own_current, own_ttl_ms, asynchronous_commit: _, ...bot } = row;
   return {
-    bot,
-    perIp: { current: ip_current, ttl: Number(ip_ttl_ms) },
-    own: { current: own_current, ttl: Number(own_ttl_ms) },
+    perIp: { current: row.ip_current, ttl: Number(row.ip_ttl_ms) },
+    own: { current: row.own_current, ttl: Number(row.own_ttl_ms) },
   };
+}
+
+/**
+ * Writes are durable; a statement that admitted nothing wrote only its hits, and does not wait for
+ * their WAL flush (as admitBotByApiKeyHash explains).
+ */
+export const durableOnlyIfAdmitted = sql<string | null>`case when not admits
+  then set_config('synchronous_commit', 'off', true) end`.as('asynchronous_commit');
+
+/**
+ * The admission on its own, for a request that failed before its write (see BotAdmission.settleAlone).
+ */
+export async function admitBotByApiKeyHash(db: Db, ask: AdmissionAsk): Promise<AdmissionAnswer> {
+  const row = await withAdmission(db, ask)
+    .selectFrom('admitted')
+    .select(admissionColumns)
+    // The commit does not wait for its WAL flush, which it would do holding the client IP's lock,
+    // so that every request from that address queued behind a disk write. Nothing acknowledged is
+    // lost: a crash can forget only hits of the last moment whose request wrote nothing.
+    .select(sql<string>`set_config('synchronous_commit', 'off', true)`.as('asynchronous_commit'))
+    .executeTakeFirst();
+  return admissionAnswer(row);
 }
 
 async function insertApiKey(db: Db, key: { botId: string; keyHash: string; displayPrefix: string }) {

@@ -4,7 +4,7 @@ import { callingBotNamed } from '../bots/calling-bot.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/schema.js';
 import type { HandlerMap } from '../operation-types.js';
-import { authenticatedBot } from '../request-context.js';
+import { authenticatedBot, pendingAdmission } from '../request-context.js';
 import {
   botActivity,
   commentOn,
@@ -34,7 +34,7 @@ export function feedHandlers({ db, config }: { db: Db; config: Config }) {
     },
 
     async createPost({ body, request }) {
-      const post = await publishPost(db, authenticatedBot(request), body);
+      const post = await publishPost(db, pendingAdmission(request), body);
       return { status: 201, headers: { location: `/api/feed/posts/${post.id}` }, body: post };
     },
 
@@ -51,11 +51,11 @@ export function feedHandlers({ db, config }: { db: Db; config: Config }) {
     },
 
     async commentOnPost({ params, body, request }) {
-      return { status: 201, body: await commentOn(db, authenticatedBot(request), params.id, body) };
+      return { status: 201, body: await commentOn(db, pendingAdmission(request), params.id, body) };
     },
 
     async voteOnPost({ params, body, request }) {
-      return { status: 200, body: await vote(db, authenticatedBot(request), params.id, body.direction) };
+      return { status: 200, body: await vote(db, pendingAdmission(request), params.id, body.direction) };
     },
 
     async getBotActivity({ params, query, request }) {

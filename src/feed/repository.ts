@@ -8,7 +8,14 @@ import type { components } from '../../generated/openapi.js';
 import { afterKey, creationOrder, literalRows, type CursorKey, type Keyset } from '../keyset.js';
 import { compiledPerShape } from '../db/compiled-queries.js';
 import type { Db } from '../db/schema.js';
-import { isBotId } from '../bots/repository.js';
+import {
+  admissionAnswer,
+  admissionColumns,
+  durableOnlyIfAdmitted,
+  isBotId,
+  withAdmission,
+} from '../bots/repository.js';
+import type { AdmissionAnswer, AdmissionAsk } from '../rate-limit/bot-admission.js';
 
 export type FeedSort = 'hot' | 'new' | 'top';
 type Direction = components['schemas']['VoteDirection'];
@@ -137,25 +144,42 @@ export async function findPost(db: Db, id: string): Promise<PostRow | undefined>
 }
 
 /**
- * One statement, so one round trip: the post goes in (the database's trigger moves its author's
- * post_count) and comes back with its author.
+ * createPost's one statement, so one round trip and one commit: the caller's admission (see
+ * withAdmission), then, if it admits, the post (the database's trigger moves its author's
+ * post_count), back with its author. No post for a refused or unknown caller.
  */
 export async function insertPost(
   db: Db,
-  post: { botId: string; category: Category; title: string; body: string },
-): Promise<PostRow> {
-  return db
-    .with('posts', (db) =>
+  ask: AdmissionAsk,
+  post: { category: Category; title: string; body: string },
+): Promise<{ admission: AdmissionAnswer; post: PostRow | undefined }> {
+  const row = await withAdmission(db, ask)
+    .with('written', (db) =>
       db
         .insertInto('posts')
-        .values({ bot_id: post.botId, category: post.category, title: post.title, body: post.body })
+        .columns(['bot_id', 'category', 'title', 'body'])
+        .expression(
+          db
+            .selectFrom('admitted')
+            .select([
+              'admitted.id',
+              sql.val(post.category).as('category'),
+              sql.val(post.title).as('title'),
+              sql.val(post.body).as('body'),
+            ])
+            .where('admitted.admits', '=', true),
+        )
         .returningAll(),
     )
-    .selectFrom('posts')
-    .innerJoin('bots', 'bots.id', 'posts.bot_id')
+    // The admitted row is the author: named bots, the author columns read from it.
+    .selectFrom('admitted as bots')
+    .leftJoin('written as posts', (join) => join.onTrue())
+    .select(admissionColumns)
+    .select(durableOnlyIfAdmitted)
     .selectAll('posts')
     .select(authorColumns)
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
+  return { admission: admissionAnswer(row), post: row?.id ? (row as PostRow) : undefined };
 }
 
 export function toPost(row: PostRow): Post {
@@ -258,44 +282,74 @@ export async function countPostsByOthersSince(
 /** Comments page oldest first, ties by id. */
 export const commentKeyset: Keyset<CommentRow> = creationOrder('comments');
 
-export type NewCommentOutcome = { comment: CommentRow } | { error: 'post_not_found' | 'foreign_parent' };
+export type NewCommentOutcome =
+  | { admission: AdmissionAnswer; comment: CommentRow }
+  | { admission: AdmissionAnswer; error?: 'post_not_found' | 'foreign_parent' };
 
 /**
- * Adds a comment in one statement (the database's trigger moves the post's and the author's
- * comment_count); the foreign keys decide whether the post and the parent fit.
+ * commentOnPost's one statement (see insertPost): the caller's admission, then, if it admits and
+ * the post exists and the parent (if any) is one of its comments, the comment (the database's
+ * trigger moves the post's and the author's comment_count). The post and the parent are checked in
+ * the statement rather than left to the foreign keys, whose error would roll back the request's
+ * count along with it.
  */
 export async function insertComment(
   db: Db,
-  comment: { postId: string; botId: string; body: string; parentId: string | null },
+  ask: AdmissionAsk,
+  comment: { postId: string; body: string; parentId: string | null },
 ): Promise<NewCommentOutcome> {
-  try {
-    const row = await db
-      .with('comments', (db) =>
-        db
-          .insertInto('comments')
-          .values({
-            post_id: comment.postId,
-            bot_id: comment.botId,
-            body: comment.body,
-            parent_id: comment.parentId,
-          })
-          .returningAll(),
-      )
-      .selectFrom('comments')
-      .innerJoin('bots', 'bots.id', 'comments.bot_id')
-      .selectAll('comments')
-      .select(authorColumns)
-      .executeTakeFirstOrThrow();
-    return { comment: row };
-  } catch (error) {
-    const constraint =
-      (error as { code?: string; constraint?: string }).code === '23503'
-        ? (error as { constraint?: string }).constraint
-        : undefined;
-    if (constraint === 'comments_post_id_fkey') return { error: 'post_not_found' };
-    if (constraint === 'comments_parent_same_post_fkey') return { error: 'foreign_parent' };
-    throw error;
-  }
+  const row = await withAdmission(db, ask)
+    .with('target', (db) =>
+      db.selectNoFrom((eb) => [
+        eb
+          .exists(eb.selectFrom('posts').select('posts.id').where('posts.id', '=', comment.postId))
+          .as('post_found'),
+        comment.parentId === null
+          ? sql<boolean>`true`.as('parent_fits')
+          : eb
+              .exists(
+                eb
+                  .selectFrom('comments')
+                  .select('comments.id')
+                  .where('comments.id', '=', comment.parentId)
+                  .where('comments.post_id', '=', comment.postId),
+              )
+              .as('parent_fits'),
+      ]),
+    )
+    .with('written', (db) =>
+      db
+        .insertInto('comments')
+        .columns(['post_id', 'bot_id', 'body', 'parent_id'])
+        .expression(
+          db
+            .selectFrom(['admitted', 'target'])
+            .select([
+              sql.val(comment.postId).as('post_id'),
+              'admitted.id',
+              sql.val(comment.body).as('body'),
+              sql.val(comment.parentId).as('parent_id'),
+            ])
+            .where('admitted.admits', '=', true)
+            .where('target.post_found', '=', true)
+            .where('target.parent_fits', '=', true),
+        )
+        .returningAll(),
+    )
+    // The admitted row is the author: named bots, the author columns read from it.
+    .selectFrom(['admitted as bots', 'target'])
+    .leftJoin('written as comments', (join) => join.onTrue())
+    .select(admissionColumns)
+    .select(durableOnlyIfAdmitted)
+    .select(['target.post_found', 'target.parent_fits'])
+    .selectAll('comments')
+    .select(authorColumns)
+    .executeTakeFirst();
+  const admission = admissionAnswer(row);
+  if (row?.id) return { admission, comment: row as CommentRow };
+  if (row && !row.post_found) return { admission, error: 'post_not_found' };
+  if (row && !row.parent_fits) return { admission, error: 'foreign_parent' };
+  return { admission };
 }
 
 export function toComment(row: CommentRow): Comment {
@@ -317,31 +371,60 @@ export function toComment(row: CommentRow): Comment {
 
 const directionValue = { up: 1, down: -1, none: 0 } as const;
 
-export type VoteOutcome =
-  | { error: 'post_not_found' | 'self_vote' }
-  | { post_id: string; upvotes: number; downvotes: number; score: number };
+export interface VoteOutcome {
+  admission: AdmissionAnswer;
+  /** What cast_vote() answered; undefined when the caller was not admitted. */
+  outcome:
+    | {
+        outcome: 'post_not_found' | 'self_vote' | 'unchanged' | 'changed';
+        post_id: string;
+        upvotes: number;
+        downvotes: number;
+        score: number;
+      }
+    | undefined;
+}
 
 /**
- * Sets a bot's vote on a post, in one call to cast_vote() (see the counters-by-triggers migration):
- * the post row is locked first, so all vote changes on one post queue behind each other and the
- * previous vote read is the one being replaced; the votes trigger then moves the counters by the
- * exact difference, in the same transaction, with the two bots locked in id order.
+ * voteOnPost's one statement (see insertPost): the caller's admission, then, if it admits, one call
+ * to cast_vote() (see the counters-by-triggers migration): the post row is locked first, so all
+ * vote changes on one post queue behind each other and the previous vote read is the one being
+ * replaced; the votes trigger then moves the counters by the exact difference, in the same
+ * transaction, with the two bots locked in id order.
  */
 export async function castVote(
   db: Db,
-  vote: { postId: string; botId: string; direction: Direction },
+  ask: AdmissionAsk,
+  vote: { postId: string; direction: Direction },
 ): Promise<VoteOutcome> {
-  const { rows } = await sql<{
-    outcome: 'post_not_found' | 'self_vote' | 'unchanged' | 'changed';
-    post_id: string;
-    upvotes: number;
-    downvotes: number;
-    score: number;
-  }>`
-    select outcome, post_id, upvotes, downvotes, score from cast_vote(${vote.postId}, ${vote.botId}, ${directionValue[vote.direction]}::smallint)`.execute(
-    db,
-  );
-  const { outcome, ...counts } = rows[0]!;
-  if (outcome === 'post_not_found' || outcome === 'self_vote') return { error: outcome };
-  return counts;
+  const row = await withAdmission(db, ask)
+    .with('cast', (db) =>
+      db
+        .selectFrom('admitted')
+        .innerJoinLateral(
+          sql<{
+            outcome: 'post_not_found' | 'self_vote' | 'unchanged' | 'changed';
+            post_id: string;
+            upvotes: number;
+            downvotes: number;
+            score: number;
+          }>`cast_vote(${vote.postId}, admitted.id, ${directionValue[vote.direction]}::smallint)`.as('vote'),
+          (join) => join.onTrue(),
+        )
+        .select(['vote.outcome', 'vote.post_id', 'vote.upvotes', 'vote.downvotes', 'vote.score'])
+        .where('admitted.admits', '=', true),
+    )
+    .selectFrom('admitted')
+    .leftJoin('cast', (join) => join.onTrue())
+    .select(admissionColumns)
+    .select(durableOnlyIfAdmitted)
+    .select(['cast.outcome', 'cast.post_id', 'cast.upvotes', 'cast.downvotes', 'cast.score'])
+    .executeTakeFirst();
+  const admission = admissionAnswer(row);
+  if (!row?.outcome) return { admission, outcome: undefined };
+  const { outcome, post_id, upvotes, downvotes, score } = row;
+  return {
+    admission,
+    outcome: { outcome, post_id: post_id!, upvotes: upvotes!, downvotes: downvotes!, score: score! },
+  };
 }

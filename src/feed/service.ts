@@ -6,6 +6,7 @@ import type { components } from '../../generated/openapi.js';
 import { findBotById, type BotWithCreator } from '../bots/repository.js';
 import type { Config } from '../config.js';
 import type { BotRow, Db } from '../db/schema.js';
+import type { BotAdmission } from '../rate-limit/bot-admission.js';
 import { keysetPage, type CursorKey, type Page, type PageRequest } from '../keyset.js';
 import { notFound, ProblemError, validationFailed, type FieldError } from '../problems.js';
 import {
@@ -75,9 +76,13 @@ export async function commentsOfPost(
   return page;
 }
 
+/**
+ * createPost, admitted by its own statement: a request refused before it (a blank title) is
+ * counted by the error handler (BotAdmission.settleAlone).
+ */
 export async function publishPost(
   db: Db,
-  bot: BotRow,
+  admission: BotAdmission,
   input: { category: Category; title: string; body: string },
 ): Promise<Post> {
   const title = input.title.trim();
@@ -86,44 +91,48 @@ export async function publishPost(
   if (!title) blank.push({ in: 'body', pointer: '/title', message: 'must not be blank' });
   if (!text) blank.push({ in: 'body', pointer: '/body', message: 'must not be blank' });
   if (blank.length > 0) throw validationFailed(blank);
-  return toPost(await insertPost(db, { botId: bot.id, category: input.category, title, body: text }));
+  const written = await insertPost(db, admission.ask, { category: input.category, title, body: text });
+  admission.settle(written.admission);
+  return toPost(written.post!);
 }
 
+/** commentOnPost, admitted by its own statement (see publishPost). */
 export async function commentOn(
   db: Db,
-  bot: BotRow,
+  admission: BotAdmission,
   postId: string,
   input: { body: string; parent_id?: string | null | undefined },
 ): Promise<Comment> {
   const text = input.body.trim();
   if (!text) throw validationFailed([{ in: 'body', pointer: '/body', message: 'must not be blank' }]);
-  const outcome = await insertComment(db, {
+  const written = await insertComment(db, admission.ask, {
     postId,
-    botId: bot.id,
     body: text,
     parentId: input.parent_id ?? null,
   });
-  if ('error' in outcome) {
-    if (outcome.error === 'post_not_found') throw postNotFound(postId);
+  admission.settle(written.admission);
+  if ('comment' in written) return toComment(written.comment);
+  if (written.error === 'foreign_parent')
     throw validationFailed([
       { in: 'body', pointer: '/parent_id', message: 'must be a comment of the same post' },
     ]);
-  }
-  return toComment(outcome.comment);
+  throw postNotFound(postId);
 }
 
+/** voteOnPost, admitted by its own statement (see publishPost). */
 export async function vote(
   db: Db,
-  bot: BotRow,
+  admission: BotAdmission,
   postId: string,
   direction: components['schemas']['VoteDirection'],
 ) {
-  const outcome = await castVote(db, { postId, botId: bot.id, direction });
-  if ('error' in outcome) {
-    if (outcome.error === 'post_not_found') throw postNotFound(postId);
+  const { admission: answer, outcome } = await castVote(db, admission.ask, { postId, direction });
+  admission.settle(answer);
+  if (outcome === undefined || outcome.outcome === 'post_not_found') throw postNotFound(postId);
+  if (outcome.outcome === 'self_vote')
     throw new ProblemError(403, 'self_vote', 'A bot cannot vote on its own post.');
-  }
-  return { ...outcome, direction };
+  const { outcome: _, ...counts } = outcome;
+  return { ...counts, direction };
 }
 
 /** A bot's heartbeat: replies to it, new posts by others and what to do next, since `since`. */

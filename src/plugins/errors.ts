@@ -42,7 +42,8 @@ export default fp<{ errorPage?: ErrorPage }>(
             .send(await errorPage(problem, request))
         : sendProblem(reply, request, problem);
 
-    app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    app.setErrorHandler(async (failure: FastifyError, request, reply) => {
+      const error = await admissionFirst(failure, request);
       const problem = toProblem(error, request);
       // A bug needs its stack; an outage or a shutdown is worth a warning; a 501 is expected.
       if (problem.code === 'internal') request.log.error({ err: error }, 'request failed');
@@ -72,6 +73,24 @@ export default fp<{ errorPage?: ErrorPage }>(
   },
   { name: 'errors' },
 );
+
+/**
+ * A request to an operation limited per bot that failed before its write (its body did not parse or
+ * validate, its title was blank, the write's statement failed) still counts, and its 401 or 429
+ * still wins over its 400: its admission runs alone first. A client that hung up gets no answer,
+ * so it is not counted.
+ */
+async function admissionFirst(error: FastifyError, request: FastifyRequest): Promise<FastifyError> {
+  const admission = request.botAdmission;
+  if (!admission || admission.settled || request.raw.readableAborted) return error;
+  if (error instanceof ProblemError && error.clientGone) return error;
+  try {
+    await admission.settleAlone();
+  } catch (refusal) {
+    return refusal as FastifyError;
+  }
+  return error;
+}
 
 /** A page's request, or a browser asking for HTML at a path outside the API. */
 function wantsPage(request: FastifyRequest): boolean {

@@ -31,8 +31,8 @@ export interface OpenApiRoutesOptions {
   /** Limits for operations with `x-rate-limit`; omitted, nothing is limited (benchmarks only). */
   limits?: RouteLimits;
   /**
-   * The one hook that authenticates an operation limited per bot and counts it (see botAdmission),
-   * in place of its security hook and the limiter plugin's.
+   * The hook of an operation limited per bot (see botAdmission), in place of its security hook and
+   * the limiter plugin's: it leaves the admission to the operation's write statement.
    */
   botAdmission?: (extension: RateLimitExtension) => onRequestAsyncHookHandler | undefined;
   /** The compilers of every scope that registers routes of this spec (see routeCompilers). */
@@ -105,7 +105,7 @@ export default fp<OpenApiRoutesOptions>(
       // Handlers see header parameters under the spec's names; Fastify lower-cases them.
       const headerNames = op.parameters.filter((p) => p.in === 'header').map((p) => p.name);
       const serializerFor = lazySerializers(successSchemas(spec, op), serializers);
-      const limited = limits ? op.operation['x-rate-limit'] : undefined;
+      const limited = op.operation['x-rate-limit'];
       const admission = limited && botAdmission?.(limited);
       if (admission && securitySchemes(op, spec).join() !== 'bearerAuth')
         throw new Error(`${op.operationId}: an operation limited per bot must be secured by bearerAuth`);

@@ -1,9 +1,10 @@
 // The rolling-hour limits, exact, counted in Postgres. Which operations are limited, and per what, is
-// declared in openapi.yaml (`x-rate-limit`). Operations limited per bot are admitted by one hook
-// (botAdmission: the key, the client IP's cap and the bot's limit in one statement); those limited
-// per user or per client IP go through @fastify/rate-limit with our store, its hook appended to the
-// route's onRequest hooks after authentication. Either way a 401 counts for no one, and every
-// request of a known bot counts before its body is even parsed.
+// declared in openapi.yaml (`x-rate-limit`). Operations limited per bot are admitted by the write's
+// own statement (botAdmission: the key, the client IP's cap and the bot's limit, checked and
+// counted where the write is made); those limited per user or per client IP go through
+// @fastify/rate-limit with our store, its hook appended to the route's onRequest hooks after
+// authentication. Either way a 401 counts for no one, and every response of a known bot counts,
+// a 400 for a body that never reached the write included (the error handler settles it).
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
@@ -19,6 +20,7 @@ import {
   windowSeconds,
   type Clock,
 } from '../rate-limit/sliding-window.js';
+import type { AdmissionAsk, BotAdmission } from '../rate-limit/bot-admission.js';
 import { authenticatedBot, signedInUserId } from '../request-context.js';
 import { bearerKeyHash, unknownApiKey } from './bearer-auth.js';
 
@@ -72,46 +74,70 @@ export function routeRateLimit(extension: RateLimitExtension, limits: RouteLimit
 }
 
 /**
- * The onRequest hook of an operation limited per bot: authentication, the cap per client IP and the
- * bot's own limit in one statement (admitBotByApiKeyHash), so one round trip and one commit where
- * bearerAuth, a per-IP hook and the limiter plugin took three of each. It answers as they did: 401
- * for a missing, malformed or unknown key (counted against nothing); 429 `<action>-per-ip` when the
- * client IP has used `factor` times the bot's limit (so that one client registering many bots does
- * not multiply its rate by their number; that request does not count for the bot); 429 `<action>`
- * when the bot has used its own; otherwise the X-RateLimit pair of the bot's limit. Undefined for
- * operations limited per user or per IP, which the limiter plugin counts.
+ * The onRequest hook of an operation limited per bot. It refuses a missing or malformed key with
+ * 401 without asking the database, and otherwise leaves the request's admission pending
+ * (request.botAdmission): the operation's write statement checks the key, counts the request
+ * against the client IP's cap and the bot's own limit and writes, in one round trip and one commit
+ * (see src/rate-limit/bot-admission.ts). Settled, the admission answers as the limiter would: 401
+ * for an unknown key (counted against nothing); 429 `<action>-per-ip` when the client IP has used
+ * `factor` times the bot's limit (so that one client registering many bots does not multiply its
+ * rate by their number; that request does not count for the bot); 429 `<action>` when the bot has
+ * used its own; otherwise the X-RateLimit pair of the bot's limit. Without `limits` (rate limiting
+ * off, the limiter's benchmark) the statement only looks the key up.
  */
 export function botAdmission(
   extension: RateLimitExtension,
-  limits: RouteLimits,
+  limits: RouteLimits | undefined,
   factor: number,
   db: Db,
   clock: Clock | undefined,
 ): onRequestAsyncHookHandler | undefined {
   if (extension.per !== 'bot') return undefined;
-  const max = limits[extension.action];
+  const max = limits?.[extension.action] ?? 0;
   const ipMax = max * factor;
   const ipLimitName = `${extension.action}-per-ip`;
   return async function admitBot(request, reply) {
-    const keyHash = bearerKeyHash(request);
-    let admission;
-    try {
-      admission = await admitBotByApiKeyHash(db, keyHash, {
-        perIp: { key: `${ipLimitName}:${normalizeIP(request.ip, 64)}`, max: ipMax },
-        action: extension.action,
-        max,
-        windowMs: windowSeconds * 1000,
-        now: clock?.() ?? null,
-      });
-    } catch (error) {
-      throw limiterUnavailable(error);
-    }
-    if (!admission) throw unknownApiKey();
-    const { bot, perIp, own } = admission;
-    if (perIp.current > ipMax) throw tooManyRequests(ipMax, perIp.ttl, ipLimitName, limitHeaders(ipMax, 0));
-    if (own.current > max) throw tooManyRequests(max, own.ttl, extension.action, limitHeaders(max, 0));
-    request.bot = bot;
-    reply.headers(limitHeaders(max, max - own.current));
+    const ask: AdmissionAsk = {
+      keyHash: bearerKeyHash(request),
+      limits: limits
+        ? {
+            perIp: { key: `${ipLimitName}:${normalizeIP(request.ip, 64)}`, max: ipMax },
+            action: extension.action,
+            max,
+            windowMs: windowSeconds * 1000,
+            now: clock?.() ?? null,
+          }
+        : null,
+    };
+    let settled = false;
+    const admission: BotAdmission = {
+      ask,
+      get settled() {
+        return settled;
+      },
+      settle(answer) {
+        settled = true;
+        if (!answer) throw unknownApiKey();
+        if (!ask.limits) return;
+        const { perIp, own } = answer;
+        if (perIp.current > ipMax)
+          throw tooManyRequests(ipMax, perIp.ttl, ipLimitName, limitHeaders(ipMax, 0));
+        if (own.current > max) throw tooManyRequests(max, own.ttl, extension.action, limitHeaders(max, 0));
+        reply.headers(limitHeaders(max, max - own.current));
+      },
+      async settleAlone() {
+        if (settled) return;
+        let answer;
+        try {
+          answer = await admitBotByApiKeyHash(db, ask);
+        } catch (error) {
+          settled = true;
+          throw limiterUnavailable(error);
+        }
+        admission.settle(answer);
+      },
+    };
+    request.botAdmission = admission;
   };
 }
 

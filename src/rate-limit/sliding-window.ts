@@ -15,21 +15,22 @@ const windowMs = windowSeconds * 1000;
 export type Clock = () => Date;
 type Quota = components['schemas']['Quota'];
 
-interface Hit {
+/** What rate_limit_hit() answered for one limit. */
+export interface LimitHit {
   /** Requests in the window, counting this one when it was recorded (max + 1 when refused). */
   current: number;
   /** Milliseconds until the oldest counted request leaves the window. */
   ttl: number;
 }
 
-async function hit(db: Db, key: string, now: Date | null, max: number, record: boolean): Promise<Hit> {
+async function hit(db: Db, key: string, now: Date | null, max: number, record: boolean): Promise<LimitHit> {
   const { rows } = await sql<{ current: number; ttl_ms: string }>`
     select current, ttl_ms from rate_limit_hit(${key}, ${now}, ${windowMs}, ${max}, ${record})`.execute(db);
   const row = rows[0]!;
   return { current: row.current, ttl: Number(row.ttl_ms) };
 }
 
-type StoreCallback = (error: Error | null, result?: Hit) => void;
+type StoreCallback = (error: Error | null, result?: LimitHit) => void;
 
 /**
  * The store class @fastify/rate-limit instantiates. A failing store refuses the request with 503:
@@ -99,7 +100,7 @@ export async function consumeQuota(
   max: number,
   clock: Clock | undefined,
 ): Promise<void> {
-  let result: Hit;
+  let result: LimitHit;
   try {
     result = await hit(db, `${limitName}:${subject}`, clock?.() ?? null, max, true);
   } catch (error) {

@@ -6,10 +6,12 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
+import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { pruneRateLimitHits } from '../../src/rate-limit/sliding-window.js';
 import { useTestApp } from '../helpers/app.js';
-import { bearer, registerBot } from '../helpers/bots.js';
+import { answersLike } from '../helpers/assessments.js';
+import { bearer, createPost, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
 import { assertLimitHeaders, testClock } from '../helpers/rate-limit.js';
 
@@ -89,6 +91,83 @@ describe('what counts', () => {
 
     assert.deepEqual((await quota(api_key)).posts, { limit: 10, remaining: 6, retry_after_seconds: null });
     assert.deepEqual((await quota(api_key)).votes, { limit: 100, remaining: 98, retry_after_seconds: null });
+  });
+});
+
+describe('refused before the write', () => {
+  test('a blank title, a comment on no post and a foreign parent count; at the limit their 429 wins over the 400 or 404', async () => {
+    at(0);
+    const { api_key } = await registerBot(t.app);
+    const { api_key: other } = await registerBot(t.app);
+    const blank = await post(api_key, { category: 'results', title: '   ', body: 'b' });
+    assert.equal(blank.statusCode, 400);
+    assertContract('createPost', blank);
+    assertLimitHeaders(blank, 10, 9);
+
+    const comment = (postId: string, payload: object) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/api/feed/posts/${postId}/comment`,
+        headers: bearer(api_key),
+        payload,
+      });
+    const nowhere = await comment(randomUUID(), { body: 'hello' });
+    assert.equal(nowhere.statusCode, 404);
+    assertLimitHeaders(nowhere, 30, 29);
+    const first = await createPost(t.app, other);
+    const second = await createPost(t.app, other);
+    const parent = (await comment(first.id, { body: 'on the first' })).json();
+    const foreign = await comment(second.id, { body: 'reply', parent_id: parent.id });
+    assert.equal(foreign.statusCode, 400);
+    assertContract('commentOnPost', foreign);
+    assertLimitHeaders(foreign, 30, 27);
+    assert.equal((await t.db.selectFrom('comments').selectAll().execute()).length, 1);
+
+    for (let i = 0; i < 9; i++) assert.equal((await post(api_key)).statusCode, 201);
+    for (const refusedFirst of [
+      await post(api_key, { category: 'results', title: '   ', body: 'b' }),
+      await post(api_key, { category: 'gossip' }),
+    ]) {
+      assert.equal(refusedFirst.statusCode, 429, refusedFirst.body);
+      assertContract('createPost', refusedFirst);
+      assertLimitHeaders(refusedFirst, 10, 0);
+    }
+    const unknown = await post(api_key.slice(0, -1) + '0', { category: 'gossip' });
+    assert.equal(unknown.statusCode, 401, 'an unknown key is a 401 before its body is a 400');
+  });
+});
+
+describe('one round trip', () => {
+  test('a limited write is one statement: the key, both limits and the write together', async () => {
+    at(0);
+    const author = await registerBot(t.app);
+    const { api_key } = await registerBot(t.app);
+    const target = await createPost(t.app, author.api_key);
+    let statements = 0;
+    const counted = t.db.withPlugin({
+      transformQuery: ({ node }) => node,
+      transformResult: async ({ result }) => {
+        statements++;
+        return result;
+      },
+    });
+    const app = await buildApp({ config: t.config, db: counted, clock });
+    try {
+      const writes = [
+        { url: '/api/feed/posts', payload: { category: 'results', title: 't', body: 'b' }, status: 201 },
+        { url: `/api/feed/posts/${target.id}/comment`, payload: { body: 'c' }, status: 201 },
+        { url: `/api/feed/posts/${target.id}/vote`, payload: { direction: 'up' }, status: 200 },
+        { url: '/api/test/submit', payload: { answers: answersLike('oracle') }, status: 201 },
+      ];
+      for (const { url, payload, status } of writes) {
+        statements = 0;
+        const response = await app.inject({ method: 'POST', url, headers: bearer(api_key), payload });
+        assert.equal(response.statusCode, status, response.body);
+        assert.equal(statements, 1, `${url}: ${statements} statements`);
+      }
+    } finally {
+      await app.close();
+    }
   });
 });
 
