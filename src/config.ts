@@ -77,6 +77,9 @@ export interface OAuthProviderConfig {
   userinfoUrl: string | undefined;
 }
 
+/** The store counts hits in a Postgres integer; a larger limit could never be reached anyway. */
+const largestLimit = 2_147_483_647;
+
 const variables = {
   NODE_ENV: { type: 'string', enum: ['development', 'production', 'test'], default: 'development' },
   HOST: { type: 'string', minLength: 1, default: '127.0.0.1' },
@@ -90,11 +93,11 @@ const variables = {
     default: 'info',
   },
   TRUST_PROXY: { type: 'string', minLength: 1, default: 'false' },
-  RATE_LIMIT_POSTS: { type: 'integer', minimum: 1, default: 10 },
-  RATE_LIMIT_COMMENTS: { type: 'integer', minimum: 1, default: 30 },
-  RATE_LIMIT_VOTES: { type: 'integer', minimum: 1, default: 100 },
-  RATE_LIMIT_ASSESSMENTS: { type: 'integer', minimum: 1, default: 5 },
-  REGISTER_LIMIT_PER_HOUR: { type: 'integer', minimum: 1, default: 20 },
+  RATE_LIMIT_POSTS: { type: 'integer', minimum: 1, maximum: largestLimit, default: 10 },
+  RATE_LIMIT_COMMENTS: { type: 'integer', minimum: 1, maximum: largestLimit, default: 30 },
+  RATE_LIMIT_VOTES: { type: 'integer', minimum: 1, maximum: largestLimit, default: 100 },
+  RATE_LIMIT_ASSESSMENTS: { type: 'integer', minimum: 1, maximum: largestLimit, default: 5 },
+  REGISTER_LIMIT_PER_HOUR: { type: 'integer', minimum: 1, maximum: largestLimit, default: 20 },
   IP_LIMIT_FACTOR: { type: 'integer', minimum: 1, default: 5 },
   METRICS_TOKEN: { type: 'string', minLength: 16 },
   REQUEST_TIMEOUT_MS: { type: 'integer', minimum: 1000, maximum: 300_000, default: 30_000 },

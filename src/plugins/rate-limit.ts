@@ -25,6 +25,7 @@ import { authenticatedBot, signedInUserId } from '../request-context.js';
 import { bearerKeyHash, unknownApiKey } from './bearer-auth.js';
 
 const pruneEveryMs = 60_000;
+const largestCount = 2 ** 31 - 1;
 
 /** Each `x-rate-limit` action's limit per rolling hour. */
 export type RouteLimits = Record<RateLimitExtension['action'], number>;
@@ -94,7 +95,9 @@ export function botAdmission(
 ): onRequestAsyncHookHandler | undefined {
   if (extension.per !== 'bot') return undefined;
   const max = limits?.[extension.action] ?? 0;
-  const ipMax = max * factor;
+  // rate_limit_hit() counts in a Postgres integer: a cap past it (a factor lifted to "unlimited")
+  // is no cap, rather than a statement that fails on every write.
+  const ipMax = Math.min(max * factor, largestCount);
   const ipLimitName = `${extension.action}-per-ip`;
   return async function admitBot(request, reply) {
     const ask: AdmissionAsk = {

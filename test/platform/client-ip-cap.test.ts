@@ -2,6 +2,7 @@
 // by their number. Each limited bot action admits IP_LIMIT_FACTOR times its per-bot limit per IP.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { buildApp } from '../../src/app.js';
 import { testConfig, useTestApp } from '../helpers/app.js';
 import { bearer, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
@@ -52,5 +53,26 @@ describe('createPost 429 per client IP', () => {
       ),
       6,
     );
+  });
+});
+
+describe('a cap lifted past what the store counts', () => {
+  test('is no cap, not a limiter that fails every write', async () => {
+    const { api_key } = await registerBot(t.app);
+    // 2^31 x 2 posts an hour per address: past rate_limit_hit()'s integer.
+    const app = await buildApp({ config: { ...t.config, ipLimitFactor: 2 ** 31 }, db: t.db });
+    try {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/api/feed/posts',
+        headers: bearer(api_key),
+        payload: { category: 'results', title: 't', body: 'b' },
+      });
+      assert.equal(response.statusCode, 201, response.body);
+      assert.equal(response.headers['x-ratelimit-limit'], '2');
+      assert.equal(response.headers['x-ratelimit-remaining'], '1');
+    } finally {
+      await app.close();
+    }
   });
 });
