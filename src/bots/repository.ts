@@ -3,6 +3,7 @@
 import type { Bot, BotType, Traits } from '../api-types.js';
 import { sql } from 'kysely';
 import { afterKey, creationOrder, type CursorKey, type Keyset } from '../keyset.js';
+import { compiledPerShape } from '../db/compiled-queries.js';
 import type { ApiKeyEvent, BotRow, Db } from '../db/schema.js';
 import { botPageUrl } from '../page-urls.js';
 import type { AdmissionAnswer, AdmissionAsk } from '../rate-limit/bot-admission.js';
@@ -161,16 +162,24 @@ export async function listTypedBots(
   return query.limit(limit).execute();
 }
 
+/** One bot by its id or its lower-cased name: read on every profile, so compiled once per shape. */
+const compiledFindBot = compiledPerShape(
+  (db: Db, shape: { by: 'id' | 'name' }, values: { reference: string }) =>
+    shape.by === 'id'
+      ? selectBots(db).where('bots.id', '=', values.reference)
+      : selectBots(db).where(sql<string>`lower(bots.name)`, '=', values.reference),
+);
+
 export async function findBotById(db: Db, id: string): Promise<BotWithCreator | undefined> {
-  return selectBots(db).where('bots.id', '=', id).executeTakeFirst();
+  const [bot] = await compiledFindBot(db, { by: 'id' }, { reference: id });
+  return bot;
 }
 
 /** A bot by its id or by its name in any case, as bots and support refer to it. */
 export async function findBot(db: Db, reference: string): Promise<BotWithCreator | undefined> {
   if (isBotId(reference)) return findBotById(db, reference);
-  return selectBots(db)
-    .where(sql<string>`lower(bots.name)`, '=', reference.toLowerCase())
-    .executeTakeFirst();
+  const [bot] = await compiledFindBot(db, { by: 'name' }, { reference: reference.toLowerCase() });
+  return bot;
 }
 
 function botsByApiKeyHash(db: Db, keyHash: string) {
