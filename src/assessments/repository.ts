@@ -7,6 +7,7 @@ import type { components } from '../../generated/openapi.js';
 import {
   admissionAnswer,
   admissionColumns,
+  admissionShape,
   durableOnlyIfAdmitted,
   toAccuracy,
   withAdmission,
@@ -36,7 +37,7 @@ export async function insertAssessment(
 ): Promise<{ admission: AdmissionAnswer; submitted: { row: AssessmentRow; for: SubmittedFor } | undefined }> {
   const { result } = submission;
   const values = scoredResultValues(submission.version, submission.answers, result);
-  const row = await withAdmission(db, ask)
+  const row = await withAdmission(db, admissionShape(ask), ask)
     // The bot as it is now, locked: a second submission of the same bot waits here, then reads
     // the type this one gives it.
     .with('prior', (db) =>

@@ -203,8 +203,8 @@ export async function findBotByApiKeyHash(db: Db, keyHash: string): Promise<BotR
  * it, against the bot's own limit (`<action>:<bot id>`); `admits` says whether both did. Each
  * rate_limit_hit() takes its key's lock, the client IP's first.
  */
-function admissionQuery(db: Db, { keyHash, limits }: AdmissionAsk) {
-  if (!limits) {
+function admissionQuery(db: Db, shape: AdmissionShape, { keyHash, limits }: AdmissionAsk) {
+  if (!shape.limited || !limits) {
     return botsByApiKeyHash(db, keyHash).select([
       sql<number>`0`.as('ip_current'),
       sql<string>`0`.as('ip_ttl_ms'),
@@ -241,12 +241,21 @@ function admissionQuery(db: Db, { keyHash, limits }: AdmissionAsk) {
     ]);
 }
 
+/** What changes an admission's SQL text (see compiledPerShape): whether limits are counted at all. */
+export interface AdmissionShape {
+  limited: boolean;
+}
+
+export function admissionShape(ask: AdmissionAsk): AdmissionShape {
+  return { limited: ask.limits !== null };
+}
+
 /**
  * A write's statement, begun with its admission: `admitted` is the caller's bot row (none for an
  * unknown key) with its limits' answers, and the write reads from it only `where admits`.
  */
-export function withAdmission(db: Db, ask: AdmissionAsk) {
-  return db.with('admitted', () => admissionQuery(db, ask));
+export function withAdmission(db: Db, shape: AdmissionShape, ask: AdmissionAsk) {
+  return db.with('admitted', () => admissionQuery(db, shape, ask));
 }
 
 /**
@@ -277,7 +286,7 @@ export const durableOnlyIfAdmitted = sql<string | null>`case when not admits
  * The admission on its own, for a request that failed before its write (see BotAdmission.settleAlone).
  */
 export async function admitBotByApiKeyHash(db: Db, ask: AdmissionAsk): Promise<AdmissionAnswer> {
-  const row = await withAdmission(db, ask)
+  const row = await withAdmission(db, admissionShape(ask), ask)
     .selectFrom('admitted')
     .select(admissionColumns)
     // The commit does not wait for its WAL flush, which it would do holding the client IP's lock,

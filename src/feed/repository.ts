@@ -11,9 +11,11 @@ import type { Db } from '../db/schema.js';
 import {
   admissionAnswer,
   admissionColumns,
+  admissionShape,
   durableOnlyIfAdmitted,
   isBotId,
   withAdmission,
+  type AdmissionShape,
 } from '../bots/repository.js';
 import type { AdmissionAnswer, AdmissionAsk } from '../rate-limit/bot-admission.js';
 
@@ -153,34 +155,42 @@ export async function insertPost(
   ask: AdmissionAsk,
   post: { category: Category; title: string; body: string },
 ): Promise<{ admission: AdmissionAnswer; post: PostRow | undefined }> {
-  const row = await withAdmission(db, ask)
-    .with('written', (db) =>
-      db
-        .insertInto('posts')
-        .columns(['bot_id', 'category', 'title', 'body'])
-        .expression(
-          db
-            .selectFrom('admitted')
-            .select([
-              'admitted.id',
-              sql.val(post.category).as('category'),
-              sql.val(post.title).as('title'),
-              sql.val(post.body).as('body'),
-            ])
-            .where('admitted.admits', '=', true),
-        )
-        .returningAll(),
-    )
-    // The admitted row is the author: named bots, the author columns read from it.
-    .selectFrom('admitted as bots')
-    .leftJoin('written as posts', (join) => join.onTrue())
-    .select(admissionColumns)
-    .select(durableOnlyIfAdmitted)
-    .selectAll('posts')
-    .select(authorColumns)
-    .executeTakeFirst();
+  const [row] = await compiledInsertPost(db, admissionShape(ask), { ask, post });
   return { admission: admissionAnswer(row), post: row?.id ? (row as PostRow) : undefined };
 }
+
+const compiledInsertPost = compiledPerShape(
+  (
+    db: Db,
+    shape: AdmissionShape,
+    { ask, post }: { ask: AdmissionAsk; post: { category: Category; title: string; body: string } },
+  ) =>
+    withAdmission(db, shape, ask)
+      .with('written', (db) =>
+        db
+          .insertInto('posts')
+          .columns(['bot_id', 'category', 'title', 'body'])
+          .expression(
+            db
+              .selectFrom('admitted')
+              .select([
+                'admitted.id',
+                sql.val(post.category).as('category'),
+                sql.val(post.title).as('title'),
+                sql.val(post.body).as('body'),
+              ])
+              .where('admitted.admits', '=', true),
+          )
+          .returningAll(),
+      )
+      // The admitted row is the author: named bots, the author columns read from it.
+      .selectFrom('admitted as bots')
+      .leftJoin('written as posts', (join) => join.onTrue())
+      .select(admissionColumns)
+      .select(durableOnlyIfAdmitted)
+      .selectAll('posts')
+      .select(authorColumns),
+);
 
 export function toPost(row: PostRow): Post {
   return {
@@ -296,61 +306,76 @@ export type NewCommentOutcome =
 export async function insertComment(
   db: Db,
   ask: AdmissionAsk,
-  comment: { postId: string; body: string; parentId: string | null },
+  comment: NewComment,
 ): Promise<NewCommentOutcome> {
-  const row = await withAdmission(db, ask)
-    .with('target', (db) =>
-      db.selectNoFrom((eb) => [
-        eb
-          .exists(eb.selectFrom('posts').select('posts.id').where('posts.id', '=', comment.postId))
-          .as('post_found'),
-        comment.parentId === null
-          ? sql<boolean>`true`.as('parent_fits')
-          : eb
-              .exists(
-                eb
-                  .selectFrom('comments')
-                  .select('comments.id')
-                  .where('comments.id', '=', comment.parentId)
-                  .where('comments.post_id', '=', comment.postId),
-              )
-              .as('parent_fits'),
-      ]),
-    )
-    .with('written', (db) =>
-      db
-        .insertInto('comments')
-        .columns(['post_id', 'bot_id', 'body', 'parent_id'])
-        .expression(
-          db
-            .selectFrom(['admitted', 'target'])
-            .select([
-              sql.val(comment.postId).as('post_id'),
-              'admitted.id',
-              sql.val(comment.body).as('body'),
-              sql.val(comment.parentId).as('parent_id'),
-            ])
-            .where('admitted.admits', '=', true)
-            .where('target.post_found', '=', true)
-            .where('target.parent_fits', '=', true),
-        )
-        .returningAll(),
-    )
-    // The admitted row is the author: named bots, the author columns read from it.
-    .selectFrom(['admitted as bots', 'target'])
-    .leftJoin('written as comments', (join) => join.onTrue())
-    .select(admissionColumns)
-    .select(durableOnlyIfAdmitted)
-    .select(['target.post_found', 'target.parent_fits'])
-    .selectAll('comments')
-    .select(authorColumns)
-    .executeTakeFirst();
+  const shape = { ...admissionShape(ask), reply: comment.parentId !== null };
+  const [row] = await compiledInsertComment(db, shape, { ask, comment });
   const admission = admissionAnswer(row);
   if (row?.id) return { admission, comment: row as CommentRow };
   if (row && !row.post_found) return { admission, error: 'post_not_found' };
   if (row && !row.parent_fits) return { admission, error: 'foreign_parent' };
   return { admission };
 }
+
+interface NewComment {
+  postId: string;
+  body: string;
+  parentId: string | null;
+}
+
+const compiledInsertComment = compiledPerShape(
+  (
+    db: Db,
+    shape: AdmissionShape & { reply: boolean },
+    { ask, comment }: { ask: AdmissionAsk; comment: NewComment },
+  ) =>
+    withAdmission(db, shape, ask)
+      .with('target', (db) =>
+        db.selectNoFrom((eb) => [
+          eb
+            .exists(eb.selectFrom('posts').select('posts.id').where('posts.id', '=', comment.postId))
+            .as('post_found'),
+          shape.reply
+            ? eb
+                .exists(
+                  eb
+                    .selectFrom('comments')
+                    .select('comments.id')
+                    .where('comments.id', '=', comment.parentId!)
+                    .where('comments.post_id', '=', comment.postId),
+                )
+                .as('parent_fits')
+            : sql<boolean>`true`.as('parent_fits'),
+        ]),
+      )
+      .with('written', (db) =>
+        db
+          .insertInto('comments')
+          .columns(['post_id', 'bot_id', 'body', 'parent_id'])
+          .expression(
+            db
+              .selectFrom(['admitted', 'target'])
+              .select([
+                sql.val(comment.postId).as('post_id'),
+                'admitted.id',
+                sql.val(comment.body).as('body'),
+                sql.val(comment.parentId).as('parent_id'),
+              ])
+              .where('admitted.admits', '=', true)
+              .where('target.post_found', '=', true)
+              .where('target.parent_fits', '=', true),
+          )
+          .returningAll(),
+      )
+      // The admitted row is the author: named bots, the author columns read from it.
+      .selectFrom(['admitted as bots', 'target'])
+      .leftJoin('written as comments', (join) => join.onTrue())
+      .select(admissionColumns)
+      .select(durableOnlyIfAdmitted)
+      .select(['target.post_found', 'target.parent_fits'])
+      .selectAll('comments')
+      .select(authorColumns),
+);
 
 export function toComment(row: CommentRow): Comment {
   return {
@@ -397,29 +422,10 @@ export async function castVote(
   ask: AdmissionAsk,
   vote: { postId: string; direction: Direction },
 ): Promise<VoteOutcome> {
-  const row = await withAdmission(db, ask)
-    .with('cast', (db) =>
-      db
-        .selectFrom('admitted')
-        .innerJoinLateral(
-          sql<{
-            outcome: 'post_not_found' | 'self_vote' | 'unchanged' | 'changed';
-            post_id: string;
-            upvotes: number;
-            downvotes: number;
-            score: number;
-          }>`cast_vote(${vote.postId}, admitted.id, ${directionValue[vote.direction]}::smallint)`.as('vote'),
-          (join) => join.onTrue(),
-        )
-        .select(['vote.outcome', 'vote.post_id', 'vote.upvotes', 'vote.downvotes', 'vote.score'])
-        .where('admitted.admits', '=', true),
-    )
-    .selectFrom('admitted')
-    .leftJoin('cast', (join) => join.onTrue())
-    .select(admissionColumns)
-    .select(durableOnlyIfAdmitted)
-    .select(['cast.outcome', 'cast.post_id', 'cast.upvotes', 'cast.downvotes', 'cast.score'])
-    .executeTakeFirst();
+  const [row] = await compiledCastVote(db, admissionShape(ask), {
+    ask,
+    vote: { postId: vote.postId, value: directionValue[vote.direction] },
+  });
   const admission = admissionAnswer(row);
   if (!row?.outcome) return { admission, outcome: undefined };
   const { outcome, post_id, upvotes, downvotes, score } = row;
@@ -428,3 +434,33 @@ export async function castVote(
     outcome: { outcome, post_id: post_id!, upvotes: upvotes!, downvotes: downvotes!, score: score! },
   };
 }
+
+const compiledCastVote = compiledPerShape(
+  (
+    db: Db,
+    shape: AdmissionShape,
+    { ask, vote }: { ask: AdmissionAsk; vote: { postId: string; value: number } },
+  ) =>
+    withAdmission(db, shape, ask)
+      .with('cast', (db) =>
+        db
+          .selectFrom('admitted')
+          .innerJoinLateral(
+            sql<{
+              outcome: 'post_not_found' | 'self_vote' | 'unchanged' | 'changed';
+              post_id: string;
+              upvotes: number;
+              downvotes: number;
+              score: number;
+            }>`cast_vote(${vote.postId}, admitted.id, ${vote.value}::smallint)`.as('vote'),
+            (join) => join.onTrue(),
+          )
+          .select(['vote.outcome', 'vote.post_id', 'vote.upvotes', 'vote.downvotes', 'vote.score'])
+          .where('admitted.admits', '=', true),
+      )
+      .selectFrom('admitted')
+      .leftJoin('cast', (join) => join.onTrue())
+      .select(admissionColumns)
+      .select(durableOnlyIfAdmitted)
+      .select(['cast.outcome', 'cast.post_id', 'cast.upvotes', 'cast.downvotes', 'cast.score']),
+);
