@@ -28,6 +28,11 @@ export interface Config {
   metricsToken: string | undefined;
   /** How long the HTTP server waits for clients, and how many it holds at once. */
   http: HttpLimits;
+  /**
+   * After each full garbage collection, the JavaScript heap may grow this many percent over what
+   * survived before the next one (V8's `--heap-growing-percent`); 0 leaves it to V8 (up to 300%).
+   */
+  heapGrowthPercent: number;
 }
 
 export interface HttpLimits {
@@ -104,6 +109,7 @@ const variables = {
   HEADERS_TIMEOUT_MS: { type: 'integer', minimum: 1000, maximum: 300_000, default: 10_000 },
   KEEP_ALIVE_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 300_000, default: 5_000 },
   MAX_CONNECTIONS: { type: 'integer', minimum: 1, default: 10_000 },
+  HEAP_GROWTH_PERCENT: { type: 'integer', minimum: 0, maximum: 1000, default: 100 },
   EMAIL_SIGNIN: { type: 'string', enum: ['on', 'off'], default: 'on' },
   SESSION_SECRET: { type: 'string', minLength: 1 },
   ALLOWED_ORIGINS: { type: 'string', minLength: 1 },
@@ -190,6 +196,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
       keepAliveTimeoutMs: raw.KEEP_ALIVE_TIMEOUT_MS as number,
       maxConnections: raw.MAX_CONNECTIONS as number,
     },
+    heapGrowthPercent: raw.HEAP_GROWTH_PERCENT as number,
     limits: {
       posts: raw.RATE_LIMIT_POSTS as number,
       comments: raw.RATE_LIMIT_COMMENTS as number,

@@ -24,6 +24,7 @@ describe('configuration', () => {
         keepAliveTimeoutMs: 5_000,
         maxConnections: 10_000,
       },
+      heapGrowthPercent: 100,
     });
     const { sessionSecrets, ...rest } = humans;
     assert.deepEqual(rest, {
@@ -82,13 +83,14 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ EMAIL_SIGNIN: 'maybe' }), /EMAIL_SIGNIN/);
   });
 
-  test('timeouts, the connection cap, the per-IP factor and the metrics token are read and checked', () => {
+  test('timeouts, the connection cap, the per-IP factor, heap growth and the metrics token are read and checked', () => {
     const config = loadConfig({
       REQUEST_TIMEOUT_MS: '20000',
       HEADERS_TIMEOUT_MS: '5000',
       KEEP_ALIVE_TIMEOUT_MS: '1000',
       MAX_CONNECTIONS: '500',
       IP_LIMIT_FACTOR: '3',
+      HEAP_GROWTH_PERCENT: '0',
       METRICS_TOKEN: 'm'.repeat(16),
     });
     assert.deepEqual(config.http, {
@@ -98,6 +100,7 @@ describe('configuration', () => {
       maxConnections: 500,
     });
     assert.equal(config.ipLimitFactor, 3);
+    assert.equal(config.heapGrowthPercent, 0, "0: V8's own heuristics");
     assert.equal(config.metricsToken, 'm'.repeat(16));
     assert.throws(
       () => loadConfig({ HEADERS_TIMEOUT_MS: '40000' }),
@@ -105,6 +108,8 @@ describe('configuration', () => {
     );
     assert.throws(() => loadConfig({ REQUEST_TIMEOUT_MS: '0' }), /REQUEST_TIMEOUT_MS/);
     assert.throws(() => loadConfig({ METRICS_TOKEN: 'short' }), /METRICS_TOKEN/);
+    assert.throws(() => loadConfig({ HEAP_GROWTH_PERCENT: '-1' }), /HEAP_GROWTH_PERCENT/);
+    assert.throws(() => loadConfig({ HEAP_GROWTH_PERCENT: '1001' }), /HEAP_GROWTH_PERCENT/);
   });
 
   test('OAuth providers: an OpenID Connect issuer, or a plain OAuth 2.0 provider by its endpoints', () => {
