@@ -8,6 +8,7 @@ import pg from 'pg';
 import { StartupError } from '../startup-error.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import { preparingPool } from './prepared-statements.js';
+import { poolTypes } from './timestamps.js';
 import type { Database, Db } from './schema.js';
 
 export interface OpenDatabase {
@@ -31,6 +32,7 @@ export async function openDatabase({ databaseUrl, pgliteDir }: DatabaseOptions):
       max: 10,
       connectionTimeoutMillis: 5_000,
       statement_timeout: 15_000,
+      types: poolTypes,
     });
     // A client losing its server (a restart) must not crash the process: an idle one is dropped
     // by the pool, and one checked out (mid-transaction) fails its current or next query, which the
