@@ -1893,6 +1893,10 @@ export interface components {
         "Retry-After": number;
         /**
          * @description The request's id, also in the problem body as `request_id`. Quote it when reporting a problem.
+         *     Send your own `X-Request-Id` to trace a request across services: it is echoed when it matches
+         *     this header's pattern (1-128 characters of `A-Z a-z 0-9 . _ : -`); otherwise the server makes
+         *     one (a UUID), so nothing a caller sends reaches headers or logs unchecked. The server applies
+         *     this very pattern.
          * @example 4d0a5c0e-2a55-4bc3-9c1e-6f2f8d1b7a90
          */
         "X-Request-Id": string;

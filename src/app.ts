@@ -9,7 +9,7 @@ import type { Config } from './config.js';
 import type { Db } from './db/schema.js';
 import { answerSheetKeyword } from './assessments/answer-sheet-keyword.js';
 import { createHandlers } from './handlers.js';
-import { loadSpec, type Operation, type RateLimitExtension } from './openapi.js';
+import { headerPattern, loadSpec, type Operation, type RateLimitExtension } from './openapi.js';
 import { bearerAuth } from './plugins/bearer-auth.js';
 import docs from './plugins/docs.js';
 import errors, { sendProblem } from './plugins/errors.js';
@@ -42,9 +42,6 @@ export interface AppOptions {
 
 const bodyLimit = 64 * 1024;
 
-/** A caller's x-request-id is kept only when it is this short and plain; otherwise we make one. */
-const incomingRequestId = /^[A-Za-z0-9._-]{1,64}$/;
-
 const secretParameters = /([?&](?:token|code|state)=)[^&#]*/g;
 
 function redactSecrets(url: string): string {
@@ -61,6 +58,9 @@ export async function buildApp({
   poolStats,
 }: AppOptions) {
   const spec = loadSpec();
+  // A caller's x-request-id is kept only when it matches the pattern openapi.yaml documents for it
+  // (short and plain: harmless in headers and logs); otherwise we make one.
+  const incomingRequestId = headerPattern(spec, 'X-Request-Id');
   const secure = config.publicUrl.startsWith('https:');
   const logger: FastifyServerOptions['logger'] = {
     level: config.logLevel,
@@ -114,7 +114,6 @@ export async function buildApp({
         new ProblemError(400, 'malformed_request', 'The request URL is not valid.'),
       );
     },
-    // Echo a caller's x-request-id only if it is harmless in headers and logs; otherwise make one.
     genReqId: (request) => {
       const incoming = request.headers['x-request-id'];
       return typeof incoming === 'string' && incomingRequestId.test(incoming) ? incoming : randomUUID();

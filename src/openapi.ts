@@ -216,6 +216,19 @@ export function hasEntityTag(spec: OpenApiDocument, op: Operation): boolean {
   return Object.keys(headers ?? {}).some((name) => name.toLowerCase() === 'etag');
 }
 
+/**
+ * The pattern a header of `components/headers` documents, as a RegExp: the rule the server applies
+ * to the header (an echoed X-Request-Id) is the one the spec promises, never a restatement.
+ */
+export function headerPattern(spec: OpenApiDocument, name: string): RegExp {
+  const header = (spec.components.headers as Record<string, { schema?: { pattern?: string } }> | undefined)?.[
+    name
+  ];
+  const pattern = header?.schema?.pattern;
+  if (!pattern) throw new Error(`openapi.yaml documents no pattern for the ${name} header`);
+  return new RegExp(pattern);
+}
+
 /** Points `#/components/schemas/X` references at the compiler's copy of the components. */
 function rewriteRefs<T>(value: T, target: string): T {
   if (Array.isArray(value)) return (value as unknown[]).map((v) => rewriteRefs(v, target)) as T;

@@ -235,9 +235,10 @@ describe('hostile input', () => {
       'abc\r\nSet-Cookie: evil=1',
       'abc def',
       '<script>',
-      'x'.repeat(65),
-      'trace:id',
+      'x'.repeat(129),
+      'trace id',
       'ümlaut',
+      '',
     ]) {
       const response = await t.app.inject({
         url: '/api/feed',
@@ -252,8 +253,14 @@ describe('hostile input', () => {
     }
   });
 
-  test('a plain x-request-id of up to 64 characters is kept, for tracing across services', async () => {
-    for (const id of ['req-1', 'a.B_c-9', 'x'.repeat(64)]) {
+  test('a plain x-request-id of up to 128 characters is kept, colons included, for tracing across services', async () => {
+    for (const id of [
+      'req-1',
+      'a.B_c-9',
+      'trace:id',
+      'otel:4bf92f3577b34da6a3ce929d0e0e4736:00f067aa0ba902b7',
+      'x'.repeat(128),
+    ]) {
       const response = await t.app.inject({ url: '/healthz', headers: { 'x-request-id': id } });
       assert.equal(response.headers['x-request-id'], id);
     }

@@ -6,6 +6,7 @@ import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { buildApp } from '../../src/app.js';
 import { openDatabase } from '../../src/db/database.js';
+import { loadSpec } from '../../src/openapi.js';
 import { logCollector, testConfig, useTestApp } from '../helpers/app.js';
 import { serverLogStream } from '../helpers/logs.js';
 import { assertContract } from '../helpers/contract.js';
@@ -62,6 +63,25 @@ describe('x-request-id', () => {
       const response = await t.app.inject({ url: '/healthz', headers: { 'x-request-id': incoming } });
       assert.notEqual(response.headers['x-request-id'], incoming);
       assert.match(String(response.headers['x-request-id']), /^[0-9a-f-]{36}$/);
+    }
+  });
+
+  test("the spec's X-Request-Id pattern is the rule, at both edges: 128 characters and colons kept, 129 replaced", async () => {
+    const schema = (loadSpec().components.headers as Record<string, { schema: { pattern?: string } }>)[
+      'X-Request-Id'
+    ]!.schema;
+    assert.ok(schema.pattern, 'openapi.yaml states the pattern of an echoed X-Request-Id');
+    const documented = new RegExp(schema.pattern);
+    const kept = ['a', 'trace:4bf92f35:00f067aa', `${'x'.repeat(127)}:`];
+    const replaced = ['x'.repeat(129), 'a b', 'a/b', 'é'];
+    for (const id of kept) assert.ok(documented.test(id), `the spec admits ${id}`);
+    for (const id of replaced) assert.ok(!documented.test(id), `the spec refuses ${id}`);
+    for (const id of [...kept, ...replaced]) {
+      const response = await t.app.inject({ url: '/healthz', headers: { 'x-request-id': id } });
+      const echoed = response.headers['x-request-id'];
+      if (kept.includes(id)) assert.equal(echoed, id);
+      else assert.match(String(echoed), /^[0-9a-f-]{36}$/, `${id} is replaced`);
+      assert.match(String(echoed), documented, 'every x-request-id sent matches the documented pattern');
     }
   });
 
