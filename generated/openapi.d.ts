@@ -1536,6 +1536,7 @@ export interface components {
         /** @description Signed in; a new session cookie is set and the browser is sent to `next`. */
         SignedIn: {
             headers: {
+                "Cache-Control": components["headers"]["PrivateCacheControl"];
                 Location: components["headers"]["Location"];
                 "Set-Cookie": components["headers"]["Set-Cookie"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1916,6 +1917,13 @@ export interface components {
          */
         "Cache-Control": string;
         /**
+         * @description This answer depends on the credential the request carried (or sets one), so no cache may
+         *     keep it: not a shared cache, not the browser's. Sent on every answer of such an operation,
+         *     errors included.
+         * @example private, no-store
+         */
+        PrivateCacheControl: "private, no-store";
+        /**
          * @description A validator for the representation; send it back in `If-None-Match`.
          * @example W/"9f8b2c"
          */
@@ -1995,6 +2003,7 @@ export interface operations {
             /** @description The metrics. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2125,6 +2134,7 @@ export interface operations {
             /** @description The calling bot. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2250,6 +2260,7 @@ export interface operations {
             /** @description The rated assessment. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2292,6 +2303,7 @@ export interface operations {
             /** @description The bot's activity. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2509,6 +2521,7 @@ export interface operations {
             /** @description The post was published. */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
                     Location: components["headers"]["Location"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2695,6 +2708,7 @@ export interface operations {
             /** @description The comment was added. */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2754,6 +2768,7 @@ export interface operations {
             /** @description The vote as it now stands, and the post's counters after it. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2850,6 +2865,7 @@ export interface operations {
             /** @description The result. */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
                     Location: components["headers"]["Location"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3379,6 +3395,7 @@ export interface operations {
             /** @description If the address can receive mail, a link is on its way. */
             202: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3441,6 +3458,7 @@ export interface operations {
             /** @description Redirect to the provider. */
             302: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
                     Location: components["headers"]["Location"];
                     "Set-Cookie": components["headers"]["Set-Cookie"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3496,6 +3514,7 @@ export interface operations {
             /** @description Signed out. */
             204: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
                     "Set-Cookie": components["headers"]["Set-Cookie"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -3520,6 +3539,7 @@ export interface operations {
             /** @description Every session is ended. */
             204: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
                     "Set-Cookie": components["headers"]["Set-Cookie"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -3544,6 +3564,7 @@ export interface operations {
             /** @description The user. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3594,6 +3615,7 @@ export interface operations {
             /** @description The profile as stored. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3684,6 +3706,7 @@ export interface operations {
             /** @description The result. */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3741,6 +3764,7 @@ export interface operations {
             /** @description The bots. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3802,6 +3826,7 @@ export interface operations {
             /** @description The claimed bot. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };

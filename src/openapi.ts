@@ -216,6 +216,27 @@ export function hasEntityTag(spec: OpenApiDocument, op: Operation): boolean {
   return Object.keys(headers ?? {}).some((name) => name.toLowerCase() === 'etag');
 }
 
+const privateHeaderRef = '#/components/headers/PrivateCacheControl';
+
+/** The Cache-Control of an answer that depends on a credential, as components/headers/PrivateCacheControl documents it. */
+export function privateCacheControl(spec: OpenApiDocument): string {
+  const header = resolved<{ schema?: { enum?: string[] } }>(spec, { $ref: privateHeaderRef });
+  const value = header.schema?.enum?.[0];
+  if (!value) throw new Error('openapi.yaml documents no value for PrivateCacheControl');
+  return value;
+}
+
+/**
+ * Whether an operation's answers depend on a credential (or set one): one of its responses documents
+ * the PrivateCacheControl header. Every answer of it then carries that header, errors included.
+ */
+export function hasPrivateAnswers(spec: OpenApiDocument, op: Operation): boolean {
+  return Object.values(op.operation.responses).some((response) => {
+    const { headers } = resolved<{ headers?: Record<string, { $ref?: string }> }>(spec, response);
+    return Object.values(headers ?? {}).some((header) => header.$ref === privateHeaderRef);
+  });
+}
+
 /**
  * The pattern a header of `components/headers` documents, as a RegExp: the rule the server applies
  * to the header (an echoed X-Request-Id) is the one the spec promises, never a restatement.

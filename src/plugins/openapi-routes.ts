@@ -1,6 +1,6 @@
 // Registers one Fastify route per operation of openapi.yaml, keyed by operationId: the method and
-// path, the request validation schemas, the response serializers, conditional GETs and the
-// security requirements all come from the spec.
+// path, the request validation schemas, the response serializers, conditional GETs, the security
+// requirements and which answers are private (Cache-Control) all come from the spec.
 // Bodies are validated strictly (no coercion, no stripping: an unknown property is a 400); path and
 // query values are converted from their string form only when they are plain numerals.
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
@@ -11,7 +11,9 @@ import {
   createSchemaCompiler,
   createSerializerCompiler,
   hasEntityTag,
+  hasPrivateAnswers,
   listOperations,
+  privateCacheControl,
   successSchemas,
   type JsonSchema,
   type OpenApiDocument,
@@ -89,6 +91,12 @@ export default fp<OpenApiRoutesOptions>(
       ),
     );
 
+    // Set first, so that every answer of a private operation carries it, a refused credential's too.
+    const cacheControl = privateCacheControl(spec);
+    const keepPrivate: onRequestAsyncHookHandler = async (_request, reply) => {
+      reply.header('cache-control', cacheControl);
+    };
+
     const operations = listOperations(spec);
     const unknown = Object.keys(handlers).filter((id) => !operations.some((op) => op.operationId === id));
     if (unknown.length > 0)
@@ -121,7 +129,10 @@ export default fp<OpenApiRoutesOptions>(
         schema: routeSchema(op),
         // Authentication; the limiter plugin appends the operation's limit, unless its admission
         // does both at once.
-        onRequest: admission ? [admission] : securityHooks(op, spec, security),
+        onRequest: [
+          ...(hasPrivateAnswers(spec, op) ? [keepPrivate] : []),
+          ...(admission ? [admission] : securityHooks(op, spec, security)),
+        ],
         ...(hasEntityTag(spec, op) ? { onSend: conditionalGet } : {}),
         async handler(request, reply) {
           const result = await handler({

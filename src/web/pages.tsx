@@ -32,7 +32,13 @@ import {
 import type { Db } from '../db/schema.js';
 import type { FeedSort } from '../feed/repository.js';
 import { commentsOfPost, defaultPageSize, feedPage, postWithComments } from '../feed/service.js';
-import { listOperations, type JsonSchema, type OpenApiDocument, type Operation } from '../openapi.js';
+import {
+  listOperations,
+  privateCacheControl,
+  type JsonSchema,
+  type OpenApiDocument,
+  type Operation,
+} from '../openapi.js';
 import { packageFile } from '../paths.js';
 import { bodyValidationProblem } from '../plugins/errors.js';
 import { routeSchema, type RouteCompilers } from '../plugins/openapi-routes.js';
@@ -57,7 +63,11 @@ export interface PagesOptions {
   limits?: RouteLimits;
 }
 
-/** Pages show who is signed in, so a shared cache must not keep them; browsers revalidate (ETag). */
+/**
+ * Pages show who is signed in, so a shared cache must not keep them; browsers revalidate (ETag). A
+ * page rendered for a signed-in person is no-one else's, and no cache keeps it at all (the spec's
+ * PrivateCacheControl, as for the API's answers that depend on a credential).
+ */
 const pageCacheControl = 'private, no-cache';
 
 /** Our one stylesheet, read once; its address carries a hash of its content, so it is cached for good. */
@@ -121,6 +131,12 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
     (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
   );
 
+  // Set first, so that error pages shown to a signed-in person are private too.
+  const signedInCacheControl = privateCacheControl(spec);
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.session.userId) reply.header('cache-control', signedInCacheControl);
+  });
+
   // An HTML form sends an empty value for a field left blank (the category filter's "all"): not given.
   app.addHook('preValidation', async (request) => {
     const query = request.query as Record<string, unknown>;
@@ -145,7 +161,7 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
     return reply
       .code(status)
       .type('text/html; charset=utf-8')
-      .header('cache-control', pageCacheControl)
+      .header('cache-control', request.session.userId ? signedInCacheControl : pageCacheControl)
       .header('vary', 'cookie, accept')
       .send(document(title, viewer, body));
   }

@@ -1,17 +1,29 @@
 // Checks a response against openapi.yaml: the status is documented for the operation, the
-// content type is the documented one, and the body validates against the documented schema.
+// documented headers are there (those the spec marks required) and match their schemas, the content
+// type is the documented one, and the body validates against the documented schema.
 import assert from 'node:assert/strict';
-import { createSchemaCompiler, listOperations, loadSpec, type JsonSchema } from '../../src/openapi.js';
+import {
+  createSchemaCompiler,
+  listOperations,
+  loadSpec,
+  resolved,
+  type JsonSchema,
+} from '../../src/openapi.js';
 import type { OperationId } from '../../src/operation-types.js';
 
 const spec = loadSpec();
 const operations = new Map(listOperations(spec).map((op) => [op.operationId, op]));
 const compiler = createSchemaCompiler(spec, { strict: false });
 
+interface HeaderObject {
+  required?: boolean;
+  schema?: JsonSchema;
+}
+
 interface ResponseObject {
   $ref?: string;
   content?: Record<string, { schema: JsonSchema }>;
-  headers?: Record<string, { required?: boolean }>;
+  headers?: Record<string, HeaderObject | { $ref: string }>;
 }
 
 /** What is checked of a response: `app.inject`'s, or one read over HTTP (the soak). */
@@ -27,11 +39,11 @@ export function assertContract(operationId: OperationId, response: ContractRespo
   assert.ok(op, `${operationId} is not in openapi.yaml`);
   const raw = op.operation.responses[String(response.statusCode)] as ResponseObject | undefined;
   assert.ok(raw, `${operationId} does not document status ${response.statusCode}: ${response.body}`);
-  const documented = raw.$ref
-    ? (spec.components.responses as Record<string, ResponseObject>)[raw.$ref.split('/').pop()!]
-    : raw;
-  assert.ok(documented, `unresolvable ${raw.$ref}`);
+  const documented = resolved<ResponseObject>(spec, raw);
   assert.ok(response.headers['x-request-id'], 'every response has x-request-id');
+  for (const [name, header] of Object.entries(documented.headers ?? {})) {
+    assertHeader(`${operationId} ${response.statusCode}`, name, resolved(spec, header), response);
+  }
   const content = documented.content;
   if (!content) {
     assert.equal(response.body, '', `${operationId} ${response.statusCode} documents no body`);
@@ -44,5 +56,25 @@ export function assertContract(operationId: OperationId, response: ContractRespo
   assert.ok(
     validate(body),
     `${operationId} ${response.statusCode} body does not match the spec: ${JSON.stringify(validate.errors)}\n${response.body}`,
+  );
+}
+
+/** A documented header: present when the spec marks it required, and as its schema says when present. */
+function assertHeader(where: string, name: string, header: HeaderObject, response: ContractResponse) {
+  const value = response.headers[name.toLowerCase()];
+  if (value === undefined) {
+    assert.ok(!header.required, `${where} must send the ${name} header`);
+    return;
+  }
+  if (!header.schema) return;
+  // Header values are text; a numeric header is checked as the number it spells.
+  const type = header.schema.type;
+  const text = String(value);
+  const typed =
+    (type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
+  const validate = compiler.compile(header.schema);
+  assert.ok(
+    validate(typed),
+    `${where}: the ${name} header ${JSON.stringify(text)} does not match the spec: ${JSON.stringify(validate.errors)}`,
   );
 }
