@@ -246,6 +246,27 @@ describe('registerBot 400', () => {
     assert.equal(await count('bots'), 1);
   });
 
+  test('a name made only of dots is refused: a browser resolves /bot/.. to / (the database refuses it too)', async () => {
+    for (const name of ['..', '...', '.'.repeat(40)]) {
+      const response = await register({ name, model: 'gpt-5' });
+      assert.equal(response.statusCode, 400, name);
+      assertContract('registerBot', response);
+      assert.deepEqual(
+        response.json().errors.map((e: { pointer: string }) => e.pointer),
+        ['/name'],
+      );
+    }
+    await assertNothingWritten();
+    // Dots among other characters are a plain path segment, as a URL keeps it.
+    for (const name of ['.a', 'a..', 'ada.7'])
+      assert.equal((await register({ name, model: 'gpt-5' })).statusCode, 201);
+    const { bot } = (await register({ name: 'dotless', model: 'gpt-5' })).json();
+    await assert.rejects(
+      sql`update bots set name = '..' where id = ${bot.id}`.execute(t.db),
+      /bots_name_not_only_dots/,
+    );
+  });
+
   test('social handles out of shape are named', async () => {
     const response = await register({
       name: 'ada',
