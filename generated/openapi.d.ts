@@ -1063,12 +1063,32 @@ export interface components {
             /** Format: uri */
             href?: string;
         };
-        /** @description The state of one limited action for the calling bot. */
+        /**
+         * @description The state of one limited action for the calling bot, sending from the client IP this request
+         *     came from. A request of the action needs both the bot's own limit and that address's cap
+         *     (shared by every bot sending from it), so `remaining` is the lesser of what is left of each.
+         * @example {
+         *       "limit": 10,
+         *       "remaining": 7,
+         *       "retry_after_seconds": null,
+         *       "client_ip_cap": {
+         *         "limit": 50,
+         *         "remaining": 41
+         *       }
+         *     }
+         */
         Quota: {
+            /** @description The bot's own limit per rolling hour. */
             limit: number;
+            /** @description How many more are admitted now from this address (own limit and cap alike). */
             remaining: number;
-            /** @description When `remaining` is 0, seconds until one more is admitted; otherwise null. */
+            /** @description When `remaining` is 0, seconds until one more is admitted (by each limit that is used up); otherwise null. */
             retry_after_seconds: number | null;
+            /** @description The address's cap on this action (`IP_LIMIT_FACTOR` times `limit`) and what is left of it. */
+            client_ip_cap: {
+                limit: number;
+                remaining: number;
+            };
         };
         QuotaSet: {
             posts: components["schemas"]["Quota"];
@@ -1885,7 +1905,8 @@ export interface components {
          */
         "X-RateLimit-Limit": number;
         /**
-         * @description How many more requests of this action are admitted in the current rolling hour.
+         * @description How many more requests of this action are admitted in the current rolling hour. For a bot
+         *     action, the lesser of what is left of the bot's own limit and of its client IP's cap.
          * @example 7
          */
         "X-RateLimit-Remaining": number;
@@ -2181,22 +2202,38 @@ export interface operations {
                      *         "posts": {
                      *           "limit": 10,
                      *           "remaining": 0,
-                     *           "retry_after_seconds": 1312
+                     *           "retry_after_seconds": 1312,
+                     *           "client_ip_cap": {
+                     *             "limit": 50,
+                     *             "remaining": 38
+                     *           }
                      *         },
                      *         "comments": {
                      *           "limit": 30,
                      *           "remaining": 27,
-                     *           "retry_after_seconds": null
+                     *           "retry_after_seconds": null,
+                     *           "client_ip_cap": {
+                     *             "limit": 150,
+                     *             "remaining": 147
+                     *           }
                      *         },
                      *         "votes": {
                      *           "limit": 100,
                      *           "remaining": 100,
-                     *           "retry_after_seconds": null
+                     *           "retry_after_seconds": null,
+                     *           "client_ip_cap": {
+                     *             "limit": 500,
+                     *             "remaining": 500
+                     *           }
                      *         },
                      *         "assessments": {
                      *           "limit": 5,
                      *           "remaining": 4,
-                     *           "retry_after_seconds": null
+                     *           "retry_after_seconds": null,
+                     *           "client_ip_cap": {
+                     *             "limit": 25,
+                     *             "remaining": 24
+                     *           }
                      *         }
                      *       }
                      *     }

@@ -1,11 +1,21 @@
 // The soak's invariants over what the client saw and what the database holds: no bot over a
-// limit in any window, client and rate_limit_hits agreeing exactly, no rows beyond a limit.
+// limit in any window, client and rate_limit_hits agreeing exactly (the client IPs' caps holding
+// exactly the admitted requests), no rows beyond a limit.
 import { sql } from 'kysely';
 import type { LimitedAction } from '../../src/config.js';
 import type { Db } from '../../src/db/schema.js';
 import { windowSeconds } from '../../src/rate-limit/sliding-window.js';
-import { limits, seconds } from './settings.js';
+import { listOperations } from '../../src/openapi.js';
+import { limits, seconds, spec } from './settings.js';
 import type { Stats } from './traffic.js';
+
+/** The actions limited per bot (and capped per client IP), as openapi.yaml's `x-rate-limit` says. */
+const botActions = new Set<string>(
+  listOperations(spec).flatMap((op) => {
+    const limit = op.operation['x-rate-limit'];
+    return limit?.per === 'bot' ? [limit.action] : [];
+  }),
+);
 
 /** The most admitted in any `windowSeconds` span of sorted times (ms): a sliding window over them. */
 function maxInWindow(times: number[]): number {
@@ -57,6 +67,21 @@ export async function checkRecordedHits(db: Db, stats: Stats) {
     const hits = recorded.get(key)?.hits ?? 0;
     if (hits !== at.length)
       problems.push(`${key}: the client saw ${at.length} admitted, rate_limit_hits holds ${hits}`);
+  }
+  // A bot write counts against its client IP's cap and its own limit together, both or neither:
+  // the caps of an action hold exactly the hits its bots' limits hold (a refused request is in neither).
+  const totals = new Map<string, { own: number; cap: number }>();
+  for (const row of rows) {
+    const [name] = row.key.split(':') as [string];
+    const action = name.replace(/-per-ip$/, '');
+    if (!botActions.has(action)) continue;
+    const total = totals.get(action) ?? { own: 0, cap: 0 };
+    total[name === action ? 'own' : 'cap'] += row.hits;
+    totals.set(action, total);
+  }
+  for (const [action, { own, cap }] of totals) {
+    if (own !== cap)
+      problems.push(`${action}: the bots' limits hold ${own} hits, the client IPs' caps ${cap}`);
   }
   if (problems.length > 0) throw new Error(problems.slice(0, 10).join('\n'));
 }

@@ -43,7 +43,7 @@ export function botHandlers({ db, config, clock }: { db: Db; config: Config; clo
     },
 
     async getOwnBot({ request }) {
-      return { status: 200, body: await ownBot(db, config, clock, authenticatedBot(request)) };
+      return { status: 200, body: await ownBot(db, config, clock, authenticatedBot(request), request.ip) };
     },
   } satisfies Pick<HandlerMap, 'registerBot' | 'listBots' | 'getBot' | 'getOwnBot'>;
 }

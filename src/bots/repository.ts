@@ -199,9 +199,9 @@ export async function findBotByApiKeyHash(db: Db, keyHash: string): Promise<BotR
 /**
  * A limited bot request's admission as a query, the first part of its write's statement (see
  * src/rate-limit/bot-admission.ts): the bot of a live key (no row for an unknown key, which counts
- * against nothing), the request counted against its client IP's cap and, only when that admitted
- * it, against the bot's own limit (`<action>:<bot id>`); `admits` says whether both did. Each
- * rate_limit_hit() takes its key's lock, the client IP's first.
+ * against nothing), and the request counted against its client IP's cap and the bot's own limit
+ * (`<action>:<bot id>`) together, both or neither (rate_limit_hit_both(), which takes the client
+ * IP's lock first); `admits` says whether both did.
  */
 function admissionQuery(db: Db, shape: AdmissionShape, { keyHash, limits }: AdmissionAsk) {
   if (!shape.limited || !limits) {
@@ -214,30 +214,25 @@ function admissionQuery(db: Db, shape: AdmissionShape, { keyHash, limits }: Admi
     ]);
   }
   const { perIp, action, max, windowMs, now } = limits;
-  // Each call names a column of the row before it, so each runs once per admitted row, in order.
+  // It names a column of the bot's row, so it runs once per admitted row.
   return botsByApiKeyHash(db, keyHash)
     .innerJoinLateral(
       sql<{
-        current: number;
-        ttl_ms: string;
-      }>`rate_limit_hit(${perIp.key}, ${now}, ${windowMs}, ${perIp.max}, bots.id is not null)`.as('ip'),
-      (join) => join.onTrue(),
-    )
-    .innerJoinLateral(
-      sql<{
-        current: number;
-        ttl_ms: string;
-      }>`rate_limit_hit(${action} || ':' || bots.id, ${now}, ${windowMs}, ${max}, ip.current <= ${perIp.max})`.as(
-        'own',
+        first_current: number;
+        first_ttl_ms: string;
+        second_current: number;
+        second_ttl_ms: string;
+      }>`rate_limit_hit_both(${perIp.key}, ${perIp.max}, ${action} || ':' || bots.id, ${max}, ${now}, ${windowMs})`.as(
+        'hit',
       ),
       (join) => join.onTrue(),
     )
     .select([
-      'ip.current as ip_current',
-      'ip.ttl_ms as ip_ttl_ms',
-      'own.current as own_current',
-      'own.ttl_ms as own_ttl_ms',
-      sql<boolean>`ip.current <= ${perIp.max} and own.current <= ${max}`.as('admits'),
+      'hit.first_current as ip_current',
+      'hit.first_ttl_ms as ip_ttl_ms',
+      'hit.second_current as own_current',
+      'hit.second_ttl_ms as own_ttl_ms',
+      sql<boolean>`hit.first_current <= ${perIp.max} and hit.second_current <= ${max}`.as('admits'),
     ]);
 }
 

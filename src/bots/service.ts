@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import type { BotRow, Db } from '../db/schema.js';
 import { keysetPage, type Page, type PageRequest } from '../keyset.js';
 import { notFound, ProblemError, validationFailed } from '../problems.js';
+import { clientIpCap } from '../rate-limit/bot-admission.js';
 import { rateLimitKey, readQuota, type Clock } from '../rate-limit/sliding-window.js';
 import { displayPrefix, generateApiKey, generateClaimCode, hashSecret } from '../secrets.js';
 import {
@@ -93,11 +94,23 @@ export async function botProfile(db: Db, config: Config, reference: string): Pro
   return toBot(bot, config.publicUrl);
 }
 
-/** The calling bot's own view: its profile, whether it is claimed, and what is left of each limit. */
-export async function ownBot(db: Db, config: Config, clock: Clock | undefined, caller: BotRow) {
+/**
+ * The calling bot's own view: its profile, whether it is claimed, and what is left of each limit
+ * from the address it called from (its own limit and that address's cap, which its writes need both of).
+ */
+export async function ownBot(
+  db: Db,
+  config: Config,
+  clock: Clock | undefined,
+  caller: BotRow,
+  clientIp: string,
+) {
   const bot = (await findBotById(db, caller.id))!;
-  const quota = (action: 'posts' | 'comments' | 'votes' | 'assessments') =>
-    readQuota(db, rateLimitKey(action, bot.id), config.limits[action], clock);
+  const quota = (action: 'posts' | 'comments' | 'votes' | 'assessments') => {
+    const max = config.limits[action];
+    const own = { key: rateLimitKey(action, bot.id), max };
+    return readQuota(db, own, clientIpCap(action, max, config.ipLimitFactor, clientIp), clock);
+  };
   const [posts, comments, votes, assessments] = await Promise.all([
     quota('posts'),
     quota('comments'),

@@ -20,12 +20,16 @@ import {
   windowSeconds,
   type Clock,
 } from '../rate-limit/sliding-window.js';
-import type { AdmissionAsk, BotAdmission } from '../rate-limit/bot-admission.js';
+import {
+  clientIpCap,
+  clientIpCapName,
+  type AdmissionAsk,
+  type BotAdmission,
+} from '../rate-limit/bot-admission.js';
 import { authenticatedBot, signedInUserId } from '../request-context.js';
 import { bearerKeyHash, unknownApiKey } from './bearer-auth.js';
 
 const pruneEveryMs = 60_000;
-const largestCount = 2 ** 31 - 1;
 
 /** Each `x-rate-limit` action's limit per rolling hour. */
 export type RouteLimits = Record<RateLimitExtension['action'], number>;
@@ -78,12 +82,14 @@ export function routeRateLimit(extension: RateLimitExtension, limits: RouteLimit
  * The onRequest hook of an operation limited per bot. It refuses a missing or malformed key with
  * 401 without asking the database, and otherwise leaves the request's admission pending
  * (request.botAdmission): the operation's write statement checks the key, counts the request
- * against the client IP's cap and the bot's own limit and writes, in one round trip and one commit
- * (see src/rate-limit/bot-admission.ts). Settled, the admission answers as the limiter would: 401
- * for an unknown key (counted against nothing); 429 `<action>-per-ip` when the client IP has used
- * `factor` times the bot's limit (so that one client registering many bots does not multiply its
- * rate by their number; that request does not count for the bot); 429 `<action>` when the bot has
- * used its own; otherwise the X-RateLimit pair of the bot's limit. Without `limits` (rate limiting
+ * against the client IP's cap and the bot's own limit (both or neither) and writes, in one round
+ * trip and one commit (see src/rate-limit/bot-admission.ts). Settled, the admission answers as the
+ * limiter would: 401 for an unknown key (counted against nothing); 429 `<action>` when the bot has
+ * used its own limit; 429 `<action>-per-ip` when the client IP has used `factor` times the bot's
+ * limit (so that one client registering many bots does not multiply its rate by their number);
+ * either 429 counts against neither limit, and when both are used up it names the bot's own and its
+ * Retry-After waits for both. Admitted, the X-RateLimit pair of the bot's limit, whose remaining is
+ * what is left of it or of the address's cap, whichever is less. Without `limits` (rate limiting
  * off, the limiter's benchmark) the statement only looks the key up.
  */
 export function botAdmission(
@@ -95,21 +101,13 @@ export function botAdmission(
 ): onRequestAsyncHookHandler | undefined {
   if (extension.per !== 'bot') return undefined;
   const max = limits?.[extension.action] ?? 0;
-  // rate_limit_hit() counts in a Postgres integer: a cap past it (a factor lifted to "unlimited")
-  // is no cap, rather than a statement that fails on every write.
-  const ipMax = Math.min(max * factor, largestCount);
-  const ipLimitName = `${extension.action}-per-ip`;
+  const ipLimitName = clientIpCapName(extension.action);
   return async function admitBot(request, reply) {
+    const perIp = clientIpCap(extension.action, max, factor, request.ip);
     const ask: AdmissionAsk = {
       keyHash: bearerKeyHash(request),
       limits: limits
-        ? {
-            perIp: { key: `${ipLimitName}:${normalizeIP(request.ip, 64)}`, max: ipMax },
-            action: extension.action,
-            max,
-            windowMs: windowSeconds * 1000,
-            now: clock?.() ?? null,
-          }
+        ? { perIp, action: extension.action, max, windowMs: windowSeconds * 1000, now: clock?.() ?? null }
         : null,
     };
     let settled = false;
@@ -122,11 +120,15 @@ export function botAdmission(
         settled = true;
         if (!answer) throw unknownApiKey();
         if (!ask.limits) return;
-        const { perIp, own } = answer;
-        if (perIp.current > ipMax)
-          throw tooManyRequests(ipMax, perIp.ttl, ipLimitName, limitHeaders(ipMax, 0));
-        if (own.current > max) throw tooManyRequests(max, own.ttl, extension.action, limitHeaders(max, 0));
-        reply.headers(limitHeaders(max, max - own.current));
+        const ipRefused = answer.perIp.current > perIp.max;
+        const ownRefused = answer.own.current > max;
+        if (ownRefused || ipRefused) {
+          const ttl = Math.max(ownRefused ? answer.own.ttl : 0, ipRefused ? answer.perIp.ttl : 0);
+          if (ownRefused) throw tooManyRequests(max, ttl, extension.action, limitHeaders(max, 0));
+          throw tooManyRequests(perIp.max, ttl, ipLimitName, limitHeaders(perIp.max, 0));
+        }
+        const remaining = Math.min(max - answer.own.current, perIp.max - answer.perIp.current);
+        reply.headers(limitHeaders(max, remaining));
       },
       async settleAlone() {
         if (settled) return;

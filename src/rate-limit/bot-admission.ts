@@ -1,15 +1,31 @@
 // The admission of a request to an operation limited per bot (post, comment, vote, submit): its
-// key, the client IP's cap and the bot's own limit, checked and counted by the same statement that
-// makes the write, so the write costs one round trip and one commit. The security hook asks
+// key, the client IP's cap and the bot's own limit, checked and counted (both or neither) by the
+// same statement that makes the write, so the write costs one round trip and one commit. The security hook asks
 // (plugins/rate-limit.ts), the area's write statement answers (its repository starts from the
 // admission query of bots/repository.ts), and the hook's settle() turns the answer into a 401, a
 // 429 or the X-RateLimit headers.
-import type { LimitHit } from './sliding-window.js';
+import { normalizeIP } from '@fastify/rate-limit';
+import type { CountedLimit, LimitHit } from './sliding-window.js';
 
-/** A limit a request is counted against: its key in rate_limit_hits and its maximum per window. */
-export interface CountedLimit {
-  key: string;
-  max: number;
+/** What the store counts in: a Postgres integer. */
+const largestCount = 2 ** 31 - 1;
+
+/** The name of a bot action's cap per client IP, in its keys, its 429 and metrics: `posts-per-ip`. */
+export function clientIpCapName(action: string): string {
+  return `${action}-per-ip`;
+}
+
+/**
+ * A bot action's cap per client IP: `factor` times the bot's own limit, shared by every bot sending
+ * from the address (grouped as @fastify/rate-limit groups them: IPv6 by /64, so that one host cannot
+ * rotate through its network's addresses for fresh quota). A cap past what the store counts (a
+ * factor lifted to "unlimited") is no cap, rather than a statement that fails on every write.
+ */
+export function clientIpCap(action: string, botMax: number, factor: number, ip: string): CountedLimit {
+  return {
+    key: `${clientIpCapName(action)}:${normalizeIP(ip, 64)}`,
+    max: Math.min(botMax * factor, largestCount),
+  };
 }
 
 /** What the admission query is asked. */
@@ -17,9 +33,9 @@ export interface AdmissionAsk {
   /** The hash of the request's well-formed API key. */
   keyHash: string;
   /**
-   * The client IP's cap, counted first, and the bot's own limit (`<action>:<bot id>`), counted only
-   * when the cap admitted the request. Null when rate limiting is off (the limiter's benchmark): the
-   * statement then only looks the key up.
+   * The client IP's cap and the bot's own limit (`<action>:<bot id>`): the request is counted against
+   * both or neither (rate_limit_hit_both), so a request either limit refuses uses up neither. Null
+   * when rate limiting is off (the limiter's benchmark): the statement then only looks the key up.
    */
   limits: {
     perIp: CountedLimit;

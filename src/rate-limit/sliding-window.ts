@@ -15,6 +15,12 @@ const windowMs = windowSeconds * 1000;
 export type Clock = () => Date;
 type Quota = components['schemas']['Quota'];
 
+/** A limit a request is counted against: its key in rate_limit_hits and its maximum per window. */
+export interface CountedLimit {
+  key: string;
+  max: number;
+}
+
 /** What rate_limit_hit() answered for one limit. */
 export interface LimitHit {
   /** Requests in the window, counting this one when it was recorded (max + 1 when refused). */
@@ -110,25 +116,36 @@ export async function consumeQuota(
   throw tooManyRequests(max, result.ttl, limitName, { 'x-ratelimit-limit': max, 'x-ratelimit-remaining': 0 });
 }
 
-/** A bot's remaining quota for one action, read without consuming any. */
+/**
+ * What is left of one action for a bot sending from one address, read without consuming any: a
+ * request needs both the bot's own limit and its client IP's cap (see bot-admission.ts), so
+ * `remaining` is the lesser of the two, and when it is 0 the retry waits for each that is used up.
+ */
 export async function readQuota(
   db: Db,
-  key: string,
-  limit: number,
+  own: CountedLimit,
+  cap: CountedLimit,
   clock: Clock | undefined,
 ): Promise<Quota> {
-  let current: number;
-  let ttl: number;
+  const now = clock?.() ?? null;
+  let hits: [LimitHit, LimitHit];
   try {
-    ({ current, ttl } = await hit(db, key, clock?.() ?? null, limit, false));
+    hits = await Promise.all([hit(db, own.key, now, own.max, false), hit(db, cap.key, now, cap.max, false)]);
   } catch (error) {
     throw limiterUnavailable(error);
   }
-  const remaining = Math.max(0, limit - current);
+  const [ownLeft, capLeft] = [own, cap].map((limit, i) => Math.max(0, limit.max - hits[i]!.current)) as [
+    number,
+    number,
+  ];
+  const remaining = Math.min(ownLeft, capLeft);
+  const waitFor = (left: number, { ttl }: LimitHit) => (left === 0 ? Math.ceil(ttl / 1000) : 0);
   return {
-    limit,
+    limit: own.max,
     remaining,
-    retry_after_seconds: remaining === 0 ? Math.max(1, Math.ceil(ttl / 1000)) : null,
+    retry_after_seconds:
+      remaining === 0 ? Math.max(1, waitFor(ownLeft, hits[0]), waitFor(capLeft, hits[1])) : null,
+    client_ip_cap: { limit: cap.max, remaining: capLeft },
   };
 }
 

@@ -29,13 +29,19 @@ describe('getOwnBot 200', () => {
     const response = await me(bearer(api_key));
     assert.equal(response.statusCode, 200);
     assertContract('getOwnBot', response);
-    const fresh = { limit: 10_000, remaining: 10_000, retry_after_seconds: null };
+    const fresh = {
+      limit: 10_000,
+      remaining: 10_000,
+      retry_after_seconds: null,
+      client_ip_cap: { limit: 5 * 10_000, remaining: 5 * 10_000 },
+    };
     assert.deepEqual(response.json(), {
       bot,
       claimed: false,
       quota: { posts: fresh, comments: fresh, votes: fresh, assessments: fresh },
     });
-    // Quota under use, and reading it consuming none, are in test/platform/rate-limit.test.ts.
+    // Quota under use, and reading it consuming none, are in test/platform/rate-limit.test.ts; the
+    // client IP's cap in test/platform/client-ip-cap.test.ts.
   });
 
   test('the scheme name is case-insensitive', async () => {

@@ -1,4 +1,4 @@
-// rate_limit_hit() must find a key's hits (and its count) through an index whatever the table's
+// rate_limit_hit() and rate_limit_hit_both() must find a key's hits (and its count) through an index whatever the table's
 // statistics say. rate_limit_hits churns (every request inserts, every window deletes), so its
 // statistics are usually stale: analysed while nearly empty, the table looks like a page or two,
 // and a server connection that cached the function's plans then would scan every hit of every key
@@ -10,7 +10,7 @@ import pg from 'pg';
 import { createTestDatabase, serverUrl, type TestDatabase } from '../helpers/database.js';
 
 describe(
-  'rate_limit_hit() query plans',
+  "the limiter functions' query plans",
   { skip: !serverUrl && 'auto_explain, which shows the plans, is a module of the Postgres server' },
   () => {
     let database: TestDatabase;
@@ -25,39 +25,54 @@ describe(
       await database?.close();
     });
 
+    // A write's admission counts against two keys at once (rate_limit_hit_both(), through
+    // rate_limit_window()); the limiter plugin's limits and the quota against one (rate_limit_hit()).
+    const calls = [
+      { call: `select * from rate_limit_hit('posts:cached', null, 3600000, 1000, true)`, keys: 1 },
+      {
+        call: `select * from rate_limit_hit_both('posts-per-ip:cached', 5000, 'posts:cached', 1000, null, 3600000)`,
+        keys: 2,
+      },
+    ];
+
     test('stay index scans when the table grew after it was analysed empty', async () => {
       // Autovacuum must not analyse the table mid-test: that would replan, and hide the problem.
       await client.query('alter table rate_limit_hits set (autovacuum_enabled = false)');
       await client.query('vacuum analyze rate_limit_hits');
       // Enough calls for plpgsql to settle on the plans it caches for this connection.
-      for (let i = 0; i < 10; i++)
-        await client.query(`select * from rate_limit_hit('posts:cached', null, 3600000, 1000, true)`);
+      for (let i = 0; i < 10; i++) for (const { call } of calls) await client.query(call);
       await client.query(
         `insert into rate_limit_hits (key, at) select 'posts:' || (i % 5000), now() - i * interval '1 ms' from generate_series(1, 50000) as i`,
       );
 
-      const plans: string[] = [];
-      client.on('notice', (notice) => plans.push(notice.message ?? ''));
       await client.query(`load 'auto_explain'`);
       await client.query('set auto_explain.log_min_duration = 0');
       await client.query('set auto_explain.log_nested_statements = on');
-      await client.query('set client_min_messages = log');
-      await client.query(`select * from rate_limit_hit('posts:cached', null, 3600000, 1000, true)`);
-      await client.query('set client_min_messages = notice');
+      for (const { call, keys } of calls) {
+        const plans: string[] = [];
+        const keep = (notice: { message?: string }) => plans.push(notice.message ?? '');
+        client.on('notice', keep);
+        await client.query('set client_min_messages = log');
+        await client.query(call);
+        await client.query('set client_min_messages = notice');
+        client.off('notice', keep);
 
-      // Its key's bounds (first and last hit) in rate_limit_hits, and its count in rate_limit_counts.
-      const lookups = plans.filter((plan) => /from rate_limit_hits where key = p_key/i.test(plan));
-      assert.ok(
-        lookups.length >= 1,
-        `the function's lookup of the key's hits is logged (got ${plans.length} plans)`,
-      );
-      for (const plan of lookups) {
-        assert.doesNotMatch(plan, /Seq Scan on rate_limit_hits/, plan);
-        assert.match(plan, /rate_limit_hits_(key_at|at)\b/, plan);
+        // Each key's bounds (first and last hit) in rate_limit_hits, and its count in rate_limit_counts.
+        const lookups = plans.filter((plan) => /from rate_limit_hits where key = p_key/i.test(plan));
+        assert.ok(
+          lookups.length >= keys,
+          `${call}: the lookups of the key's hits are logged (got ${plans.length} plans)`,
+        );
+        for (const plan of lookups) {
+          assert.doesNotMatch(plan, /Seq Scan on rate_limit_hits/, plan);
+          assert.match(plan, /rate_limit_hits_(key_at|at)\b/, plan);
+        }
+        const counts = plans.filter((plan) =>
+          /from rate_limit_counts (c )?where (c\.)?key = p_key/i.test(plan),
+        );
+        assert.equal(counts.length, keys, `${call}: each key's count is read once`);
+        for (const plan of counts) assert.match(plan, /Index Scan using rate_limit_counts_pkey/, plan);
       }
-      const count = plans.filter((plan) => /from rate_limit_counts where key = p_key/i.test(plan));
-      assert.equal(count.length, 1, "the key's count is read once");
-      assert.match(count[0]!, /Index Scan using rate_limit_counts_pkey/, count[0]);
     });
   },
 );

@@ -21,6 +21,11 @@ export async function registerBot(
   return response.json();
 }
 
+/** The key with its last checksum character changed: well-formed, refused before any lookup. */
+export function withBrokenChecksum(apiKey: string): string {
+  return apiKey.slice(0, -1) + (apiKey.endsWith('0') ? '1' : '0');
+}
+
 export function bearer(apiKey: string) {
   return { authorization: `Bearer ${apiKey}` };
 }

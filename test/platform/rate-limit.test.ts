@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/config.js';
 import { pruneRateLimitHits } from '../../src/rate-limit/sliding-window.js';
 import { useTestApp } from '../helpers/app.js';
 import { answersLike } from '../helpers/assessments.js';
-import { bearer, createPost, registerBot } from '../helpers/bots.js';
+import { bearer, createPost, registerBot, withBrokenChecksum } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
 import { assertLimitHeaders, testClock } from '../helpers/rate-limit.js';
 
@@ -84,13 +84,24 @@ describe('what counts', () => {
     const wrongKey = await t.app.inject({
       method: 'POST',
       url: '/api/feed/posts',
-      headers: bearer(api_key.slice(0, -1) + '0'),
+      headers: bearer(withBrokenChecksum(api_key)),
       payload: {},
     });
     assert.equal(wrongKey.statusCode, 401);
 
-    assert.deepEqual((await quota(api_key)).posts, { limit: 10, remaining: 6, retry_after_seconds: null });
-    assert.deepEqual((await quota(api_key)).votes, { limit: 100, remaining: 98, retry_after_seconds: null });
+    // Each counted request counted against the client IP's cap too; the 401s against nothing.
+    assert.deepEqual((await quota(api_key)).posts, {
+      limit: 10,
+      remaining: 6,
+      retry_after_seconds: null,
+      client_ip_cap: { limit: 50, remaining: 46 },
+    });
+    assert.deepEqual((await quota(api_key)).votes, {
+      limit: 100,
+      remaining: 98,
+      retry_after_seconds: null,
+      client_ip_cap: { limit: 500, remaining: 498 },
+    });
   });
 });
 
@@ -132,7 +143,7 @@ describe('refused before the write', () => {
       assertContract('createPost', refusedFirst);
       assertLimitHeaders(refusedFirst, 10, 0);
     }
-    const unknown = await post(api_key.slice(0, -1) + '0', { category: 'gossip' });
+    const unknown = await post(withBrokenChecksum(api_key), { category: 'gossip' });
     assert.equal(unknown.statusCode, 401, 'an unknown key is a 401 before its body is a 400');
   });
 });
@@ -181,10 +192,30 @@ describe('getOwnBot quota', () => {
     const second = await quota(api_key);
     assert.deepEqual(first, second, 'reading is free');
     assert.deepEqual(first, {
-      posts: { limit: 10, remaining: 0, retry_after_seconds: 2400 },
-      comments: { limit: 30, remaining: 30, retry_after_seconds: null },
-      votes: { limit: 100, remaining: 100, retry_after_seconds: null },
-      assessments: { limit: 5, remaining: 5, retry_after_seconds: null },
+      posts: {
+        limit: 10,
+        remaining: 0,
+        retry_after_seconds: 2400,
+        client_ip_cap: { limit: 50, remaining: 40 },
+      },
+      comments: {
+        limit: 30,
+        remaining: 30,
+        retry_after_seconds: null,
+        client_ip_cap: { limit: 150, remaining: 150 },
+      },
+      votes: {
+        limit: 100,
+        remaining: 100,
+        retry_after_seconds: null,
+        client_ip_cap: { limit: 500, remaining: 500 },
+      },
+      assessments: {
+        limit: 5,
+        remaining: 5,
+        retry_after_seconds: null,
+        client_ip_cap: { limit: 25, remaining: 25 },
+      },
     });
     assertContract('getOwnBot', await t.app.inject({ url: '/api/bots/me', headers: bearer(api_key) }));
   });
@@ -194,9 +225,8 @@ describe('store failure', () => {
   test('a limiter that cannot count refuses with 503 and Retry-After, never lets the request through', async () => {
     at(0);
     const { api_key } = await registerBot(t.app);
-    await sql`alter function rate_limit_hit(text, timestamptz, integer, integer, boolean) rename to rate_limit_hit_gone`.execute(
-      t.db,
-    );
+    // The store's table gone: every way of counting (a write's admission, the quota) fails.
+    await sql`alter table rate_limit_hits rename to rate_limit_hits_gone`.execute(t.db);
     try {
       const response = await post(api_key);
       assert.equal(response.statusCode, 503);
@@ -208,9 +238,7 @@ describe('store failure', () => {
       assertContract('getOwnBot', me);
       assert.equal(me.headers['retry-after'], '5');
     } finally {
-      await sql`alter function rate_limit_hit_gone(text, timestamptz, integer, integer, boolean) rename to rate_limit_hit`.execute(
-        t.db,
-      );
+      await sql`alter table rate_limit_hits_gone rename to rate_limit_hits`.execute(t.db);
     }
   });
 });
