@@ -229,9 +229,10 @@ function withoutNulCharacters(validate: Validator): Validator {
       params: {},
       message: 'must not contain the NUL character (U+0000)',
     }));
-    // A NUL is named as such, rather than as a failed pattern on the same value.
+    // A NUL is named as such, rather than as whatever else the same value fails (its pattern, its
+    // format, the branches of a nullable `anyOf`): it is the one thing to fix.
     const others = (validate.errors ?? []).filter(
-      (error) => error.keyword !== 'pattern' || !nul.some((n) => n.instancePath === error.instancePath),
+      (error) => !nul.some((n) => n.instancePath === error.instancePath),
     );
     validateText.errors = nul.length > 0 ? [...others, ...nul] : validate.errors;
     return valid && nul.length === 0;

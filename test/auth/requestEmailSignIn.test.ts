@@ -120,6 +120,23 @@ describe('requestEmailSignIn 400', () => {
     }
     assert.equal(received.length, before);
   });
+
+  test('a NUL is named as a NUL, not as the format or the nullable branch it also fails', async () => {
+    const before = received.length;
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/email',
+      payload: { email: 'a\u0000@example.com', next: '/me\u0000' },
+      remoteAddress: '198.51.100.99',
+    });
+    assert.equal(response.statusCode, 400);
+    assertContract('requestEmailSignIn', response);
+    assert.deepEqual(response.json().errors, [
+      { in: 'body', pointer: '/email', message: 'must not contain the NUL character (U+0000)' },
+      { in: 'body', pointer: '/next', message: 'must not contain the NUL character (U+0000)' },
+    ]);
+    assert.equal(received.length, before);
+  });
 });
 
 describe('requestEmailSignIn 429', () => {
