@@ -144,7 +144,14 @@ function toProblem(error: FastifyError, request: FastifyRequest): ProblemError {
         `The request body is larger than ${request.server.initialConfig.bodyLimit} bytes.`,
       );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ProblemError(415, 'unsupported_media_type', 'Send the request body as application/json.');
+      // A page's form takes what a browser's form sends; the API takes JSON.
+      return new ProblemError(
+        415,
+        'unsupported_media_type',
+        request.routeOptions.config?.page
+          ? 'Send the form as application/x-www-form-urlencoded, as a browser does.'
+          : 'Send the request body as application/json.',
+      );
   }
   // The client hung up while its body was being read: nobody to answer, and not a database outage.
   if (request.raw.readableAborted || (error.code === 'ECONNRESET' && error.message === 'aborted'))

@@ -79,16 +79,10 @@ export default fp<OpenApiRoutesOptions>(
     app: FastifyInstance,
     { spec, handlers, security, limits, botAdmission, compilers, include = () => true },
   ) {
-    const { bodies, parameters, serializers } = compilers;
+    const { serializers } = compilers;
     // Each validator is compiled on its route's first request, so start-up compiles none.
     app.setValidatorCompiler(({ schema, httpPart }) =>
-      compiledOnFirstUse(() =>
-        withoutNulCharacters(
-          httpPart === 'body'
-            ? bodies.compile(schema as JsonSchema)
-            : withStrictNumbers(parameters.compile(schema as JsonSchema), schema as JsonSchema),
-        ),
-      ),
+      compiledOnFirstUse(() => requestValidator(compilers, httpPart, schema as JsonSchema)),
     );
 
     // Set first, so that every answer of a private operation carries it, a refused credential's too.
@@ -160,6 +154,24 @@ export default fp<OpenApiRoutesOptions>(
 );
 
 /**
+ * The validator of one part of a request (`body`, or path, query and header parameters), as every
+ * route of the spec and every page form that mirrors an operation checks it: text made NFC and the
+ * NUL character refused, then the part's schema (path, query and header values converted only when
+ * they are plain numerals). Its `errors` are Ajv's.
+ */
+export function requestValidator(
+  compilers: RouteCompilers,
+  httpPart: string | undefined,
+  schema: JsonSchema,
+) {
+  return withoutNulCharacters(
+    httpPart === 'body'
+      ? compilers.bodies.compile(schema)
+      : withStrictNumbers(compilers.parameters.compile(schema), schema),
+  );
+}
+
+/**
  * 2xx bodies are written by serializers compiled from their documented schemas (errors, which are
  * problem+json, by JSON.stringify). Each is compiled on its first use rather than all at start-up,
  * as Fastify's own response schemas would.
@@ -201,7 +213,7 @@ function withStrictNumbers(validate: ValidateFunction, schema: JsonSchema) {
   return validateParameters;
 }
 
-type Validator = { (data: unknown): boolean; errors?: ValidateFunction['errors'] };
+export type Validator = { (data: unknown): boolean; errors?: ValidateFunction['errors'] };
 
 function compiledOnFirstUse(compile: () => Validator): Validator {
   let compiled: Validator | undefined;

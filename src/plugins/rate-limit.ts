@@ -68,13 +68,23 @@ export default fp<{ db: Db; clock: Clock | undefined }>(
   { name: 'rate-limit', dependencies: ['errors'] },
 );
 
-/** The route config of an operation limited by `x-rate-limit`. */
+/**
+ * The route config of an operation limited by `x-rate-limit`, or of a page form that mirrors it (the
+ * same key, so the two ways in share one count). A limit per user counts no one who is not signed
+ * in: an API operation limited per user refuses them before (cookieAuth), and its page form does none
+ * of the operation's work for them (it sends them to sign in, or scores the creators' test unsaved).
+ */
 export function routeRateLimit(extension: RateLimitExtension, limits: RouteLimits) {
+  const signedOut = (request: FastifyRequest) => extension.per === 'user' && !request.session.userId;
   return {
     max: limits[extension.action],
     timeWindow: windowSeconds * 1000,
+    // Asked before allowList, so it must answer for a signed-out request too.
     keyGenerator: (request: FastifyRequest) =>
-      rateLimitKey(extension.action, limitedParty(extension.per, request)),
+      signedOut(request)
+        ? 'signed-out'
+        : rateLimitKey(extension.action, limitedParty(extension.per, request)),
+    ...(extension.per === 'user' ? { allowList: signedOut } : {}),
   };
 }
 

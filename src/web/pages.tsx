@@ -1,13 +1,12 @@
 // The pages for people: server-rendered HTML (Preact components rendered to strings, which escape
 // everything a user wrote) over the same service functions the API handlers call; no SQL here.
-// Query and form values are checked against the same openapi.yaml schemas as the API's, and every
-// failure is an HTML page (route config `page`: see plugins/errors.ts), never a JSON error.
-// Registered in the humans' scope of app.ts, so pages see the session; forms that change something
-// must come from one of our origins, like the API's cookie requests.
+// Query values are checked against the same openapi.yaml schemas as the API's, and every failure is
+// an HTML page (route config `page`: see plugins/errors.ts), never a JSON error. Each form is the API
+// operation it mirrors, done from a browser: its origin check, limit, validation and text rules are
+// that operation's (form()). Registered in the humans' scope of app.ts, so pages see the session.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
-import type { ValidateFunction } from 'ajv';
 import type { VNode } from 'preact';
 import { render } from 'preact-render-to-string';
 import type { PostCategory } from '../api-types.js';
@@ -39,9 +38,15 @@ import {
   type OpenApiDocument,
   type Operation,
 } from '../openapi.js';
+import type { OperationId, RequestBody } from '../operation-types.js';
 import { packageFile } from '../paths.js';
 import { bodyValidationProblem } from '../plugins/errors.js';
-import { routeSchema, type RouteCompilers } from '../plugins/openapi-routes.js';
+import {
+  requestValidator,
+  routeSchema,
+  type RouteCompilers,
+  type Validator,
+} from '../plugins/openapi-routes.js';
 import { routeRateLimit, type RouteLimits } from '../plugins/rate-limit.js';
 import { sameOriginGuard } from '../plugins/session.js';
 import { ProblemError, type FieldError } from '../problems.js';
@@ -59,7 +64,7 @@ export interface PagesOptions {
   mailer: Mailer;
   spec: OpenApiDocument;
   compilers: RouteCompilers;
-  /** The API's limits, so the sign-in form shares requestEmailSignIn's per-IP limit; omitted, unlimited. */
+  /** The API's limits, which each form shares with the operation it mirrors; omitted, unlimited (benchmarks only). */
   limits?: RouteLimits;
 }
 
@@ -103,7 +108,20 @@ export async function renderErrorPage(problem: ProblemError, request: FastifyReq
   return document(title, null, <ErrorPage status={problem.status} title={title} detail={detail} />);
 }
 
+/** A form's fields as a browser sends them (URL-encoded): every value a string. */
 type Form = Record<string, string>;
+
+/** A form as its handler gets it: the fields as sent, and the operation's body made of them, or its problems. */
+type Submitted<Body> = { fields: Form } & (
+  { body: Body; errors?: undefined } | { body?: undefined; errors: FieldError[] }
+);
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The API operation a page form does the work of, and whose limit and validation it shares. */
+    mirrors?: OperationId;
+  }
+}
 
 export default async function pages(app: FastifyInstance, options: PagesOptions) {
   const { db, config, clock, mailer, spec, compilers, limits } = options;
@@ -111,25 +129,63 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
   const operations = new Map(listOperations(spec).map((op) => [op.operationId, op]));
   const operation = (id: string): Operation => operations.get(id)!;
   const schemaOf = (id: string) => routeSchema(operation(id));
-  /** A form's body checked against the API operation's request body schema (compiled on first use). */
-  const bodyValidators = new Map<string, ValidateFunction>();
-  const checkBody = (operationId: string, body: unknown): FieldError[] | undefined => {
-    let validate = bodyValidators.get(operationId);
-    if (!validate) {
-      validate = compilers.bodies.compile(schemaOf(operationId).body!);
-      bodyValidators.set(operationId, validate);
-    }
-    return validate(body) ? undefined : bodyValidationProblem(validate.errors ?? []).errors;
-  };
   const categories = (spec.components?.schemas?.PostCategory as { enum: PostCategory[] }).enum;
   const requireSameOrigin = sameOriginGuard(config);
 
-  // Forms arrive URL-encoded; the API's routes (elsewhere) still take JSON only.
+  // Forms arrive URL-encoded, as browsers send them, and in no other way: in this scope JSON (and
+  // anything else) is a 415, so a form's fields are always strings (a missing body, no fields).
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
     { parseAs: 'string' },
     (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
   );
+
+  /**
+   * A page form that does what the API operation `operationId` does, and so goes through that
+   * operation's rules: the same-origin check, then its limit (`x-rate-limit`, counted under the API's
+   * key, so the two ways in share one count), then its request body, which `toBody` makes of the
+   * fields, checked by the validator every API route uses (text made NFC, NUL refused, the schema).
+   * The handler gets the fields as sent, and either the checked body or the problems found in it.
+   * test/contract/page-forms.test.ts holds every form route to this.
+   */
+  function form<Id extends OperationId>(
+    path: string,
+    operationId: Id,
+    toBody: ((fields: Form) => unknown) | null,
+    handle: (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      submitted: Submitted<RequestBody<Id>>,
+    ) => Promise<FastifyReply>,
+  ) {
+    const limit = operation(operationId).operation['x-rate-limit'];
+    const schema = schemaOf(operationId).body;
+    let validate: Validator | undefined;
+    app.post(
+      path,
+      {
+        config: {
+          page: true,
+          mirrors: operationId,
+          ...(limits && limit ? { rateLimit: routeRateLimit(limit, limits), limitName: limit.action } : {}),
+        },
+        // Before the limit's hook (appended after these), so a cross-site post counts for nothing.
+        onRequest: async (request) => requireSameOrigin(request),
+      },
+      async (request, reply) => {
+        const fields = (request.body ?? {}) as Form;
+        if (!toBody || !schema) return handle(request, reply, { fields, body: undefined as RequestBody<Id> });
+        const body = toBody(fields);
+        validate ??= requestValidator(compilers, 'body', schema);
+        if (validate(body)) return handle(request, reply, { fields, body: body as RequestBody<Id> });
+        return handle(request, reply, {
+          fields,
+          errors: bodyValidationProblem(validate.errors ?? []).errors!,
+        });
+      },
+    );
+  }
 
   // Set first, so that error pages shown to a signed-in person are private too.
   const signedInCacheControl = privateCacheControl(spec);
@@ -170,11 +226,6 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
   /** A GET page: its ETag is a hash of the HTML sent, and a matching If-None-Match gets a 304. */
   const getPage = (schema?: Record<string, JsonSchema>) =>
     ({ ...page, onSend: conditionalGet, ...(schema ? { schema } : {}) }) satisfies RouteShorthandOptions;
-  /** A form's POST: from one of our origins only. */
-  const formPost = {
-    ...page,
-    preHandler: async (request: FastifyRequest) => requireSameOrigin(request),
-  } satisfies RouteShorthandOptions;
 
   app.get('/assets/style.css', page, async (request, reply) => {
     const { css, etag } = stylesheet();
@@ -261,7 +312,6 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
 
   // Signing in. The link lands on `next` (default /me): the page the person came from.
   const providers = config.humans.oauthProviders.map((provider) => provider.name);
-  const signInLimit = operation('requestEmailSignIn').operation['x-rate-limit'];
 
   app.get<{ Querystring: { next?: string } }>(
     '/sign-in',
@@ -275,40 +325,31 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
       ),
   );
 
-  app.post<{ Body: Form }>(
+  form(
     '/sign-in',
-    {
-      ...formPost,
-      config: {
-        page: true,
-        ...(limits && signInLimit
-          ? { rateLimit: routeRateLimit(signInLimit, limits), limitName: signInLimit.action }
-          : {}),
-      },
-    },
-    async (request, reply) => {
-      const input = { email: request.body.email ?? '', next: request.body.next || '/me' };
-      const errors = checkBody('requestEmailSignIn', input);
+    'requestEmailSignIn',
+    (fields) => ({ email: fields.email ?? '', next: fields.next || '/me' }),
+    async (request, reply, { fields, body, errors }) => {
       if (errors) {
         return send(
           request,
           reply,
           'Sign in',
-          <SignInPage next={input.next} providers={providers} errors={errors} />,
+          <SignInPage next={fields.next || '/me'} providers={providers} errors={errors} />,
           400,
         );
       }
-      await sendSignInMail({ db, config, clock, mailer }, request, reply, input);
+      await sendSignInMail({ db, config, clock, mailer }, request, reply, body);
       return send(
         request,
         reply,
         'Check your inbox',
-        <SignInPage next={input.next} providers={providers} sentTo={input.email} />,
+        <SignInPage next={body.next ?? '/me'} providers={providers} sentTo={body.email} />,
       );
     },
   );
 
-  app.post('/sign-out', formPost, async (request, reply) => {
+  form('/sign-out', 'signOut', null, async (request, reply) => {
     await endSession(config, request, reply);
     return reply.redirect('/', 303);
   });
@@ -333,50 +374,56 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
     return mePage(request, reply, notice ? { notice } : {});
   });
 
-  app.post<{ Body: Form }>('/me/creator', formPost, async (request, reply) => {
-    const userId = request.session.userId;
-    if (!userId) return reply.redirect('/sign-in?next=/me', 303);
-    const input = {
-      handle: request.body.handle ?? '',
-      display_name: request.body.display_name ?? '',
-      ...(request.body.bio ? { bio: request.body.bio } : {}),
-    };
-    const failed = (errors: FieldError[], status: number) =>
-      mePage(request, reply, { profileErrors: errors, values: request.body }, status);
-    const errors = checkBody('upsertCreatorProfile', input);
-    if (errors) return failed(errors, 400);
-    try {
-      await saveCreatorProfile(db, userId, input);
-    } catch (error) {
-      if (error instanceof ProblemError && error.status < 500) {
-        return failed(
-          error.errors ?? [{ in: 'body', pointer: '/handle', message: error.detail }],
-          error.status,
-        );
+  form(
+    '/me/creator',
+    'upsertCreatorProfile',
+    (fields) => ({
+      handle: fields.handle ?? '',
+      display_name: fields.display_name ?? '',
+      ...(fields.bio ? { bio: fields.bio } : {}),
+    }),
+    async (request, reply, { fields, body, errors }) => {
+      const userId = request.session.userId;
+      if (!userId) return reply.redirect('/sign-in?next=/me', 303);
+      const failed = (problems: FieldError[], status: number) =>
+        mePage(request, reply, { profileErrors: problems, values: fields }, status);
+      if (errors) return failed(errors, 400);
+      try {
+        await saveCreatorProfile(db, userId, body);
+      } catch (error) {
+        if (error instanceof ProblemError && error.status < 500) {
+          return failed(
+            error.errors ?? [{ in: 'body', pointer: '/handle', message: error.detail }],
+            error.status,
+          );
+        }
+        throw error;
       }
-      throw error;
-    }
-    return reply.redirect('/me?done=profile', 303);
-  });
+      return reply.redirect('/me?done=profile', 303);
+    },
+  );
 
-  app.post<{ Body: Form }>('/me/claim', formPost, async (request, reply) => {
-    const userId = request.session.userId;
-    if (!userId) return reply.redirect('/sign-in?next=/me', 303);
-    const input = { claim_code: (request.body.claim_code ?? '').trim() };
-    const failed = (errors: FieldError[], status: number) =>
-      mePage(request, reply, { claimErrors: errors }, status);
-    const errors = checkBody('claimBot', input);
-    if (errors) return failed(errors, 400);
-    try {
-      await claimBotWithCode(db, config, userId, input.claim_code);
-    } catch (error) {
-      if (error instanceof ProblemError && error.status < 500) {
-        return failed([{ in: 'body', pointer: '/claim_code', message: error.detail }], error.status);
+  form(
+    '/me/claim',
+    'claimBot',
+    (fields) => ({ claim_code: (fields.claim_code ?? '').trim() }),
+    async (request, reply, { body, errors }) => {
+      const userId = request.session.userId;
+      if (!userId) return reply.redirect('/sign-in?next=/me', 303);
+      const failed = (problems: FieldError[], status: number) =>
+        mePage(request, reply, { claimErrors: problems }, status);
+      if (errors) return failed(errors, 400);
+      try {
+        await claimBotWithCode(db, config, userId, body.claim_code);
+      } catch (error) {
+        if (error instanceof ProblemError && error.status < 500) {
+          return failed([{ in: 'body', pointer: '/claim_code', message: error.detail }], error.status);
+        }
+        throw error;
       }
-      throw error;
-    }
-    return reply.redirect('/me?done=claimed', 303);
-  });
+      return reply.redirect('/me?done=claimed', 303);
+    },
+  );
 
   // The creators' test: anyone may take it; a signed-in creator's result is saved to their profile.
   const describeCreatorType = creatorTypeDescription;
@@ -393,48 +440,51 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
     ),
   );
 
-  app.post<{ Body: Form }>('/creator-test', formPost, async (request, reply) => {
-    const userId = request.session.userId;
+  // Signed in, the form is submitCreatorAssessment (saved, and limited like it); anonymous, it only
+  // scores the answers (nothing saved, and no one to count it against: see routeRateLimit).
+  form(
+    '/creator-test',
+    'submitCreatorAssessment',
     // Radio values are numerals; anything else stays a string, and the schema names it.
-    const answers = Object.fromEntries(
-      Object.entries(request.body).map(([id, value]) => [
-        id,
-        /^\d{1,2}$/.test(value) ? Number(value) : value,
-      ]),
-    );
-    const errors = checkBody('submitCreatorAssessment', { answers });
-    const common = {
-      questionnaire: creatorQuestions,
-      signedIn: Boolean(userId),
-      describe: describeCreatorType,
-    };
-    if (errors) {
+    (fields) => ({
+      answers: Object.fromEntries(
+        Object.entries(fields).map(([id, value]) => [id, /^\d{1,2}$/.test(value) ? Number(value) : value]),
+      ),
+    }),
+    async (request, reply, { fields, body, errors }) => {
+      const userId = request.session.userId;
+      const common = {
+        questionnaire: creatorQuestions,
+        signedIn: Boolean(userId),
+        describe: describeCreatorType,
+      };
+      if (errors) {
+        return send(
+          request,
+          reply,
+          'Creator test',
+          <CreatorTestPage {...common} answers={fields} errors={errors} />,
+          400,
+        );
+      }
+      let result;
+      let saved = false;
+      try {
+        result = userId ? await takeCreatorTest(db, userId, body.answers) : scoreCreatorTest(body.answers);
+        saved = Boolean(userId);
+      } catch (error) {
+        // Signed in without a creator profile yet: show the result, unsaved.
+        if (!(error instanceof ProblemError && error.code === 'creator_required')) throw error;
+        result = scoreCreatorTest(body.answers);
+      }
       return send(
         request,
         reply,
-        'Creator test',
-        <CreatorTestPage {...common} answers={request.body} errors={errors} />,
-        400,
+        'Your creator type',
+        <CreatorTestPage {...common} result={result} saved={saved} />,
       );
-    }
-    const sheet = answers as Record<string, number>;
-    let result;
-    let saved = false;
-    try {
-      result = userId ? await takeCreatorTest(db, userId, sheet) : scoreCreatorTest(sheet);
-      saved = Boolean(userId);
-    } catch (error) {
-      // Signed in without a creator profile yet: show the result, unsaved.
-      if (!(error instanceof ProblemError && error.code === 'creator_required')) throw error;
-      result = scoreCreatorTest(sheet);
-    }
-    return send(
-      request,
-      reply,
-      'Your creator type',
-      <CreatorTestPage {...common} result={result} saved={saved} />,
-    );
-  });
+    },
+  );
 }
 
 /** A path parameter's schema under another name (the page's `/bot/:name` takes getBot's `{id}`). */

@@ -148,4 +148,23 @@ describe('submitCreatorAssessment 429', () => {
     const other = await creator('bob');
     assert.equal((await submit(other, { answers: creatorAnswersLike('forge') })).statusCode, 201);
   });
+
+  test('the page form (/creator-test) counts against the same limit: ten posts in a row save three', async () => {
+    const cookie = await creator('carol');
+    const form = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/creator-test',
+        headers: { ...asHuman(cookie), 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams(
+          Object.entries(creatorAnswersLike('gardener')).map(([id, answer]) => [id, String(answer)]),
+        ).toString(),
+      });
+    const statuses = [];
+    for (let i = 0; i < 10; i++) statuses.push((await form()).statusCode);
+    assert.deepEqual(statuses, [200, 200, 200, 429, 429, 429, 429, 429, 429, 429]);
+    assert.equal(await results(), 3);
+    // One count for both ways in: the API refuses too.
+    assert.equal((await submit(cookie, { answers: creatorAnswersLike('forge') })).statusCode, 429);
+  });
 });

@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { after, before, beforeEach } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
-import { buildApp } from '../../src/app.js';
+import { buildApp, type AppOptions } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Database } from '../../src/db/schema.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -36,7 +36,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 /** `overrides` may be a function, for values known only once other `before` hooks ran (a server's port). */
 export function useTestApp(
   overrides: Partial<Config> | (() => Partial<Config>) = {},
-  options: { clock?: () => Date } = {},
+  options: Pick<AppOptions, 'clock' | 'onRoute'> = {},
 ): TestApp {
   const context = { logs: [] as string[] } as TestApp;
   before(async () => {

@@ -284,6 +284,27 @@ describe('/creator-test', () => {
   });
 });
 
+describe('forms given what a form never sends', () => {
+  test("the review's requests are 400 or 415 pages, and nothing is logged at error level", async () => {
+    const cookie = await signIn(t);
+    const requests: Array<[string, Record<string, string>, string | undefined, number]> = [
+      ['/sign-in', { origin: ourOrigin }, undefined, 400],
+      ['/creator-test', { origin: ourOrigin }, undefined, 400],
+      ['/me/creator', { ...asHuman(cookie), 'content-type': 'application/json' }, 'null', 415],
+      ['/me/claim', { ...asHuman(cookie), 'content-type': 'application/json' }, '{"claim_code":5}', 415],
+    ];
+    for (const [url, headers, payload, status] of requests) {
+      const response = await t.app.inject({ method: 'POST', url, headers, ...(payload ? { payload } : {}) });
+      assertPage(response, status);
+    }
+    assert.deepEqual(
+      t.logs.filter((line) => (JSON.parse(line) as { level: number }).level >= 50),
+      [],
+      'nothing logged at error level',
+    );
+  });
+});
+
 describe('/analytics and unknown paths', () => {
   test('analytics shows the type distribution, activity and traits by type as SVG charts', async () => {
     await typedBot();
