@@ -12,7 +12,8 @@ import { listOperations, loadSpec } from '../../src/openapi.js';
 import { testConfig, useTestApp, type TestApp } from '../helpers/app.js';
 import { creatorAnswersLike } from '../helpers/assessments.js';
 import { registerBot } from '../helpers/bots.js';
-import { asHuman, ourOrigin, signIn } from '../helpers/humans.js';
+import { asHuman, ourOrigin, signIn, signInAsCreator } from '../helpers/humans.js';
+import { assertNoErrorLogged } from '../helpers/logs.js';
 
 const spec = loadSpec();
 const operations = new Map(listOperations(spec).map((op) => [op.operationId, op]));
@@ -45,18 +46,6 @@ let address = 0;
 /** A client address of its own for each sample, so that limits per client IP start fresh. */
 const freshAddress = () => `203.0.113.${++address % 250}`;
 
-async function creator(t: TestApp) {
-  const cookie = await signIn(t);
-  const profile = await t.app.inject({
-    method: 'PUT',
-    url: '/api/me/creator',
-    headers: asHuman(cookie),
-    payload: { handle: `form-${++address}`, display_name: 'Form Person' },
-  });
-  assert.equal(profile.statusCode, 200, profile.body);
-  return cookie;
-}
-
 const strings = (record: Record<string, number>) =>
   Object.fromEntries(Object.entries(record).map(([k, v]) => [k, String(v)]));
 
@@ -84,14 +73,14 @@ const samples: Record<string, { expect: number; sample: (t: TestApp) => Promise<
   claimBot: {
     expect: 303,
     sample: async (t) => {
-      const headers = asHuman(await creator(t));
+      const headers = asHuman(await signInAsCreator(t, `form-${++address}`));
       return { fields: { claim_code: (await registerBot(t.app)).claim_code }, headers };
     },
   },
   submitCreatorAssessment: {
     expect: 200,
     sample: async (t) => {
-      const headers = asHuman(await creator(t));
+      const headers = asHuman(await signInAsCreator(t, `form-${++address}`));
       const answers = creatorAnswersLike('forge');
       return {
         fields: strings(answers),
@@ -124,12 +113,6 @@ function postForm(
 function assertPage(response: LightMyRequestResponse, status: number, what: string) {
   assert.equal(response.statusCode, status, `${what}: ${response.body.slice(0, 300)}`);
   if (status !== 303) assert.match(String(response.headers['content-type']), /^text\/html/, what);
-}
-
-/** Nothing was logged at error level (a bug's stack) while the test ran. */
-function assertNoErrorLogged(t: TestApp) {
-  const errors = t.logs.filter((line) => (JSON.parse(line) as { level: number }).level >= 50);
-  assert.deepEqual(errors, [], 'logged at error level');
 }
 
 describe('page forms and the operations they mirror', () => {
@@ -169,7 +152,7 @@ describe('page forms and the operations they mirror', () => {
       assertPage(again, 429, `${route.url} twice`);
       assert.ok(Number(again.headers['retry-after']) >= 1, `${route.url}: Retry-After`);
     }
-    assertNoErrorLogged(t);
+    assertNoErrorLogged(t.logs);
   });
 
   test("each form applies its operation's validation and text rules: a NUL in every field is a 400 naming them", async () => {
@@ -188,7 +171,7 @@ describe('page forms and the operations they mirror', () => {
         `${route.url} as sampled`,
       );
     }
-    assertNoErrorLogged(t);
+    assertNoErrorLogged(t.logs);
   });
 
   test('a body that is not a form is a 400 or 415 page, never a 500', async () => {
@@ -214,6 +197,6 @@ describe('page forms and the operations they mirror', () => {
       const empty = await postForm(t, route.url, sample, freshAddress(), null);
       assertPage(empty, hasBody ? 400 : samples[mirrors]!.expect, `${route.url} without a body`);
     }
-    assertNoErrorLogged(t);
+    assertNoErrorLogged(t.logs);
   });
 });

@@ -3,21 +3,9 @@ import { describe, test } from 'node:test';
 import { useTestApp } from '../helpers/app.js';
 import { bearer, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
-import { asHuman, ourOrigin, signIn } from '../helpers/humans.js';
+import { asHuman, ourOrigin, signIn, signInAsCreator } from '../helpers/humans.js';
 
 const t = useTestApp();
-
-async function creator(handle: string) {
-  const cookie = await signIn(t);
-  const response = await t.app.inject({
-    method: 'PUT',
-    url: '/api/me/creator',
-    headers: asHuman(cookie),
-    payload: { handle, display_name: handle },
-  });
-  assert.equal(response.statusCode, 200, response.body);
-  return cookie;
-}
 
 const claim = (cookie: string, code: string) =>
   t.app.inject({
@@ -29,7 +17,7 @@ const claim = (cookie: string, code: string) =>
 
 describe('claimBot 200', () => {
   test("the bot becomes the creator's and verified, everywhere it is shown", async () => {
-    const alice = await creator('alice');
+    const alice = await signInAsCreator(t, 'alice');
     const bot = await registerBot(t.app);
     const response = await claim(alice, bot.claim_code);
     assert.equal(response.statusCode, 200, response.body);
@@ -48,7 +36,7 @@ describe('claimBot 200', () => {
 
 describe('claimBot 400', () => {
   test('a missing or malformed claim code, or an unknown field, claims nothing', async () => {
-    const alice = await creator('alice');
+    const alice = await signInAsCreator(t, 'alice');
     const bot = await registerBot(t.app);
     for (const payload of [{}, { claim_code: 'nope' }, { claim_code: bot.claim_code, extra: 1 }]) {
       const response = await t.app.inject({
@@ -84,7 +72,7 @@ describe('claimBot 401', () => {
 
 describe('claimBot 403', () => {
   test('from another origin a valid code claims nothing, and is not spent', async () => {
-    const alice = await creator('alice');
+    const alice = await signInAsCreator(t, 'alice');
     const bot = await registerBot(t.app);
     const response = await t.app.inject({
       method: 'POST',
@@ -102,7 +90,7 @@ describe('claimBot 403', () => {
 
 describe('claimBot 404', () => {
   test('a code no bot was given', async () => {
-    const response = await claim(await creator('alice'), 'bpc_' + 'A'.repeat(24));
+    const response = await claim(await signInAsCreator(t, 'alice'), 'bpc_' + 'A'.repeat(24));
     assert.equal(response.statusCode, 404);
     assertContract('claimBot', response);
   });
@@ -111,7 +99,7 @@ describe('claimBot 404', () => {
 describe('claimBot 409', () => {
   test('a code works once: another human reusing it gets 409, and the bot stays with the first', async () => {
     const bot = await registerBot(t.app);
-    const [alice, bob] = [await creator('alice'), await creator('bob')];
+    const [alice, bob] = [await signInAsCreator(t, 'alice'), await signInAsCreator(t, 'bob')];
     const results = await Promise.all([claim(alice, bot.claim_code), claim(bob, bot.claim_code)]);
     assert.deepEqual(results.map((r) => r.statusCode).sort(), [200, 409]);
     const loser = results.find((r) => r.statusCode === 409)!;

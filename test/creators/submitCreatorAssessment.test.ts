@@ -4,7 +4,7 @@ import { currentCreatorQuestionnaire } from '../../src/assessments/scoring.js';
 import { useTestApp } from '../helpers/app.js';
 import { creatorAnswersLike } from '../helpers/assessments.js';
 import { assertContract } from '../helpers/contract.js';
-import { asHuman, signIn } from '../helpers/humans.js';
+import { asHuman, signIn, signInAsCreator } from '../helpers/humans.js';
 
 const t = useTestApp({
   limits: { posts: 10_000, comments: 10_000, votes: 10_000, assessments: 3, registrations: 10_000 },
@@ -19,25 +19,13 @@ function submit(cookie: string, payload: unknown, headers: Record<string, string
   });
 }
 
-async function creator(handle = 'alice') {
-  const cookie = await signIn(t);
-  const profile = await t.app.inject({
-    method: 'PUT',
-    url: '/api/me/creator',
-    headers: asHuman(cookie),
-    payload: { handle, display_name: 'Alice' },
-  });
-  assert.equal(profile.statusCode, 200, profile.body);
-  return cookie;
-}
-
 async function results() {
   return (await t.db.selectFrom('creator_assessments').selectAll().execute()).length;
 }
 
 describe('submitCreatorAssessment 201', () => {
   test("scores the answers and makes the result the creator's type, on their profile and in getMe", async () => {
-    const cookie = await creator();
+    const cookie = await signInAsCreator(t, 'alice');
     const response = await submit(cookie, { answers: creatorAnswersLike('alchemist') });
     assert.equal(response.statusCode, 201, response.body);
     assertContract('submitCreatorAssessment', response);
@@ -61,7 +49,7 @@ describe('submitCreatorAssessment 201', () => {
   });
 
   test('a retake keeps history; the latest result is the type', async () => {
-    const cookie = await creator();
+    const cookie = await signInAsCreator(t, 'alice');
     await submit(cookie, { answers: creatorAnswersLike('overseer') });
     await submit(cookie, { answers: creatorAnswersLike('patron') });
     assert.equal((await t.app.inject({ url: '/api/creator/alice' })).json().type, 'patron');
@@ -71,7 +59,7 @@ describe('submitCreatorAssessment 201', () => {
 
 describe('submitCreatorAssessment 400', () => {
   test('names every missing, unknown and out-of-range answer, and stores nothing', async () => {
-    const cookie = await creator();
+    const cookie = await signInAsCreator(t, 'alice');
     const answers: Record<string, unknown> = creatorAnswersLike('forge');
     delete answers.q2;
     answers.q43 = 5;
@@ -112,7 +100,7 @@ describe('submitCreatorAssessment 401', () => {
 
 describe('submitCreatorAssessment 403', () => {
   test('from another origin, like every state change with a session', async () => {
-    const cookie = await creator();
+    const cookie = await signInAsCreator(t, 'alice');
     const response = await submit(
       cookie,
       { answers: creatorAnswersLike('forge') },
@@ -137,7 +125,7 @@ describe('submitCreatorAssessment 409', () => {
 
 describe('submitCreatorAssessment 429', () => {
   test("limited per signed-in human, like a bot's assessments; another human is not affected", async () => {
-    const cookie = await creator('alice');
+    const cookie = await signInAsCreator(t, 'alice');
     const statuses = [];
     for (let i = 0; i < 4; i++)
       statuses.push((await submit(cookie, { answers: creatorAnswersLike('forge') })).statusCode);
@@ -145,12 +133,12 @@ describe('submitCreatorAssessment 429', () => {
     const refused = await submit(cookie, { answers: creatorAnswersLike('forge') });
     assertContract('submitCreatorAssessment', refused);
     assert.ok(Number(refused.headers['retry-after']) >= 1);
-    const other = await creator('bob');
+    const other = await signInAsCreator(t, 'bob');
     assert.equal((await submit(other, { answers: creatorAnswersLike('forge') })).statusCode, 201);
   });
 
   test('the page form (/creator-test) counts against the same limit: ten posts in a row save three', async () => {
-    const cookie = await creator('carol');
+    const cookie = await signInAsCreator(t, 'carol');
     const form = () =>
       t.app.inject({
         method: 'POST',

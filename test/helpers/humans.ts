@@ -65,3 +65,16 @@ export async function signIn(t: TestApp, email = uniqueEmail()): Promise<string>
 export function asHuman(cookie: string) {
   return { cookie, origin: ourOrigin };
 }
+
+/** Signs a new person in and gives them a creator profile with this handle; returns their Cookie header value. */
+export async function signInAsCreator(t: TestApp, handle: string): Promise<string> {
+  const cookie = await signIn(t);
+  const response = await t.app.inject({
+    method: 'PUT',
+    url: '/api/me/creator',
+    headers: asHuman(cookie),
+    payload: { handle, display_name: handle },
+  });
+  assert.equal(response.statusCode, 200, response.body);
+  return cookie;
+}
