@@ -62,6 +62,11 @@ describe('createPost 429 per client IP', () => {
     assert.equal(capped.headers['x-ratelimit-limit'], '6');
     assert.equal(capped.headers['x-ratelimit-remaining'], '0');
     assert.ok(Number(capped.headers['retry-after']) > 0);
+    // A bot whose own limit is used up too is told of its own limit: the one it can plan by.
+    const both = await post(bots[0]!.api_key);
+    assert.equal(both.statusCode, 429);
+    assert.equal(both.json().limit, 2);
+    assert.equal(both.headers['x-ratelimit-limit'], '2');
 
     // getOwnBot says so before the bot tries, from this address; from another, its own 2 are there.
     const here = await postsQuota(fourth.api_key);
