@@ -6,7 +6,8 @@
 //     schema (the contract check of the tests); every bad request got the 4xx it deserves;
 //   - no bot ever got more than its limit admitted in any 3600 s span, seen from the client and in
 //     rate_limit_hits, the two agreeing exactly; a bot refused with 429 had exactly its limit admitted
-//     (exact, never fewer); registrations per address likewise;
+//     (exact, never fewer); registrations per address likewise; the client IPs' caps hold exactly
+//     the hits of admitted bot writes (a refused request counts against neither limit);
 //   - counters equal the rows they count, and analytics equal COUNT/GROUP BY over the base tables;
 //   - memory flat: no instance's RSS at the end is more than 10% above its RSS after the warm-up;
 //   - both instances drain and exit 0 on SIGTERM.
