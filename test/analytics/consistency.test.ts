@@ -15,7 +15,7 @@ import { answersLike, creatorAnswersLike } from '../helpers/assessments.js';
 import { bearer, createPost, registerBot } from '../helpers/bots.js';
 import { serverUrl } from '../helpers/database.js';
 import { random } from '../helpers/fuzz.js';
-import { asHuman, signIn } from '../helpers/humans.js';
+import { asHuman, signIn, signInAsCreator } from '../helpers/humans.js';
 
 const t = useTestApp();
 const models = ['claude-sonnet-4-5', 'gpt-5', 'Gemini-2', 'llama-4'];
@@ -118,16 +118,8 @@ async function runCreatorSequence(seed: number, steps: number) {
   const bots: Array<{ key: string; claimCode: string }> = [];
   let made = 0;
   const becomeCreator = async () => {
-    const cookie = await signIn(t);
     const handle = `c${seed}-${++made}`;
-    const response = await t.app.inject({
-      method: 'PUT',
-      url: '/api/me/creator',
-      headers: asHuman(cookie),
-      payload: { handle, display_name: handle },
-    });
-    assert.equal(response.statusCode, 200, response.body);
-    creators.push({ cookie, handle });
+    creators.push({ cookie: await signInAsCreator(t, handle), handle });
   };
   const newBot = async () => {
     const bot = await registerBot(t.app);

@@ -5,7 +5,7 @@ import { useTestApp } from '../helpers/app.js';
 import { answersLike, creatorAnswersLike } from '../helpers/assessments.js';
 import { bearer, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
-import { asHuman, signIn } from '../helpers/humans.js';
+import { asHuman, signInAsCreator } from '../helpers/humans.js';
 
 const t = useTestApp();
 const creatorTypes = currentCreatorQuestionnaire.types.map((type) => type.name);
@@ -19,13 +19,7 @@ async function creators() {
 }
 
 async function creator(handle: string, type?: string) {
-  const cookie = await signIn(t);
-  await t.app.inject({
-    method: 'PUT',
-    url: '/api/me/creator',
-    headers: asHuman(cookie),
-    payload: { handle, display_name: handle },
-  });
+  const cookie = await signInAsCreator(t, handle);
   if (type)
     await t.app.inject({
       method: 'POST',
