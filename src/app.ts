@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import type { Config } from './config.js';
+import { primaryOnly, type ReadRouting } from './db/read-routing.js';
 import type { Db } from './db/schema.js';
 import { answerSheetKeyword } from './assessments/answer-sheet-keyword.js';
 import { createHandlers } from './handlers.js';
@@ -27,7 +28,10 @@ import pages, { renderErrorPage } from './web/pages.js';
 
 export interface AppOptions {
   config: Config;
+  /** The primary database. */
   db: Db;
+  /** Where public reads go (default: the primary). */
+  reads?: ReadRouting;
   /** Where logs go (default: stdout). Tests pass a stream to read them. */
   logStream?: NodeJS.WritableStream;
   /** Called for every route as it is added, before any plugin is registered (route inventories). */
@@ -51,6 +55,7 @@ function redactSecrets(url: string): string {
 export async function buildApp({
   config,
   db,
+  reads = primaryOnly(db),
   logStream,
   onRoute,
   clock,
@@ -143,7 +148,14 @@ export async function buildApp({
     }
   });
 
-  await app.register(metrics, poolStats ? { poolStats } : {});
+  await app.register(metrics, { reads, ...(poolStats ? { poolStats } : {}) });
+  if (reads.replicated) {
+    // A bot (or a person) reads its own writes: once a request that may have written is answered,
+    // that credential's reads go to the primary for a while (db/read-routing.ts).
+    app.addHook('onSend', async (request) => {
+      if (request.method !== 'GET' && request.method !== 'HEAD') reads.wrote(request.headers);
+    });
+  }
   await app.register(securityHeaders, { secure });
   await app.register(errors, { errorPage: renderErrorPage });
   await app.register(jsonBody);
@@ -157,6 +169,7 @@ export async function buildApp({
     spec,
     handlers: createHandlers({
       db,
+      reads,
       config,
       clock,
       mailer,
@@ -182,6 +195,7 @@ export async function buildApp({
     await scope.register(openapiRoutes, { ...routes, include: forHumans });
     await scope.register(pages, {
       db,
+      reads,
       config,
       clock,
       mailer,

@@ -15,6 +15,16 @@ export interface Config {
   databaseUrl: string | undefined;
   /** PGlite data directory, or `memory://` for a throwaway database. */
   pgliteDir: string;
+  /** A direct connection (never a transaction pooler) for what needs a session: migrations and their lock. Default: databaseUrl. */
+  databaseDirectUrl: string | undefined;
+  /** A streaming replica that public reads go to while it is fresh enough. */
+  databaseReadUrl: string | undefined;
+  /** Public reads leave the replica while its replay lag is over this. */
+  databaseReadMaxLagMs: number;
+  /** `unnamed` (safe behind any transaction pooler) or `named` (prepared once per connection: a direct connection, or PgBouncer 1.21+ with max_prepared_statements). */
+  databasePreparedStatements: 'named' | 'unnamed';
+  /** Server-side limit per statement (set per transaction; see README) and, plus a margin, the client's deadline for any query. */
+  databaseStatementTimeoutMs: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Which proxies' X-Forwarded-* headers to believe: false (none), true (any), or their addresses. */
   trustProxy: boolean | string;
@@ -91,6 +101,11 @@ const variables = {
   PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 3000 },
   PUBLIC_URL: { type: 'string', pattern: '^https?://[^/?#]+$' },
   DATABASE_URL: { type: 'string', pattern: '^postgres(ql)?://' },
+  DATABASE_DIRECT_URL: { type: 'string', pattern: '^postgres(ql)?://' },
+  DATABASE_READ_URL: { type: 'string', pattern: '^postgres(ql)?://' },
+  DATABASE_READ_MAX_LAG_MS: { type: 'integer', minimum: 0, maximum: 3_600_000, default: 1000 },
+  DATABASE_PREPARED_STATEMENTS: { type: 'string', enum: ['unnamed', 'named'], default: 'unnamed' },
+  DATABASE_STATEMENT_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 600_000, default: 5000 },
   PGLITE_DIR: { type: 'string', minLength: 1, default: './data' },
   LOG_LEVEL: {
     type: 'string',
@@ -123,6 +138,8 @@ const variables = {
 const hints: Partial<Record<keyof typeof variables, string>> = {
   PUBLIC_URL: 'an origin such as https://bots.example.com (scheme and host, no path or trailing slash)',
   DATABASE_URL: 'a postgres:// connection string',
+  DATABASE_DIRECT_URL: 'a postgres:// connection string (the primary itself, not a transaction pooler)',
+  DATABASE_READ_URL: 'a postgres:// connection string (a streaming replica of the primary)',
   TRUST_PROXY:
     'false, true, or comma-separated proxy addresses or CIDR ranges (or loopback, linklocal, uniquelocal)',
   SMTP_URL: 'an smtp:// or smtps:// URL',
@@ -178,6 +195,11 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
       'HEADERS_TIMEOUT_MS must not be longer than REQUEST_TIMEOUT_MS (the headers are part of the request)',
     ]);
   }
+  for (const name of ['DATABASE_DIRECT_URL', 'DATABASE_READ_URL'] as const) {
+    if (raw[name] !== undefined && raw.DATABASE_URL === undefined) {
+      throw new ConfigError([`${name} needs DATABASE_URL (the primary) to be set as well`]);
+    }
+  }
   const humans = loadHumansConfig(environment, raw, env);
   return {
     env,
@@ -186,6 +208,11 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     publicUrl: (raw.PUBLIC_URL as string | undefined) ?? `http://localhost:${port}`,
     databaseUrl: raw.DATABASE_URL as string | undefined,
     pgliteDir: raw.PGLITE_DIR as string,
+    databaseDirectUrl: raw.DATABASE_DIRECT_URL as string | undefined,
+    databaseReadUrl: raw.DATABASE_READ_URL as string | undefined,
+    databaseReadMaxLagMs: raw.DATABASE_READ_MAX_LAG_MS as number,
+    databasePreparedStatements: raw.DATABASE_PREPARED_STATEMENTS as Config['databasePreparedStatements'],
+    databaseStatementTimeoutMs: raw.DATABASE_STATEMENT_TIMEOUT_MS as number,
     logLevel: raw.LOG_LEVEL as Config['logLevel'],
     trustProxy,
     ipLimitFactor: raw.IP_LIMIT_FACTOR as number,

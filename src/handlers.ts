@@ -8,6 +8,7 @@ import type { OAuthProvider } from './auth/oauth.js';
 import { botHandlers } from './bots/handlers.js';
 import type { Config } from './config.js';
 import { creatorHandlers } from './creators/handlers.js';
+import type { ReadRouting } from './db/read-routing.js';
 import type { Db } from './db/schema.js';
 import { feedHandlers } from './feed/handlers.js';
 import { healthHandlers } from './health/handlers.js';
@@ -15,7 +16,10 @@ import type { HandlerMap } from './operation-types.js';
 import type { Clock } from './rate-limit/sliding-window.js';
 
 export interface HandlerDependencies {
+  /** The primary. */
   db: Db;
+  /** Where public reads go (a replica, when it is fresh enough). */
+  reads: ReadRouting;
   config: Config;
   clock: Clock | undefined;
   mailer: Mailer;

@@ -3,7 +3,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
-import { openDatabase } from './db/database.js';
+import { checkDatabases, openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { exitOnStartupError } from './startup-error.js';
 
@@ -21,10 +21,12 @@ async function main() {
     setFlagsFromString(`--heap-growing-percent=${config.heapGrowthPercent}`);
   }
   const database = await openDatabase(config);
-  await migrateToLatest(database.db);
+  await checkDatabases(database, config);
+  await database.withDirectConnection(migrateToLatest);
   const app = await buildApp({
     config,
     db: database.db,
+    reads: database.reads,
     ...(database.poolStats ? { poolStats: database.poolStats } : {}),
   });
   if (database.kind === 'pglite') {

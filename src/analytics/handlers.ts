@@ -1,7 +1,7 @@
 // Handlers of the analytics operations: getAnalyticsOverview, getAnalyticsTypes, getAnalyticsModels,
 // getAnalyticsActivity, getAnalyticsDrift, getAnalyticsCreators. The work is in ./service.ts;
 // clients and CDNs may keep an answer a minute.
-import type { Db } from '../db/schema.js';
+import type { ReadRouting } from '../db/read-routing.js';
 import type { HandlerMap } from '../operation-types.js';
 import {
   creatorTypeDistribution,
@@ -14,31 +14,38 @@ import {
 
 const headers = { 'cache-control': 'public, max-age=60' };
 
-export function analyticsHandlers({ db }: { db: Db }) {
+export function analyticsHandlers({ reads }: { reads: ReadRouting }) {
   return {
-    async getAnalyticsOverview() {
-      return { status: 200, headers, body: await overview(db) };
+    async getAnalyticsOverview({ request }) {
+      return { status: 200, headers, body: await overview(reads.readsFor(request.headers)) };
     },
 
-    async getAnalyticsTypes() {
-      return { status: 200, headers, body: await typeDistribution(db) };
+    async getAnalyticsTypes({ request }) {
+      return { status: 200, headers, body: await typeDistribution(reads.readsFor(request.headers)) };
     },
 
-    async getAnalyticsCreators() {
-      return { status: 200, headers, body: await creatorTypeDistribution(db) };
+    async getAnalyticsCreators({ request }) {
+      return { status: 200, headers, body: await creatorTypeDistribution(reads.readsFor(request.headers)) };
     },
 
-    async getAnalyticsModels({ query }) {
-      const body = await modelsPage(db, { limit: query.limit ?? 20, cursor: query.cursor });
+    async getAnalyticsModels({ query, request }) {
+      const body = await modelsPage(reads.readsFor(request.headers), {
+        limit: query.limit ?? 20,
+        cursor: query.cursor,
+      });
       return { status: 200, headers, body };
     },
 
-    async getAnalyticsActivity({ query }) {
-      return { status: 200, headers, body: await dailyActivity(db, query.days ?? 30) };
+    async getAnalyticsActivity({ query, request }) {
+      return {
+        status: 200,
+        headers,
+        body: await dailyActivity(reads.readsFor(request.headers), query.days ?? 30),
+      };
     },
 
-    async getAnalyticsDrift() {
-      return { status: 200, headers, body: await typeDrift(db) };
+    async getAnalyticsDrift({ request }) {
+      return { status: 200, headers, body: await typeDrift(reads.readsFor(request.headers)) };
     },
   } satisfies Pick<
     HandlerMap,

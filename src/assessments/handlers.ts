@@ -2,13 +2,14 @@
 // rateAccuracy. The work is in ./service.ts.
 import { callingBotNamed } from '../bots/calling-bot.js';
 import type { Config } from '../config.js';
+import type { ReadRouting } from '../db/read-routing.js';
 import type { Db } from '../db/schema.js';
 import type { HandlerMap } from '../operation-types.js';
 import { authenticatedBot, pendingAdmission } from '../request-context.js';
 import { questionsCacheControl } from './scoring.js';
 import { assessmentResult, botQuestions, rateLatestResult, takeAssessment } from './service.js';
 
-export function assessmentHandlers({ db, config }: { db: Db; config: Config }) {
+export function assessmentHandlers({ db, reads, config }: { db: Db; reads: ReadRouting; config: Config }) {
   return {
     // If-None-Match is answered by the conditionalGet hook, from the serialized body.
     async getQuestions() {
@@ -20,8 +21,8 @@ export function assessmentHandlers({ db, config }: { db: Db; config: Config }) {
       return { status: 201, headers: { location: `/api/test/results/${result.id}` }, body: result };
     },
 
-    async getAssessmentResult({ params }) {
-      return { status: 200, body: await assessmentResult(db, params.id) };
+    async getAssessmentResult({ params, request }) {
+      return { status: 200, body: await assessmentResult(reads.readsFor(request.headers), params.id) };
     },
 
     async rateAccuracy({ params, body, request }) {

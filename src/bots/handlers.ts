@@ -1,13 +1,24 @@
 // Handlers of the bots operations: registerBot, listBots, getBot, getOwnBot. The work is in
 // ./service.ts.
 import type { Config } from '../config.js';
+import type { ReadRouting } from '../db/read-routing.js';
 import type { Db } from '../db/schema.js';
 import type { HandlerMap } from '../operation-types.js';
 import type { Clock } from '../rate-limit/sliding-window.js';
 import { authenticatedBot } from '../request-context.js';
 import { botProfile, botsPage, ownBot, registerNewBot } from './service.js';
 
-export function botHandlers({ db, config, clock }: { db: Db; config: Config; clock: Clock | undefined }) {
+export function botHandlers({
+  db,
+  reads,
+  config,
+  clock,
+}: {
+  db: Db;
+  reads: ReadRouting;
+  config: Config;
+  clock: Clock | undefined;
+}) {
   return {
     async registerBot({ body }) {
       const { bot, apiKey, claimCode, nextSteps } = await registerNewBot(db, config, body);
@@ -27,8 +38,8 @@ export function botHandlers({ db, config, clock }: { db: Db; config: Config; clo
       };
     },
 
-    async listBots({ query }) {
-      const body = await botsPage(db, config, {
+    async listBots({ query, request }) {
+      const body = await botsPage(reads.readsFor(request.headers), config, {
         sort: query.sort ?? 'new',
         type: query.type,
         model: query.model,
@@ -38,8 +49,8 @@ export function botHandlers({ db, config, clock }: { db: Db; config: Config; clo
       return { status: 200, body };
     },
 
-    async getBot({ params }) {
-      return { status: 200, body: await botProfile(db, config, params.id) };
+    async getBot({ params, request }) {
+      return { status: 200, body: await botProfile(reads.readsFor(request.headers), config, params.id) };
     },
 
     async getOwnBot({ request }) {

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { displayPrefix, generateApiKey, hashSecret } from '../secrets.js';
 import { replaceApiKey } from '../bots/repository.js';
 import { loadConfig } from '../config.js';
-import { openDatabase } from '../db/database.js';
+import { checkDatabases, openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import type { Db } from '../db/schema.js';
 import { exitOnStartupError } from '../startup-error.js';
@@ -85,9 +85,11 @@ export async function runAdmin(argv: string[], db: Db, io: AdminOutput): Promise
 }
 
 async function main() {
-  const database = await openDatabase(loadConfig());
+  const config = loadConfig();
+  const database = await openDatabase(config);
   try {
-    await migrateToLatest(database.db);
+    await checkDatabases(database, config);
+    await database.withDirectConnection(migrateToLatest);
     process.exitCode = await runAdmin(process.argv.slice(2), database.db, {
       out: (line) => process.stdout.write(`${line}\n`),
       err: (line) => process.stderr.write(`${line}\n`),

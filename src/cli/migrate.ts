@@ -1,14 +1,17 @@
 // `npm run migrate`: brings the configured database (DATABASE_URL, or PGlite in PGLITE_DIR) to the
-// latest migration. The server also does this at start.
+// latest migration, over DATABASE_DIRECT_URL when it is set (never through a transaction pooler).
+// The server also does this at start.
 import { loadConfig } from '../config.js';
-import { openDatabase } from '../db/database.js';
+import { checkDatabases, openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { exitOnStartupError } from '../startup-error.js';
 
 async function main() {
-  const database = await openDatabase(loadConfig());
+  const config = loadConfig();
+  const database = await openDatabase(config);
   try {
-    const applied = await migrateToLatest(database.db);
+    await checkDatabases(database, config);
+    const applied = await database.withDirectConnection(migrateToLatest);
     console.log(applied.length ? `Applied: ${applied.join(', ')}` : 'Already up to date.');
   } finally {
     await database.close();

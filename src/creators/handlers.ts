@@ -2,6 +2,7 @@
 // (signed-in humans) and the public getCreator and getCreatorQuestions. The work is in ./service.ts.
 import { questionsCacheControl } from '../assessments/scoring.js';
 import type { Config } from '../config.js';
+import type { ReadRouting } from '../db/read-routing.js';
 import type { Db } from '../db/schema.js';
 import type { HandlerMap } from '../operation-types.js';
 import { signedInUserId } from '../request-context.js';
@@ -14,7 +15,7 @@ import {
   takeCreatorTest,
 } from './service.js';
 
-export function creatorHandlers({ db, config }: { db: Db; config: Config }) {
+export function creatorHandlers({ db, reads, config }: { db: Db; reads: ReadRouting; config: Config }) {
   return {
     async upsertCreatorProfile({ body, request }) {
       return { status: 200, body: await saveCreatorProfile(db, signedInUserId(request), body) };
@@ -35,8 +36,8 @@ export function creatorHandlers({ db, config }: { db: Db; config: Config }) {
       };
     },
 
-    async getCreator({ params }) {
-      return { status: 200, body: await creatorProfile(db, params.handle) };
+    async getCreator({ params, request }) {
+      return { status: 200, body: await creatorProfile(reads.readsFor(request.headers), params.handle) };
     },
 
     // If-None-Match is answered by the conditionalGet hook, from the serialized body.

@@ -1,47 +1,99 @@
 // Opens the platform's database: a Postgres server when DATABASE_URL is set, embedded PGlite
-// otherwise. Either way the rest of the code sees one Kysely<Database>.
+// otherwise. Either way the rest of the code sees one Kysely<Database> for the primary, and a
+// ReadRouting that sends public reads to a replica when DATABASE_READ_URL names one.
 import { mkdir, open, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect } from 'kysely';
-import pg from 'pg';
+import { Kysely, PostgresDialect, PostgresDriver, sql } from 'kysely';
 import { StartupError } from '../startup-error.js';
 import { PGliteDialect } from './pglite-dialect.js';
-import { preparingPool } from './prepared-statements.js';
-import { poolTypes } from './timestamps.js';
+import { postgresPool, type PostgresPoolOptions } from './postgres-pool.js';
+import { primaryOnly, replicaRouting, type ReadRouting } from './read-routing.js';
+import { isDatabaseUnavailable } from './unavailable.js';
 import type { Database, Db } from './schema.js';
 
 export interface OpenDatabase {
+  /** The primary: every write, and every read that is not a public one. */
   db: Db;
+  /** Where public reads go (the primary itself without DATABASE_READ_URL). */
+  reads: ReadRouting;
   kind: 'postgres' | 'pglite';
   /** The connection pool's state (a Postgres server only), for /metrics. */
   poolStats?: () => { total: number; idle: number; waiting: number };
+  /**
+   * Runs `work` on a direct connection (DATABASE_DIRECT_URL, by default DATABASE_URL), never a
+   * transaction pooler: what needs a session, such as migrations and their lock.
+   */
+  withDirectConnection<T>(work: (db: Db) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
 export interface DatabaseOptions {
   databaseUrl: string | undefined;
   pgliteDir: string;
+  databaseDirectUrl?: string | undefined;
+  databaseReadUrl?: string | undefined;
+  databaseReadMaxLagMs?: number;
+  databasePreparedStatements?: 'named' | 'unnamed';
+  databaseStatementTimeoutMs?: number;
 }
 
-export async function openDatabase({ databaseUrl, pgliteDir }: DatabaseOptions): Promise<OpenDatabase> {
+/** Connections each pool (the primary's, the replica's) holds at most. */
+const poolSize = 10;
+
+export async function openDatabase(options: DatabaseOptions): Promise<OpenDatabase> {
+  const { databaseUrl, pgliteDir } = options;
   if (databaseUrl) {
-    // Bounded waits: a database that stops answering yields 503s, not requests that hang.
-    const pool = new pg.Pool({
-      connectionString: databaseUrl,
-      max: 10,
-      connectionTimeoutMillis: 5_000,
-      statement_timeout: 15_000,
-      types: poolTypes,
+    const poolOptions = (url: string): PostgresPoolOptions => ({
+      url,
+      max: poolSize,
+      statementTimeoutMs: options.databaseStatementTimeoutMs ?? 5_000,
+      preparedStatements: options.databasePreparedStatements ?? 'unnamed',
     });
-    // A client losing its server (a restart) must not crash the process: an idle one is dropped
-    // by the pool, and one checked out (mid-transaction) fails its current or next query, which the
-    // request answers with a 503. Its own 'error' event would otherwise be uncaught.
-    pool.on('error', () => {});
-    pool.on('connect', (client) => client.on('error', () => {}));
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
-    const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
-    return { db, kind: 'postgres', poolStats, close: () => db.destroy() };
+    const primaryPool = postgresPool(poolOptions(databaseUrl));
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: primaryPool.pool }) });
+    let reads = primaryOnly(db);
+    let closeReplica = async () => {};
+    const readUrl = options.databaseReadUrl;
+    if (readUrl) {
+      const replicaPool = postgresPool(poolOptions(readUrl));
+      const replica = new Kysely<Database>({ dialect: new PostgresDialect({ pool: replicaPool.pool }) });
+      reads = await replicaRouting({
+        primary: db,
+        replica,
+        replicaDriver: new PostgresDriver({ pool: replicaPool.pool }),
+        primaryDriver: new PostgresDriver({ pool: primaryPool.pool }),
+        maxLagMs: options.databaseReadMaxLagMs ?? 1_000,
+      });
+      closeReplica = async () => {
+        await reads.close();
+        await replica.destroy();
+        await replicaPool.close();
+      };
+    }
+    const directUrl = options.databaseDirectUrl ?? databaseUrl;
+    return {
+      db,
+      reads,
+      kind: 'postgres',
+      poolStats: () => primaryPool.stats(),
+      async withDirectConnection(work) {
+        // One connection, no statement timeout of ours (a migration may build an index for minutes).
+        const direct = postgresPool({ ...poolOptions(directUrl), max: 1, statementTimeoutMs: 0 });
+        const directDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: direct.pool }) });
+        try {
+          return await work(directDb);
+        } finally {
+          await directDb.destroy();
+          await direct.close();
+        }
+      },
+      async close() {
+        await closeReplica();
+        await db.destroy();
+        await primaryPool.close();
+      },
+    };
   }
   const unlock = pgliteDir.startsWith('memory://') ? async () => {} : await lockDataDirectory(pgliteDir);
   let pglite: PGlite;
@@ -56,7 +108,9 @@ export async function openDatabase({ databaseUrl, pgliteDir }: DatabaseOptions):
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
   return {
     db,
+    reads: primaryOnly(db),
     kind: 'pglite',
+    withDirectConnection: (work) => work(db),
     close: async () => {
       await db.destroy();
       await pglite.close();
@@ -108,29 +162,46 @@ function isRunning(pid: number): boolean {
   }
 }
 
-// Connection failures, server shutdown (57P0x), and statement_timeout (57014).
-const unavailableCodes = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'ENOTFOUND',
-  'EPIPE',
-  '57P01',
-  '57P02',
-  '57P03',
-  '57014',
-]);
+export class DatabaseUnreachableError extends StartupError {
+  constructor(variable: string, url: string, cause: unknown) {
+    const shown = new URL(url);
+    if (shown.password) shown.password = '***';
+    super(
+      `Cannot reach the database ${variable} names (${shown.toString()}): ${(cause as Error).message || String(cause)}. ` +
+        'Check that the server is running and that the URL is right.',
+    );
+    this.name = 'DatabaseUnreachableError';
+  }
+}
 
-/** Whether an error means "the database cannot be reached right now" (retryable) rather than a bug. */
-export function isDatabaseUnavailable(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  if (typeof code === 'string' && (unavailableCodes.has(code) || code.startsWith('08'))) return true;
-  if (error instanceof AggregateError) return error.errors.some(isDatabaseUnavailable);
-  return (
-    typeof message === 'string' &&
-    /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
-      message,
-    )
-  );
+/**
+ * At start: whether every database the configuration names answers, so a wrong URL stops the server
+ * with a message naming its variable rather than failing requests later.
+ */
+export async function checkDatabases(database: OpenDatabase, options: DatabaseOptions): Promise<void> {
+  if (!options.databaseUrl) return;
+  const check = async (variable: string, url: string, db: Db) => {
+    try {
+      await sql`select 1`.execute(db);
+    } catch (error) {
+      if (
+        isDatabaseUnavailable(error) ||
+        (error as { code?: string }).code === '28P01' ||
+        (error as { code?: string }).code === '3D000'
+      )
+        throw new DatabaseUnreachableError(variable, url, error);
+      throw error;
+    }
+  };
+  await check('DATABASE_URL', options.databaseUrl, database.db);
+  if (options.databaseDirectUrl) {
+    await database.withDirectConnection((db) => check('DATABASE_DIRECT_URL', options.databaseDirectUrl!, db));
+  }
+  if (options.databaseReadUrl && !database.reads.state().up) {
+    throw new DatabaseUnreachableError(
+      'DATABASE_READ_URL',
+      options.databaseReadUrl,
+      new Error('it did not answer the replication check'),
+    );
+  }
 }

@@ -1,15 +1,15 @@
-// Named prepared statements for the Postgres server. Kysely's PostgresDialect sends every query as an
-// unnamed statement, which Postgres parses, analyses and plans on every execution. This pool hands
-// Kysely clients that name each statement after its text, so `pg` parses it once per connection and
-// afterwards only binds and executes it by name: one round trip, no re-parsing.
+// Names for prepared statements, when DATABASE_PREPARED_STATEMENTS=named (postgres-pool.ts): a
+// direct connection, or PgBouncer 1.21+ with max_prepared_statements. Kysely's PostgresDialect sends
+// every query as an unnamed statement, which Postgres parses, analyses and plans on every
+// execution; a named one is parsed once per connection and afterwards only bound and executed by
+// name: one round trip, no re-parsing. Behind an older transaction pooler a name prepared on one
+// backend would be sent to another, so unnamed is the default.
 //
 // The text is the key: Kysely compiles the same query to the same text with parameters apart, so a
 // handler's query gets one name, whatever its values. Texts that vary in shape (an `in (...)` of
 // varying length) would each take a name, so the number of names is capped; past the cap, new
-// texts run unnamed as before.
+// texts run unnamed.
 import { createHash } from 'node:crypto';
-import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
-import type pg from 'pg';
 
 /** At most this many distinct statements are prepared on each connection. */
 const maxStatements = 1_000;
@@ -19,10 +19,16 @@ const maxStatements = 1_000;
 // longer holds (26000, after DISCARD ALL). The statement is then prepared afresh under a new name.
 const stalePreparedStatementCodes = new Set(['0A000', '26000']);
 
-export function preparingPool(pool: pg.Pool): PostgresPool {
+export interface StatementNames {
+  /** The name a statement's text runs under, or undefined to run it unnamed. */
+  (text: string): string | undefined;
+  /** After a failed query: when the failure says the names went stale, new names from now on. */
+  forget(error: unknown): void;
+}
+
+export function statementNames(): StatementNames {
   const names = new Map<string, string>();
   let generation = 0;
-
   const nameOf = (text: string): string | undefined => {
     const known = names.get(text);
     if (known !== undefined || names.size >= maxStatements) return known;
@@ -32,28 +38,12 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
     names.set(text, name);
     return name;
   };
-
-  return {
-    async connect(): Promise<PostgresPoolClient> {
-      const client = await pool.connect();
-      return {
-        query: ((textOrCursor: string | object, values?: readonly unknown[]) => {
-          if (typeof textOrCursor !== 'string') return client.query(textOrCursor as pg.Submittable);
-          const name = nameOf(textOrCursor);
-          if (name === undefined) return client.query(textOrCursor, values as unknown[]);
-          return client
-            .query({ name, text: textOrCursor, values: values as unknown[] })
-            .catch((error: unknown) => {
-              if (stalePreparedStatementCodes.has((error as { code?: string }).code ?? '')) {
-                names.clear();
-                generation++;
-              }
-              throw error;
-            }) as Promise<PostgresQueryResult<unknown>>;
-        }) as PostgresPoolClient['query'],
-        release: () => client.release(),
-      };
+  return Object.assign(nameOf, {
+    forget(error: unknown) {
+      if (stalePreparedStatementCodes.has((error as { code?: string } | null)?.code ?? '')) {
+        names.clear();
+        generation++;
+      }
     },
-    end: () => pool.end(),
-  };
+  });
 }

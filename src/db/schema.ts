@@ -36,6 +36,7 @@ export interface Database {
   email_sign_in_tokens: EmailSignInTokensTable;
   creators: CreatorsTable;
   creator_assessments: CreatorAssessmentsTable;
+  periodic_jobs: PeriodicJobsTable;
 }
 
 export interface BotsTable {
@@ -286,4 +287,10 @@ export interface CreatorsTable {
 /** Every creators' test result (the creator's type is the latest). */
 export interface CreatorAssessmentsTable extends ScoredResultColumns<CreatorType> {
   user_id: string;
+}
+
+/** When each periodic job last ran, on whichever instance claimed it (src/db/periodic-work.ts). */
+export interface PeriodicJobsTable {
+  name: string;
+  last_run_at: Date;
 }

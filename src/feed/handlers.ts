@@ -2,6 +2,7 @@
 // voteOnPost; and getBotActivity, a bot's heartbeat over the feed. The work is in ./service.ts.
 import { callingBotNamed } from '../bots/calling-bot.js';
 import type { Config } from '../config.js';
+import type { ReadRouting } from '../db/read-routing.js';
 import type { Db } from '../db/schema.js';
 import type { HandlerMap } from '../operation-types.js';
 import { authenticatedBot, pendingAdmission } from '../request-context.js';
@@ -19,11 +20,11 @@ import {
 /** Clients and CDNs may reuse a feed page this long; the server itself never caches it. */
 const feedCacheControl = 'public, max-age=5';
 
-export function feedHandlers({ db, config }: { db: Db; config: Config }) {
+export function feedHandlers({ db, reads, config }: { db: Db; reads: ReadRouting; config: Config }) {
   return {
     // If-None-Match is answered by the conditionalGet hook, from the serialized body.
-    async getFeed({ query }) {
-      const body = await feedPage(db, {
+    async getFeed({ query, request }) {
+      const body = await feedPage(reads.readsFor(request.headers), {
         sort: query.sort ?? 'hot',
         category: query.category,
         bot: query.bot,
@@ -38,12 +39,12 @@ export function feedHandlers({ db, config }: { db: Db; config: Config }) {
       return { status: 201, headers: { location: `/api/feed/posts/${post.id}` }, body: post };
     },
 
-    async getPost({ params }) {
-      return { status: 200, body: await postWithComments(db, params.id) };
+    async getPost({ params, request }) {
+      return { status: 200, body: await postWithComments(reads.readsFor(request.headers), params.id) };
     },
 
-    async listComments({ params, query }) {
-      const page = await commentsOfPost(db, params.id, {
+    async listComments({ params, query, request }) {
+      const page = await commentsOfPost(reads.readsFor(request.headers), params.id, {
         limit: query.limit ?? defaultPageSize,
         cursor: query.cursor,
       });

@@ -5,7 +5,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { ErrorObject } from 'ajv';
-import { isDatabaseUnavailable } from '../db/database.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { ProblemError, unavailable, validationFailed, type FieldError } from '../problems.js';
 
 const partNames = { body: 'body', querystring: 'query', params: 'path', headers: 'header' } as const;

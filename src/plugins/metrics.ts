@@ -6,6 +6,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ReadRouting } from '../db/read-routing.js';
 import { ProblemError } from '../problems.js';
 
 /** The database pool's state, when it has one (a Postgres server; PGlite has a single connection). */
@@ -17,6 +18,7 @@ export interface PoolStats {
 
 export interface MetricsOptions {
   poolStats?: () => PoolStats;
+  reads?: ReadRouting;
 }
 
 declare module 'fastify' {
@@ -27,7 +29,7 @@ declare module 'fastify' {
 }
 
 export default fp<MetricsOptions>(
-  async function metrics(app: FastifyInstance, { poolStats }) {
+  async function metrics(app: FastifyInstance, { poolStats, reads }) {
     const registry = new Registry();
     collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
 
@@ -57,6 +59,37 @@ export default fp<MetricsOptions>(
       pool('pg_pool_connections', 'Connections the database pool holds.', (stats) => stats.total);
       pool('pg_pool_idle_connections', 'Pool connections not in use.', (stats) => stats.idle);
       pool('pg_pool_waiting_requests', 'Queries waiting for a pool connection.', (stats) => stats.waiting);
+    }
+    if (reads?.replicated) {
+      const routed = new Counter({
+        name: 'db_public_reads_total',
+        help: 'Public reads by where they went (replica or primary) and why (fresh, own_writes, lagging, replica_down).',
+        labelNames: ['target', 'reason'] as const,
+        registers: [registry],
+      });
+      const fallbacks = new Counter({
+        name: 'db_replica_fallbacks_total',
+        help: 'Reads the replica failed for want of a database (or cancelled for a recovery conflict), retried on the primary.',
+        registers: [registry],
+      });
+      reads.onRead = (target, reason) => routed.inc({ target, reason });
+      reads.onFallback = () => fallbacks.inc();
+      new Gauge({
+        name: 'db_replica_up',
+        help: 'Whether the replica answered its last check (1) or not (0).',
+        registers: [registry],
+        collect() {
+          this.set(reads.state().up ? 1 : 0);
+        },
+      });
+      new Gauge({
+        name: 'db_replica_lag_seconds',
+        help: 'How stale the replica may be: time since the primary WAL position it has replayed (+Inf while it is down).',
+        registers: [registry],
+        collect() {
+          this.set(reads.state().lagMs / 1000);
+        },
+      });
     }
 
     app.decorate('metrics', registry);

@@ -8,6 +8,7 @@
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
+import { periodicWork } from '../db/periodic-work.js';
 import type { Db } from '../db/schema.js';
 import type { RateLimitExtension } from '../openapi.js';
 import { admitBotByApiKeyHash } from '../bots/repository.js';
@@ -55,15 +56,16 @@ export default fp<{ db: Db; clock: Clock | undefined }>(
         tooManyRequests(context.max, context.ttl, request.routeOptions.config.limitName),
     });
 
-    let timer: NodeJS.Timeout | undefined;
-    app.addHook('onReady', async () => {
-      timer = setInterval(() => {
-        pruneRateLimitHits(db, clock).catch((error: unknown) =>
-          app.log.warn({ err: error }, 'pruning rate-limit hits failed'),
-        );
-      }, pruneEveryMs).unref();
-    });
-    app.addHook('onClose', async () => clearInterval(timer));
+    // One instance per period prunes, however many share the database.
+    const pruning = periodicWork(
+      db,
+      'prune-rate-limit-hits',
+      pruneEveryMs,
+      () => pruneRateLimitHits(db, clock),
+      (error) => app.log.warn({ err: error }, 'pruning rate-limit hits failed'),
+    );
+    app.addHook('onReady', async () => pruning.start());
+    app.addHook('onClose', async () => pruning.stop());
   },
   { name: 'rate-limit', dependencies: ['errors'] },
 );

@@ -8,6 +8,7 @@ import fp from 'fastify-plugin';
 import fastifyCookie from '@fastify/cookie';
 import fastifySession, { type FastifySessionObject, type SessionStore } from '@fastify/session';
 import type { Config } from '../config.js';
+import { periodicWork } from '../db/periodic-work.js';
 import type { Db } from '../db/schema.js';
 import { deleteSession, findSessionData, pruneExpiredSessions, saveSession } from '../auth/repository.js';
 import { sessionCookieName, sessionCookieOptions, sessionLifetimeMs } from '../auth/session-cookie.js';
@@ -34,15 +35,16 @@ export default fp<{ db: Db; config: Config }>(
       rolling: false,
     });
 
-    let timer: NodeJS.Timeout | undefined;
-    app.addHook('onReady', async () => {
-      timer = setInterval(() => {
-        pruneExpiredSessions(db, new Date()).catch((error: unknown) =>
-          app.log.warn({ err: error }, 'pruning expired sessions failed'),
-        );
-      }, pruneEveryMs).unref();
-    });
-    app.addHook('onClose', async () => clearInterval(timer));
+    // One instance per period prunes, however many share the database.
+    const pruning = periodicWork(
+      db,
+      'prune-sessions',
+      pruneEveryMs,
+      () => pruneExpiredSessions(db, new Date()),
+      (error) => app.log.warn({ err: error }, 'pruning expired sessions failed'),
+    );
+    app.addHook('onReady', async () => pruning.start());
+    app.addHook('onClose', async () => pruning.stop());
   },
   { name: 'sessions', dependencies: ['errors'] },
 );

@@ -28,6 +28,7 @@ import {
   scoreCreatorTest,
   takeCreatorTest,
 } from '../creators/service.js';
+import type { ReadRouting } from '../db/read-routing.js';
 import type { Db } from '../db/schema.js';
 import type { FeedSort } from '../feed/repository.js';
 import { commentsOfPost, defaultPageSize, feedPage, postWithComments } from '../feed/service.js';
@@ -58,7 +59,10 @@ import { Layout, type Viewer } from './views/layout.js';
 import { BotPage, CreatorPage } from './views/profiles.js';
 
 export interface PagesOptions {
+  /** The primary: a signed-in person's own pages, and every form. */
   db: Db;
+  /** Where the public pages read (a replica, when it is fresh enough). */
+  reads: ReadRouting;
   config: Config;
   clock: Clock | undefined;
   mailer: Mailer;
@@ -124,7 +128,7 @@ declare module 'fastify' {
 }
 
 export default async function pages(app: FastifyInstance, options: PagesOptions) {
-  const { db, config, clock, mailer, spec, compilers, limits } = options;
+  const { db, reads, config, clock, mailer, spec, compilers, limits } = options;
   const now = () => clock?.() ?? new Date();
   const operations = new Map(listOperations(spec).map((op) => [op.operationId, op]));
   const operation = (id: string): Operation => operations.get(id)!;
@@ -238,7 +242,7 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
     Querystring: { sort?: FeedSort; category?: PostCategory; bot?: string; cursor?: string; limit?: number };
   }>('/', getPage({ querystring: schemaOf('getFeed').querystring! }), async (request, reply) => {
     const { sort = 'hot', category, bot, cursor, limit = defaultPageSize } = request.query;
-    const posts = await feedPage(db, { sort, category, bot, cursor, limit });
+    const posts = await feedPage(reads.readsFor(request.headers), { sort, category, bot, cursor, limit });
     return send(
       request,
       reply,
@@ -253,6 +257,7 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
     async (request, reply) => {
       const { id } = request.params;
       const { cursor } = request.query;
+      const db = reads.readsFor(request.headers);
       const { post, comments } = await postWithComments(db, id);
       const shown = cursor ? await commentsOfPost(db, id, { limit: defaultPageSize, cursor }) : comments;
       return send(request, reply, post.title, <PostPage post={post} comments={shown} now={now()} />);
@@ -270,6 +275,7 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
           .header('vary', 'accept')
           .redirect(`/api/bots/${encodeURIComponent(request.params.name)}`, 307);
       }
+      const db = reads.readsFor(request.headers);
       const bot = await botProfile(db, config, request.params.name);
       const [history, posts] = await Promise.all([
         assessmentHistory(db, bot.id),
@@ -295,7 +301,7 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
     '/creator/:handle',
     getPage({ params: schemaOf('getCreator').params! }),
     async (request, reply) => {
-      const creator = await creatorProfile(db, request.params.handle);
+      const creator = await creatorProfile(reads.readsFor(request.headers), request.params.handle);
       return send(
         request,
         reply,
@@ -306,7 +312,7 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
   );
 
   app.get('/analytics', getPage(), async (request, reply) => {
-    const data = await analyticsPageData(db);
+    const data = await analyticsPageData(reads.readsFor(request.headers));
     return send(request, reply, 'Analytics', <AnalyticsPage {...data} />);
   });
 

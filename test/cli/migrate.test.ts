@@ -6,7 +6,9 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { openDatabase } from '../../src/db/database.js';
+import { serverUrl } from '../helpers/database.js';
 
 describe('npm run migrate', () => {
   test('applies every migration in migrations/ in order to an empty PGlite directory, then has nothing left to do', async () => {
@@ -32,5 +34,51 @@ describe('npm run migrate', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('npm run migrate on a Postgres server', { skip: !serverUrl && 'runs in the Postgres pass' }, () => {
+  test('three runs at once: one applies everything, the others wait and find nothing to do; no lock is left', async () => {
+    const name = `bp_migrate_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: serverUrl });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    const url = new URL(serverUrl!);
+    url.pathname = `/${name}`;
+    try {
+      const env = { ...process.env, DATABASE_URL: url.toString() };
+      const run = () => promisify(execFile)('npm', ['run', '--silent', 'migrate'], { env });
+      const outputs = (await Promise.all([run(), run(), run()])).map((r) => r.stdout.trim()).sort();
+      assert.match(outputs[0]!, /^Already up to date\.$/);
+      assert.match(outputs[1]!, /^Already up to date\.$/);
+      assert.match(outputs[2]!, /^Applied: /);
+      const locks = await admin.query<{ n: number }>(
+        `select count(*)::int as n from pg_locks l join pg_database d on d.oid = l.database
+         where l.locktype = 'advisory' and d.datname = $1`,
+        [name],
+      );
+      assert.equal(locks.rows[0]!.n, 0, 'no advisory lock outlives a run');
+    } finally {
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    }
+  });
+
+  test('an unreachable database stops the run with a message naming its variable, not a stack', async () => {
+    const env = {
+      ...process.env,
+      DATABASE_URL: serverUrl,
+      DATABASE_DIRECT_URL: 'postgres://postgres:secret@127.0.0.1:1/none',
+    };
+    const failed = await promisify(execFile)('npm', ['run', '--silent', 'migrate'], { env }).then(
+      () => assert.fail('the run succeeded'),
+      (error: { code: number; stderr: string }) => error,
+    );
+    assert.equal(failed.code, 1);
+    assert.match(
+      failed.stderr,
+      /Cannot reach the database DATABASE_DIRECT_URL names \(postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/none\)/,
+    );
+    assert.doesNotMatch(failed.stderr, /secret|\n\s+at /);
   });
 });

@@ -1,18 +1,31 @@
-// Statements on the Postgres server run as named prepared statements (src/db/prepared-statements.ts):
-// parsed once per connection, executed by name after that, and prepared afresh when a migration
-// changed what they return.
+// With DATABASE_PREPARED_STATEMENTS=named, statements on the Postgres server run as named prepared
+// statements (src/db/prepared-statements.ts): parsed once per connection, executed by name after
+// that, and prepared afresh when a migration changed what they return. By default they run unnamed,
+// which any transaction pooler can pass on (test/db/postgres-pool.test.ts).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
+import { openDatabase, type OpenDatabase } from '../../src/db/database.js';
 import { createTestDatabase, serverUrl, type TestDatabase } from '../helpers/database.js';
 
 describe(
   'named prepared statements',
   { skip: !serverUrl && 'PGlite runs in-process: there is no protocol round trip to save' },
   () => {
-    let database: TestDatabase;
-    before(async () => (database = await createTestDatabase()));
-    after(() => database?.close());
+    let created: TestDatabase;
+    let database: OpenDatabase;
+    before(async () => {
+      created = await createTestDatabase();
+      database = await openDatabase({
+        databaseUrl: created.url,
+        pgliteDir: 'memory://',
+        databasePreparedStatements: 'named',
+      });
+    });
+    after(async () => {
+      await database?.close();
+      await created?.close();
+    });
 
     test('a query is prepared once per connection and executed by name after that', async () => {
       const query = database.db.selectFrom('bots').select(['id', 'name']).where('name', '=', 'x');

@@ -25,8 +25,13 @@ export interface TestDatabase {
   close(): Promise<void>;
 }
 
-/** The Postgres server the tests run against, or undefined for PGlite. */
+/** The Postgres server the tests run against (perhaps through a pooler), or undefined for PGlite. */
 export const serverUrl = loadConfig(process.env).databaseUrl;
+/**
+ * The same server without a pooler in between (DATABASE_DIRECT_URL, as CI's scale check sets it):
+ * creating databases and templates, and the session lock that makes one process build a template.
+ */
+const directServerUrl = loadConfig(process.env).databaseDirectUrl ?? serverUrl;
 
 const root = new URL('../../', import.meta.url);
 const cacheDir = fileURLToPath(new URL('node_modules/.cache/bot-platform-tests/', root));
@@ -42,15 +47,12 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       if (rows.length === 0) return;
       // Every table, aggregates included, so the analytics triggers that recount after a TRUNCATE
       // have nothing to add: leaving them out (replica role) saves a recount per table, per test.
-      await opened.db.connection().execute(async (conn) => {
-        await sql`set session_replication_role = replica`.execute(conn);
-        try {
-          await sql`truncate ${sql.join(rows.map((r) => sql.table(r.tablename)))} restart identity cascade`.execute(
-            conn,
-          );
-        } finally {
-          await sql`set session_replication_role = origin`.execute(conn);
-        }
+      // In one transaction with `set local`: nothing outlives it, even behind a transaction pooler.
+      await opened.db.transaction().execute(async (trx) => {
+        await sql`set local session_replication_role = replica`.execute(trx);
+        await sql`truncate ${sql.join(rows.map((r) => sql.table(r.tablename)))} restart identity cascade`.execute(
+          trx,
+        );
       });
     },
   };
@@ -123,7 +125,8 @@ async function cloneInPGlite(): Promise<Omit<TestDatabase, 'reset'>> {
 // ---- Postgres: a template database per migrations hash, cloned by CREATE DATABASE ... TEMPLATE.
 
 /** The template database's name, made (under an advisory lock, so once across processes) on first use. */
-export async function postgresTemplate(server: string): Promise<string> {
+export async function postgresTemplate(pooled: string): Promise<string> {
+  const server = pooled === serverUrl ? directServerUrl! : pooled;
   const name = `bp_template_${await migrationsHash()}`;
   await withServer(server, async (client) => {
     // One builder at a time across every test process; the others wait, then find it made.
@@ -161,7 +164,8 @@ export async function postgresTemplate(server: string): Promise<string> {
 async function cloneOnServer(server: string): Promise<Omit<TestDatabase, 'reset'>> {
   const template = await postgresTemplate(server);
   const name = `bp_test_${randomBytes(6).toString('hex')}`;
-  await withServer(server, (client) => client.query(`create database ${name} template ${template}`));
+  const direct = directServerUrl!;
+  await withServer(direct, (client) => client.query(`create database ${name} template ${template}`));
   const url = databaseUrlFor(server, name);
   const database = await openDatabase({ databaseUrl: url, pgliteDir: 'memory://' });
   return {
@@ -170,7 +174,7 @@ async function cloneOnServer(server: string): Promise<Omit<TestDatabase, 'reset'
     url,
     async close() {
       await database.close();
-      await withServer(server, (client) => client.query(`drop database if exists ${name} with (force)`));
+      await withServer(direct, (client) => client.query(`drop database if exists ${name} with (force)`));
     },
   };
 }

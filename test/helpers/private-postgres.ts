@@ -1,5 +1,6 @@
 // A Postgres server of our own, in a temporary directory on a free port, that a fault test may stop
-// and start at will without disturbing the shared server other tests use. Uses the machine's
+// and start at will without disturbing the shared server other tests use; or a streaming replica of
+// one (pg_basebackup -R), for the tests of reads on a replica. Uses the machine's
 // Postgres binaries (PG_BIN, default /usr/lib/postgresql/15/bin); as root, runs them as `postgres`.
 import { execFileSync } from 'node:child_process';
 import { chownSync, mkdtempSync, rmSync } from 'node:fs';
@@ -11,6 +12,7 @@ const bin = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
 
 export interface PrivatePostgres {
   url: string;
+  port: number;
   start(): void;
   stop(): void;
   destroy(): void;
@@ -25,7 +27,8 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+/** A new server, or with `replicaOf` a streaming replica of that one (hot standby, read-only). */
+export async function startPrivatePostgres(replicaOf?: PrivatePostgres): Promise<PrivatePostgres> {
   const dir = mkdtempSync(join(tmpdir(), 'bp-pg-'));
   const asRoot = process.getuid?.() === 0;
   if (asRoot) {
@@ -42,11 +45,28 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       { stdio: 'pipe' },
     );
   const data = join(dir, 'data');
-  run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+  if (replicaOf) {
+    run('pg_basebackup', [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(replicaOf.port),
+      '-U',
+      'postgres',
+      '-D',
+      data,
+      '-R',
+      '-X',
+      'stream',
+    ]);
+  } else {
+    run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+  }
   const port = await freePort();
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off`;
   const server = {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    port,
     start: () => void run('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']),
     stop: () => void run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']),
     destroy() {

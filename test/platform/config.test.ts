@@ -13,6 +13,11 @@ describe('configuration', () => {
       publicUrl: 'http://localhost:3000',
       databaseUrl: undefined,
       pgliteDir: './data',
+      databaseDirectUrl: undefined,
+      databaseReadUrl: undefined,
+      databaseReadMaxLagMs: 1000,
+      databasePreparedStatements: 'unnamed',
+      databaseStatementTimeoutMs: 5000,
       logLevel: 'info',
       trustProxy: false,
       limits: { posts: 10, comments: 30, votes: 100, assessments: 5, registrations: 20 },
@@ -159,6 +164,38 @@ describe('configuration', () => {
     assert.equal(
       loadConfig({ TRUST_PROXY: '127.0.0.1, ::1, fd00::/8, loopback' }).trustProxy,
       '127.0.0.1,::1,fd00::/8,loopback',
+    );
+  });
+
+  test('the scale-out variables: a direct URL, a replica, its lag bound, the statement mode', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://u@pooler:6432/bp',
+      DATABASE_DIRECT_URL: 'postgres://u@primary:5432/bp',
+      DATABASE_READ_URL: 'postgres://u@replica:5432/bp',
+      DATABASE_READ_MAX_LAG_MS: '250',
+      DATABASE_PREPARED_STATEMENTS: 'named',
+      DATABASE_STATEMENT_TIMEOUT_MS: '2000',
+    });
+    assert.equal(config.databaseDirectUrl, 'postgres://u@primary:5432/bp');
+    assert.equal(config.databaseReadUrl, 'postgres://u@replica:5432/bp');
+    assert.equal(config.databaseReadMaxLagMs, 250);
+    assert.equal(config.databasePreparedStatements, 'named');
+    assert.equal(config.databaseStatementTimeoutMs, 2000);
+    for (const [name, value] of [
+      ['DATABASE_READ_URL', 'mysql://replica'],
+      ['DATABASE_DIRECT_URL', 'primary:5432'],
+      ['DATABASE_PREPARED_STATEMENTS', 'sometimes'],
+    ]) {
+      assert.throws(
+        () => loadConfig({ DATABASE_URL: 'postgres://u@db/bp', [name!]: value }),
+        (error: unknown) => error instanceof ConfigError && error.message.includes(name!),
+      );
+    }
+    // A replica or a direct connection of what? The primary is DATABASE_URL.
+    assert.throws(
+      () => loadConfig({ DATABASE_READ_URL: 'postgres://u@replica/bp' }),
+      (error: unknown) =>
+        error instanceof ConfigError && /DATABASE_READ_URL needs DATABASE_URL/.test(error.message),
     );
   });
 

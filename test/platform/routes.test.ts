@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { buildApp } from '../../src/app.js';
+import { primaryOnly } from '../../src/db/read-routing.js';
 import { createHandlers } from '../../src/handlers.js';
 import { listOperations, loadSpec } from '../../src/openapi.js';
 import { docsPrefix } from '../../src/plugins/docs.js';
@@ -72,6 +73,7 @@ describe('routes and operations', () => {
     const mailer = { sendSignInLink: async () => {}, close() {} };
     const handlers = createHandlers({
       db: database.db,
+      reads: primaryOnly(database.db),
       config: testConfig(),
       clock: () => new Date(),
       mailer,

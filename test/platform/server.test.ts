@@ -1,10 +1,14 @@
 // `npm start` as a user runs it: a real process on embedded PGlite (no database server), real
-// HTTP, graceful shutdown on SIGTERM, and data that survives a restart.
+// HTTP, graceful shutdown on SIGTERM, and data that survives a restart; and on a Postgres server
+// it cannot reach, a clean refusal to start.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import { serverUrl } from '../helpers/database.js';
 import { npmStart } from '../helpers/npm-start.js';
 
 let dataDir: string;
@@ -58,3 +62,33 @@ describe('npm start on embedded PGlite', () => {
     }
   });
 });
+
+describe(
+  'npm start with a database it cannot reach',
+  { skip: !serverUrl && 'runs in the Postgres pass' },
+  () => {
+    for (const variable of ['DATABASE_URL', 'DATABASE_READ_URL', 'DATABASE_DIRECT_URL'] as const) {
+      test(`a wrong ${variable} stops it at once, with a message naming the variable and no stack`, async () => {
+        const env = {
+          ...process.env,
+          NODE_ENV: 'test',
+          PORT: '0',
+          DATABASE_URL: serverUrl!,
+          [variable]: 'postgres://postgres:hunter2@127.0.0.1:1/nowhere',
+        };
+        const failed = await promisify(execFile)('node', ['src/cli/run.mjs', 'server'], { env }).then(
+          () => assert.fail('the server started'),
+          (error: { code: number; stderr: string }) => error,
+        );
+        assert.equal(failed.code, 1);
+        assert.match(
+          failed.stderr,
+          new RegExp(
+            `Cannot reach the database ${variable} names \\(postgres://postgres:\\*\\*\\*@127\\.0\\.0\\.1:1/nowhere\\)`,
+          ),
+        );
+        assert.doesNotMatch(failed.stderr, /hunter2|\n\s+at |Migration/);
+      });
+    }
+  },
+);

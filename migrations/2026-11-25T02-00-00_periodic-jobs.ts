@@ -1,0 +1,17 @@
+// Periodic work (pruning rate-limit hits and sessions) is done by one instance per period, however
+// many share the database: each run is claimed first, by moving its job's `last_run_at` forward in
+// one statement that only one instance per period can win (src/db/periodic-work.ts).
+// Frozen: never edit a migration that has shipped; add a new one.
+import { sql, type Kysely } from 'kysely';
+
+export async function up(db: Kysely<any>): Promise<void> {
+  await sql`
+    create table periodic_jobs (
+      name text primary key,
+      last_run_at timestamptz not null
+    )`.execute(db);
+}
+
+export async function down(db: Kysely<any>): Promise<void> {
+  await sql`drop table periodic_jobs`.execute(db);
+}
