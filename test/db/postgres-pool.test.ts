@@ -3,48 +3,34 @@
 // same round trip as `begin`), unnamed statements, and a client-side deadline on every query that
 // replaces a connection which misses it.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { openDatabase, type OpenDatabase } from '../../src/db/database.js';
 import type { Db } from '../../src/db/schema.js';
 import { isDatabaseUnavailable } from '../../src/db/unavailable.js';
-import { createTestDatabase, serverUrl, type TestDatabase } from '../helpers/database.js';
+import { serverUrl, useOwnConnections } from '../helpers/database.js';
 
 describe('connections to a Postgres server', { skip: !serverUrl && 'PGlite has no connections' }, () => {
-  let created: TestDatabase;
-  let database: OpenDatabase;
-  before(async () => {
-    created = await createTestDatabase();
-    database = await openDatabase({
-      databaseUrl: created.url,
-      pgliteDir: 'memory://',
-      databaseStatementTimeoutMs: 700,
-    });
-  });
-  after(async () => {
-    await database?.close();
-    await created?.close();
-  });
+  const connections = useOwnConnections({ databaseStatementTimeoutMs: 700 });
 
   const setting = async (db: Db) =>
     (await sql<{ t: string }>`select current_setting('statement_timeout') as t`.execute(db)).rows[0]!.t;
 
   test('the statement timeout holds inside every transaction and is never left on the session', async () => {
-    const role = await setting(database.db);
-    await database.db.connection().execute(async (connection) => {
+    const role = await setting(connections.database.db);
+    await connections.database.db.connection().execute(async (connection) => {
       const inside = await connection.transaction().execute((trx) => setting(trx));
       assert.equal(inside, '700ms');
       assert.equal(await setting(connection), role, 'the session keeps what the role says');
     });
     await assert.rejects(
-      database.db.transaction().execute((trx) => sql`select pg_sleep(3)`.execute(trx)),
+      connections.database.db.transaction().execute((trx) => sql`select pg_sleep(3)`.execute(trx)),
       (error: unknown) => (error as { code?: string }).code === '57014',
       'the server cancels a statement over the timeout, inside a transaction',
     );
   });
 
   test('statements run unnamed: nothing is prepared on the session', async () => {
-    await database.db.connection().execute(async (connection) => {
+    await connections.database.db.connection().execute(async (connection) => {
       for (const name of ['ada', 'grace'])
         await connection.selectFrom('bots').select('id').where('name', '=', name).execute();
       const { rows } = await sql<{
@@ -57,7 +43,7 @@ describe('connections to a Postgres server', { skip: !serverUrl && 'PGlite has n
   test('a query the server does not answer in time fails as "unavailable", and its connection is replaced', async () => {
     // Outside a transaction only the role's timeout applies (none here): the client's deadline fires.
     const started = Date.now();
-    await assert.rejects(sql`select pg_sleep(5)`.execute(database.db), (error: unknown) => {
+    await assert.rejects(sql`select pg_sleep(5)`.execute(connections.database.db), (error: unknown) => {
       assert.ok(isDatabaseUnavailable(error), String(error));
       return true;
     });
@@ -70,7 +56,7 @@ describe('connections to a Postgres server', { skip: !serverUrl && 'PGlite has n
         await sql<{ n: number }>`
           select count(*)::int as n from pg_stat_activity
           where datname = current_database() and query = 'select pg_sleep(5)' and state = 'active'`.execute(
-          database.db,
+          connections.database.db,
         )
       ).rows[0]!.n;
     const cancelledBy = Date.now() + 1_000;

@@ -3,34 +3,20 @@
 // that, and prepared afresh when a migration changed what they return. By default they run unnamed,
 // which any transaction pooler can pass on (test/db/postgres-pool.test.ts).
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { openDatabase, type OpenDatabase } from '../../src/db/database.js';
-import { createTestDatabase, serverUrl, type TestDatabase } from '../helpers/database.js';
+import { serverUrl, useOwnConnections } from '../helpers/database.js';
 
 describe(
   'named prepared statements',
   { skip: !serverUrl && 'PGlite runs in-process: there is no protocol round trip to save' },
   () => {
-    let created: TestDatabase;
-    let database: OpenDatabase;
-    before(async () => {
-      created = await createTestDatabase();
-      database = await openDatabase({
-        databaseUrl: created.url,
-        pgliteDir: 'memory://',
-        databasePreparedStatements: 'named',
-      });
-    });
-    after(async () => {
-      await database?.close();
-      await created?.close();
-    });
+    const connections = useOwnConnections({ databasePreparedStatements: 'named' });
 
     test('a query is prepared once per connection and executed by name after that', async () => {
-      const query = database.db.selectFrom('bots').select(['id', 'name']).where('name', '=', 'x');
+      const query = connections.database.db.selectFrom('bots').select(['id', 'name']).where('name', '=', 'x');
       const compiled = query.compile().sql;
-      await database.db.connection().execute(async (connection) => {
+      await connections.database.db.connection().execute(async (connection) => {
         for (const name of ['ada', 'grace', 'linus'])
           await connection.selectFrom('bots').select(['id', 'name']).where('name', '=', name).execute();
         const { rows } = await sql<{ name: string; executions: number }>`
@@ -44,7 +30,7 @@ describe(
     });
 
     test('a statement whose result type a migration changed is prepared afresh under a new name', async () => {
-      await database.db.connection().execute(async (connection) => {
+      await connections.database.db.connection().execute(async (connection) => {
         const read = () =>
           sql`select * from posts where id = ${'00000000-0000-0000-0000-000000000000'}`.execute(connection);
         await read();
@@ -61,7 +47,7 @@ describe(
     });
 
     test('a text of several statements (a migration) runs unnamed, as one simple query', async () => {
-      await database.db.connection().execute(async (connection) => {
+      await connections.database.db.connection().execute(async (connection) => {
         await sql`create temporary table several (n integer); insert into several values (1), (2)`.execute(
           connection,
         );

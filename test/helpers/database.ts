@@ -7,11 +7,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { after, before } from 'node:test';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
-import { openDatabase } from '../../src/db/database.js';
+import { openDatabase, type DatabaseOptions, type OpenDatabase } from '../../src/db/database.js';
 import { PGliteDialect } from '../../src/db/pglite-dialect.js';
 import type { Database } from '../../src/db/schema.js';
 
@@ -35,6 +36,27 @@ const directServerUrl = loadConfig(process.env).databaseDirectUrl ?? serverUrl;
 
 const root = new URL('../../', import.meta.url);
 const cacheDir = fileURLToPath(new URL('node_modules/.cache/bot-platform-tests/', root));
+
+/**
+ * A fresh test database on the Postgres server, opened with connection options of the test's own
+ * (statement mode, timeouts); both are closed in `after`. Call it at the top of a describe.
+ */
+export function useOwnConnections(options: Omit<DatabaseOptions, 'databaseUrl' | 'pgliteDir'>): {
+  database: OpenDatabase;
+} {
+  const context = {} as { database: OpenDatabase };
+  let created: TestDatabase | undefined;
+  before(async () => {
+    if (!serverUrl) return;
+    created = await createTestDatabase();
+    context.database = await openDatabase({ databaseUrl: created.url, pgliteDir: 'memory://', ...options });
+  });
+  after(async () => {
+    await context.database?.close();
+    await created?.close();
+  });
+  return context;
+}
 
 export async function createTestDatabase(): Promise<TestDatabase> {
   const opened = serverUrl ? await cloneOnServer(serverUrl) : await cloneInPGlite();
