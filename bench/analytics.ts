@@ -17,7 +17,7 @@ import { openDatabase } from '../src/db/database.js';
 import type { Database } from '../src/db/schema.js';
 import { dailyCountsQuery } from '../src/analytics/repository.js';
 import { seedPlatform } from './seed.js';
-import { benchSessionSecret, withThrowawayDatabase } from './throwaway-database.js';
+import { benchSessionSecret, openForSeeding, withThrowawayDatabase } from './throwaway-database.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const goalMs = 20;
@@ -35,10 +35,7 @@ await withThrowawayDatabase(async (database, url) => {
   console.log('seeding...');
   // Seeding and serving each get a pool of their own. Closing a pool ends its sessions, which
   // flushes their table statistics, so the reads counted during the load are the server's alone.
-  const seeding = await openDatabase({
-    databaseUrl: `${url}?application_name=bench`,
-    pgliteDir: 'memory://',
-  });
+  const seeding = await openForSeeding(`${url}?application_name=bench`);
   const seeded = await seedPlatform(seeding.db, { bots: 50_000, posts: 1_000_000 });
   await seeding.close();
   await benchSessionsEnded(database.db);
