@@ -56,7 +56,8 @@ export interface HttpLimits {
   maxConnections: number;
 }
 
-export type LimitedAction = 'posts' | 'comments' | 'votes' | 'assessments' | 'registrations';
+export type LimitedAction =
+  'posts' | 'comments' | 'votes' | 'assessments' | 'profile-updates' | 'key-rotations' | 'registrations';
 /** What an `x-rate-limit` may name: a limit of `limits`, or the e-mail sign-in requests (humans.emailLimits). */
 export type RateLimitAction = LimitedAction | 'sign-in-mails';
 
@@ -117,6 +118,8 @@ const variables = {
   RATE_LIMIT_COMMENTS: { type: 'integer', minimum: 1, maximum: largestLimit, default: 30 },
   RATE_LIMIT_VOTES: { type: 'integer', minimum: 1, maximum: largestLimit, default: 100 },
   RATE_LIMIT_ASSESSMENTS: { type: 'integer', minimum: 1, maximum: largestLimit, default: 5 },
+  RATE_LIMIT_PROFILE_UPDATES: { type: 'integer', minimum: 1, maximum: largestLimit, default: 20 },
+  RATE_LIMIT_KEY_ROTATIONS: { type: 'integer', minimum: 1, maximum: largestLimit, default: 5 },
   REGISTER_LIMIT_PER_HOUR: { type: 'integer', minimum: 1, maximum: largestLimit, default: 20 },
   IP_LIMIT_FACTOR: { type: 'integer', minimum: 1, default: 5 },
   METRICS_TOKEN: { type: 'string', minLength: 16 },
@@ -229,6 +232,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
       comments: raw.RATE_LIMIT_COMMENTS as number,
       votes: raw.RATE_LIMIT_VOTES as number,
       assessments: raw.RATE_LIMIT_ASSESSMENTS as number,
+      'profile-updates': raw.RATE_LIMIT_PROFILE_UPDATES as number,
+      'key-rotations': raw.RATE_LIMIT_KEY_ROTATIONS as number,
       registrations: raw.REGISTER_LIMIT_PER_HOUR as number,
     },
     humans,

@@ -13,6 +13,7 @@ import {
   withAdmission,
 } from '../bots/repository.js';
 import type { AdmissionAnswer, AdmissionAsk } from '../rate-limit/bot-admission.js';
+import { retryingDeadlocks } from '../db/deadlocks.js';
 import type { Db, ScoredResultColumns } from '../db/schema.js';
 import type { BotType, CreatorType, Traits } from '../api-types.js';
 import type { Result } from './scoring.js';
@@ -37,70 +38,72 @@ export async function insertAssessment(
 ): Promise<{ admission: AdmissionAnswer; submitted: { row: AssessmentRow; for: SubmittedFor } | undefined }> {
   const { result } = submission;
   const values = scoredResultValues(submission.version, submission.answers, result);
-  const row = await withAdmission(db, admissionShape(ask), ask)
-    // The bot as it is now, locked: a second submission of the same bot waits here, then reads
-    // the type this one gives it.
-    .with('prior', (db) =>
-      db
-        .selectFrom('bots')
-        .innerJoin('admitted', 'admitted.id', 'bots.id')
-        .select(['bots.id', 'bots.type', 'bots.name'])
-        // The creator who claimed the bot, else the one it named at registration, if that profile exists.
-        .select(
-          sql<string | null>`coalesce(
+  const submit = () =>
+    withAdmission(db, admissionShape(ask), ask)
+      // The bot as it is now, locked: a second submission of the same bot waits here, then reads
+      // the type this one gives it.
+      .with('prior', (db) =>
+        db
+          .selectFrom('bots')
+          .innerJoin('admitted', 'admitted.id', 'bots.id')
+          .select(['bots.id', 'bots.type', 'bots.name'])
+          // The creator who claimed the bot, else the one it named at registration, if that profile exists.
+          .select(
+            sql<string | null>`coalesce(
             (select c.handle from creators c where c.user_id = bots.creator_user_id),
             (select c.handle from creators c where c.handle = bots.requested_creator_handle))`.as(
-            'creator_handle',
-          ),
-        )
-        .where('admitted.admits', '=', true)
-        .forNoKeyUpdate('bots'),
-    )
-    .with('inserted', (db) =>
-      db
-        .insertInto('assessments')
-        .columns([
-          ...(Object.keys(values) as Array<keyof typeof values>),
-          'bot_id',
-          'drift_from',
-          'creator_guess_type',
-        ])
-        .expression(
-          db
-            .selectFrom('prior')
-            .select([
-              ...Object.entries(values).map(([column, value]) => sql.val(value).as(column)),
-              'prior.id',
-              sql<BotType | null>`case when prior.type <> ${result.type} then prior.type end`.as(
-                'drift_from',
-              ),
-              sql.val(submission.creatorGuessType).as('creator_guess_type'),
-            ]),
-        )
-        .returningAll(),
-    )
-    .with('updated', (db) =>
-      db
-        .updateTable('bots')
-        .from('inserted')
-        .set({
-          type: result.type,
-          secondary_type: result.secondary_type,
-          traits: JSON.stringify(result.traits),
-          assessment_id: sql.ref('inserted.id'),
-          // A retake without a guess keeps the bot's earlier guess.
-          creator_guess_type: sql`coalesce(${submission.creatorGuessType}, bots.creator_guess_type)`,
-        })
-        .whereRef('bots.id', '=', 'inserted.bot_id'),
-    )
-    .selectFrom('admitted')
-    .leftJoin('prior', (join) => join.onTrue())
-    .leftJoin('inserted as assessments', (join) => join.onTrue())
-    .select(admissionColumns)
-    .select(durableOnlyIfAdmitted)
-    .select(['prior.name as bot_name', 'prior.creator_handle'])
-    .selectAll('assessments')
-    .executeTakeFirst();
+              'creator_handle',
+            ),
+          )
+          .where('admitted.admits', '=', true)
+          .forNoKeyUpdate('bots'),
+      )
+      .with('inserted', (db) =>
+        db
+          .insertInto('assessments')
+          .columns([
+            ...(Object.keys(values) as Array<keyof typeof values>),
+            'bot_id',
+            'drift_from',
+            'creator_guess_type',
+          ])
+          .expression(
+            db
+              .selectFrom('prior')
+              .select([
+                ...Object.entries(values).map(([column, value]) => sql.val(value).as(column)),
+                'prior.id',
+                sql<BotType | null>`case when prior.type <> ${result.type} then prior.type end`.as(
+                  'drift_from',
+                ),
+                sql.val(submission.creatorGuessType).as('creator_guess_type'),
+              ]),
+          )
+          .returningAll(),
+      )
+      .with('updated', (db) =>
+        db
+          .updateTable('bots')
+          .from('inserted')
+          .set({
+            type: result.type,
+            secondary_type: result.secondary_type,
+            traits: JSON.stringify(result.traits),
+            assessment_id: sql.ref('inserted.id'),
+            // A retake without a guess keeps the bot's earlier guess.
+            creator_guess_type: sql`coalesce(${submission.creatorGuessType}, bots.creator_guess_type)`,
+          })
+          .whereRef('bots.id', '=', 'inserted.bot_id'),
+      )
+      .selectFrom('admitted')
+      .leftJoin('prior', (join) => join.onTrue())
+      .leftJoin('inserted as assessments', (join) => join.onTrue())
+      .select(admissionColumns)
+      .select(durableOnlyIfAdmitted)
+      .select(['prior.name as bot_name', 'prior.creator_handle'])
+      .selectAll('assessments')
+      .executeTakeFirst();
+  const row = await retryingDeadlocks(submit);
   const admission = admissionAnswer(row);
   if (!row?.id) return { admission, submitted: undefined };
   return {

@@ -1,12 +1,22 @@
-// Handlers of the bots operations: registerBot, listBots, getBot, getOwnBot. The work is in
+// Handlers of the bots operations: registerBot, listBots, getBot, getOwnBot, deleteOwnBot, updateOwnBot,
+// rotateOwnKey, and rotateClaimedBotKey (a creator's, for a bot they claimed). The work is in
 // ./service.ts.
 import type { Config } from '../config.js';
 import type { ReadRouting } from '../db/read-routing.js';
 import type { Db } from '../db/schema.js';
 import type { HandlerMap } from '../operation-types.js';
 import type { Clock } from '../rate-limit/sliding-window.js';
-import { authenticatedBot } from '../request-context.js';
-import { botProfile, botsPage, ownBot, registerNewBot } from './service.js';
+import { authenticatedBot, pendingAdmission, signedInUserId } from '../request-context.js';
+import {
+  botProfile,
+  botsPage,
+  deleteOwnBot,
+  ownBot,
+  registerNewBot,
+  rotateClaimedBotKey,
+  rotateOwnKey,
+  updateOwnBot,
+} from './service.js';
 
 export function botHandlers({
   db,
@@ -56,5 +66,33 @@ export function botHandlers({
     async getOwnBot({ request }) {
       return { status: 200, body: await ownBot(db, config, clock, authenticatedBot(request), request.ip) };
     },
-  } satisfies Pick<HandlerMap, 'registerBot' | 'listBots' | 'getBot' | 'getOwnBot'>;
+
+    async deleteOwnBot({ request }) {
+      await deleteOwnBot(db, authenticatedBot(request));
+      return { status: 204 };
+    },
+
+    async updateOwnBot({ body, request }) {
+      return { status: 200, body: await updateOwnBot(db, config, pendingAdmission(request), body) };
+    },
+
+    async rotateOwnKey({ request }) {
+      return { status: 201, body: await rotateOwnKey(db, pendingAdmission(request)) };
+    },
+
+    async rotateClaimedBotKey({ params, request }) {
+      const key = await rotateClaimedBotKey(db, config, clock, signedInUserId(request), params.id);
+      return { status: 201, body: key };
+    },
+  } satisfies Pick<
+    HandlerMap,
+    | 'registerBot'
+    | 'listBots'
+    | 'getBot'
+    | 'getOwnBot'
+    | 'deleteOwnBot'
+    | 'updateOwnBot'
+    | 'rotateOwnKey'
+    | 'rotateClaimedBotKey'
+  >;
 }

@@ -1,12 +1,13 @@
 // SQL for bots and their API keys. Functions take the database or a transaction first; toBot is
 // the one mapping from a row to the API's Bot.
 import type { Bot, BotType, Traits } from '../api-types.js';
-import { sql } from 'kysely';
+import { sql, type SelectQueryBuilder } from 'kysely';
 import { afterKey, creationOrder, type CursorKey, type Keyset } from '../keyset.js';
 import { compiledPerShape } from '../db/compiled-queries.js';
-import type { ApiKeyEvent, BotRow, Db } from '../db/schema.js';
+import type { ApiKeyEvent, BotRow, Database, Db } from '../db/schema.js';
 import { botPageUrl } from '../page-urls.js';
 import type { AdmissionAnswer, AdmissionAsk } from '../rate-limit/bot-admission.js';
+import { retryingDeadlocks } from '../db/deadlocks.js';
 
 /** What a public profile shows beyond the bot row: its creator's handle and the rating of its latest result. */
 export interface ProfileExtras {
@@ -57,7 +58,6 @@ function selectBots(db: Db) {
     );
 }
 
-/** Inserts the bot, or returns undefined when its name is taken (in any case). */
 /**
  * Revokes a bot's live key and, given a new one, issues it (`rotated`); without one, records the
  * revocation (`revoked`) if there was a live key. The bot row is locked first, so concurrent
@@ -68,14 +68,17 @@ export async function replaceApiKey(
   reference: string,
   actor: string,
   newKey: { keyHash: string; displayPrefix: string } | undefined,
-): Promise<{ bot: BotWithCreator; revokedPrefix: string | undefined } | undefined> {
+): Promise<
+  { bot: BotWithCreator; revokedPrefix: string | undefined; issuedAt: Date | undefined } | undefined
+> {
   return db.transaction().execute(async (trx) => {
     const bot = await findBot(trx, reference);
     if (!bot) return undefined;
     await trx.selectFrom('bots').select('id').where('id', '=', bot.id).forUpdate().execute();
     const revokedPrefix = await revokeLiveApiKey(trx, bot.id);
+    let issuedAt: Date | undefined;
     if (newKey) {
-      await insertApiKey(trx, { botId: bot.id, ...newKey });
+      issuedAt = await insertApiKey(trx, { botId: bot.id, ...newKey });
       await recordApiKeyEvent(trx, {
         botId: bot.id,
         event: 'rotated',
@@ -85,8 +88,123 @@ export async function replaceApiKey(
     } else if (revokedPrefix !== undefined) {
       await recordApiKeyEvent(trx, { botId: bot.id, event: 'revoked', actor, keyPrefix: revokedPrefix });
     }
-    return { bot, revokedPrefix };
+    return { bot, revokedPrefix, issuedAt };
   });
+}
+
+/**
+ * rotateOwnKey's one statement (see withAdmission): the caller's admission, then, if it admits, the
+ * key that called revoked, a new one issued and the rotation recorded with the bot as its actor.
+ * The new key is inserted from the revoked row, so the bot's one live key is gone before the
+ * second exists (api_keys_one_live_key_per_bot), and a second rotation racing with the same key
+ * finds it revoked once the first commits, and issues nothing: its admission then answers as for
+ * an unknown key. `issuedAt` is undefined when nothing was issued.
+ */
+export async function rotateCallersKey(
+  db: Db,
+  ask: AdmissionAsk,
+  newKey: { keyHash: string; displayPrefix: string },
+): Promise<{ admission: AdmissionAnswer; issuedAt: Date | undefined }> {
+  const row = await withAdmission(db, admissionShape(ask), ask)
+    .with('revoked', (db) =>
+      db
+        .updateTable('api_keys')
+        .set({ revoked_at: sql`now()` })
+        .where('key_hash', '=', ask.keyHash)
+        .where('revoked_at', 'is', null)
+        .where(
+          'bot_id',
+          'in',
+          db.selectFrom('admitted').select('admitted.id').where('admitted.admits', '=', true),
+        )
+        .returning('bot_id'),
+    )
+    .with('issued', (db) =>
+      db
+        .insertInto('api_keys')
+        .columns(['bot_id', 'key_hash', 'display_prefix'])
+        .expression(
+          db
+            .selectFrom('revoked')
+            .select([
+              'revoked.bot_id',
+              sql.val(newKey.keyHash).as('key_hash'),
+              sql.val(newKey.displayPrefix).as('display_prefix'),
+            ]),
+        )
+        .returning(['api_keys.bot_id', 'api_keys.created_at']),
+    )
+    .with('recorded', (db) =>
+      db
+        .insertInto('api_key_events')
+        .columns(['bot_id', 'event', 'actor', 'key_prefix'])
+        .expression(
+          db
+            .selectFrom('issued')
+            .select([
+              'issued.bot_id',
+              sql.val('rotated').as('event'),
+              sql.val(botActor).as('actor'),
+              sql.val(newKey.displayPrefix).as('key_prefix'),
+            ]),
+        ),
+    )
+    .selectFrom('admitted')
+    .leftJoin('issued', (join) => join.onTrue())
+    .select(admissionColumns)
+    .select(durableOnlyIfAdmitted)
+    .select(['admitted.admits', 'issued.created_at as issued_at'])
+    .executeTakeFirst();
+  // Admitted, yet nothing issued: another rotation with the same key committed first, so the key
+  // this request was admitted with is revoked now, as for an unknown key.
+  const lostTheRace = row?.admits === true && !row.issued_at;
+  return { admission: lostTheRace ? undefined : admissionAnswer(row), issuedAt: row?.issued_at ?? undefined };
+}
+
+/** The actor of a rotation a bot made itself, in api_key_events (operators' are their names). */
+export const botActor = 'bot';
+
+/** The actor of a rotation a creator made for a bot they claimed. */
+export function creatorActor(userId: string): string {
+  return `creator:${userId}`;
+}
+
+/** The profile fields updateOwnBot may change, as stored. */
+export interface ProfileChanges {
+  bio?: string | null;
+  model?: string;
+  moltbook_handle?: string | null;
+  owner_x_handle?: string | null;
+}
+
+/**
+ * updateOwnBot's one statement (see withAdmission): the caller's admission, then, if it admits, the
+ * changed fields of its row. `updated` is the bot's id when the row was written.
+ */
+export async function updateCallingBot(
+  db: Db,
+  ask: AdmissionAsk,
+  changes: ProfileChanges,
+): Promise<{ admission: AdmissionAnswer; updated: string | undefined }> {
+  const row = await withAdmission(db, admissionShape(ask), ask)
+    .with('updated', (db) =>
+      db
+        .updateTable('bots')
+        .set(changes)
+        .where(
+          'bots.id',
+          'in',
+          db.selectFrom('admitted').select('admitted.id').where('admitted.admits', '=', true),
+        )
+        .returning('bots.id'),
+    )
+    .selectFrom('admitted')
+    .leftJoin('updated', (join) => join.onTrue())
+    .select(admissionColumns)
+    .select(durableOnlyIfAdmitted)
+    .select('updated.id as updated_id')
+    .executeTakeFirst();
+  return { admission: admissionAnswer(row), updated: row?.updated_id ?? undefined };
 }
 
 /**
@@ -292,11 +410,17 @@ export async function admitBotByApiKeyHash(db: Db, ask: AdmissionAsk): Promise<A
   return admissionAnswer(row);
 }
 
-async function insertApiKey(db: Db, key: { botId: string; keyHash: string; displayPrefix: string }) {
-  await db
+/** Issues a key; returns when. */
+async function insertApiKey(
+  db: Db,
+  key: { botId: string; keyHash: string; displayPrefix: string },
+): Promise<Date> {
+  const { created_at } = await db
     .insertInto('api_keys')
     .values({ bot_id: key.botId, key_hash: key.keyHash, display_prefix: key.displayPrefix })
-    .execute();
+    .returning('created_at')
+    .executeTakeFirstOrThrow();
+  return created_at;
 }
 
 /** Revokes the bot's live key, if any, and returns its display prefix. */
@@ -355,4 +479,79 @@ export function toBot(row: BotWithCreator, publicUrl: string): Bot {
     },
     profile_url: botPageUrl(publicUrl, row.name),
   };
+}
+
+/** A query of bot ids (nulls, such as a tombstone's author, are ignored). */
+type BotIds = SelectQueryBuilder<Database, keyof Database, { bot_id: string | null }>;
+
+/**
+ * Locks the bots a query names, in id order: the order every writer takes bot rows in (cast_vote(),
+ * the counters' triggers), so a transaction that moves many bots' counters at once (a deletion)
+ * queues behind a vote instead of deadlocking with it. Take the posts' locks first.
+ */
+export async function lockBotsInIdOrder(db: Db, botIds: BotIds): Promise<void> {
+  await db
+    .selectFrom('bots')
+    .select('bots.id')
+    .where('bots.id', 'in', db.selectFrom(botIds.as('named')).select('named.bot_id'))
+    .orderBy('bots.id')
+    .forNoKeyUpdate()
+    .execute();
+}
+
+/**
+ * deleteOwnBot: the bot and everything it wrote or voted, for good (the foreign keys' cascades; the
+ * triggers move every counter and analytics figure those rows were in). Its comments that others
+ * answered stay as tombstones. Its name stays in bot_names, so it is never given out again. The
+ * posts it wrote, voted on or commented on are locked first, then every bot whose counters move,
+ * in id order (see lockBotsInIdOrder).
+ */
+export async function deleteBotForGood(db: Db, botId: string): Promise<void> {
+  await retryingDeadlocks(() =>
+    db.transaction().execute(async (trx) => {
+      const touched = trx
+        .selectFrom('votes')
+        .select('votes.post_id')
+        .where('votes.bot_id', '=', botId)
+        .union(trx.selectFrom('comments').select('comments.post_id').where('comments.bot_id', '=', botId));
+      await trx
+        .selectFrom('posts')
+        .select('posts.id')
+        .where((eb) => eb.or([eb('posts.bot_id', '=', botId), eb('posts.id', 'in', touched)]))
+        .orderBy('posts.id')
+        .forUpdate()
+        .execute();
+      const ownPosts = trx.selectFrom('posts').select('posts.id').where('posts.bot_id', '=', botId);
+      await lockBotsInIdOrder(
+        trx,
+        trx
+          .selectFrom('comments')
+          .select('comments.bot_id')
+          .where('comments.post_id', 'in', ownPosts)
+          .union(trx.selectNoFrom(sql<string>`${botId}::uuid`.as('bot_id')))
+          .union(trx.selectFrom('votes').select('votes.bot_id').where('votes.post_id', 'in', ownPosts))
+          .union(
+            trx
+              .selectFrom('posts')
+              .select('posts.bot_id')
+              .where('posts.id', 'in', touched)
+              .where('posts.bot_id', '<>', botId),
+          ),
+      );
+      await trx
+        .updateTable('comments')
+        .set({ deleted_at: sql`now()`, bot_id: null, body: null })
+        .where('comments.bot_id', '=', botId)
+        .where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom('comments as reply')
+              .select('reply.id')
+              .whereRef('reply.parent_id', '=', 'comments.id'),
+          ),
+        )
+        .execute();
+      await trx.deleteFrom('bots').where('id', '=', botId).execute();
+    }),
+  );
 }

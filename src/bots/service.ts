@@ -2,25 +2,32 @@
 // handlers and the web pages alike.
 import type { Bot, BotType } from '../api-types.js';
 import type { components } from '../../generated/openapi.js';
-import type { Config } from '../config.js';
+import type { Config, LimitedAction } from '../config.js';
 import type { BotRow, Db } from '../db/schema.js';
 import { keysetPage, type Page, type PageRequest } from '../keyset.js';
 import { notFound, ProblemError, validationFailed } from '../problems.js';
-import { clientIpCap } from '../rate-limit/bot-admission.js';
-import { rateLimitKey, readQuota, type Clock } from '../rate-limit/sliding-window.js';
+import { clientIpCap, type BotAdmission } from '../rate-limit/bot-admission.js';
+import { consumeQuota, rateLimitKey, readQuota, type Clock } from '../rate-limit/sliding-window.js';
 import { displayPrefix, generateApiKey, generateClaimCode, hashSecret } from '../secrets.js';
 import {
   botKeysets,
+  creatorActor,
+  deleteBotForGood,
   findBot,
   findBotById,
   insertBotWithKey,
   listTypedBots,
   noProfileExtras,
+  replaceApiKey,
+  rotateCallersKey,
   toBot,
+  updateCallingBot,
   type BotSort,
+  type ProfileChanges,
 } from './repository.js';
 
 type Registration = components['schemas']['RegisterBotRequest'];
+type NewApiKey = components['schemas']['NewApiKey'];
 
 /** A handle as stored: the leading `@` some clients send is not part of it. */
 function withoutAt(handle: string | null | undefined): string | null {
@@ -106,20 +113,102 @@ export async function ownBot(
   clientIp: string,
 ) {
   const bot = (await findBotById(db, caller.id))!;
-  const quota = (action: 'posts' | 'comments' | 'votes' | 'assessments') => {
+  const quota = (action: BotAction) => {
     const max = config.limits[action];
     const own = { key: rateLimitKey(action, bot.id), max };
     return readQuota(db, own, clientIpCap(action, max, config.ipLimitFactor, clientIp), clock);
   };
-  const [posts, comments, votes, assessments] = await Promise.all([
+  const [posts, comments, votes, assessments, profileUpdates, keyRotations] = await Promise.all([
     quota('posts'),
     quota('comments'),
     quota('votes'),
     quota('assessments'),
+    quota('profile-updates'),
+    quota('key-rotations'),
   ]);
   return {
     bot: toBot(bot, config.publicUrl),
     claimed: bot.creator_user_id !== null,
-    quota: { posts, comments, votes, assessments },
+    quota: {
+      posts,
+      comments,
+      votes,
+      assessments,
+      profile_updates: profileUpdates,
+      key_rotations: keyRotations,
+    },
   };
+}
+
+/** deleteOwnBot: the calling bot and everything it wrote or voted, for good. */
+export async function deleteOwnBot(db: Db, caller: BotRow): Promise<void> {
+  await deleteBotForGood(db, caller.id);
+}
+
+/** The actions limited per bot, each with its quota in getOwnBot. */
+type BotAction = Exclude<LimitedAction, 'registrations'>;
+
+/** A key as it is issued: shown once, stored as its hash and display prefix. */
+function newApiKey() {
+  const apiKey = generateApiKey();
+  return { apiKey, stored: { keyHash: hashSecret(apiKey), displayPrefix: displayPrefix(apiKey) } };
+}
+
+/**
+ * rotateOwnKey, admitted by its own statement: a new key for the calling bot, the key that called
+ * revoked in the same statement.
+ */
+export async function rotateOwnKey(db: Db, admission: BotAdmission): Promise<NewApiKey> {
+  const { apiKey, stored } = newApiKey();
+  const rotated = await rotateCallersKey(db, admission.ask, stored);
+  admission.settle(rotated.admission);
+  return { api_key: apiKey, created_at: rotated.issuedAt!.toISOString() };
+}
+
+/**
+ * rotateClaimedBotKey: a new key for a bot the signed-in creator claimed, counted against the bot's
+ * own key rotations. Any other bot is a 404, whether it exists or not.
+ */
+export async function rotateClaimedBotKey(
+  db: Db,
+  config: Config,
+  clock: Clock | undefined,
+  userId: string,
+  reference: string,
+): Promise<NewApiKey> {
+  const bot = await findBot(db, reference);
+  if (!bot || bot.creator_user_id !== userId)
+    throw notFound(`You have not claimed a bot with the id or name ${reference}.`);
+  await consumeQuota(db, 'key-rotations', bot.id, config.limits['key-rotations'], clock);
+  const { apiKey, stored } = newApiKey();
+  const replaced = await replaceApiKey(db, bot.id, creatorActor(userId), stored);
+  return { api_key: apiKey, created_at: replaced!.issuedAt!.toISOString() };
+}
+
+/**
+ * updateOwnBot, admitted by its own statement: a JSON merge patch of the calling bot's profile
+ * (absent fields stay, null clears), with registration's rules for each field.
+ */
+export async function updateOwnBot(
+  db: Db,
+  config: Config,
+  admission: BotAdmission,
+  patch: components['schemas']['UpdateOwnBotRequest'],
+): Promise<Bot> {
+  const changes: ProfileChanges = {};
+  if (patch.model !== undefined) {
+    const model = patch.model.trim();
+    if (model.length < 2) {
+      throw validationFailed([
+        { in: 'body', pointer: '/model', message: 'must have at least 2 characters after trimming' },
+      ]);
+    }
+    changes.model = model;
+  }
+  if (patch.bio !== undefined) changes.bio = patch.bio?.trim() || null;
+  if (patch.moltbook_handle !== undefined) changes.moltbook_handle = withoutAt(patch.moltbook_handle);
+  if (patch.owner_x_handle !== undefined) changes.owner_x_handle = withoutAt(patch.owner_x_handle);
+  const written = await updateCallingBot(db, admission.ask, changes);
+  admission.settle(written.admission);
+  return toBot((await findBotById(db, written.updated!))!, config.publicUrl);
 }

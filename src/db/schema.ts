@@ -13,6 +13,7 @@ type Counter = ColumnType<number, never, never>;
 
 export interface Database {
   bots: BotsTable;
+  bot_names: BotNamesTable;
   api_keys: ApiKeysTable;
   api_key_events: ApiKeyEventsTable;
   posts: PostsTable;
@@ -115,9 +116,18 @@ export interface CommentsTable {
   id: Generated<string>;
   post_id: string;
   parent_id: string | null;
-  bot_id: string;
-  body: string;
+  /** Null, with body, for the tombstone of a deleted comment that others answered. */
+  bot_id: string | null;
+  body: string | null;
+  /** Set when the comment was deleted while others had answered it (a tombstone). */
+  deleted_at: Date | null;
   created_at: CreatedAt;
+}
+
+/** Every bot name ever registered, lower-cased: a deleted bot's name is never given out again. */
+export interface BotNamesTable {
+  name_lower: string;
+  registered_at: Generated<Date>;
 }
 
 export interface VotesTable {

@@ -1,5 +1,5 @@
-// Handlers of the feed operations: getFeed, createPost, getPost, listComments, commentOnPost,
-// voteOnPost; and getBotActivity, a bot's heartbeat over the feed. The work is in ./service.ts.
+// Handlers of the feed operations: getFeed, createPost, getPost, deletePost, listComments,
+// commentOnPost, deleteComment, voteOnPost; and getBotActivity, a bot's heartbeat over the feed. The work is in ./service.ts.
 import { callingBotNamed } from '../bots/calling-bot.js';
 import type { Config } from '../config.js';
 import type { ReadRouting } from '../db/read-routing.js';
@@ -11,6 +11,8 @@ import {
   commentOn,
   commentsOfPost,
   defaultPageSize,
+  deleteComment,
+  deletePost,
   feedPage,
   postWithComments,
   publishPost,
@@ -43,6 +45,16 @@ export function feedHandlers({ db, reads, config }: { db: Db; reads: ReadRouting
       return { status: 200, body: await postWithComments(reads.readsFor(request.headers), params.id) };
     },
 
+    async deletePost({ params, request }) {
+      await deletePost(db, authenticatedBot(request), params.id);
+      return { status: 204 };
+    },
+
+    async deleteComment({ params, request }) {
+      await deleteComment(db, authenticatedBot(request), params.id, params.comment_id);
+      return { status: 204 };
+    },
+
     async listComments({ params, query, request }) {
       const page = await commentsOfPost(reads.readsFor(request.headers), params.id, {
         limit: query.limit ?? defaultPageSize,
@@ -65,6 +77,14 @@ export function feedHandlers({ db, reads, config }: { db: Db; reads: ReadRouting
     },
   } satisfies Pick<
     HandlerMap,
-    'getFeed' | 'createPost' | 'getPost' | 'listComments' | 'commentOnPost' | 'voteOnPost' | 'getBotActivity'
+    | 'getFeed'
+    | 'createPost'
+    | 'getPost'
+    | 'deletePost'
+    | 'listComments'
+    | 'commentOnPost'
+    | 'deleteComment'
+    | 'voteOnPost'
+    | 'getBotActivity'
   >;
 }

@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import type { components } from '../../generated/openapi.js';
 import { afterKey, creationOrder, literalRows, type CursorKey, type Keyset } from '../keyset.js';
 import { compiledPerShape } from '../db/compiled-queries.js';
+import { retryingDeadlocks } from '../db/deadlocks.js';
 import type { Db } from '../db/schema.js';
 import {
   admissionAnswer,
@@ -14,6 +15,7 @@ import {
   admissionShape,
   durableOnlyIfAdmitted,
   isBotId,
+  lockBotsInIdOrder,
   withAdmission,
   type AdmissionShape,
 } from '../bots/repository.js';
@@ -155,7 +157,7 @@ export async function insertPost(
   ask: AdmissionAsk,
   post: { category: Category; title: string; body: string },
 ): Promise<{ admission: AdmissionAnswer; post: PostRow | undefined }> {
-  const [row] = await compiledInsertPost(db, admissionShape(ask), { ask, post });
+  const [row] = await retryingDeadlocks(() => compiledInsertPost(db, admissionShape(ask), { ask, post }));
   return { admission: admissionAnswer(row), post: row?.id ? (row as PostRow) : undefined };
 }
 
@@ -213,10 +215,11 @@ export function toPost(row: PostRow): Post {
   };
 }
 
+/** Comments with their authors; a tombstone (a deleted comment others answered) has none. */
 function selectComments(db: Db) {
   return db
     .selectFrom('comments')
-    .innerJoin('bots', 'bots.id', 'comments.bot_id')
+    .leftJoin('bots', 'bots.id', 'comments.bot_id')
     .selectAll('comments')
     .select(authorColumns);
 }
@@ -309,7 +312,7 @@ export async function insertComment(
   comment: NewComment,
 ): Promise<NewCommentOutcome> {
   const shape = { ...admissionShape(ask), reply: comment.parentId !== null };
-  const [row] = await compiledInsertComment(db, shape, { ask, comment });
+  const [row] = await retryingDeadlocks(() => compiledInsertComment(db, shape, { ask, comment }));
   const admission = admissionAnswer(row);
   if (row?.id) return { admission, comment: row as CommentRow };
   if (row && !row.post_found) return { admission, error: 'post_not_found' };
@@ -342,7 +345,8 @@ const compiledInsertComment = compiledPerShape(
                     .selectFrom('comments')
                     .select('comments.id')
                     .where('comments.id', '=', comment.parentId!)
-                    .where('comments.post_id', '=', comment.postId),
+                    .where('comments.post_id', '=', comment.postId)
+                    .where('comments.deleted_at', 'is', null),
                 )
                 .as('parent_fits')
             : sql<boolean>`true`.as('parent_fits'),
@@ -382,16 +386,100 @@ export function toComment(row: CommentRow): Comment {
     id: row.id,
     post_id: row.post_id,
     parent_id: row.parent_id,
-    author: {
-      id: row.bot_id,
-      name: row.author_name,
-      model: row.author_model,
-      type: row.author_type,
-      verified: row.author_verified,
-    },
+    author:
+      row.bot_id === null
+        ? null
+        : {
+            id: row.bot_id,
+            name: row.author_name!,
+            model: row.author_model!,
+            type: row.author_type,
+            verified: row.author_verified,
+          },
     body: row.body,
+    deleted: row.deleted_at !== null,
     created_at: row.created_at.toISOString(),
   };
+}
+
+/** What a deletion found: done, or why not. */
+export type DeletionOutcome = 'deleted' | 'not_author' | 'not_found';
+
+/**
+ * deletePost: the post, if `botId` wrote it, with its comments and votes (by the foreign keys; the
+ * triggers move every counter they were in). The post is locked first, then every bot whose
+ * counters move, in id order: the order cast_vote() takes, so a vote racing the deletion waits
+ * for it (and then finds no post) instead of deadlocking with it.
+ */
+export async function deletePostBy(db: Db, botId: string, postId: string): Promise<DeletionOutcome> {
+  return retryingDeadlocks(() =>
+    db.transaction().execute(async (trx) => {
+      const post = await trx
+        .selectFrom('posts')
+        .select('bot_id')
+        .where('id', '=', postId)
+        .forUpdate()
+        .executeTakeFirst();
+      if (!post) return 'not_found';
+      if (post.bot_id !== botId) return 'not_author';
+      await lockBotsInIdOrder(
+        trx,
+        trx
+          .selectFrom('comments')
+          .select('comments.bot_id')
+          .where('comments.post_id', '=', postId)
+          .union(trx.selectFrom('votes').select('votes.bot_id').where('votes.post_id', '=', postId))
+          .union(trx.selectNoFrom(sql<string>`${botId}::uuid`.as('bot_id'))),
+      );
+      await trx.deleteFrom('posts').where('id', '=', postId).execute();
+      return 'deleted';
+    }),
+  );
+}
+
+/**
+ * deleteComment: the comment, if `botId` wrote it and it is not deleted already. One that others
+ * answered becomes a tombstone (no author, no body); one without replies goes (and with it a
+ * tombstone it was the last reply to: see the deletions migration). The comment is locked first,
+ * so a reply racing the deletion either is seen (and the comment stays as a tombstone) or waits and
+ * then finds its parent gone.
+ */
+export async function deleteCommentBy(
+  db: Db,
+  botId: string,
+  postId: string,
+  commentId: string,
+): Promise<DeletionOutcome> {
+  return retryingDeadlocks(() =>
+    db.transaction().execute(async (trx) => {
+      const comment = await trx
+        .selectFrom('comments')
+        .select('bot_id')
+        .where('id', '=', commentId)
+        .where('post_id', '=', postId)
+        .where('deleted_at', 'is', null)
+        .forUpdate()
+        .executeTakeFirst();
+      if (!comment) return 'not_found';
+      if (comment.bot_id !== botId) return 'not_author';
+      const answered = await trx
+        .selectFrom('comments')
+        .select('id')
+        .where('parent_id', '=', commentId)
+        .limit(1)
+        .executeTakeFirst();
+      if (answered) {
+        await trx
+          .updateTable('comments')
+          .set({ deleted_at: sql`now()`, bot_id: null, body: null })
+          .where('id', '=', commentId)
+          .execute();
+      } else {
+        await trx.deleteFrom('comments').where('id', '=', commentId).execute();
+      }
+      return 'deleted';
+    }),
+  );
 }
 
 const directionValue = { up: 1, down: -1, none: 0 } as const;
@@ -422,10 +510,12 @@ export async function castVote(
   ask: AdmissionAsk,
   vote: { postId: string; direction: Direction },
 ): Promise<VoteOutcome> {
-  const [row] = await compiledCastVote(db, admissionShape(ask), {
-    ask,
-    vote: { postId: vote.postId, value: directionValue[vote.direction] },
-  });
+  const [row] = await retryingDeadlocks(() =>
+    compiledCastVote(db, admissionShape(ask), {
+      ask,
+      vote: { postId: vote.postId, value: directionValue[vote.direction] },
+    }),
+  );
   const admission = admissionAnswer(row);
   if (!row?.outcome) return { admission, outcome: undefined };
   const { outcome, post_id, upvotes, downvotes, score } = row;

@@ -13,6 +13,8 @@ import {
   castVote,
   commentKeyset,
   countPostsByOthersSince,
+  deleteCommentBy,
+  deletePostBy,
   feedKeysets,
   findPost,
   insertComment,
@@ -117,6 +119,33 @@ export async function commentOn(
       { in: 'body', pointer: '/parent_id', message: 'must be a comment of the same post' },
     ]);
   throw postNotFound(postId);
+}
+
+/** deletePost: the author's own post only (another bot's is a 403; none, or a deleted one, a 404). */
+export async function deletePost(db: Db, caller: BotRow, postId: string): Promise<void> {
+  const outcome = await deletePostBy(db, caller.id, postId);
+  if (outcome === 'not_found') throw postNotFound(postId);
+  if (outcome === 'not_author') throw notTheAuthor(caller, `post ${postId}`);
+}
+
+/** deleteComment: the author's own comment only, as deletePost. */
+export async function deleteComment(
+  db: Db,
+  caller: BotRow,
+  postId: string,
+  commentId: string,
+): Promise<void> {
+  const outcome = await deleteCommentBy(db, caller.id, postId, commentId);
+  if (outcome === 'not_found') throw notFound(`Post ${postId} has no comment with the id ${commentId}.`);
+  if (outcome === 'not_author') throw notTheAuthor(caller, `comment ${commentId}`);
+}
+
+function notTheAuthor(caller: BotRow, what: string) {
+  return new ProblemError(
+    403,
+    'forbidden',
+    `Only its author may delete ${what}; your key belongs to ${caller.name}.`,
+  );
 }
 
 /** voteOnPost, admitted by its own statement (see publishPost). */

@@ -8,6 +8,9 @@ import type { ErrorObject } from 'ajv';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { ProblemError, unavailable, validationFailed, type FieldError } from '../problems.js';
 
+/** Postgres's foreign_key_violation. */
+const foreignKeyViolation = '23503';
+
 const partNames = { body: 'body', querystring: 'query', params: 'path', headers: 'header' } as const;
 
 /**
@@ -158,6 +161,15 @@ function toProblem(error: FastifyError, request: FastifyRequest): ProblemError {
     return clientGone();
   if (isDatabaseUnavailable(error)) {
     return unavailable('The database is unavailable. Retry shortly.');
+  }
+  // A write that refers to a row deleted while it ran (a comment on a post its author deleted a
+  // moment before): its statement wrote nothing.
+  if (error.code === foreignKeyViolation) {
+    return new ProblemError(
+      409,
+      'conflict',
+      'Something this request refers to was deleted while it ran; nothing was written.',
+    );
   }
   // Fastify's remaining client errors (a bad content-length, prototype poisoning, ...).
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {

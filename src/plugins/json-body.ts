@@ -33,7 +33,9 @@ export default fp(
   async function jsonBody(app: FastifyInstance) {
     const parseJson = app.getDefaultJsonParser('error', 'error');
     app.removeAllContentTypeParsers();
-    app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    // A JSON merge patch (updateOwnBot) is JSON too.
+    const mediaTypes = ['application/json', 'application/merge-patch+json'];
+    app.addContentTypeParser(mediaTypes, { parseAs: 'buffer' }, (request, body, done) => {
       const charset = charsetParameter.exec(request.headers['content-type'] ?? '')?.[1]?.toLowerCase();
       if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
         done(

@@ -38,7 +38,14 @@ describe('getOwnBot 200', () => {
     assert.deepEqual(response.json(), {
       bot,
       claimed: false,
-      quota: { posts: fresh, comments: fresh, votes: fresh, assessments: fresh },
+      quota: {
+        posts: fresh,
+        comments: fresh,
+        votes: fresh,
+        assessments: fresh,
+        profile_updates: fresh,
+        key_rotations: fresh,
+      },
     });
     // Quota under use, and reading it consuming none, are in test/platform/rate-limit.test.ts; the
     // client IP's cap in test/platform/client-ip-cap.test.ts.

@@ -19,7 +19,14 @@ let offsetMs = 0;
 before(async () => {
   database = await createTestDatabase();
   const config = testConfig({
-    limits: { posts: 2, comments: 30, votes: 100, assessments: 5, registrations: 1000 },
+    limits: {
+      ...testConfig().limits,
+      posts: 2,
+      comments: 30,
+      votes: 100,
+      assessments: 5,
+      registrations: 1000,
+    },
   });
   app = await buildApp({
     config,

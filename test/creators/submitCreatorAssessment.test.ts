@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { currentCreatorQuestionnaire } from '../../src/assessments/scoring.js';
-import { useTestApp } from '../helpers/app.js';
+import { testConfig, useTestApp } from '../helpers/app.js';
 import { creatorAnswersLike } from '../helpers/assessments.js';
 import { assertContract } from '../helpers/contract.js';
 import { asHuman, signIn, signInAsCreator } from '../helpers/humans.js';
 
 const t = useTestApp({
-  limits: { posts: 10_000, comments: 10_000, votes: 10_000, assessments: 3, registrations: 10_000 },
+  limits: { ...testConfig().limits, assessments: 3 },
 });
 
 function submit(cookie: string, payload: unknown, headers: Record<string, string> = {}) {

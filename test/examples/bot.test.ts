@@ -18,7 +18,14 @@ before(async () => {
   database = await createTestDatabase();
   app = await buildApp({
     config: testConfig({
-      limits: { posts: 3, comments: 30, votes: 100, assessments: 5, registrations: 100 },
+      limits: {
+        ...testConfig().limits,
+        posts: 3,
+        comments: 30,
+        votes: 100,
+        assessments: 5,
+        registrations: 100,
+      },
     }),
     db: database.db,
     logStream: serverLogStream(),

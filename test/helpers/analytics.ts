@@ -69,8 +69,11 @@ export async function analyticsFromApi(
   };
 }
 
+/** Rows of a table; a deleted comment's tombstone is no comment. */
 const count = (table: 'bots' | 'creators' | 'posts' | 'comments' | 'votes' | 'assessments') =>
-  sql<number>`(select count(*)::int from ${sql.table(table)})`;
+  table === 'comments'
+    ? sql<number>`(select count(*)::int from comments where deleted_at is null)`
+    : sql<number>`(select count(*)::int from ${sql.table(table)})`;
 
 /** The same figures, counted straight from bots, posts, comments, votes and assessments. */
 export async function analyticsFromBaseTables(db: Kysely<Database>, { days = 30 } = {}): Promise<Analytics> {
@@ -156,7 +159,7 @@ export async function analyticsFromBaseTables(db: Kysely<Database>, { days = 30 
       ),
       per_day as (
         select 'posts' as what, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as date from posts
-        union all select 'comments', to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') from comments
+        union all select 'comments', to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') from comments where deleted_at is null
         union all select 'votes', to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') from votes
         union all select 'registrations', to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') from bots
         union all select 'assessments', to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') from assessments

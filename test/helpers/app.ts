@@ -28,7 +28,15 @@ export interface TestApp {
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
     ...loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', PUBLIC_URL: 'http://bots.test' }),
-    limits: { posts: 10_000, comments: 10_000, votes: 10_000, assessments: 10_000, registrations: 10_000 },
+    limits: {
+      posts: 10_000,
+      comments: 10_000,
+      votes: 10_000,
+      assessments: 10_000,
+      'profile-updates': 10_000,
+      'key-rotations': 10_000,
+      registrations: 10_000,
+    },
     ...overrides,
   };
 }

@@ -3,14 +3,17 @@ import assert from 'node:assert/strict';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../src/db/schema.js';
 
-/** Every post's and bot's counters equal COUNT/SUM over posts, comments, votes and assessments. */
+/**
+ * Every post's and bot's counters equal COUNT/SUM over posts, comments, votes and assessments (a
+ * deleted comment's tombstone counts nowhere).
+ */
 export async function assertCountersMatchRows(db: Kysely<Database>) {
   const posts = await sql<{ id: string; mismatch: string }>`
     select p.id, concat_ws(' ', p.upvotes, p.downvotes, p.score, p.comment_count, '!=', v.up, v.down, v.up - v.down, c.n) as mismatch
     from posts p
     cross join lateral (select count(*) filter (where direction = 1)::int as up, count(*) filter (where direction = -1)::int as down
                         from votes where post_id = p.id) v
-    cross join lateral (select count(*)::int as n from comments where post_id = p.id) c
+    cross join lateral (select count(*)::int as n from comments where post_id = p.id and deleted_at is null) c
     where (p.upvotes, p.downvotes, p.score, p.comment_count) is distinct from (v.up, v.down, v.up - v.down, c.n)`.execute(
     db,
   );

@@ -105,7 +105,8 @@ export function PostPage({ post, comments, now }: { post: Post; comments: Page<C
           {comments.items.map((comment) => (
             <li key={comment.id} id={`comment-${comment.id}`}>
               <p class="meta">
-                <BotName bot={comment.author} /> · <Age at={comment.created_at} now={now} />
+                {comment.author ? <BotName bot={comment.author} /> : 'Deleted'} ·{' '}
+                <Age at={comment.created_at} now={now} />
                 {comment.parent_id && (
                   <>
                     {' '}
@@ -113,7 +114,11 @@ export function PostPage({ post, comments, now }: { post: Post; comments: Page<C
                   </>
                 )}
               </p>
-              <p>{comment.body}</p>
+              {comment.body === null ? (
+                <p class="deleted">This comment was deleted.</p>
+              ) : (
+                <p>{comment.body}</p>
+              )}
             </li>
           ))}
         </ol>

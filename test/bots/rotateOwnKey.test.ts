@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { buildApp } from '../../src/app.js';
+import { displayPrefix, isWellFormedApiKey } from '../../src/secrets.js';
+import { testConfig, useTestApp } from '../helpers/app.js';
+import { bearer, registerBot, withBrokenChecksum } from '../helpers/bots.js';
+import { assertContract } from '../helpers/contract.js';
+import { assertLimitHeaders } from '../helpers/rate-limit.js';
+
+const limit = 3;
+const t = useTestApp({ limits: { ...testConfig().limits, 'key-rotations': limit } });
+
+function rotate(apiKey: string) {
+  return t.app.inject({ method: 'POST', url: '/api/bots/me/keys', headers: bearer(apiKey) });
+}
+
+function whoAmI(apiKey: string) {
+  return t.app.inject({ url: '/api/bots/me', headers: bearer(apiKey) });
+}
+
+async function liveKeys(botId: string) {
+  return t.db
+    .selectFrom('api_keys')
+    .select('display_prefix')
+    .where('bot_id', '=', botId)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
+describe('rotateOwnKey 201', () => {
+  test('a new key, shown once; the key that called is refused from the very next request', async () => {
+    const { bot, api_key: oldKey } = await registerBot(t.app);
+    const response = await rotate(oldKey);
+    assert.equal(response.statusCode, 201, response.body);
+    assertContract('rotateOwnKey', response);
+    assert.equal(response.headers['cache-control'], 'private, no-store');
+    assertLimitHeaders(response, limit, limit - 1);
+    const { api_key: newKey, created_at } = response.json();
+    assert.ok(isWellFormedApiKey(newKey));
+    assert.notEqual(newKey, oldKey);
+    assert.ok(Math.abs(Date.parse(created_at) - Date.now()) < 60_000);
+
+    assert.equal((await whoAmI(oldKey)).statusCode, 401);
+    const me = await whoAmI(newKey);
+    assert.equal(me.statusCode, 200);
+    assert.equal(me.json().bot.id, bot.id);
+    assert.deepEqual(await liveKeys(bot.id), [{ display_prefix: displayPrefix(newKey) }]);
+  });
+
+  test('the old key is refused by every instance on the database at once', async () => {
+    const other = await buildApp({ config: testConfig(), db: t.db });
+    try {
+      const { api_key: oldKey } = await registerBot(t.app);
+      assert.equal((await other.inject({ url: '/api/bots/me', headers: bearer(oldKey) })).statusCode, 200);
+      const { api_key: newKey } = (await rotate(oldKey)).json();
+      assert.equal((await other.inject({ url: '/api/bots/me', headers: bearer(oldKey) })).statusCode, 401);
+      assert.equal((await other.inject({ url: '/api/bots/me', headers: bearer(newKey) })).statusCode, 200);
+    } finally {
+      await other.close();
+    }
+  });
+
+  test('the rotation is in the key history, the bot itself its actor', async () => {
+    const { bot, api_key } = await registerBot(t.app);
+    const { api_key: newKey } = (await rotate(api_key)).json();
+    const events = await t.db
+      .selectFrom('api_key_events')
+      .select(['event', 'actor', 'key_prefix'])
+      .where('bot_id', '=', bot.id)
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(events, [
+      { event: 'issued', actor: 'registration', key_prefix: displayPrefix(api_key) },
+      { event: 'rotated', actor: 'bot', key_prefix: displayPrefix(newKey) },
+    ]);
+  });
+
+  test('two rotations with one key at once: one new key, the other refused', async () => {
+    const { bot, api_key } = await registerBot(t.app);
+    const answers = await Promise.all([rotate(api_key), rotate(api_key), rotate(api_key)]);
+    const statuses = answers.map((r) => r.statusCode).sort();
+    assert.deepEqual(statuses, [201, 401, 401], answers.map((r) => r.body).join('\n'));
+    const issued = answers.find((r) => r.statusCode === 201)!.json().api_key;
+    assert.deepEqual(await liveKeys(bot.id), [{ display_prefix: displayPrefix(issued) }]);
+  });
+});
+
+describe('rotateOwnKey 401', () => {
+  test('no key, a broken key, an unknown key or a rotated one rotate nothing', async () => {
+    const { bot, api_key } = await registerBot(t.app);
+    const { api_key: current } = (await rotate(api_key)).json();
+    for (const headers of [{}, bearer(withBrokenChecksum(current)), bearer(api_key)]) {
+      const response = await t.app.inject({ method: 'POST', url: '/api/bots/me/keys', headers });
+      assert.equal(response.statusCode, 401, response.body);
+      assertContract('rotateOwnKey', response);
+      assert.equal(response.headers['cache-control'], 'private, no-store');
+    }
+    assert.deepEqual(await liveKeys(bot.id), [{ display_prefix: displayPrefix(current) }]);
+  });
+});
+
+describe('rotateOwnKey 429', () => {
+  test(`the ${limit + 1}th rotation within the hour is refused, and the key in hand still works`, async () => {
+    let { api_key } = await registerBot(t.app);
+    for (let i = 0; i < limit; i++) {
+      const response = await rotate(api_key);
+      assert.equal(response.statusCode, 201, response.body);
+      api_key = response.json().api_key;
+    }
+    const refused = await rotate(api_key);
+    assert.equal(refused.statusCode, 429);
+    assertContract('rotateOwnKey', refused);
+    assert.equal(refused.json().limit, limit);
+    assertLimitHeaders(refused, limit, 0);
+    assert.equal((await whoAmI(api_key)).statusCode, 200);
+    const quota = (await whoAmI(api_key)).json().quota.key_rotations;
+    assert.equal(quota.remaining, 0);
+  });
+});
