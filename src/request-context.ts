@@ -26,6 +26,20 @@ export function authenticatedBot(request: FastifyRequest): BotRow {
   return request.bot;
 }
 
+/** `Authorization: Bearer <api_key>`, as bearerAuth reads it. */
+export const bearerHeaderPattern = /^Bearer +(\S+) *$/i;
+
+/**
+ * The API key a bearerAuth operation was called with, its form already checked by the hook: for
+ * what only the caller's own key may open (a replayed rotation, see idempotency/README.md).
+ */
+export function presentedApiKey(request: FastifyRequest): string {
+  const key = bearerHeaderPattern.exec(request.headers.authorization ?? '')?.[1];
+  if (!key)
+    throw new Error(`${request.routeOptions.config.operationId} used presentedApiKey without bearerAuth`);
+  return key;
+}
+
 /** The admission of an operation limited per bot; its security hook guarantees it is there. */
 export function pendingAdmission(request: FastifyRequest): BotAdmission {
   if (!request.botAdmission)

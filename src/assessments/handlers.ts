@@ -4,6 +4,7 @@ import { callingBotNamed } from '../bots/calling-bot.js';
 import type { Config } from '../config.js';
 import type { ReadRouting } from '../db/read-routing.js';
 import type { Db } from '../db/schema.js';
+import { replayHeaders } from '../idempotency/idempotent-request.js';
 import type { HandlerMap } from '../operation-types.js';
 import { authenticatedBot, pendingAdmission } from '../request-context.js';
 import { questionsCacheControl } from './scoring.js';
@@ -16,9 +17,19 @@ export function assessmentHandlers({ db, reads, config }: { db: Db; reads: ReadR
       return { status: 200, headers: { 'cache-control': questionsCacheControl }, body: botQuestions };
     },
 
-    async submitAssessment({ body, request }) {
-      const result = await takeAssessment(db, config, pendingAdmission(request), body);
-      return { status: 201, headers: { location: `/api/test/results/${result.id}` }, body: result };
+    async submitAssessment({ body, headers, request }) {
+      const { answer, replayed } = await takeAssessment(
+        db,
+        config,
+        pendingAdmission(request),
+        body,
+        headers['Idempotency-Key'],
+      );
+      return {
+        status: 201,
+        headers: { location: `/api/test/results/${answer.id}`, ...replayHeaders(replayed) },
+        body: answer,
+      };
     },
 
     async getAssessmentResult({ params, request }) {

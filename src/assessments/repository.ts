@@ -9,10 +9,14 @@ import {
   admissionColumns,
   admissionShape,
   durableOnlyIfAdmitted,
+  earlierAnswer,
+  earlierColumns,
+  rememberedAnswer,
   toAccuracy,
   withAdmission,
 } from '../bots/repository.js';
-import type { AdmissionAnswer, AdmissionAsk } from '../rate-limit/bot-admission.js';
+import type { AdmissionAsk } from '../rate-limit/bot-admission.js';
+import { idempotentWrite, type IdempotentWrite } from '../idempotency/idempotent-write.js';
 import { retryingDeadlocks } from '../db/deadlocks.js';
 import type { Db, ScoredResultColumns } from '../db/schema.js';
 import type { BotType, CreatorType, Traits } from '../api-types.js';
@@ -35,11 +39,12 @@ export async function insertAssessment(
     result: Result<Traits, BotType>;
     creatorGuessType: CreatorType | null;
   },
-): Promise<{ admission: AdmissionAnswer; submitted: { row: AssessmentRow; for: SubmittedFor } | undefined }> {
+): Promise<IdempotentWrite<{ submitted: { row: AssessmentRow; for: SubmittedFor } | undefined }>> {
   const { result } = submission;
+  const shape = admissionShape(ask);
   const values = scoredResultValues(submission.version, submission.answers, result);
   const submit = () =>
-    withAdmission(db, admissionShape(ask), ask)
+    withAdmission(db, shape, ask)
       // The bot as it is now, locked: a second submission of the same bot waits here, then reads
       // the type this one gives it.
       .with('prior', (db) =>
@@ -95,24 +100,44 @@ export async function insertAssessment(
           })
           .whereRef('bots.id', '=', 'inserted.bot_id'),
       )
+      .with('answer', (db) =>
+        db
+          .selectFrom('inserted as assessments')
+          .innerJoin('prior', (join) => join.onTrue())
+          .selectAll('assessments')
+          .select(['prior.name as bot_name', 'prior.creator_handle']),
+      )
+      .with('remembered', () => rememberedAnswer(shape, ask))
       .selectFrom('admitted')
-      .leftJoin('prior', (join) => join.onTrue())
-      .leftJoin('inserted as assessments', (join) => join.onTrue())
+      .leftJoin('answer', (join) => join.onTrue())
+      .leftJoin('earlier', (join) => join.onTrue())
       .select(admissionColumns)
       .select(durableOnlyIfAdmitted)
-      .select(['prior.name as bot_name', 'prior.creator_handle'])
-      .selectAll('assessments')
+      .selectAll('answer')
+      .select(earlierColumns)
       .executeTakeFirst();
-  const row = await retryingDeadlocks(submit);
-  const admission = admissionAnswer(row);
-  if (!row?.id) return { admission, submitted: undefined };
-  return {
-    admission,
-    submitted: {
-      row: row as AssessmentRow,
-      for: { botName: row.bot_name!, creatorHandle: row.creator_handle ?? null },
-    },
-  };
+  return idempotentWrite(async () => {
+    const row = await retryingDeadlocks(submit);
+    return {
+      admission: admissionAnswer(row),
+      earlier: earlierAnswer(row),
+      submitted: row?.id ? submittedAnswer(row as SubmittedRow) : undefined,
+    };
+  });
+}
+
+/** An assessment row with the bot it was submitted for, as submitAssessment's statement answers it. */
+export type SubmittedRow = AssessmentRow & { bot_name: string; creator_handle: string | null };
+
+/** The timestamps of a submitted row, for reviving a remembered one. */
+export const submittedRowDates = [
+  'created_at',
+  'rated_at',
+] as const satisfies readonly (keyof SubmittedRow)[];
+
+/** A submitted row as the assessment and whom it was submitted for. */
+export function submittedAnswer(row: SubmittedRow): { row: AssessmentRow; for: SubmittedFor } {
+  return { row, for: { botName: row.bot_name, creatorHandle: row.creator_handle } };
 }
 
 /** A bot's assessments, newest first (its history of types). */

@@ -12,9 +12,14 @@ import {
   listAssessmentsOfBot,
   insertAssessment,
   rateLatestAssessment,
+  submittedAnswer,
+  submittedRowDates,
   toAssessment,
   type SubmittedFor,
+  type SubmittedRow,
 } from './repository.js';
+import { idempotentRequest, revivedRow, type Answered } from '../idempotency/idempotent-request.js';
+import { settledWrite } from '../idempotency/idempotent-write.js';
 import {
   botQuestionnaires,
   currentBotQuestionnaire,
@@ -35,7 +40,9 @@ const summaryOf = (row: { version: number; type: BotType }) =>
 
 /**
  * Scores a complete answer sheet (the `x-answer-sheet` keyword checked it) and makes it the bot's
- * type, in submitAssessment's one statement with its admission (see publishPost).
+ * type, in submitAssessment's one statement with its admission (see publishPost). With an
+ * Idempotency-Key, a retry is answered with the first result (`replayed`): the same answers score
+ * the same.
  */
 export async function takeAssessment(
   db: Db,
@@ -45,17 +52,24 @@ export async function takeAssessment(
     answers: Record<string, number>;
     creator_guess_type?: components['schemas']['CreatorType'] | null;
   },
-) {
+  idempotencyKey: string | undefined,
+): Promise<Answered<components['schemas']['SubmittedAssessment']>> {
   const result = scoreAnswers(currentBotQuestionnaire, input.answers);
-  const written = await insertAssessment(db, admission.ask, {
-    version: currentBotQuestionnaire.version,
-    answers: input.answers,
-    result,
-    creatorGuessType: input.creator_guess_type ?? null,
-  });
-  admission.settle(written.admission);
-  const submitted = written.submitted!;
-  return {
+  const ask = { ...admission.ask, idempotency: idempotentRequest('submitAssessment', idempotencyKey, input) };
+  const { written, replay } = await settledWrite(
+    admission,
+    ask.idempotency,
+    await insertAssessment(db, ask, {
+      version: currentBotQuestionnaire.version,
+      answers: input.answers,
+      result,
+      creatorGuessType: input.creator_guess_type ?? null,
+    }),
+  );
+  const submitted = replay
+    ? submittedAnswer(revivedRow<SubmittedRow>(replay.response, submittedRowDates))
+    : written.submitted!;
+  const answer = {
     ...toAssessment(submitted.row, result.summary),
     profile_url: botPageUrl(config.publicUrl, submitted.for.botName),
     next_steps: {
@@ -64,6 +78,7 @@ export async function takeAssessment(
       creator_profile_url: creatorProfileUrl(config, submitted.for),
     },
   };
+  return { answer, replayed: replay !== undefined };
 }
 
 /** What a bot type means, in the questionnaire bots are given now. */

@@ -6,7 +6,8 @@ import type { ReadRouting } from '../db/read-routing.js';
 import type { Db } from '../db/schema.js';
 import type { HandlerMap } from '../operation-types.js';
 import type { Clock } from '../rate-limit/sliding-window.js';
-import { authenticatedBot, pendingAdmission, signedInUserId } from '../request-context.js';
+import { replayHeaders } from '../idempotency/idempotent-request.js';
+import { authenticatedBot, pendingAdmission, presentedApiKey, signedInUserId } from '../request-context.js';
 import {
   botProfile,
   botsPage,
@@ -76,8 +77,14 @@ export function botHandlers({
       return { status: 200, body: await updateOwnBot(db, config, pendingAdmission(request), body) };
     },
 
-    async rotateOwnKey({ request }) {
-      return { status: 201, body: await rotateOwnKey(db, pendingAdmission(request)) };
+    async rotateOwnKey({ headers, request }) {
+      const { answer, replayed } = await rotateOwnKey(
+        db,
+        pendingAdmission(request),
+        presentedApiKey(request),
+        headers['Idempotency-Key'],
+      );
+      return { status: 201, headers: replayHeaders(replayed), body: answer };
     },
 
     async rotateClaimedBotKey({ params, request }) {

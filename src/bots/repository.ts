@@ -8,6 +8,8 @@ import type { ApiKeyEvent, BotRow, Database, Db } from '../db/schema.js';
 import { botPageUrl } from '../page-urls.js';
 import type { AdmissionAnswer, AdmissionAsk } from '../rate-limit/bot-admission.js';
 import { retryingDeadlocks } from '../db/deadlocks.js';
+import type { EarlierAnswer } from '../idempotency/idempotent-request.js';
+import type { IdempotentWrite } from '../idempotency/idempotent-write.js';
 
 /** What a public profile shows beyond the bot row: its creator's handle and the rating of its latest result. */
 export interface ProfileExtras {
@@ -98,25 +100,24 @@ export async function replaceApiKey(
  * The new key is inserted from the revoked row, so the bot's one live key is gone before the
  * second exists (api_keys_one_live_key_per_bot), and a second rotation racing with the same key
  * finds it revoked once the first commits, and issues nothing: its admission then answers as for
- * an unknown key. `issuedAt` is undefined when nothing was issued.
+ * an unknown key, or, with an Idempotency-Key, as a key in use (its retry finds the first's
+ * answer if the first had its key). With an Idempotency-Key the answer remembered is the new key
+ * sealed for the key that called (`sealedKey`), which may replay it though revoked.
  */
 export async function rotateCallersKey(
   db: Db,
   ask: AdmissionAsk,
-  newKey: { keyHash: string; displayPrefix: string },
-): Promise<{ admission: AdmissionAnswer; issuedAt: Date | undefined }> {
-  const row = await withAdmission(db, admissionShape(ask), ask)
+  newKey: { keyHash: string; displayPrefix: string; sealedKey: string | null },
+): Promise<IdempotentWrite<{ issuedAt: Date | undefined }>> {
+  const shape = admissionShape(ask, 'asking-key');
+  const row = await withAdmission(db, shape, ask)
     .with('revoked', (db) =>
       db
         .updateTable('api_keys')
         .set({ revoked_at: sql`now()` })
         .where('key_hash', '=', ask.keyHash)
         .where('revoked_at', 'is', null)
-        .where(
-          'bot_id',
-          'in',
-          db.selectFrom('admitted').select('admitted.id').where('admitted.admits', '=', true),
-        )
+        .where('bot_id', 'in', admittedBotId)
         .returning('bot_id'),
     )
     .with('issued', (db) =>
@@ -149,17 +150,35 @@ export async function rotateCallersKey(
             ]),
         ),
     )
+    .with('answer', (db) =>
+      db
+        .selectFrom('issued')
+        .select(['issued.bot_id', 'issued.created_at', sql.val(newKey.sealedKey).as('api_key_sealed')]),
+    )
+    .with('remembered', () => rememberedAnswer(shape, ask))
     .selectFrom('admitted')
-    .leftJoin('issued', (join) => join.onTrue())
+    .leftJoin('answer', (join) => join.onTrue())
+    .leftJoin('earlier', (join) => join.onTrue())
     .select(admissionColumns)
     .select(durableOnlyIfAdmitted)
-    .select(['admitted.admits', 'issued.created_at as issued_at'])
+    .select(['admitted.admits', 'answer.created_at as issued_at'])
+    .select(earlierColumns)
     .executeTakeFirst();
   // Admitted, yet nothing issued: another rotation with the same key committed first, so the key
-  // this request was admitted with is revoked now, as for an unknown key.
-  const lostTheRace = row?.admits === true && !row.issued_at;
-  return { admission: lostTheRace ? undefined : admissionAnswer(row), issuedAt: row?.issued_at ?? undefined };
+  // this request was admitted with is revoked now.
+  if (row?.admits === true && !row.issued_at) return ask.idempotency ? 'in_use' : lostRotation;
+  return {
+    admission: admissionAnswer(row),
+    earlier: earlierAnswer(row),
+    issuedAt: row?.issued_at ?? undefined,
+  };
 }
+
+/** A rotation that lost the race for its key (see rotateCallersKey): as for an unknown key. */
+const lostRotation = { admission: undefined, earlier: undefined, issuedAt: undefined };
+
+/** The admitted bot's id, if its request is admitted: the one row a write's statement may change. */
+const admittedBotId = sql<string>`(select admitted.id from admitted where admitted.admits)`;
 
 /** The actor of a rotation a bot made itself, in api_key_events (operators' are their names). */
 export const botActor = 'bot';
@@ -188,15 +207,7 @@ export async function updateCallingBot(
 ): Promise<{ admission: AdmissionAnswer; updated: string | undefined }> {
   const row = await withAdmission(db, admissionShape(ask), ask)
     .with('updated', (db) =>
-      db
-        .updateTable('bots')
-        .set(changes)
-        .where(
-          'bots.id',
-          'in',
-          db.selectFrom('admitted').select('admitted.id').where('admitted.admits', '=', true),
-        )
-        .returning('bots.id'),
+      db.updateTable('bots').set(changes).where('bots.id', 'in', admittedBotId).returning('bots.id'),
     )
     .selectFrom('admitted')
     .leftJoin('updated', (join) => join.onTrue())
@@ -319,30 +330,40 @@ export async function findBotByApiKeyHash(db: Db, keyHash: string): Promise<BotR
  * src/rate-limit/bot-admission.ts): the bot of a live key (no row for an unknown key, which counts
  * against nothing), and the request counted against its client IP's cap and the bot's own limit
  * (`<action>:<bot id>`) together, both or neither (rate_limit_hit_both(), which takes the client
- * IP's lock first); `admits` says whether both did.
+ * IP's lock first); `admits` says whether both did. A request whose Idempotency-Key has an earlier
+ * answer (`earlier`) counts nothing and admits nothing: it reads the limits' counts as they stand,
+ * for its headers, and is answered from that earlier answer.
  */
 function admissionQuery(db: Db, shape: AdmissionShape, { keyHash, limits }: AdmissionAsk) {
+  const bots =
+    shape.replay === 'by-asking-key' ? botsByKeyOrItsRotation(db, keyHash) : botsByApiKeyHash(db, keyHash);
   if (!shape.limited || !limits) {
-    return botsByApiKeyHash(db, keyHash).select([
+    return bots.select([
       sql<number>`0`.as('ip_current'),
       sql<string>`0`.as('ip_ttl_ms'),
       sql<number>`0`.as('own_current'),
       sql<string>`0`.as('own_ttl_ms'),
-      sql<boolean>`true`.as('admits'),
+      (shape.replay ? sql<boolean>`not exists (select from earlier)` : sql<boolean>`true`).as('admits'),
     ]);
   }
   const { perIp, action, max, windowMs, now } = limits;
+  const counted = sql`rate_limit_hit_both(${perIp.key}, ${perIp.max}, ${action} || ':' || bots.id, ${max}, ${now}, ${windowMs})`;
+  // Without an earlier answer the first branch counts; with one, only the second runs (each
+  // branch's uncorrelated condition is a one-time filter), and counts nothing.
+  const hit = shape.replay
+    ? sql`(select * from ${counted} where not exists (select from earlier)
+        union all
+        select ${peekedCounts(limits)} where exists (select from earlier))`
+    : counted;
   // It names a column of the bot's row, so it runs once per admitted row.
-  return botsByApiKeyHash(db, keyHash)
+  return bots
     .innerJoinLateral(
       sql<{
         first_current: number;
         first_ttl_ms: string;
         second_current: number;
         second_ttl_ms: string;
-      }>`rate_limit_hit_both(${perIp.key}, ${perIp.max}, ${action} || ':' || bots.id, ${max}, ${now}, ${windowMs})`.as(
-        'hit',
-      ),
+      }>`${hit}`.as('hit'),
       (join) => join.onTrue(),
     )
     .select([
@@ -350,25 +371,126 @@ function admissionQuery(db: Db, shape: AdmissionShape, { keyHash, limits }: Admi
       'hit.first_ttl_ms as ip_ttl_ms',
       'hit.second_current as own_current',
       'hit.second_ttl_ms as own_ttl_ms',
-      sql<boolean>`hit.first_current <= ${perIp.max} and hit.second_current <= ${max}`.as('admits'),
+      sql<boolean>`hit.first_current <= ${perIp.max} and hit.second_current <= ${max}${
+        shape.replay ? sql` and not exists (select from earlier)` : sql``
+      }`.as('admits'),
     ]);
 }
 
-/** What changes an admission's SQL text (see compiledPerShape): whether limits are counted at all. */
-export interface AdmissionShape {
-  limited: boolean;
-}
-
-export function admissionShape(ask: AdmissionAsk): AdmissionShape {
-  return { limited: ask.limits !== null };
+/**
+ * The client IP's and the bot's counts as they stand, counting nothing (rate_limit_hit() asked not
+ * to record), in rate_limit_hit_both()'s columns; it names the bot's row (bots.id).
+ */
+function peekedCounts({ perIp, action, max, windowMs, now }: NonNullable<AdmissionAsk['limits']>) {
+  return sql`ip.current as first_current, ip.ttl_ms as first_ttl_ms,
+      own.current as second_current, own.ttl_ms as second_ttl_ms
+    from rate_limit_hit(${perIp.key}, ${now}, ${windowMs}, ${perIp.max}, false) ip,
+      rate_limit_hit(${action} || ':' || bots.id, ${now}, ${windowMs}, ${max}, false) own`;
 }
 
 /**
- * A write's statement, begun with its admission: `admitted` is the caller's bot row (none for an
- * unknown key) with its limits' answers, and the write reads from it only `where admits`.
+ * The bot of a live key, or of the revoked key a rotation was asked with when this request replays
+ * that rotation (its Idempotency-Key's earlier answer names the key): the one thing a rotated key
+ * may still do.
+ */
+function botsByKeyOrItsRotation(db: Db, keyHash: string) {
+  return db
+    .selectFrom('api_keys')
+    .innerJoin('bots', 'bots.id', 'api_keys.bot_id')
+    .selectAll('bots')
+    .where('api_keys.key_hash', '=', keyHash)
+    .where((eb) =>
+      eb.or([
+        eb('api_keys.revoked_at', 'is', null),
+        sql<boolean>`exists (select from earlier where earlier.credential_hash = ${keyHash})`,
+      ]),
+    );
+}
+
+/**
+ * The earlier answer to the request's Idempotency-Key, when the bot (the key's, live or revoked)
+ * has one; none for a request without a key, or of a statement that takes none.
+ */
+function earlierAnswerQuery(db: Db, shape: AdmissionShape, { keyHash, idempotency }: AdmissionAsk) {
+  const query = db
+    .selectFrom('idempotency_keys')
+    .select([
+      'idempotency_keys.request_hash',
+      'idempotency_keys.response',
+      'idempotency_keys.credential_hash',
+    ]);
+  if (!shape.replay || !idempotency) return query.where(sql<boolean>`false`);
+  return query
+    .where(
+      'idempotency_keys.bot_id',
+      '=',
+      db.selectFrom('api_keys').select('api_keys.bot_id').where('api_keys.key_hash', '=', keyHash),
+    )
+    .where('idempotency_keys.key', '=', idempotency.key);
+}
+
+/**
+ * What changes an admission's SQL text (see compiledPerShape): whether limits are counted at all,
+ * and whether the request has an Idempotency-Key, so that an earlier answer is looked for (by the
+ * bot's live key, or also by the revoked key a rotation was asked with).
+ */
+export interface AdmissionShape {
+  limited: boolean;
+  replay: false | 'by-live-key' | 'by-asking-key';
+}
+
+export function admissionShape(
+  ask: AdmissionAsk,
+  replayBy: 'live-key' | 'asking-key' = 'live-key',
+): AdmissionShape {
+  return {
+    limited: ask.limits !== null,
+    replay: ask.idempotency === null ? false : replayBy === 'live-key' ? 'by-live-key' : 'by-asking-key',
+  };
+}
+
+/**
+ * A write's statement, begun with its admission: `earlier` is the earlier answer to the request's
+ * Idempotency-Key (none without one), `admitted` is the caller's bot row (none for an unknown key)
+ * with its limits' answers, and the write reads from it only `where admits`.
  */
 export function withAdmission(db: Db, shape: AdmissionShape, ask: AdmissionAsk) {
-  return db.with('admitted', () => admissionQuery(db, shape, ask));
+  return db
+    .with('earlier', () => earlierAnswerQuery(db, shape, ask))
+    .with('admitted', () => admissionQuery(db, shape, ask));
+}
+
+/**
+ * The CTE that remembers a write's answer for its Idempotency-Key, in the write's own statement:
+ * `answer`, the statement's CTE of its answer row (with the bot's id), as JSON. A request without a
+ * key remembers nothing (an unread CTE that never runs). For a rotation the key that asked is
+ * remembered too: only it may replay (see botsByKeyOrItsRotation). Two first requests with one key
+ * at once both write, and the second's insert fails on the primary key, taking its write and its
+ * hits back (see idempotency/idempotent-write.ts).
+ */
+export function rememberedAnswer(shape: AdmissionShape, { keyHash, idempotency }: AdmissionAsk) {
+  // A raw CTE body is not parenthesised for us.
+  if (!shape.replay || !idempotency) return sql<{ bot_id: string }>`(select)`;
+  const credential = shape.replay === 'by-asking-key' ? keyHash : null;
+  return sql<{
+    bot_id: string;
+  }>`(insert into idempotency_keys (bot_id, key, request_hash, credential_hash, response)
+    select answer.bot_id, ${idempotency.key}, ${idempotency.requestHash}, ${credential}, to_jsonb(answer) from answer
+    returning bot_id)`;
+}
+
+/** The columns a write's statement selects from `earlier` for earlierAnswer. */
+export const earlierColumns = [
+  'earlier.request_hash as earlier_request_hash',
+  'earlier.response as earlier_response',
+] as const;
+
+/** Those columns as the earlier answer to the request's Idempotency-Key, if there is one. */
+export function earlierAnswer(
+  row: { earlier_request_hash: string | null; earlier_response: Record<string, unknown> | null } | undefined,
+): EarlierAnswer | undefined {
+  if (!row?.earlier_request_hash || !row.earlier_response) return undefined;
+  return { requestHash: row.earlier_request_hash, response: row.earlier_response };
 }
 
 /**
@@ -406,6 +528,41 @@ export async function admitBotByApiKeyHash(db: Db, ask: AdmissionAsk): Promise<A
     // so that every request from that address queued behind a disk write. Nothing acknowledged is
     // lost: a crash can forget only hits of the last moment whose request wrote nothing.
     .select(sql<string>`set_config('synchronous_commit', 'off', true)`.as('asynchronous_commit'))
+    .executeTakeFirst();
+  return admissionAnswer(row);
+}
+
+/**
+ * The admission's answer with nothing counted, the limits' counts as they stand, for a request
+ * whose write's statement found its key live and then failed, taking its hits back (see
+ * BotAdmission.settleUncounted): so the key's bot is found live or revoked, for the request may
+ * have been a rotation that another one with its key completed.
+ */
+export async function peekBotAdmission(db: Db, ask: AdmissionAsk): Promise<AdmissionAnswer> {
+  const bots = db
+    .selectFrom('api_keys')
+    .innerJoin('bots', 'bots.id', 'api_keys.bot_id')
+    .where('api_keys.key_hash', '=', ask.keyHash);
+  if (!ask.limits) {
+    const known = await bots.select('bots.id').executeTakeFirst();
+    return known ? { perIp: { current: 0, ttl: 0 }, own: { current: 0, ttl: 0 } } : undefined;
+  }
+  const row = await bots
+    .innerJoinLateral(
+      sql<{
+        first_current: number;
+        first_ttl_ms: string;
+        second_current: number;
+        second_ttl_ms: string;
+      }>`(select ${peekedCounts(ask.limits)})`.as('hit'),
+      (join) => join.onTrue(),
+    )
+    .select([
+      'hit.first_current as ip_current',
+      'hit.first_ttl_ms as ip_ttl_ms',
+      'hit.second_current as own_current',
+      'hit.second_ttl_ms as own_ttl_ms',
+    ])
     .executeTakeFirst();
   return admissionAnswer(row);
 }

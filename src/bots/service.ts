@@ -10,6 +10,14 @@ import { clientIpCap, type BotAdmission } from '../rate-limit/bot-admission.js';
 import { consumeQuota, rateLimitKey, readQuota, type Clock } from '../rate-limit/sliding-window.js';
 import { displayPrefix, generateApiKey, generateClaimCode, hashSecret } from '../secrets.js';
 import {
+  idempotentRequest,
+  openReplay,
+  revivedRow,
+  sealForReplay,
+  type Answered,
+} from '../idempotency/idempotent-request.js';
+import { settledWrite } from '../idempotency/idempotent-write.js';
+import {
   botKeysets,
   creatorActor,
   deleteBotForGood,
@@ -156,13 +164,34 @@ function newApiKey() {
 
 /**
  * rotateOwnKey, admitted by its own statement: a new key for the calling bot, the key that called
- * revoked in the same statement.
+ * (`callingKey`) revoked in the same statement. With an Idempotency-Key the new key is remembered
+ * sealed for the calling key, which may then replay this rotation, and only this.
  */
-export async function rotateOwnKey(db: Db, admission: BotAdmission): Promise<NewApiKey> {
+export async function rotateOwnKey(
+  db: Db,
+  admission: BotAdmission,
+  callingKey: string,
+  idempotencyKey: string | undefined,
+): Promise<Answered<NewApiKey>> {
   const { apiKey, stored } = newApiKey();
-  const rotated = await rotateCallersKey(db, admission.ask, stored);
-  admission.settle(rotated.admission);
-  return { api_key: apiKey, created_at: rotated.issuedAt!.toISOString() };
+  const ask = { ...admission.ask, idempotency: idempotentRequest('rotateOwnKey', idempotencyKey, {}) };
+  const sealedKey = ask.idempotency ? sealForReplay(callingKey, apiKey) : null;
+  const { written, replay } = await settledWrite(
+    admission,
+    ask.idempotency,
+    await rotateCallersKey(db, ask, { ...stored, sealedKey }),
+  );
+  if (replay) {
+    const earlier = revivedRow<{ api_key_sealed: string; created_at: Date }>(replay.response, ['created_at']);
+    return {
+      answer: {
+        api_key: openReplay(callingKey, earlier.api_key_sealed),
+        created_at: earlier.created_at.toISOString(),
+      },
+      replayed: true,
+    };
+  }
+  return { answer: { api_key: apiKey, created_at: written.issuedAt!.toISOString() }, replayed: false };
 }
 
 /**

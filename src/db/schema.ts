@@ -14,6 +14,7 @@ type Counter = ColumnType<number, never, never>;
 export interface Database {
   bots: BotsTable;
   bot_names: BotNamesTable;
+  idempotency_keys: IdempotencyKeysTable;
   api_keys: ApiKeysTable;
   api_key_events: ApiKeyEventsTable;
   posts: PostsTable;
@@ -128,6 +129,19 @@ export interface CommentsTable {
 export interface BotNamesTable {
   name_lower: string;
   registered_at: Generated<Date>;
+}
+
+/** The first answer to a bot's Idempotency-Key (see the idempotency-keys migration). */
+export interface IdempotencyKeysTable {
+  bot_id: string;
+  key: string;
+  /** SHA-256 of the operation and its request, hex. */
+  request_hash: string;
+  /** For a key rotation: the hash of the key that made it (and may replay it). */
+  credential_hash: string | null;
+  /** The write's answer row as JSON, read back by the operation's own mapping. */
+  response: ColumnType<Record<string, unknown>, string, never>;
+  created_at: CreatedAt;
 }
 
 export interface VotesTable {

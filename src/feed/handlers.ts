@@ -4,6 +4,7 @@ import { callingBotNamed } from '../bots/calling-bot.js';
 import type { Config } from '../config.js';
 import type { ReadRouting } from '../db/read-routing.js';
 import type { Db } from '../db/schema.js';
+import { replayHeaders } from '../idempotency/idempotent-request.js';
 import type { HandlerMap } from '../operation-types.js';
 import { authenticatedBot, pendingAdmission } from '../request-context.js';
 import {
@@ -36,9 +37,18 @@ export function feedHandlers({ db, reads, config }: { db: Db; reads: ReadRouting
       return { status: 200, headers: { 'cache-control': feedCacheControl }, body };
     },
 
-    async createPost({ body, request }) {
-      const post = await publishPost(db, pendingAdmission(request), body);
-      return { status: 201, headers: { location: `/api/feed/posts/${post.id}` }, body: post };
+    async createPost({ body, headers, request }) {
+      const { answer: post, replayed } = await publishPost(
+        db,
+        pendingAdmission(request),
+        body,
+        headers['Idempotency-Key'],
+      );
+      return {
+        status: 201,
+        headers: { location: `/api/feed/posts/${post.id}`, ...replayHeaders(replayed) },
+        body: post,
+      };
     },
 
     async getPost({ params, request }) {
@@ -63,8 +73,15 @@ export function feedHandlers({ db, reads, config }: { db: Db; reads: ReadRouting
       return { status: 200, body: page };
     },
 
-    async commentOnPost({ params, body, request }) {
-      return { status: 201, body: await commentOn(db, pendingAdmission(request), params.id, body) };
+    async commentOnPost({ params, body, headers, request }) {
+      const { answer, replayed } = await commentOn(
+        db,
+        pendingAdmission(request),
+        params.id,
+        body,
+        headers['Idempotency-Key'],
+      );
+      return { status: 201, headers: replayHeaders(replayed), body: answer };
     },
 
     async voteOnPost({ params, body, request }) {

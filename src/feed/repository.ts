@@ -14,12 +14,16 @@ import {
   admissionColumns,
   admissionShape,
   durableOnlyIfAdmitted,
+  earlierAnswer,
+  earlierColumns,
   isBotId,
   lockBotsInIdOrder,
+  rememberedAnswer,
   withAdmission,
   type AdmissionShape,
 } from '../bots/repository.js';
 import type { AdmissionAnswer, AdmissionAsk } from '../rate-limit/bot-admission.js';
+import { idempotentWrite, type IdempotentWrite } from '../idempotency/idempotent-write.js';
 
 export type FeedSort = 'hot' | 'new' | 'top';
 type Direction = components['schemas']['VoteDirection'];
@@ -156,10 +160,19 @@ export async function insertPost(
   db: Db,
   ask: AdmissionAsk,
   post: { category: Category; title: string; body: string },
-): Promise<{ admission: AdmissionAnswer; post: PostRow | undefined }> {
-  const [row] = await retryingDeadlocks(() => compiledInsertPost(db, admissionShape(ask), { ask, post }));
-  return { admission: admissionAnswer(row), post: row?.id ? (row as PostRow) : undefined };
+): Promise<IdempotentWrite<{ post: PostRow | undefined }>> {
+  return idempotentWrite(async () => {
+    const [row] = await retryingDeadlocks(() => compiledInsertPost(db, admissionShape(ask), { ask, post }));
+    return {
+      admission: admissionAnswer(row),
+      earlier: earlierAnswer(row),
+      post: row?.id ? (row as PostRow) : undefined,
+    };
+  });
 }
+
+/** The timestamps of a post row, for reviving a remembered one. */
+export const postRowDates = ['created_at'] as const satisfies readonly (keyof PostRow)[];
 
 const compiledInsertPost = compiledPerShape(
   (
@@ -186,12 +199,21 @@ const compiledInsertPost = compiledPerShape(
           .returningAll(),
       )
       // The admitted row is the author: named bots, the author columns read from it.
-      .selectFrom('admitted as bots')
-      .leftJoin('written as posts', (join) => join.onTrue())
+      .with('answer', (db) =>
+        db
+          .selectFrom('written as posts')
+          .innerJoin('admitted as bots', (join) => join.onTrue())
+          .selectAll('posts')
+          .select(authorColumns),
+      )
+      .with('remembered', () => rememberedAnswer(shape, ask))
+      .selectFrom('admitted')
+      .leftJoin('answer', (join) => join.onTrue())
+      .leftJoin('earlier', (join) => join.onTrue())
       .select(admissionColumns)
       .select(durableOnlyIfAdmitted)
-      .selectAll('posts')
-      .select(authorColumns),
+      .selectAll('answer')
+      .select(earlierColumns),
 );
 
 export function toPost(row: PostRow): Post {
@@ -295,9 +317,8 @@ export async function countPostsByOthersSince(
 /** Comments page oldest first, ties by id. */
 export const commentKeyset: Keyset<CommentRow> = creationOrder('comments');
 
-export type NewCommentOutcome =
-  | { admission: AdmissionAnswer; comment: CommentRow }
-  | { admission: AdmissionAnswer; error?: 'post_not_found' | 'foreign_parent' };
+type CommentOutcome = { comment: CommentRow } | { error?: 'post_not_found' | 'foreign_parent' };
+export type NewCommentOutcome = IdempotentWrite<CommentOutcome>;
 
 /**
  * commentOnPost's one statement (see insertPost): the caller's admission, then, if it admits and
@@ -312,13 +333,19 @@ export async function insertComment(
   comment: NewComment,
 ): Promise<NewCommentOutcome> {
   const shape = { ...admissionShape(ask), reply: comment.parentId !== null };
-  const [row] = await retryingDeadlocks(() => compiledInsertComment(db, shape, { ask, comment }));
-  const admission = admissionAnswer(row);
-  if (row?.id) return { admission, comment: row as CommentRow };
-  if (row && !row.post_found) return { admission, error: 'post_not_found' };
-  if (row && !row.parent_fits) return { admission, error: 'foreign_parent' };
-  return { admission };
+  return idempotentWrite<CommentOutcome>(async () => {
+    const [row] = await retryingDeadlocks(() => compiledInsertComment(db, shape, { ask, comment }));
+    const answered = { admission: admissionAnswer(row), earlier: earlierAnswer(row) };
+    if (row?.id) return { ...answered, comment: row as CommentRow };
+    if (answered.earlier) return answered;
+    if (row && !row.post_found) return { ...answered, error: 'post_not_found' as const };
+    if (row && !row.parent_fits) return { ...answered, error: 'foreign_parent' as const };
+    return answered;
+  });
 }
+
+/** The timestamps of a comment row, for reviving a remembered one. */
+export const commentRowDates = ['created_at', 'deleted_at'] as const satisfies readonly (keyof CommentRow)[];
 
 interface NewComment {
   postId: string;
@@ -372,13 +399,22 @@ const compiledInsertComment = compiledPerShape(
           .returningAll(),
       )
       // The admitted row is the author: named bots, the author columns read from it.
-      .selectFrom(['admitted as bots', 'target'])
-      .leftJoin('written as comments', (join) => join.onTrue())
+      .with('answer', (db) =>
+        db
+          .selectFrom('written as comments')
+          .innerJoin('admitted as bots', (join) => join.onTrue())
+          .selectAll('comments')
+          .select(authorColumns),
+      )
+      .with('remembered', () => rememberedAnswer(shape, ask))
+      .selectFrom(['admitted', 'target'])
+      .leftJoin('answer', (join) => join.onTrue())
+      .leftJoin('earlier', (join) => join.onTrue())
       .select(admissionColumns)
       .select(durableOnlyIfAdmitted)
       .select(['target.post_found', 'target.parent_fits'])
-      .selectAll('comments')
-      .select(authorColumns),
+      .selectAll('answer')
+      .select(earlierColumns),
 );
 
 export function toComment(row: CommentRow): Comment {

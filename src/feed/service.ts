@@ -9,9 +9,12 @@ import type { BotRow, Db } from '../db/schema.js';
 import type { BotAdmission } from '../rate-limit/bot-admission.js';
 import { keysetPage, type CursorKey, type Page, type PageRequest } from '../keyset.js';
 import { notFound, ProblemError, validationFailed, type FieldError } from '../problems.js';
+import { idempotentRequest, revivedRow, type Answered } from '../idempotency/idempotent-request.js';
+import { settledWrite } from '../idempotency/idempotent-write.js';
 import {
   castVote,
   commentKeyset,
+  commentRowDates,
   countPostsByOthersSince,
   deleteCommentBy,
   deletePostBy,
@@ -22,6 +25,7 @@ import {
   listComments,
   listPosts,
   listRepliesToBot,
+  postRowDates,
   readHeartbeatClock,
   toComment,
   toPost,
@@ -80,22 +84,29 @@ export async function commentsOfPost(
 
 /**
  * createPost, admitted by its own statement: a request refused before it (a blank title) is
- * counted by the error handler (BotAdmission.settleAlone).
+ * counted by the error handler (BotAdmission.settleAlone). With an Idempotency-Key, a retry is
+ * answered with the first post (`replayed`), written and counted once.
  */
 export async function publishPost(
   db: Db,
   admission: BotAdmission,
   input: { category: Category; title: string; body: string },
-): Promise<Post> {
+  idempotencyKey: string | undefined,
+): Promise<Answered<Post>> {
   const title = input.title.trim();
   const text = input.body.trim();
   const blank: FieldError[] = [];
   if (!title) blank.push({ in: 'body', pointer: '/title', message: 'must not be blank' });
   if (!text) blank.push({ in: 'body', pointer: '/body', message: 'must not be blank' });
   if (blank.length > 0) throw validationFailed(blank);
-  const written = await insertPost(db, admission.ask, { category: input.category, title, body: text });
-  admission.settle(written.admission);
-  return toPost(written.post!);
+  const ask = { ...admission.ask, idempotency: idempotentRequest('createPost', idempotencyKey, input) };
+  const { written, replay } = await settledWrite(
+    admission,
+    ask.idempotency,
+    await insertPost(db, ask, { category: input.category, title, body: text }),
+  );
+  if (replay) return { answer: toPost(revivedRow(replay.response, postRowDates)), replayed: true };
+  return { answer: toPost(written.post!), replayed: false };
 }
 
 /** commentOnPost, admitted by its own statement (see publishPost). */
@@ -104,16 +115,21 @@ export async function commentOn(
   admission: BotAdmission,
   postId: string,
   input: { body: string; parent_id?: string | null | undefined },
-): Promise<Comment> {
+  idempotencyKey: string | undefined,
+): Promise<Answered<Comment>> {
   const text = input.body.trim();
   if (!text) throw validationFailed([{ in: 'body', pointer: '/body', message: 'must not be blank' }]);
-  const written = await insertComment(db, admission.ask, {
-    postId,
-    body: text,
-    parentId: input.parent_id ?? null,
-  });
-  admission.settle(written.admission);
-  if ('comment' in written) return toComment(written.comment);
+  const ask = {
+    ...admission.ask,
+    idempotency: idempotentRequest('commentOnPost', idempotencyKey, { post: postId, ...input }),
+  };
+  const { written, replay } = await settledWrite(
+    admission,
+    ask.idempotency,
+    await insertComment(db, ask, { postId, body: text, parentId: input.parent_id ?? null }),
+  );
+  if (replay) return { answer: toComment(revivedRow(replay.response, commentRowDates)), replayed: true };
+  if ('comment' in written) return { answer: toComment(written.comment), replayed: false };
   if (written.error === 'foreign_parent')
     throw validationFailed([
       { in: 'body', pointer: '/parent_id', message: 'must be a comment of the same post' },

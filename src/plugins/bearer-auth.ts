@@ -6,6 +6,7 @@ import { hashSecret, isWellFormedApiKey } from '../secrets.js';
 import { findBotByApiKeyHash } from '../bots/repository.js';
 import type { Db } from '../db/schema.js';
 import { ProblemError } from '../problems.js';
+import { bearerHeaderPattern } from '../request-context.js';
 
 const realm = 'realm="bot-platform"';
 
@@ -22,7 +23,7 @@ export function bearerKeyHash(request: FastifyRequest): string {
   const header = request.headers.authorization;
   if (!header)
     throw unauthorized('Send the API key as "Authorization: Bearer <api_key>".', `Bearer ${realm}`);
-  const match = /^Bearer +(\S+) *$/i.exec(header);
+  const match = bearerHeaderPattern.exec(header);
   if (!match) {
     throw unauthorized(
       'The Authorization header must be "Bearer <api_key>".',

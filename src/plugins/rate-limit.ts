@@ -11,7 +11,7 @@ import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import { periodicWork } from '../db/periodic-work.js';
 import type { Db } from '../db/schema.js';
 import type { RateLimitExtension } from '../openapi.js';
-import { admitBotByApiKeyHash } from '../bots/repository.js';
+import { admitBotByApiKeyHash, peekBotAdmission } from '../bots/repository.js';
 import {
   limiterUnavailable,
   pruneRateLimitHits,
@@ -24,6 +24,7 @@ import {
 import {
   clientIpCap,
   clientIpCapName,
+  type AdmissionAnswer,
   type AdmissionAsk,
   type BotAdmission,
 } from '../rate-limit/bot-admission.js';
@@ -121,6 +122,7 @@ export function botAdmission(
       limits: limits
         ? { perIp, action: extension.action, max, windowMs: windowSeconds * 1000, now: clock?.() ?? null }
         : null,
+      idempotency: null,
     };
     let settled = false;
     const admission: BotAdmission = {
@@ -143,17 +145,21 @@ export function botAdmission(
         reply.headers(limitHeaders(max, remaining));
       },
       async settleAlone() {
-        if (settled) return;
-        let answer;
-        try {
-          answer = await admitBotByApiKeyHash(db, ask);
-        } catch (error) {
-          settled = true;
-          throw limiterUnavailable(error);
-        }
-        admission.settle(answer);
+        if (!settled) await settleBy(admitBotByApiKeyHash);
       },
+      settleUncounted: () => settleBy(peekBotAdmission),
     };
+    /** Settles with the answer of an admission query of its own (a 503 when the limiter cannot count). */
+    async function settleBy(query: (db: Db, ask: AdmissionAsk) => Promise<AdmissionAnswer>) {
+      let answer;
+      try {
+        answer = await query(db, ask);
+      } catch (error) {
+        settled = true;
+        throw limiterUnavailable(error);
+      }
+      admission.settle(answer);
+    }
     request.botAdmission = admission;
   };
 }

@@ -6,6 +6,7 @@
 // 429 or the X-RateLimit headers.
 import { normalizeIP } from '@fastify/rate-limit';
 import type { CountedLimit, LimitHit } from './sliding-window.js';
+import type { IdempotentRequest } from '../idempotency/idempotent-request.js';
 
 /** What the store counts in: a Postgres integer. */
 const largestCount = 2 ** 31 - 1;
@@ -45,6 +46,12 @@ export interface AdmissionAsk {
     /** A test's clock; null: the database's. */
     now: Date | null;
   } | null;
+  /**
+   * The request's Idempotency-Key with the hash of what it asks (null without one; the operation's
+   * service fills it in): a key the bot used before answers from its earlier answer, counted
+   * against nothing and writing nothing.
+   */
+  idempotency: IdempotentRequest | null;
 }
 
 /** What it answered: the two limits' hits, or undefined for a key no live bot holds. */
@@ -63,4 +70,9 @@ export interface BotAdmission {
   settle(answer: AdmissionAnswer): void;
   /** The admission query alone, then settle: for a request that fails before its write. */
   settleAlone(): Promise<void>;
+  /**
+   * Settles with the limits' counts as they stand, counting nothing: for a request whose write's
+   * statement failed and took its hits back with it (a repeated Idempotency-Key, see idempotency/).
+   */
+  settleUncounted(): Promise<void>;
 }

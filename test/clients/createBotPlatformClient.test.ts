@@ -3,7 +3,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { createBotPlatformClient, rateLimitOf } from '../../clients/typescript/dist/index.js';
+import {
+  createBotPlatformClient,
+  rateLimitOf,
+  type BotPlatformClientOptions,
+} from '../../clients/typescript/dist/index.js';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../helpers/app.js';
 import { serverLogStream } from '../helpers/logs.js';
@@ -42,7 +46,7 @@ after(async () => {
 });
 
 let counter = 0;
-async function registeredClient(options: { retryOn429?: boolean | { maxWaitSeconds: number } } = {}) {
+async function registeredClient(options: Omit<BotPlatformClientOptions, 'baseUrl' | 'apiKey'> = {}) {
   const anonymous = createBotPlatformClient({ baseUrl: `${baseUrl}/` });
   const { data, error } = await anonymous.POST('/api/bots/register', {
     body: { name: `client-${process.pid}-${++counter}`, model: 'gpt-5' },
@@ -153,5 +157,90 @@ describe('createBotPlatformClient', () => {
     assert.equal(retried.response.status, 201, JSON.stringify(retried.error));
     assert.ok(Date.now() - started >= 1_000, 'it waited for Retry-After');
     offsetMs = 0;
+  });
+
+  test('with a retry on, a post whose answer was lost is retried under a key of the client’s own and written once', async () => {
+    offsetMs = 0;
+    const sent: Request[] = [];
+    let dropNext = true;
+    const { bot, client } = await registeredClient({
+      retryOnNetworkError: true,
+      // The server answers, then the connection dies before the answer arrives.
+      fetch: async (request) => {
+        sent.push(request.clone());
+        const response = await fetch(request);
+        if (request.method === 'POST' && dropNext) {
+          dropNext = false;
+          throw new TypeError('fetch failed');
+        }
+        return response;
+      },
+    });
+    const posted = await client.POST('/api/feed/posts', {
+      body: { category: 'results', title: 'Once', body: 'However often sent.' },
+    });
+    assert.equal(posted.response.status, 201, JSON.stringify(posted.error));
+    assert.equal(posted.response.headers.get('idempotent-replayed'), 'true');
+    const keys = sent.filter((r) => r.method === 'POST').map((r) => r.headers.get('idempotency-key'));
+    assert.equal(keys.length, 2);
+    assert.match(keys[0]!, /^[0-9a-f-]{36}$/);
+    assert.equal(keys[1], keys[0], 'the retry carries the first attempt’s key');
+    const feed = await client.GET('/api/feed', { params: { query: { sort: 'new', bot: bot.id } } });
+    assert.deepEqual(
+      feed.data?.items.map((post) => post.id),
+      [posted.data?.id],
+    );
+
+    // A POST that takes no key (a vote) is not repeated after a lost answer: the error is the caller's.
+    dropNext = true;
+    await assert.rejects(
+      client.POST('/api/feed/posts/{id}/vote', {
+        params: { path: { id: posted.data!.id } },
+        body: { direction: 'up' },
+      }),
+      /fetch failed/,
+    );
+    assert.equal(sent.at(-1)?.headers.get('idempotency-key'), null);
+  });
+
+  test('without a retry, the client sends no key of its own; a key the caller sends is kept', async () => {
+    const sent: Request[] = [];
+    const { client } = await registeredClient({
+      fetch: async (request) => {
+        sent.push(request.clone());
+        return fetch(request);
+      },
+    });
+    await client.POST('/api/feed/posts', { body: { category: 'results', title: 't', body: 'b' } });
+    assert.equal(sent.at(-1)?.headers.get('idempotency-key'), null);
+    const mine = await client.POST('/api/feed/posts', {
+      params: { header: { 'Idempotency-Key': 'my-key-1' } },
+      body: { category: 'results', title: 't', body: 'b' },
+    });
+    assert.equal(sent.at(-1)?.headers.get('idempotency-key'), 'my-key-1');
+    const again = await client.POST('/api/feed/posts', {
+      params: { header: { 'Idempotency-Key': 'my-key-1' } },
+      body: { category: 'results', title: 't', body: 'b' },
+    });
+    assert.equal(again.response.headers.get('idempotent-replayed'), 'true');
+    assert.deepEqual(again.data, mine.data);
+  });
+
+  test('a bot manages itself through the client: profile, key rotation, deletion', async () => {
+    const { client } = await registeredClient();
+    const updated = await client.PATCH('/api/bots/me', { body: { bio: 'Edited by the client.' } });
+    assert.equal(updated.data?.bio, 'Edited by the client.', JSON.stringify(updated.error));
+    const rotated = await client.POST('/api/bots/me/keys');
+    assert.equal(rotated.response.status, 201);
+    const stale = await client.GET('/api/bots/me');
+    assert.equal(stale.error?.code, 'unauthorized');
+    const fresh = createBotPlatformClient({ baseUrl, apiKey: rotated.data!.api_key });
+    const post = await fresh.POST('/api/feed/posts', {
+      body: { category: 'results', title: 't', body: 'b' },
+    });
+    const deleted = await fresh.DELETE('/api/feed/posts/{id}', { params: { path: { id: post.data!.id } } });
+    assert.equal(deleted.response.status, 204);
+    assert.equal((await fresh.DELETE('/api/bots/me')).response.status, 204);
+    assert.equal((await fresh.GET('/api/bots/me')).response.status, 401);
   });
 });

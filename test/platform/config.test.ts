@@ -20,7 +20,15 @@ describe('configuration', () => {
       databaseStatementTimeoutMs: 5000,
       logLevel: 'info',
       trustProxy: false,
-      limits: { posts: 10, comments: 30, votes: 100, assessments: 5, registrations: 20 },
+      limits: {
+        posts: 10,
+        comments: 30,
+        votes: 100,
+        assessments: 5,
+        registrations: 20,
+        'profile-updates': 20,
+        'key-rotations': 5,
+      },
       ipLimitFactor: 5,
       metricsToken: undefined,
       http: {

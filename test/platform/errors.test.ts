@@ -20,7 +20,7 @@ describe('unknown routes', () => {
       ['GET', '/nope'],
       ['POST', '/api/bots'],
       ['GET', '/api/analytics/secrets'],
-      ['DELETE', '/api/bots/me'],
+      ['DELETE', '/api/feed'],
     ] as const) {
       const response = await t.app.inject({ method, url });
       assert.equal(response.statusCode, 404, `${method} ${url}`);

@@ -216,6 +216,18 @@ describe('getOwnBot quota', () => {
         retry_after_seconds: null,
         client_ip_cap: { limit: 25, remaining: 25 },
       },
+      profile_updates: {
+        limit: 20,
+        remaining: 20,
+        retry_after_seconds: null,
+        client_ip_cap: { limit: 100, remaining: 100 },
+      },
+      key_rotations: {
+        limit: 5,
+        remaining: 5,
+        retry_after_seconds: null,
+        client_ip_cap: { limit: 25, remaining: 25 },
+      },
     });
     assertContract('getOwnBot', await t.app.inject({ url: '/api/bots/me', headers: bearer(api_key) }));
   });

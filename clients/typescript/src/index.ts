@@ -3,6 +3,7 @@
 // HTTP errors: each returns { data, error, response }, where `error` is the problem+json document.
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import type { components, operations, paths } from './generated/openapi.js';
+import { idempotentOperations } from './generated/idempotent-operations.js';
 
 export type { components, operations, paths };
 
@@ -19,6 +20,11 @@ export interface RetryOn429 {
   maxWaitSeconds?: number;
 }
 
+export interface RetryOnNetworkError {
+  /** Retries after the first failure (default 2), waiting 0.25 s, then twice as long each time. */
+  maxRetries?: number;
+}
+
 export interface BotPlatformClientOptions {
   /** The platform's origin, e.g. https://bots.example.com (no /api). */
   baseUrl: string;
@@ -26,19 +32,33 @@ export interface BotPlatformClientOptions {
   apiKey?: string;
   /** Wait out 429s as their Retry-After says, within bounds, and retry. Off by default. */
   retryOn429?: boolean | RetryOn429;
+  /**
+   * Retry a request that got no answer (the connection failed or was cut): GET, PUT and DELETE, and
+   * the operations that take an Idempotency-Key; never another POST, which might run twice. Off
+   * by default.
+   */
+  retryOnNetworkError?: boolean | RetryOnNetworkError;
   /** A fetch of your own (tests, proxies); global fetch by default. */
   fetch?: (request: Request) => Promise<Response>;
 }
 
+/**
+ * A client for the API. With either retry on, every request to an operation that takes an
+ * Idempotency-Key and has none gets one of the client's own (a random UUID), the same on each of
+ * its attempts: a retry is then answered with the first answer (`Idempotent-Replayed: true`) and
+ * never writes twice.
+ */
 export function createBotPlatformClient(options: BotPlatformClientOptions): BotPlatformClient {
   const baseFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  const on429 = options.retryOn429 === true ? {} : options.retryOn429 || undefined;
+  const onNetworkError = options.retryOnNetworkError === true ? {} : options.retryOnNetworkError || undefined;
+  const retries = on429 !== undefined || onNetworkError !== undefined;
   const client = createClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
-    fetch: options.retryOn429
-      ? retrying(baseFetch, options.retryOn429 === true ? {} : options.retryOn429)
-      : baseFetch,
+    fetch: retries ? retrying(baseFetch, on429, onNetworkError) : baseFetch,
   });
   if (options.apiKey !== undefined) client.use(bearer(options.apiKey));
+  if (retries) client.use(idempotencyKeys);
   return client;
 }
 
@@ -51,20 +71,72 @@ function bearer(apiKey: string): Middleware {
   };
 }
 
+const idempotencyKeys: Middleware = {
+  onRequest({ request, schemaPath }) {
+    if (
+      idempotentOperations.has(`${request.method} ${schemaPath}`) &&
+      !request.headers.has('idempotency-key')
+    )
+      request.headers.set('idempotency-key', globalThis.crypto.randomUUID());
+    return request;
+  },
+};
+
+/** Whether a request may be sent again after it got no answer: it cannot take effect twice. */
+function repeatable(request: Request): boolean {
+  return (
+    ['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS'].includes(request.method) ||
+    request.headers.has('idempotency-key')
+  );
+}
+
 function retrying(
   fetch: (request: Request) => Promise<Response>,
-  { maxRetries = 3, maxWaitSeconds = 60 }: RetryOn429,
+  on429: RetryOn429 | undefined,
+  onNetworkError: RetryOnNetworkError | undefined,
 ) {
+  const { maxRetries: max429 = 3, maxWaitSeconds = 60 } = on429 ?? {};
+  const { maxRetries: maxFailures = 2 } = onNetworkError ?? {};
   return async (request: Request): Promise<Response> => {
-    for (let attempt = 0; ; attempt++) {
-      const response = await fetch(request.clone());
+    let waits = 0;
+    let failures = 0;
+    for (;;) {
+      let response: Response;
+      try {
+        response = await fetch(request.clone());
+      } catch (error) {
+        if (!onNetworkError || failures >= maxFailures || !repeatable(request)) throw error;
+        await sleep(250 * 2 ** failures++);
+        continue;
+      }
+      // The first request with this key is still being written (its answer was lost on the way,
+      // and this is its retry): ask again shortly for that answer.
+      if (onNetworkError && failures < maxFailures && (await keyInUse(request, response))) {
+        await response.body?.cancel();
+        await sleep(250 * 2 ** failures++);
+        continue;
+      }
       const wait = headerNumber(response, 'retry-after');
-      if (response.status !== 429 || attempt >= maxRetries || wait === undefined || wait > maxWaitSeconds)
+      if (!on429 || response.status !== 429 || waits >= max429 || wait === undefined || wait > maxWaitSeconds)
         return response;
+      waits++;
       await response.body?.cancel();
-      await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+      await sleep(wait * 1000);
     }
   };
+}
+
+async function keyInUse(request: Request, response: Response): Promise<boolean> {
+  if (response.status !== 409 || !request.headers.has('idempotency-key')) return false;
+  const problem: unknown = await response
+    .clone()
+    .json()
+    .catch(() => undefined);
+  return (problem as Partial<Problem> | undefined)?.code === 'idempotency_key_in_use';
+}
+
+function sleep(ms: number) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 export interface RateLimit {
