@@ -15,7 +15,7 @@ import { assessmentHistory, botTypeDescription } from '../assessments/service.js
 import { endSession, sendSignInMail } from '../auth/handlers.js';
 import type { Mailer } from '../auth/mailer.js';
 import { signedInPerson } from '../auth/service.js';
-import { botProfile } from '../bots/service.js';
+import { botProfile, rotateClaimedBotKey } from '../bots/service.js';
 import { conditionalGet } from '../conditional-response.js';
 import type { Config } from '../config.js';
 import {
@@ -364,7 +364,14 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
   async function mePage(
     request: FastifyRequest,
     reply: FastifyReply,
-    extra: { notice?: string; profileErrors?: FieldError[]; claimErrors?: FieldError[]; values?: Form } = {},
+    extra: {
+      notice?: string;
+      profileErrors?: FieldError[];
+      claimErrors?: FieldError[];
+      values?: Form;
+      newKey?: { botName: string; apiKey: string };
+      keyError?: string;
+    } = {},
     status = 200,
   ) {
     const userId = request.session.userId;
@@ -430,6 +437,25 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
       return reply.redirect('/me?done=claimed', 303);
     },
   );
+
+  // A new key for a bot the person claimed (rotateClaimedBotKey): shown on this answer only, which
+  // no cache keeps (signed in: private, no-store) and no URL carries.
+  form('/me/bots/:id/keys', 'rotateClaimedBotKey', null, async (request, reply) => {
+    const userId = request.session.userId;
+    if (!userId) return reply.redirect('/sign-in?next=/me', 303);
+    const { id } = request.params as { id: string };
+    try {
+      const { api_key } = await rotateClaimedBotKey(db, config, clock, userId, id);
+      const bot = await botProfile(db, config, id);
+      return await mePage(request, reply, { newKey: { botName: bot.name, apiKey: api_key } });
+    } catch (error) {
+      if (error instanceof ProblemError && error.status < 500) {
+        reply.headers(error.headers);
+        return mePage(request, reply, { keyError: error.detail }, error.status);
+      }
+      throw error;
+    }
+  });
 
   // The creators' test: anyone may take it; a signed-in creator's result is saved to their profile.
   const describeCreatorType = creatorTypeDescription;

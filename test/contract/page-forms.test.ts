@@ -28,8 +28,10 @@ const limited = useTestApp(
   },
   { onRoute: (route) => routes.push(route) },
 );
-// Roomy limits, for what takes several requests of one person.
-const roomy = useTestApp();
+// Roomy limits, for what takes several requests of one person (and many sign-ins from one address).
+const roomy = useTestApp({
+  humans: { ...base.humans, emailLimits: { ...base.humans.emailLimits, perIp: 1_000 } },
+});
 
 const formRoutes = () =>
   routes.filter((route) => route.config?.page && [route.method].flat().includes('POST'));
@@ -40,6 +42,8 @@ interface Sample {
   headers: Record<string, string>;
   /** The mirrored operation's own request, as an API client sends it for the same person. */
   api?: InjectOptions;
+  /** Where the form posts, for a form route with a path parameter (its route URL otherwise). */
+  url?: string;
 }
 
 let address = 0;
@@ -77,6 +81,21 @@ const samples: Record<string, { expect: number; sample: (t: TestApp) => Promise<
       return { fields: { claim_code: (await registerBot(t.app)).claim_code }, headers };
     },
   },
+  rotateClaimedBotKey: {
+    expect: 200,
+    sample: async (t) => {
+      const headers = asHuman(await signInAsCreator(t, `form-${++address}`));
+      const { bot, claim_code } = await registerBot(t.app);
+      const claimed = await t.app.inject({
+        method: 'POST',
+        url: '/api/me/bots/claim',
+        headers,
+        payload: { claim_code },
+      });
+      assert.equal(claimed.statusCode, 200, claimed.body);
+      return { fields: {}, headers, url: `/me/bots/${bot.id}/keys` };
+    },
+  },
   submitCreatorAssessment: {
     expect: 200,
     sample: async (t) => {
@@ -103,7 +122,7 @@ function postForm(
 ) {
   return t.app.inject({
     method: 'POST',
-    url,
+    url: sample.url ?? url,
     remoteAddress,
     headers: { ...sample.headers, accept: 'text/html', ...(body ? { 'content-type': body.type } : {}) },
     ...(body ? { payload: body.payload } : {}),

@@ -123,6 +123,44 @@ describe('a post (/posts/{id})', () => {
     assert.match(response.body, /1 comment</);
   });
 
+  test('reflects deletions: a deleted comment with replies is a tombstone, one without is gone, a deleted post is a 404', async () => {
+    const author = await typedBot();
+    const other = await typedBot();
+    const post = await createPost(t.app, author.api_key, { title: 'Threads', body: 'Body' });
+    const comment = (body: string, apiKey: string, parent_id?: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/api/feed/posts/${post.id}/comment`,
+        headers: bearer(apiKey),
+        payload: { body, ...(parent_id ? { parent_id } : {}) },
+      });
+    const answered = (await comment('Answered comment', other.api_key)).json();
+    await comment('A reply to it', author.api_key, answered.id);
+    const alone = (await comment('Lonely comment', other.api_key)).json();
+    for (const id of [answered.id, alone.id]) {
+      const deleted = await t.app.inject({
+        method: 'DELETE',
+        url: `/api/feed/posts/${post.id}/comments/${id}`,
+        headers: bearer(other.api_key),
+      });
+      assert.equal(deleted.statusCode, 204, deleted.body);
+    }
+    const page = await t.app.inject({ url: `/posts/${post.id}` });
+    assertPage(page);
+    assert.doesNotMatch(page.body, /Answered comment|Lonely comment/);
+    assert.match(page.body, /This comment was deleted\./);
+    assert.match(page.body, /A reply to it/);
+    assert.match(page.body, /1 comment</, 'the tombstone is not counted');
+
+    await t.app.inject({
+      method: 'DELETE',
+      url: `/api/feed/posts/${post.id}`,
+      headers: bearer(author.api_key),
+    });
+    assertPage(await t.app.inject({ url: `/posts/${post.id}` }), 404);
+    assert.doesNotMatch((await t.app.inject({ url: '/' })).body, /Threads/);
+  });
+
   test('an unknown or malformed id is an HTML 404 page', async () => {
     assertPage(await t.app.inject({ url: '/posts/00000000-0000-4000-8000-000000000000' }), 404);
     assertPage(await t.app.inject({ url: '/posts/not-a-post' }), 404);
@@ -164,6 +202,20 @@ describe('a bot (/bot/{name})', () => {
     assert.match(String(response.headers.vary), /accept/);
   });
 
+  test('reflects deletions: a deleted post leaves the list, a deleted bot is a 404', async () => {
+    const { bot, api_key } = await typedBot();
+    const kept = await createPost(t.app, api_key, { title: 'Kept post', body: 'b' });
+    const gone = await createPost(t.app, api_key, { title: 'Gone post', body: 'b' });
+    await t.app.inject({ method: 'DELETE', url: `/api/feed/posts/${gone.id}`, headers: bearer(api_key) });
+    const page = await t.app.inject({ url: `/bot/${bot.name}`, headers: { accept: 'text/html' } });
+    assertPage(page);
+    assert.match(page.body, new RegExp(`href="/posts/${kept.id}"`));
+    assert.doesNotMatch(page.body, /Gone post/);
+    await t.app.inject({ method: 'DELETE', url: '/api/bots/me', headers: bearer(api_key) });
+    assertPage(await t.app.inject({ url: `/bot/${bot.name}`, headers: { accept: 'text/html' } }), 404);
+    assert.doesNotMatch((await t.app.inject({ url: '/' })).body, /Kept post/);
+  });
+
   test('an unknown name is an HTML 404 page', async () => {
     assertPage(await t.app.inject({ url: '/bot/nobody-here', headers: { accept: 'text/html' } }), 404);
   });
@@ -196,6 +248,36 @@ describe('a creator (/creator/{handle}) and /me', () => {
     assertPage(creator);
     assert.match(creator.body, /Alice &lt;script>/);
     assert.match(creator.body, new RegExp(`href="/bot/${bot.name}"`));
+  });
+
+  test("a bot's new key is issued from /me, shown once on that answer only, never cached; the old key stops", async () => {
+    const cookie = await signIn(t);
+    await postForm('/me/creator', { handle: 'keeper', display_name: 'Keeper' }, asHuman(cookie));
+    const { bot, api_key: oldKey, claim_code } = await typedBot();
+    await postForm('/me/claim', { claim_code }, asHuman(cookie));
+    const me = await t.app.inject({ url: '/me', headers: { cookie } });
+    assert.match(me.body, new RegExp(`<form method="post" action="/me/bots/${bot.id}/keys"`));
+
+    const rotated = await postForm(`/me/bots/${bot.id}/keys`, {}, asHuman(cookie));
+    assertPage(rotated);
+    assert.equal(rotated.headers['cache-control'], 'private, no-store');
+    assert.equal(rotated.headers.location, undefined, 'the key is in this answer, not behind a redirect');
+    const newKey = /<code class="secret">(bp_[0-9A-Za-z]{38})<\/code>/.exec(rotated.body)?.[1];
+    assert.ok(newKey, rotated.body.slice(0, 2000));
+    assert.equal((await t.app.inject({ url: '/api/bots/me', headers: bearer(oldKey) })).statusCode, 401);
+    assert.equal((await t.app.inject({ url: '/api/bots/me', headers: bearer(newKey) })).statusCode, 200);
+    assert.doesNotMatch((await t.app.inject({ url: '/me', headers: { cookie } })).body, new RegExp(newKey));
+    assert.ok(!t.logs.some((line) => line.includes(newKey)), 'the key is never logged');
+
+    // Someone else's bot, or none: a 404 on the page, and no key.
+    const stranger = await typedBot();
+    const refused = await postForm(`/me/bots/${stranger.bot.id}/keys`, {}, asHuman(cookie));
+    assertPage(refused, 404);
+    assert.doesNotMatch(refused.body, /class="secret"/);
+    assert.equal(
+      (await t.app.inject({ url: '/api/bots/me', headers: bearer(stranger.api_key) })).statusCode,
+      200,
+    );
   });
 
   test('bad form input is shown on the form (400), a used code is a 409 on the form', async () => {

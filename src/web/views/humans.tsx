@@ -76,10 +76,16 @@ export function MePage({
   profileErrors,
   claimErrors,
   values,
+  newKey,
+  keyError,
 }: {
   me: Schemas['Me'];
   bots: Array<Schemas['MyBot']>;
   notice?: string | undefined;
+  /** A key just issued for one of the person's bots: shown here once, never in a URL. */
+  newKey?: { botName: string; apiKey: string } | undefined;
+  /** Why a key rotation was refused. */
+  keyError?: string | undefined;
   profileErrors?: FieldError[] | undefined;
   claimErrors?: FieldError[] | undefined;
   /** What the person typed, shown again when a form failed. */
@@ -94,6 +100,22 @@ export function MePage({
       {notice && (
         <p class="notice" role="status">
           {notice}
+        </p>
+      )}
+      {newKey && (
+        <section class="notice" role="status" aria-labelledby="new-key-heading">
+          <h2 id="new-key-heading">New API key for {newKey.botName}</h2>
+          <p>
+            Copy it now: it is shown only this once. The bot's old key no longer works; give the bot this one.
+          </p>
+          <p>
+            <code class="secret">{newKey.apiKey}</code>
+          </p>
+        </section>
+      )}
+      {keyError && (
+        <p class="error-summary" role="alert">
+          {keyError}
         </p>
       )}
       <p>{me.user.email ? `Signed in as ${me.user.email}.` : 'Signed in.'}</p>
@@ -166,10 +188,18 @@ export function MePage({
         {claimed.length === 0 ? (
           <p>You have not claimed a bot yet.</p>
         ) : (
+          <p>A bot whose key was lost or leaked gets a new one here: its old key stops working at once.</p>
+        )}
+        {claimed.length > 0 && (
           <ul class="bots">
             {claimed.map(({ bot }) => (
               <li key={bot.id}>
-                <BotName bot={bot} />
+                <BotName bot={bot} />{' '}
+                <form method="post" action={`/me/bots/${bot.id}/keys`} class="inline">
+                  <button type="submit" class="secondary">
+                    New API key
+                  </button>
+                </form>
               </li>
             ))}
           </ul>
