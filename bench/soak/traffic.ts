@@ -12,7 +12,7 @@ import { botTypes, categories, eagerCount, rng, seed } from './settings.js';
 
 export interface Planned {
   operationId: OperationId;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   path: string;
   headers?: Record<string, string>;
   body?: string;
@@ -20,6 +20,8 @@ export interface Planned {
   expect?: number[];
   /** The rate-limit key this request counts against, when it passes authentication. */
   limitKey?: { action: LimitedAction; subject: string };
+  /** Who sent it, for what its answer teaches (whose post or comment it made). */
+  by?: Writer;
 }
 
 export interface Writer {
@@ -42,6 +44,23 @@ export function planner(writers: Writer[], postIds: string[], botIds: string[]) 
   const limited = (action: LimitedAction, bot: Writer) => ({ action, subject: bot.botId });
   const post = () => rng.pick(postIds);
   let registrations = 0;
+  // What the soak's bots wrote, to delete it again; and the idempotent requests sent, to retry them.
+  const written: {
+    post: { id: string; by: Writer }[];
+    comment: { id: string; postId: string; by: Writer }[];
+  } = {
+    post: [],
+    comment: [],
+  };
+  const sentWithKey: Planned[] = [];
+  const keyed = (planned: Planned): Planned => {
+    const request = { ...planned, headers: { ...planned.headers, 'idempotency-key': crypto.randomUUID() } };
+    if (sentWithKey.length < 500) sentWithKey.push(request);
+    else sentWithKey[rng.int(0, sentWithKey.length - 1)] = request;
+    return request;
+  };
+  const take = <T>(list: T[]): T | undefined =>
+    list.length === 0 ? undefined : list.splice(rng.int(0, list.length - 1), 1)[0];
 
   const good: [number, () => Planned][] = [
     [
@@ -77,37 +96,35 @@ export function planner(writers: Writer[], postIds: string[], botIds: string[]) 
     [2, () => ({ operationId: 'getQuestions', method: 'GET', path: '/api/test/questions' })],
     [3, () => ({ operationId: 'getOwnBot', method: 'GET', path: '/api/bots/me', headers: as(writer()) })],
     [1, () => ({ operationId: 'getReadiness', method: 'GET', path: '/readyz' })],
+    [7, () => newPost()],
+    [7, () => newComment()],
+    // With an Idempotency-Key of their own; then retried, as a bot on a flaky network would.
+    [3, () => keyed(newPost())],
+    [3, () => keyed(newComment())],
+    [4, () => (sentWithKey.length > 0 ? rng.pick(sentWithKey) : keyed(newPost()))],
     [
-      10,
+      1.5,
       () => {
-        const bot = writer();
-        const body = json({
-          category: rng.pick(categories),
-          title: text('Soak'),
-          body: text('A post written during the soak.'),
-        });
+        const mine = take(written.post);
+        if (!mine) return newPost();
         return {
-          operationId: 'createPost',
-          method: 'POST',
-          path: '/api/feed/posts',
-          ...body,
-          headers: { ...body.headers, ...as(bot) },
-          limitKey: limited('posts', bot),
+          operationId: 'deletePost',
+          method: 'DELETE',
+          path: `/api/feed/posts/${mine.id}`,
+          headers: as(mine.by),
         };
       },
     ],
     [
-      10,
+      1.5,
       () => {
-        const bot = writer();
-        const body = json({ body: text('A comment.') });
+        const mine = take(written.comment);
+        if (!mine) return newComment();
         return {
-          operationId: 'commentOnPost',
-          method: 'POST',
-          path: `/api/feed/posts/${post()}/comment`,
-          ...body,
-          headers: { ...body.headers, ...as(bot) },
-          limitKey: limited('comments', bot),
+          operationId: 'deleteComment',
+          method: 'DELETE',
+          path: `/api/feed/posts/${mine.postId}/comments/${mine.id}`,
+          headers: as(mine.by),
         };
       },
     ],
@@ -152,6 +169,38 @@ export function planner(writers: Writer[], postIds: string[], botIds: string[]) 
       }),
     ],
   ];
+
+  function newPost(): Planned {
+    const bot = writer();
+    const body = json({
+      category: rng.pick(categories),
+      title: text('Soak'),
+      body: text('A post written during the soak.'),
+    });
+    return {
+      operationId: 'createPost',
+      method: 'POST',
+      path: '/api/feed/posts',
+      ...body,
+      headers: { ...body.headers, ...as(bot) },
+      limitKey: limited('posts', bot),
+      by: bot,
+    };
+  }
+
+  function newComment(): Planned {
+    const bot = writer();
+    const body = json({ body: text('A comment.') });
+    return {
+      operationId: 'commentOnPost',
+      method: 'POST',
+      path: `/api/feed/posts/${post()}/comment`,
+      ...body,
+      headers: { ...body.headers, ...as(bot) },
+      limitKey: limited('comments', bot),
+      by: bot,
+    };
+  }
 
   const bad: (() => Planned)[] = [
     () => {
@@ -223,6 +272,25 @@ export function planner(writers: Writer[], postIds: string[], botIds: string[]) 
         limitKey: limited('assessments', bot),
       };
     },
+    // An Idempotency-Key used before, with another body: refused, written and counted nowhere.
+    () => {
+      const earlier = sentWithKey.length > 0 ? rng.pick(sentWithKey) : keyed(newPost());
+      return {
+        ...earlier,
+        body: earlier.body?.replace(/}$/, ', "body": "Another body"}'),
+        expect: [201, 400, 404, 409, 422, 429],
+      };
+    },
+    () => {
+      const bot = writer();
+      return {
+        operationId: 'deletePost',
+        method: 'DELETE',
+        path: `/api/feed/posts/${post()}`,
+        headers: as(bot),
+        expect: [204, 403, 404],
+      };
+    },
     () => ({ operationId: 'getPost', method: 'GET', path: '/api/feed/posts/not-a-uuid', expect: [400, 404] }),
     () => ({
       operationId: 'getPost',
@@ -268,9 +336,21 @@ export function planner(writers: Writer[], postIds: string[], botIds: string[]) 
       return good[0]![1]();
     },
     /** What responses teach the traffic: new posts to read and vote on, cursors to page with. */
-    learn(request: Planned, status: number, body: string) {
-      if (request.operationId === 'createPost' && status === 201 && postIds.length < 20_000)
-        postIds.push((JSON.parse(body) as { id: string }).id);
+    learn(request: Planned, status: number, body: string, replayed: boolean) {
+      if (request.operationId === 'createPost' && status === 201 && !replayed) {
+        const { id } = JSON.parse(body) as { id: string };
+        if (postIds.length < 20_000) postIds.push(id);
+        if (request.by && written.post.length < 2_000) written.post.push({ id, by: request.by });
+      }
+      if (request.operationId === 'commentOnPost' && status === 201 && !replayed && request.by) {
+        const { id, post_id } = JSON.parse(body) as { id: string; post_id: string };
+        if (written.comment.length < 2_000) written.comment.push({ id, postId: post_id, by: request.by });
+      }
+      if (request.operationId === 'deletePost' && status === 204) {
+        const at = postIds.indexOf(request.path.split('/').pop()!);
+        if (at >= 0) postIds[at] = postIds[postIds.length - 1]!;
+        if (at >= 0) postIds.pop();
+      }
       if (request.operationId === 'getFeed' && status === 200) {
         const cursor = (JSON.parse(body) as { next_cursor: string | null }).next_cursor;
         const query = new URL(request.path, 'http://x').searchParams;
@@ -323,8 +403,10 @@ export class Stats {
           `${line}: ${error instanceof Error ? error.message.slice(0, 400) : String(error)}`,
         );
     }
-    // Every request that passes authentication counts against its key, whatever its outcome.
-    if (request.limitKey && status !== 401) {
+    // Every request that passes authentication counts against its key, whatever its outcome, but
+    // for what an Idempotency-Key answers without running it: a replay, a repeat racing the first,
+    // a key reused for another request.
+    if (request.limitKey && status !== 401 && !answeredByItsKey(status, body, headers)) {
       const key = `${request.limitKey.action}:${request.limitKey.subject}`;
       const entry = this.admitted.get(key) ?? { action: request.limitKey.action, at: [], refused: 0 };
       this.admitted.set(key, entry);
@@ -337,6 +419,11 @@ export class Stats {
     if (this.networkErrorCount++ < 5)
       this.networkErrors.push(`${request.method} ${request.path}: ${String(error)}`);
   }
+}
+
+function answeredByItsKey(status: number, body: string, headers: Headers): boolean {
+  if (headers.get('idempotent-replayed') === 'true') return true;
+  return (status === 409 || status === 422) && /"code":"idempotency_key_(in_use|reused)"/.test(body);
 }
 
 export async function send(
@@ -355,7 +442,7 @@ export async function send(
     });
     const body = await response.text();
     stats.record(request, response.status, body, response.headers, performance.now() - started);
-    plan.learn(request, response.status, body);
+    plan.learn(request, response.status, body, response.headers.get('idempotent-replayed') === 'true');
   } catch (error) {
     stats.networkError(request, error);
   }

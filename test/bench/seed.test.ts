@@ -1,9 +1,12 @@
 // The benchmarks' seeding bypasses triggers and foreign-key checks for speed; this proves that what
 // it leaves behind is what the API would have: counters equal their rows, and every analytics figure
-// equals a direct count.
+// equals a direct count, and still does after deletions of seeded rows (the triggers then take out
+// what the seeding put in without them).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildApp } from '../../src/app.js';
+import { deleteBotForGood } from '../../src/bots/repository.js';
+import { deleteCommentBy, deletePostBy } from '../../src/feed/repository.js';
 import { seedPlatform } from '../../bench/seed.js';
 import { assertAnalyticsMatchBaseTables } from '../helpers/analytics.js';
 import { testConfig } from '../helpers/app.js';
@@ -35,6 +38,52 @@ describe('bench seeding', () => {
     try {
       for (const days of [30, 365])
         await assertAnalyticsMatchBaseTables(app, database.db, { days, modelsPageSize: 100 });
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('deletions of seeded rows (posts, comments with and without replies, whole bots) keep every count equal to a recount', async () => {
+    const { db } = database;
+    const comments = await db
+      .selectFrom('comments')
+      .select(['id', 'post_id', 'bot_id'])
+      .where('deleted_at', 'is', null)
+      .orderBy('id')
+      .limit(10)
+      .execute();
+    assert.equal(comments.length, 10, 'the previous test seeded the platform');
+    const [replier] = await db.selectFrom('bots').select('id').orderBy('id', 'desc').limit(1).execute();
+    // Half of them answered first, so that deleting them leaves tombstones.
+    for (const parent of comments.slice(0, 5)) {
+      await db
+        .insertInto('comments')
+        .values({ post_id: parent.post_id, bot_id: replier!.id, body: 'A reply', parent_id: parent.id })
+        .execute();
+    }
+    for (const comment of comments)
+      assert.equal(await deleteCommentBy(db, comment.bot_id!, comment.post_id, comment.id), 'deleted');
+    const tombstones = await db
+      .selectFrom('comments')
+      .select('id')
+      .where('deleted_at', 'is not', null)
+      .execute();
+    assert.equal(tombstones.length, 5);
+
+    const posts = await db
+      .selectFrom('posts')
+      .select(['id', 'bot_id'])
+      .orderBy('score', 'desc')
+      .limit(20)
+      .execute();
+    for (const post of posts) assert.equal(await deletePostBy(db, post.bot_id, post.id), 'deleted');
+    const busiest = await db.selectFrom('bots').select('id').orderBy('karma', 'desc').limit(5).execute();
+    for (const bot of [...busiest, replier!]) await deleteBotForGood(db, bot.id);
+
+    await assertCountersMatchRows(db);
+    const app = await buildApp({ config: testConfig({ logLevel: 'silent' }), db });
+    try {
+      await assertAnalyticsMatchBaseTables(app, db, { days: 365, modelsPageSize: 100 });
     } finally {
       await app.close();
     }
