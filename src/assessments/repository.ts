@@ -6,11 +6,9 @@ import { sql, type Selectable } from 'kysely';
 import type { components } from '../../generated/openapi.js';
 import {
   admissionAnswer,
-  admissionColumns,
   admissionShape,
-  durableOnlyIfAdmitted,
   earlierAnswer,
-  earlierColumns,
+  idempotentWriteColumns,
   rememberedAnswer,
   toAccuracy,
   withAdmission,
@@ -111,10 +109,8 @@ export async function insertAssessment(
       .selectFrom('admitted')
       .leftJoin('answer', (join) => join.onTrue())
       .leftJoin('earlier', (join) => join.onTrue())
-      .select(admissionColumns)
-      .select(durableOnlyIfAdmitted)
+      .select(idempotentWriteColumns)
       .selectAll('answer')
-      .select(earlierColumns)
       .executeTakeFirst();
   return idempotentWrite(async () => {
     const row = await retryingDeadlocks(submit);

@@ -159,10 +159,9 @@ export async function rotateCallersKey(
     .selectFrom('admitted')
     .leftJoin('answer', (join) => join.onTrue())
     .leftJoin('earlier', (join) => join.onTrue())
-    .select(admissionColumns)
-    .select(durableOnlyIfAdmitted)
+    .select(idempotentWriteColumns)
     .select(['admitted.admits', 'answer.created_at as issued_at'])
-    .select(earlierColumns)
+
     .executeTakeFirst();
   // Admitted, yet nothing issued: another rotation with the same key committed first, so the key
   // this request was admitted with is revoked now.
@@ -357,25 +356,28 @@ function admissionQuery(db: Db, shape: AdmissionShape, { keyHash, limits }: Admi
     : counted;
   // It names a column of the bot's row, so it runs once per admitted row.
   return bots
-    .innerJoinLateral(
-      sql<{
-        first_current: number;
-        first_ttl_ms: string;
-        second_current: number;
-        second_ttl_ms: string;
-      }>`${hit}`.as('hit'),
-      (join) => join.onTrue(),
-    )
+    .innerJoinLateral(sql<LimitHits>`${hit}`.as('hit'), (join) => join.onTrue())
     .select([
-      'hit.first_current as ip_current',
-      'hit.first_ttl_ms as ip_ttl_ms',
-      'hit.second_current as own_current',
-      'hit.second_ttl_ms as own_ttl_ms',
+      ...hitColumns,
       sql<boolean>`hit.first_current <= ${perIp.max} and hit.second_current <= ${max}${
         shape.replay ? sql` and not exists (select from earlier)` : sql``
       }`.as('admits'),
     ]);
 }
+
+/** What rate_limit_hit_both() answers (the lateral `hit`), and its columns as admissionColumns names them. */
+type LimitHits = {
+  first_current: number;
+  first_ttl_ms: string;
+  second_current: number;
+  second_ttl_ms: string;
+};
+const hitColumns = [
+  'hit.first_current as ip_current',
+  'hit.first_ttl_ms as ip_ttl_ms',
+  'hit.second_current as own_current',
+  'hit.second_ttl_ms as own_ttl_ms',
+] as const;
 
 /**
  * The client IP's and the bot's counts as they stand, counting nothing (rate_limit_hit() asked not
@@ -480,7 +482,7 @@ export function rememberedAnswer(shape: AdmissionShape, { keyHash, idempotency }
 }
 
 /** The columns a write's statement selects from `earlier` for earlierAnswer. */
-export const earlierColumns = [
+const earlierColumns = [
   'earlier.request_hash as earlier_request_hash',
   'earlier.response as earlier_response',
 ] as const;
@@ -518,6 +520,17 @@ export const durableOnlyIfAdmitted = sql<string | null>`case when not admits
   then set_config('synchronous_commit', 'off', true) end`.as('asynchronous_commit');
 
 /**
+ * What an idempotent write's statement answers besides its row (from `admitted` joined with
+ * `earlier`): its admission (admissionAnswer), its commit's durability, the earlier answer to its
+ * key (earlierAnswer).
+ */
+export const idempotentWriteColumns = [
+  ...admissionColumns,
+  durableOnlyIfAdmitted,
+  ...earlierColumns,
+] as const;
+
+/**
  * The admission on its own, for a request that failed before its write (see BotAdmission.settleAlone).
  */
 export async function admitBotByApiKeyHash(db: Db, ask: AdmissionAsk): Promise<AdmissionAnswer> {
@@ -548,21 +561,8 @@ export async function peekBotAdmission(db: Db, ask: AdmissionAsk): Promise<Admis
     return known ? { perIp: { current: 0, ttl: 0 }, own: { current: 0, ttl: 0 } } : undefined;
   }
   const row = await bots
-    .innerJoinLateral(
-      sql<{
-        first_current: number;
-        first_ttl_ms: string;
-        second_current: number;
-        second_ttl_ms: string;
-      }>`(select ${peekedCounts(ask.limits)})`.as('hit'),
-      (join) => join.onTrue(),
-    )
-    .select([
-      'hit.first_current as ip_current',
-      'hit.first_ttl_ms as ip_ttl_ms',
-      'hit.second_current as own_current',
-      'hit.second_ttl_ms as own_ttl_ms',
-    ])
+    .innerJoinLateral(sql<LimitHits>`(select ${peekedCounts(ask.limits)})`.as('hit'), (join) => join.onTrue())
+    .select(hitColumns)
     .executeTakeFirst();
   return admissionAnswer(row);
 }

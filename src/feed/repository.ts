@@ -15,7 +15,7 @@ import {
   admissionShape,
   durableOnlyIfAdmitted,
   earlierAnswer,
-  earlierColumns,
+  idempotentWriteColumns,
   isBotId,
   lockBotsInIdOrder,
   rememberedAnswer,
@@ -210,10 +210,8 @@ const compiledInsertPost = compiledPerShape(
       .selectFrom('admitted')
       .leftJoin('answer', (join) => join.onTrue())
       .leftJoin('earlier', (join) => join.onTrue())
-      .select(admissionColumns)
-      .select(durableOnlyIfAdmitted)
-      .selectAll('answer')
-      .select(earlierColumns),
+      .select(idempotentWriteColumns)
+      .selectAll('answer'),
 );
 
 export function toPost(row: PostRow): Post {
@@ -410,11 +408,9 @@ const compiledInsertComment = compiledPerShape(
       .selectFrom(['admitted', 'target'])
       .leftJoin('answer', (join) => join.onTrue())
       .leftJoin('earlier', (join) => join.onTrue())
-      .select(admissionColumns)
-      .select(durableOnlyIfAdmitted)
+      .select(idempotentWriteColumns)
       .select(['target.post_found', 'target.parent_fits'])
-      .selectAll('answer')
-      .select(earlierColumns),
+      .selectAll('answer'),
 );
 
 export function toComment(row: CommentRow): Comment {

@@ -5,12 +5,9 @@
 // key rotation, the new key sealed with the key that asked for it (see README.md).
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import { ProblemError } from '../problems.js';
+import type { IdempotentRequest } from '../rate-limit/bot-admission.js';
 
-/** The request's Idempotency-Key and the hash of what it asks. */
-export interface IdempotentRequest {
-  key: string;
-  requestHash: string;
-}
+export type { IdempotentRequest };
 
 /** The answer remembered for a bot's key: the hash of the request that made it, and its row as JSON. */
 export interface EarlierAnswer {

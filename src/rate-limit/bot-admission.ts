@@ -6,7 +6,6 @@
 // 429 or the X-RateLimit headers.
 import { normalizeIP } from '@fastify/rate-limit';
 import type { CountedLimit, LimitHit } from './sliding-window.js';
-import type { IdempotentRequest } from '../idempotency/idempotent-request.js';
 
 /** What the store counts in: a Postgres integer. */
 const largestCount = 2 ** 31 - 1;
@@ -27,6 +26,12 @@ export function clientIpCap(action: string, botMax: number, factor: number, ip: 
     key: `${clientIpCapName(action)}:${normalizeIP(ip, 64)}`,
     max: Math.min(botMax * factor, largestCount),
   };
+}
+
+/** A request's Idempotency-Key and the hash of what it asks (see src/idempotency/). */
+export interface IdempotentRequest {
+  key: string;
+  requestHash: string;
 }
 
 /** What the admission query is asked. */

@@ -14,7 +14,7 @@ import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase, type DatabaseOptions, type OpenDatabase } from '../../src/db/database.js';
 import { PGliteDialect } from '../../src/db/pglite-dialect.js';
-import type { Database } from '../../src/db/schema.js';
+import type { Database, Db } from '../../src/db/schema.js';
 
 export interface TestDatabase {
   db: Kysely<Database>;
@@ -215,4 +215,19 @@ async function withServer<T>(server: string, action: (client: pg.Client) => Prom
   } finally {
     await client.end();
   }
+}
+
+/** The database as `db`, counting the statements run through it (`statements`), to prove round trips. */
+export function countingStatements(db: Db): { db: Db; statements: number } {
+  const counter = {
+    statements: 0,
+    db: db.withPlugin({
+      transformQuery: ({ node }) => node,
+      transformResult: async ({ result }) => {
+        counter.statements++;
+        return result;
+      },
+    }),
+  };
+  return counter;
 }

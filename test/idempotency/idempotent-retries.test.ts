@@ -13,7 +13,7 @@ import { answersLike } from '../helpers/assessments.js';
 import { bearer, createPost, registerBot } from '../helpers/bots.js';
 import type { OperationId } from '../../src/operation-types.js';
 import { assertContract } from '../helpers/contract.js';
-import { serverUrl } from '../helpers/database.js';
+import { countingStatements, serverUrl } from '../helpers/database.js';
 
 const t = useTestApp({ limits: { ...testConfig().limits, registrations: 1_000 } });
 
@@ -135,20 +135,13 @@ for (const op of retryables) {
       const { api_key } = await registerBot(t.app);
       const key = randomUUID();
       const first = await op.ask(t.app, api_key, key);
-      let statements = 0;
-      const counted = t.db.withPlugin({
-        transformQuery: ({ node }) => node,
-        transformResult: async ({ result }) => {
-          statements++;
-          return result;
-        },
-      });
-      const other = await buildApp({ config: t.config, db: counted });
+      const counted = countingStatements(t.db);
+      const other = await buildApp({ config: t.config, db: counted.db });
       try {
         const again = await op.ask(other, api_key, key);
         assert.equal(again.headers['idempotent-replayed'], 'true', again.body);
         assert.deepEqual(again.json(), first.json());
-        assert.equal(statements, 1);
+        assert.equal(counted.statements, 1);
       } finally {
         await other.close();
       }

@@ -10,6 +10,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { pruneRateLimitHits } from '../../src/rate-limit/sliding-window.js';
 import { useTestApp } from '../helpers/app.js';
+import { countingStatements } from '../helpers/database.js';
 import { answersLike } from '../helpers/assessments.js';
 import { bearer, createPost, registerBot, withBrokenChecksum } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
@@ -154,15 +155,8 @@ describe('one round trip', () => {
     const author = await registerBot(t.app);
     const { api_key } = await registerBot(t.app);
     const target = await createPost(t.app, author.api_key);
-    let statements = 0;
-    const counted = t.db.withPlugin({
-      transformQuery: ({ node }) => node,
-      transformResult: async ({ result }) => {
-        statements++;
-        return result;
-      },
-    });
-    const app = await buildApp({ config: t.config, db: counted, clock });
+    const counted = countingStatements(t.db);
+    const app = await buildApp({ config: t.config, db: counted.db, clock });
     try {
       const writes = [
         { url: '/api/feed/posts', payload: { category: 'results', title: 't', body: 'b' }, status: 201 },
@@ -171,10 +165,10 @@ describe('one round trip', () => {
         { url: '/api/test/submit', payload: { answers: answersLike('oracle') }, status: 201 },
       ];
       for (const { url, payload, status } of writes) {
-        statements = 0;
+        counted.statements = 0;
         const response = await app.inject({ method: 'POST', url, headers: bearer(api_key), payload });
         assert.equal(response.statusCode, status, response.body);
-        assert.equal(statements, 1, `${url}: ${statements} statements`);
+        assert.equal(counted.statements, 1, `${url}: ${counted.statements} statements`);
       }
     } finally {
       await app.close();
