@@ -162,12 +162,17 @@ function isRunning(pid: number): boolean {
   }
 }
 
+/** A URL as it may be printed: without its password. */
+function shownUrl(url: string): string {
+  const shown = new URL(url);
+  if (shown.password) shown.password = '***';
+  return shown.toString();
+}
+
 export class DatabaseUnreachableError extends StartupError {
   constructor(variable: string, url: string, cause: unknown) {
-    const shown = new URL(url);
-    if (shown.password) shown.password = '***';
     super(
-      `Cannot reach the database ${variable} names (${shown.toString()}): ${(cause as Error).message || String(cause)}. ` +
+      `Cannot reach the database ${variable} names (${shownUrl(url)}): ${(cause as Error).message || String(cause)}. ` +
         'Check that the server is running and that the URL is right.',
     );
     this.name = 'DatabaseUnreachableError';
@@ -197,11 +202,29 @@ export async function checkDatabases(database: OpenDatabase, options: DatabaseOp
   if (options.databaseDirectUrl) {
     await database.withDirectConnection((db) => check('DATABASE_DIRECT_URL', options.databaseDirectUrl!, db));
   }
-  if (options.databaseReadUrl && !database.reads.state().up) {
-    throw new DatabaseUnreachableError(
-      'DATABASE_READ_URL',
-      options.databaseReadUrl,
-      new Error('it did not answer the replication check'),
+  if (options.databaseReadUrl) {
+    const replica = database.reads.state();
+    if (!replica.up) {
+      throw new DatabaseUnreachableError(
+        'DATABASE_READ_URL',
+        options.databaseReadUrl,
+        replica.error ?? new Error('it did not answer the replication check'),
+      );
+    }
+    const mismatch = await database.reads.mismatch().catch((error: unknown) => {
+      throw new DatabaseUnreachableError('DATABASE_READ_URL', options.databaseReadUrl!, error);
+    });
+    if (mismatch) throw new ReplicaMismatchError(options.databaseReadUrl, mismatch);
+  }
+}
+
+/** DATABASE_READ_URL answers, but is not where this primary's data is replicated to. */
+export class ReplicaMismatchError extends StartupError {
+  constructor(url: string, why: string) {
+    super(
+      `The database DATABASE_READ_URL names (${shownUrl(url)}) cannot serve public reads: ${why}. ` +
+        'Point it at a streaming replica of DATABASE_URL, or leave it unset.',
     );
+    this.name = 'ReplicaMismatchError';
   }
 }

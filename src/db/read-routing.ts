@@ -42,8 +42,13 @@ export interface ReadRouting {
   wrote(headers: ReaderHeaders): void;
   /** Whether a replica is configured at all. */
   readonly replicated: boolean;
-  /** The replica's state, for /metrics. */
-  state(): { up: boolean; lagMs: number };
+  /** The replica's state, for /metrics; `error`: why its last check failed, while it is down. */
+  state(): { up: boolean; lagMs: number; error?: unknown };
+  /**
+   * At start: why the replica cannot serve this primary's reads (another cluster, another
+   * database), or undefined when it can.
+   */
+  mismatch(): Promise<string | undefined>;
   /** Called for every routed read and every fallback (metrics). */
   onRead?: (target: ReadTarget, reason: ReadReason) => void;
   onFallback?: () => void;
@@ -57,10 +62,13 @@ export function primaryOnly(primary: Db): ReadRouting {
     wrote: () => {},
     replicated: false,
     state: () => ({ up: false, lagMs: 0 }),
+    mismatch: async () => undefined,
     close: async () => {},
   };
 }
 
+/** The session cookie's value (bp_session, or __Host-bp_session over HTTPS). */
+const sessionCookie = /(?:^|;\s*)(?:__Host-)?bp_session=([^;]+)/;
 /** Readers remembered as recent writers, at most (the oldest are forgotten first). */
 const maxRecentWriters = 100_000;
 /** A probe of the replica that takes longer than this counts as the replica being down. */
@@ -84,10 +92,14 @@ export async function replicaRouting(options: ReplicaOptions): Promise<ReadRouti
   /** The replica holds every transaction committed before this time. */
   let freshAsOf = Number.NEGATIVE_INFINITY;
   let up = false;
+  let lastError: unknown;
   const ownWritesMs = maxLagMs + 1_000;
   const recentWriters = new Map<string, number>();
   const digest = (credential: string) => createHash('sha256').update(credential).digest('base64url');
-  const credentialOf = (headers: ReaderHeaders) => headers.authorization ?? headers.cookie;
+  // A person is their session cookie alone: other cookies (a proxy's, an analytics tool's) may
+  // change between requests without making them someone else.
+  const credentialOf = (headers: ReaderHeaders) =>
+    headers.authorization ?? (headers.cookie && sessionCookie.exec(headers.cookie)?.[1]) ?? undefined;
 
   const routing: ReadRouting = {
     replicated: true,
@@ -115,7 +127,27 @@ export async function replicaRouting(options: ReplicaOptions): Promise<ReadRouti
         if (oldest !== undefined) recentWriters.delete(oldest);
       }
     },
-    state: () => ({ up, lagMs: up ? Math.max(0, now() - freshAsOf) : Number.POSITIVE_INFINITY }),
+    state: () => ({
+      up,
+      lagMs: up ? Math.max(0, now() - freshAsOf) : Number.POSITIVE_INFINITY,
+      ...(up ? {} : { error: lastError }),
+    }),
+    async mismatch() {
+      // A streaming replica is a copy of the primary's whole cluster: the same system identifier.
+      // Within it, reads must name the same database (a pooler's alias may differ; this may not).
+      const identify = (db: Db) =>
+        sql<{ cluster: string; database: string }>`
+          select system_identifier::text as cluster, current_database() as database
+          from pg_control_system()`
+          .execute(db)
+          .then(({ rows }) => rows[0]!);
+      const [ours, theirs] = await Promise.all([identify(primary), identify(replica)]);
+      if (ours.cluster !== theirs.cluster)
+        return 'it is not a streaming replica of the server DATABASE_URL names (another system identifier)';
+      if (ours.database !== theirs.database)
+        return `it names the database "${theirs.database}", DATABASE_URL names "${ours.database}"`;
+      return undefined;
+    },
     async close() {
       clearInterval(timer);
       await probing;
@@ -159,8 +191,9 @@ export async function replicaRouting(options: ReplicaOptions): Promise<ReadRouti
       );
       up = true;
       if (replayed[0]!.caught_up) freshAsOf = readAt;
-    } catch {
+    } catch (error) {
       up = false;
+      lastError = error;
     }
   }
   let probing: Promise<void> | undefined = probe();

@@ -90,5 +90,28 @@ describe(
         assert.doesNotMatch(failed.stderr, /hunter2|\n\s+at |Migration/);
       });
     }
+
+    test('a DATABASE_READ_URL that answers but is not where DATABASE_URL replicates to stops it at once', async () => {
+      const primary = new URL(serverUrl!);
+      const elsewhere = new URL(serverUrl!);
+      elsewhere.pathname = primary.pathname === '/template1' ? '/postgres' : '/template1';
+      const env = {
+        ...process.env,
+        NODE_ENV: 'test',
+        PORT: '0',
+        DATABASE_URL: serverUrl!,
+        DATABASE_READ_URL: elsewhere.toString(),
+      };
+      const failed = await promisify(execFile)('node', ['src/cli/run.mjs', 'server'], { env }).then(
+        () => assert.fail('the server started'),
+        (error: { code: number; stderr: string }) => error,
+      );
+      assert.equal(failed.code, 1);
+      assert.match(
+        failed.stderr,
+        /The database DATABASE_READ_URL names .* cannot serve public reads: it names the database/,
+      );
+      assert.doesNotMatch(failed.stderr, /\n\s+at |Migration/);
+    });
   },
 );
