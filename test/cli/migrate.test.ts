@@ -64,6 +64,41 @@ describe('npm run migrate on a Postgres server', { skip: !serverUrl && 'runs in 
     }
   });
 
+  test('migrations run on DATABASE_DIRECT_URL, never on DATABASE_URL (which may be a pooler)', async () => {
+    const admin = new pg.Client({ connectionString: serverUrl });
+    await admin.connect();
+    const names = [`bp_direct_${Date.now()}`, `bp_pooled_${Date.now()}`];
+    const urls = names.map((name) => {
+      const url = new URL(serverUrl!);
+      url.pathname = `/${name}`;
+      return url.toString();
+    });
+    try {
+      for (const name of names) await admin.query(`create database ${name}`);
+      const [direct, pooled] = urls as [string, string];
+      const env = { ...process.env, DATABASE_URL: pooled, DATABASE_DIRECT_URL: direct };
+      const { stdout } = await promisify(execFile)('npm', ['run', '--silent', 'migrate'], { env });
+      assert.match(stdout, /^Applied: /);
+      const migrationTables = async (url: string) => {
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        try {
+          const { rows } = await client.query<{ n: number }>(
+            `select count(*)::int as n from pg_tables where tablename = 'kysely_migration'`,
+          );
+          return rows[0]!.n;
+        } finally {
+          await client.end();
+        }
+      };
+      assert.equal(await migrationTables(direct), 1, 'the direct connection was migrated');
+      assert.equal(await migrationTables(pooled), 0, 'DATABASE_URL was left alone');
+    } finally {
+      for (const name of names) await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    }
+  });
+
   test('an unreachable database stops the run with a message naming its variable, not a stack', async () => {
     const env = {
       ...process.env,

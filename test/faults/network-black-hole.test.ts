@@ -2,7 +2,8 @@
 // Postgres server, or the pooler in CI's scale check) silently drops every packet on the pool's
 // open sockets, then lets new connections through again. Every request is answered meanwhile (a
 // 503, not a hang), /readyz says the truth, the service recovers on its own within seconds of the
-// network healing, and shutdown still completes.
+// network healing, and shutdown still completes: in the app, and as a real process told SIGTERM
+// while its sockets are dead.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
@@ -10,6 +11,7 @@ import { buildApp } from '../../src/app.js';
 import { openDatabase, type OpenDatabase } from '../../src/db/database.js';
 import { testConfig } from '../helpers/app.js';
 import { createTestDatabase, serverUrl, type TestDatabase } from '../helpers/database.js';
+import { npmStart } from '../helpers/npm-start.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 const skip = !serverUrl && 'needs a database on the network; runs in the Postgres pass';
@@ -110,5 +112,46 @@ describe('the network drops every packet on the pool, then heals', { skip }, () 
     await app.close();
     await opened.close();
     assert.ok(Date.now() - closing < 5_000, 'shutdown does not wait on the dead sockets');
+  });
+});
+
+describe('SIGTERM while the network drops every packet', { skip }, () => {
+  test('the process answers what it holds with 503s and exits 0, before its shutdown deadline', async () => {
+    const hole = await startTcpProxy(database.url!);
+    const metricsToken = 'm'.repeat(16);
+    const server = await npmStart({
+      DATABASE_URL: hole.url,
+      DATABASE_STATEMENT_TIMEOUT_MS: String(statementTimeoutMs),
+      METRICS_TOKEN: metricsToken,
+    });
+    try {
+      await Promise.all(Array.from({ length: 6 }, () => fetch(`${server.url}/api/feed?limit=5`)));
+      hole.blackHole();
+      const inFlight = Array.from({ length: 4 }, () =>
+        fetch(`${server.url}/api/feed?limit=7`).then(
+          (response) => response.status,
+          () => 'no answer',
+        ),
+      );
+      // Wait until the requests hold connections on the dead sockets.
+      const deadline = Date.now() + 5_000;
+      for (;;) {
+        const metrics = await fetch(`${server.url}/metrics`, {
+          headers: { authorization: `Bearer ${metricsToken}` },
+        }).then((response) => response.text());
+        const gauge = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(metrics)?.[1]);
+        if (gauge('pg_pool_connections') - gauge('pg_pool_idle_connections') >= 4) break;
+        assert.ok(Date.now() < deadline, 'the requests reach the database');
+      }
+      const stopping = Date.now();
+      const code = await server.stop();
+      const stopMs = Date.now() - stopping;
+      assert.equal(code, 0, server.output.join(''));
+      // The server's own deadline is 10 s, after which it exits 1.
+      assert.ok(stopMs < 8_000, `exited ${stopMs} ms after SIGTERM`);
+      assert.deepEqual(await Promise.all(inFlight), [503, 503, 503, 503], 'each held request answered');
+    } finally {
+      await hole.close();
+    }
   });
 });

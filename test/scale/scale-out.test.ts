@@ -1,9 +1,17 @@
 // The scale-out topology, as CI's scale check builds it (.ci/scale-check): two instances over HTTP,
 // their pools going through PgBouncer in transaction mode to a primary, public reads on a streaming
-// replica. Skipped unless that check runs it (it sets DATABASE_READ_URL and SCALE_CHECK_REPLICA, the
-// replica's Debian cluster, which the test pauses and stops).
+// replica (paused, then stopped); `npm start` itself on that topology (migrating on the direct
+// connection); and a pooler restart under load (on a PgBouncer of the test's own, so that the other
+// test files sharing the check's pooler are not cut off). Skipped unless that check runs it: it sets
+// DATABASE_URL (the pooler), DATABASE_DIRECT_URL, DATABASE_READ_URL, SCALE_CHECK_REPLICA (the
+// replica's Debian cluster, which the test pauses and stops) and SCALE_CHECK_POOLER_INI (its
+// PgBouncer's configuration).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
@@ -12,12 +20,20 @@ import { loadConfig } from '../../src/config.js';
 import { openDatabase, type OpenDatabase } from '../../src/db/database.js';
 import { testConfig } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { assertCountersMatchRows } from '../helpers/invariants.js';
+import { npmStart } from '../helpers/npm-start.js';
 
 const configured = loadConfig(process.env);
 const replicaCluster = process.env.SCALE_CHECK_REPLICA?.split(' ');
+const poolerIni = process.env.SCALE_CHECK_POOLER_INI;
 const skip =
-  !(configured.databaseUrl && configured.databaseReadUrl && replicaCluster) &&
-  'the scale check (.ci/scale-check) runs this, with a pooler and a replica of its own';
+  !(
+    configured.databaseUrl &&
+    configured.databaseDirectUrl &&
+    configured.databaseReadUrl &&
+    replicaCluster &&
+    poolerIni
+  ) && 'the scale check (.ci/scale-check) runs this, with a pooler and a replica of its own';
 
 let database: TestDatabase;
 const instances: { app: FastifyInstance; opened: OpenDatabase; base: string }[] = [];
@@ -188,6 +204,215 @@ describe('through PgBouncer (transaction mode), reads on a replica', { skip }, (
       assert.deepEqual([...new Set(statuses)], [200]);
     } finally {
       execFileSync('pg_ctlcluster', [...replicaCluster!, 'start']);
+    }
+  });
+});
+
+/** Waits until `url`'s database answers (one made on the primary reaches the replica by replication). */
+async function waitForDatabase(url: string) {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const client = new pg.Client({ connectionString: url });
+    try {
+      await client.connect();
+      await client.query('select 1');
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    } finally {
+      await client.end().catch(() => {});
+    }
+  }
+}
+
+describe('npm start on the topology', { skip }, () => {
+  test('migrates an empty database on the direct connection, serves through the pooler, reads on the replica, exits 0', async () => {
+    const name = `bp_scale_start_${process.pid}`;
+    const direct = new pg.Client({ connectionString: configured.databaseDirectUrl });
+    await direct.connect();
+    await direct.query(`create database ${name}`);
+    try {
+      await waitForDatabase(inDatabase(configured.databaseReadUrl!, name));
+      const server = await npmStart({
+        DATABASE_URL: inDatabase(configured.databaseUrl!, name),
+        DATABASE_DIRECT_URL: inDatabase(configured.databaseDirectUrl!, name),
+        DATABASE_READ_URL: inDatabase(configured.databaseReadUrl!, name),
+        NODE_ENV: 'test',
+      });
+      try {
+        const registered = await fetch(`${server.url}/api/bots/register`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'started', model: 'gpt-5' }),
+        });
+        assert.equal(registered.status, 201);
+        const { api_key } = (await registered.json()) as { api_key: string };
+        const auth = { authorization: `Bearer ${api_key}`, 'content-type': 'application/json' };
+        const posted = await fetch(`${server.url}/api/feed/posts`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({ category: 'results', title: 'from npm start', body: 'b' }),
+        });
+        assert.equal(posted.status, 201);
+        const feed = async (headers: Record<string, string> = {}) => {
+          const page = await fetch(`${server.url}/api/feed?sort=new`, { headers });
+          return ((await page.json()) as { items: { title: string }[] }).items.map((p) => p.title);
+        };
+        assert.deepEqual(await feed(auth), ['from npm start'], 'the writer reads its post at once');
+        const deadline = Date.now() + 2_000;
+        while (!(await feed()).includes('from npm start')) assert.ok(Date.now() < deadline);
+        const metrics = await (await fetch(`${server.url}/metrics`)).text();
+        assert.match(metrics, /^db_public_reads_total\{target="replica",reason="fresh"\} [1-9]/m);
+      } finally {
+        assert.equal(await server.stop(), 0, server.output.join(''));
+      }
+      const { rows } = await direct.query<{ n: number }>(
+        `select count(*)::int as n from pg_locks l join pg_database d on d.oid = l.database
+         where l.locktype = 'advisory' and d.datname = $1`,
+        [name],
+      );
+      assert.equal(rows[0]!.n, 0, 'no advisory lock left');
+    } finally {
+      await direct.query(`drop database if exists ${name} with (force)`);
+      await direct.end();
+    }
+  });
+});
+
+/** A PgBouncer of the test's own, configured as the check's (transaction mode, the same primary). */
+async function startOwnPooler() {
+  const dir = mkdtempSync(path.join(tmpdir(), 'bp-pooler-'));
+  execFileSync('chown', ['postgres', dir]);
+  const port = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+  const ini = path.join(dir, 'pgbouncer.ini');
+  const pidFile = path.join(dir, 'pgbouncer.pid');
+  writeFileSync(
+    ini,
+    readFileSync(poolerIni!, 'utf8')
+      .replace(/^listen_port = .*$/m, `listen_port = ${port}`)
+      .replace(/^logfile = .*$/m, `logfile = ${path.join(dir, 'pgbouncer.log')}`)
+      .replace(/^pidfile = .*$/m, `pidfile = ${pidFile}`),
+  );
+  const start = async () => {
+    execFileSync('runuser', ['-u', 'postgres', '--', 'pgbouncer', '-d', ini]);
+    await waitForDatabase(`postgres://postgres@127.0.0.1:${port}/postgres`);
+  };
+  /** SIGTERM: PgBouncer's immediate shutdown, every client connection cut. */
+  const stop = async () => {
+    const running = Number(readFileSync(pidFile, 'utf8'));
+    process.kill(running, 'SIGTERM');
+    for (;;) {
+      try {
+        process.kill(running, 0);
+      } catch {
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+  await start();
+  return {
+    port,
+    async restart() {
+      await stop();
+      await start();
+    },
+    async close() {
+      await stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+describe('the pooler restarts under load', { skip }, () => {
+  test('requests in flight get at most a 503 with Retry-After; every count stays exact; service resumes', async () => {
+    const pooler = await startOwnPooler();
+    const throughPooler = new URL(database.url!);
+    throughPooler.port = String(pooler.port);
+    const opened = await openDatabase({ databaseUrl: throughPooler.toString(), pgliteDir: 'memory://' });
+    const app = await buildApp({ config: testConfig({ logLevel: 'silent' }), db: opened.db });
+    const base = await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const send = (path: string, init: RequestInit = {}) =>
+        fetch(`${base}${path}`, {
+          ...init,
+          headers: { 'content-type': 'application/json', ...(init.headers as Record<string, string>) },
+        });
+      const keys: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const response = await send('/api/bots/register', {
+          method: 'POST',
+          body: JSON.stringify({ name: `restart-${i}`, model: 'gpt-5' }),
+        });
+        keys.push(((await response.json()) as { api_key: string }).api_key);
+      }
+      const created = await send('/api/feed/posts', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${keys[0]}` },
+        body: JSON.stringify({ category: 'results', title: 'restarting', body: 'b' }),
+      });
+      const postId = ((await created.json()) as { id: string }).id;
+
+      const acknowledged: string[] = [];
+      const unexpected: string[] = [];
+      let refused = 0;
+      let restarted = false;
+      const worker = async (key: string) => {
+        // Until the pooler is back and this bot has written three times since.
+        for (let since = 0; since < 3;) {
+          const response = await send(`/api/feed/posts/${postId}/comment`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${key}` },
+            body: JSON.stringify({ body: 'through a restart' }),
+          });
+          const text = await response.text();
+          if (response.status === 201) {
+            acknowledged.push((JSON.parse(text) as { id: string }).id);
+            if (restarted) since++;
+          } else if (response.status === 503 && Number(response.headers.get('retry-after')) >= 1) refused++;
+          else unexpected.push(`${response.status} ${response.headers.get('retry-after')} ${text}`);
+        }
+      };
+      const load = keys.map(worker);
+      while (acknowledged.length < 30) await new Promise((resolve) => setTimeout(resolve, 5));
+      await pooler.restart();
+      restarted = true;
+      await Promise.all(load);
+
+      assert.deepEqual(unexpected, [], 'only 201s, and 503s with Retry-After');
+      console.log(
+        `pooler restart: ${acknowledged.length} comments acknowledged, ${refused} refused with a 503`,
+      );
+      const stored = await database.db
+        .selectFrom('comments')
+        .select('id')
+        .where('id', 'in', acknowledged)
+        .execute();
+      assert.equal(stored.length, acknowledged.length, 'every acknowledged comment is stored');
+      await assertCountersMatchRows(database.db);
+      // Each bot's limiter count is its stored comments: nothing counted twice, nothing lost.
+      for (const key of keys) {
+        const me = await send('/api/bots/me', { headers: { authorization: `Bearer ${key}` } });
+        const { id, quota } = (await me.json()) as {
+          id: string;
+          quota: { comments: { limit: number; remaining: number } };
+        };
+        const { n } = await database.db
+          .selectFrom('comments')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('bot_id', '=', id)
+          .executeTakeFirstOrThrow();
+        assert.equal(quota.comments.limit - quota.comments.remaining, Number(n));
+      }
+    } finally {
+      await app.close();
+      await opened.close();
+      await pooler.close();
     }
   });
 });
