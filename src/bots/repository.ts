@@ -75,8 +75,11 @@ export async function replaceApiKey(
 > {
   return db.transaction().execute(async (trx) => {
     const bot = await findBot(trx, reference);
-    if (!bot) return undefined;
-    await trx.selectFrom('bots').select('id').where('id', '=', bot.id).forUpdate().execute();
+    // Deleted meanwhile (deleteOwnBot): nothing to rotate.
+    const locked =
+      bot &&
+      (await trx.selectFrom('bots').select('id').where('id', '=', bot.id).forUpdate().executeTakeFirst());
+    if (!bot || !locked) return undefined;
     const revokedPrefix = await revokeLiveApiKey(trx, bot.id);
     let issuedAt: Date | undefined;
     if (newKey) {

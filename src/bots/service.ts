@@ -206,12 +206,14 @@ export async function rotateClaimedBotKey(
   reference: string,
 ): Promise<NewApiKey> {
   const bot = await findBot(db, reference);
-  if (!bot || bot.creator_user_id !== userId)
-    throw notFound(`You have not claimed a bot with the id or name ${reference}.`);
+  const notClaimed = () => notFound(`You have not claimed a bot with the id or name ${reference}.`);
+  if (!bot || bot.creator_user_id !== userId) throw notClaimed();
   await consumeQuota(db, 'key-rotations', bot.id, config.limits['key-rotations'], clock);
   const { apiKey, stored } = newApiKey();
   const replaced = await replaceApiKey(db, bot.id, creatorActor(userId), stored);
-  return { api_key: apiKey, created_at: replaced!.issuedAt!.toISOString() };
+  // The bot deleted itself since it was found.
+  if (!replaced?.issuedAt) throw notClaimed();
+  return { api_key: apiKey, created_at: replaced.issuedAt.toISOString() };
 }
 
 /**

@@ -55,6 +55,22 @@ describe('rotateClaimedBotKey 201', () => {
   });
 });
 
+describe('rotateClaimedBotKey 400', () => {
+  test('a body that is not JSON: refused, the key unchanged', async () => {
+    const cookie = await signInAsCreator(t, 'malformed');
+    const bot = await claimedBot(cookie);
+    const response = await t.app.inject({
+      method: 'POST',
+      url: `/api/me/bots/${bot.bot.id}/keys`,
+      headers: { ...asHuman(cookie), 'content-type': 'application/json' },
+      payload: '{"unfinished',
+    });
+    assert.equal(response.statusCode, 400, response.body);
+    assertContract('rotateClaimedBotKey', response);
+    assert.ok(await works(bot.api_key));
+  });
+});
+
 describe('rotateClaimedBotKey 404', () => {
   test("another creator's bot, a bot only pending, an unknown bot: 404, nothing rotated", async () => {
     const alice = await signInAsCreator(t, 'alice');
