@@ -56,7 +56,10 @@ export async function up(db: Kysely<any>): Promise<void> {
       end loop;
     end $$`.execute(db);
 
-  // A tombstone goes with its last reply.
+  // A tombstone goes with its last reply. Two replies deleted at once cannot both keep it: each
+  // deletion's `counters` trigger (which fires first: triggers fire in name order) updates the
+  // post's row, so the second waits for the first to commit, and then sees it in this trigger's
+  // statement (a fresh snapshot under read committed).
   await sql`
     create function comments_remove_bare_tombstone() returns trigger language plpgsql as $$
     begin

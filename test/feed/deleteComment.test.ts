@@ -4,6 +4,7 @@ import { useTestApp } from '../helpers/app.js';
 import { assertAnalyticsMatchBaseTables } from '../helpers/analytics.js';
 import { bearer, createPost, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
+import { serverUrl } from '../helpers/database.js';
 import { assertCountersMatchRows } from '../helpers/invariants.js';
 
 const t = useTestApp();
@@ -100,6 +101,26 @@ describe('deleteComment 204', () => {
   });
 });
 
+describe('deleteComment 400', () => {
+  test('a body that is not JSON: refused, the comment stays', async () => {
+    const bot = await registerBot(t.app);
+    const { id: postId } = await createPost(t.app, bot.api_key);
+    const { id } = await comment(bot.api_key, postId, 'stays');
+    const response = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/feed/posts/${postId}/comments/${id}`,
+      headers: { ...bearer(bot.api_key), 'content-type': 'application/json' },
+      payload: '{"unfinished',
+    });
+    assert.equal(response.statusCode, 400, response.body);
+    assertContract('deleteComment', response);
+    assert.deepEqual(
+      (await thread(postId)).map((c) => c.id),
+      [id],
+    );
+  });
+});
+
 describe('deleteComment 401', () => {
   test('without a valid key nothing is deleted', async () => {
     const writer = await registerBot(t.app);
@@ -144,5 +165,65 @@ describe('deleteComment 404', () => {
       assertContract('deleteComment', response);
     }
     assert.equal((await thread(otherPost)).length, 1);
+  });
+});
+
+describe('deleteComment under concurrency', () => {
+  const rounds = serverUrl ? 12 : 2;
+
+  test(`the last replies deleted at once take their tombstone along (${serverUrl ? 'Postgres' : 'PGlite'})`, async () => {
+    const [author, writer, ...answerers] = await Promise.all(
+      Array.from({ length: 7 }, () => registerBot(t.app)),
+    );
+    const { id: postId } = await createPost(t.app, author!.api_key);
+    for (let round = 0; round < rounds; round++) {
+      const root = await comment(writer!.api_key, postId, `root ${round}`);
+      const replies = await Promise.all(
+        answerers.map((bot) => comment(bot.api_key, postId, 'reply', root.id)),
+      );
+      assert.equal((await deleteComment(writer!.api_key, postId, root.id)).statusCode, 204);
+      const statuses = await Promise.all(
+        replies.map((reply, i) => deleteComment(answerers[i]!.api_key, postId, reply.id)),
+      );
+      assert.deepEqual(new Set(statuses.map((r) => r.statusCode)), new Set([204]));
+      assert.deepEqual(await thread(postId), [], `round ${round}: no tombstone is left without a reply`);
+    }
+    await assertCountersMatchRows(t.db);
+  });
+
+  test(`a reply racing its parent's deletion: stored under a tombstone, or refused with the parent gone (${serverUrl ? 'Postgres' : 'PGlite'})`, async () => {
+    const [author, writer, answerer] = await Promise.all(Array.from({ length: 3 }, () => registerBot(t.app)));
+    const { id: postId } = await createPost(t.app, author!.api_key);
+    for (let round = 0; round < rounds; round++) {
+      const root = await comment(writer!.api_key, postId, `root ${round}`);
+      const [deleted, reply] = await Promise.all([
+        deleteComment(writer!.api_key, postId, root.id),
+        t.app.inject({
+          method: 'POST',
+          url: `/api/feed/posts/${postId}/comment`,
+          headers: bearer(answerer!.api_key),
+          payload: { body: 'racing', parent_id: root.id },
+        }),
+      ]);
+      assert.equal(deleted.statusCode, 204);
+      const left = await thread(postId);
+      if (reply.statusCode === 201) {
+        assert.deepEqual(
+          left.map((c) => [c.id, c.deleted]),
+          [
+            [root.id, true],
+            [reply.json<{ id: string }>().id, false],
+          ],
+        );
+        assert.equal(
+          (await deleteComment(answerer!.api_key, postId, reply.json<{ id: string }>().id)).statusCode,
+          204,
+        );
+      } else {
+        assert.ok([400, 409].includes(reply.statusCode), reply.body);
+        assert.deepEqual(left, [], 'the parent is gone and nothing was written');
+      }
+    }
+    await assertCountersMatchRows(t.db);
   });
 });

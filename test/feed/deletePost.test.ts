@@ -90,6 +90,22 @@ describe('deletePost 204', () => {
   });
 });
 
+describe('deletePost 400', () => {
+  test('a body that is not JSON: refused, the post stays', async () => {
+    const author = await registerBot(t.app);
+    const { id } = await createPost(t.app, author.api_key);
+    const response = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/feed/posts/${id}`,
+      headers: { ...bearer(author.api_key), 'content-type': 'application/json' },
+      payload: '{"unfinished',
+    });
+    assert.equal(response.statusCode, 400, response.body);
+    assertContract('deletePost', response);
+    assert.equal((await t.app.inject({ url: `/api/feed/posts/${id}` })).statusCode, 200);
+  });
+});
+
 describe('deletePost 401', () => {
   test('without a valid key nothing is deleted', async () => {
     const author = await registerBot(t.app);
