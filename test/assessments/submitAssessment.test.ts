@@ -240,6 +240,31 @@ describe('submitAssessment 401', () => {
   });
 });
 
+describe('submitAssessment 413', () => {
+  test('a body over 64 KiB: refused, nothing stored', async () => {
+    const { api_key } = await registerBot(t.app);
+    const response = await submit(api_key, { answers: answersLike('oracle'), padding: 'x'.repeat(70_000) });
+    assert.equal(response.statusCode, 413, response.body);
+    assertContract('submitAssessment', response);
+    assert.equal(await stored(), 0);
+  });
+});
+
+describe('submitAssessment 415', () => {
+  test('a body that is not JSON: refused, nothing stored', async () => {
+    const { api_key } = await registerBot(t.app);
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/test/submit',
+      headers: { ...bearer(api_key), 'content-type': 'text/plain' },
+      payload: 'q1=5',
+    });
+    assert.equal(response.statusCode, 415, response.body);
+    assertContract('submitAssessment', response);
+    assert.equal(await stored(), 0);
+  });
+});
+
 describe('submitAssessment 429', () => {
   test('the 9th submission in an hour is refused with Retry-After and not stored; another bot still submits', async () => {
     const { bot, api_key } = await registerBot(t.app);

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { buildApp } from '../../src/app.js';
 import { displayPrefix, isWellFormedApiKey } from '../../src/secrets.js';
 import { testConfig, useTestApp } from '../helpers/app.js';
+import { serverUrl } from '../helpers/database.js';
 import { bearer, registerBot, withBrokenChecksum } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
 import { assertLimitHeaders } from '../helpers/rate-limit.js';
@@ -10,8 +12,34 @@ import { assertLimitHeaders } from '../helpers/rate-limit.js';
 const limit = 3;
 const t = useTestApp({ limits: { ...testConfig().limits, 'key-rotations': limit } });
 
-function rotate(apiKey: string) {
-  return t.app.inject({ method: 'POST', url: '/api/bots/me/keys', headers: bearer(apiKey) });
+function rotate(apiKey: string, idempotencyKey?: string) {
+  return t.app.inject({
+    method: 'POST',
+    url: '/api/bots/me/keys',
+    headers: {
+      ...bearer(apiKey),
+      ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }),
+    },
+  });
+}
+
+function postWithKey(apiKey: string, idempotencyKey: string) {
+  return t.app.inject({
+    method: 'POST',
+    url: '/api/feed/posts',
+    headers: { ...bearer(apiKey), 'idempotency-key': idempotencyKey },
+    payload: { category: 'results', title: 'Keyed', body: 'A post with an Idempotency-Key.' },
+  });
+}
+
+async function rotations(botId: string) {
+  const rows = await t.db
+    .selectFrom('api_key_events')
+    .select('id')
+    .where('bot_id', '=', botId)
+    .where('event', '=', 'rotated')
+    .execute();
+  return rows.length;
 }
 
 function whoAmI(apiKey: string) {
@@ -115,5 +143,106 @@ describe('rotateOwnKey 429', () => {
     assert.equal((await whoAmI(api_key)).statusCode, 200);
     const quota = (await whoAmI(api_key)).json().quota.key_rotations;
     assert.equal(quota.remaining, 0);
+  });
+});
+
+describe('rotateOwnKey 201, replayed for its Idempotency-Key', () => {
+  test('a lost answer is asked again with the old key: the same new key; the old key may do nothing else', async () => {
+    const { bot, api_key: oldKey } = await registerBot(t.app);
+    const key = randomUUID();
+    const first = await rotate(oldKey, key);
+    assert.equal(first.statusCode, 201, first.body);
+    const newKey: string = first.json().api_key;
+
+    const again = await rotate(oldKey, key);
+    assert.equal(again.statusCode, 201, again.body);
+    assertContract('rotateOwnKey', again);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.equal(again.headers['cache-control'], 'private, no-store');
+    assert.deepEqual(again.json(), first.json());
+    assert.equal(again.headers['x-ratelimit-remaining'], first.headers['x-ratelimit-remaining']);
+
+    // The old key replays that rotation and nothing else.
+    assert.equal((await t.app.inject({ url: '/api/bots/me', headers: bearer(oldKey) })).statusCode, 401);
+    assert.equal((await rotate(oldKey, randomUUID())).statusCode, 401);
+    assert.equal((await rotate(oldKey, undefined)).statusCode, 401);
+    assert.equal((await postWithKey(oldKey, key)).statusCode, 401);
+    // The new key works, one live key, and the key with another operation is a reuse.
+    assert.equal((await t.app.inject({ url: '/api/bots/me', headers: bearer(newKey) })).statusCode, 200);
+    const live = await t.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('bot_id', '=', bot.id)
+      .where('revoked_at', 'is', null)
+      .execute();
+    assert.equal(live.length, 1);
+    assert.equal((await postWithKey(newKey, key)).statusCode, 422);
+    // The new key never rests in the database readable.
+    const stored = await t.db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('bot_id', '=', bot.id)
+      .execute();
+    assert.equal(stored.length, 1);
+    assert.ok(!JSON.stringify(stored).includes(newKey.slice(3)), 'the new key is stored sealed');
+  });
+});
+
+describe('rotateOwnKey 409', () => {
+  test(`concurrent rotations with one key and one Idempotency-Key: one new key (${serverUrl ? 'Postgres' : 'PGlite'})`, async () => {
+    const { bot, api_key: oldKey } = await registerBot(t.app);
+    const key = randomUUID();
+    const answers = await Promise.all(Array.from({ length: 5 }, () => rotate(oldKey, key)));
+    const issued = new Set<string>();
+    for (const answer of answers) {
+      assertContract('rotateOwnKey', answer);
+      if (answer.statusCode === 201) issued.add(answer.json().api_key);
+      else assert.equal(answer.json().code, 'idempotency_key_in_use', answer.body);
+    }
+    assert.equal(issued.size, 1, answers.map((a) => `${a.statusCode} ${a.body}`).join('\n'));
+    const events = await t.db
+      .selectFrom('api_key_events')
+      .select('id')
+      .where('bot_id', '=', bot.id)
+      .where('event', '=', 'rotated')
+      .execute();
+    assert.equal(events.length, 1);
+    const again = await rotate(oldKey, key);
+    assert.equal(again.json().api_key, [...issued][0]);
+  });
+});
+
+describe('rotateOwnKey 400', () => {
+  for (const [what, key] of [
+    ['an empty Idempotency-Key', ''],
+    ['an Idempotency-Key longer than 255', 'k'.repeat(256)],
+    ['an Idempotency-Key not printable ASCII', 'cl\u00e9'],
+  ] as const) {
+    test(`${what}: a 400 naming the header; nothing rotated, the key still works`, async () => {
+      const { bot, api_key } = await registerBot(t.app);
+      const response = await rotate(api_key, key);
+      assert.equal(response.statusCode, 400, response.body);
+      assertContract('rotateOwnKey', response);
+      assert.deepEqual(
+        response.json().errors.map((error: { in: string; pointer: string }) => [error.in, error.pointer]),
+        [['header', '/idempotency-key']],
+      );
+      assert.equal(await rotations(bot.id), 0);
+      assert.equal((await whoAmI(api_key)).statusCode, 200);
+    });
+  }
+});
+
+describe('rotateOwnKey 422', () => {
+  test('an Idempotency-Key the bot used for another request: refused; nothing rotated', async () => {
+    const { bot, api_key } = await registerBot(t.app);
+    const key = randomUUID();
+    assert.equal((await postWithKey(api_key, key)).statusCode, 201);
+    const reused = await rotate(api_key, key);
+    assert.equal(reused.statusCode, 422, reused.body);
+    assertContract('rotateOwnKey', reused);
+    assert.equal(reused.json().code, 'idempotency_key_reused');
+    assert.equal(await rotations(bot.id), 0);
+    assert.equal((await whoAmI(api_key)).statusCode, 200);
   });
 });

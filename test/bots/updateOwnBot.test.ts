@@ -117,6 +117,17 @@ describe('updateOwnBot 401', () => {
   });
 });
 
+describe('updateOwnBot 413', () => {
+  test('a body over 64 KiB changes nothing', async () => {
+    const { bot, api_key } = await registerBot(t.app, registration);
+    const before = await profile(bot.id);
+    const response = await patch(api_key, { bio: 'x'.repeat(70_000) });
+    assert.equal(response.statusCode, 413);
+    assertContract('updateOwnBot', response);
+    assert.deepEqual(await profile(bot.id), before);
+  });
+});
+
 describe('updateOwnBot 415', () => {
   test('a body that is not JSON changes nothing', async () => {
     const { bot, api_key } = await registerBot(t.app, registration);

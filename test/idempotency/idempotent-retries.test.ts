@@ -1,11 +1,12 @@
-// Idempotent retries: createPost, commentOnPost, submitAssessment and rotateOwnKey with an
-// Idempotency-Key. A retry is answered with the first answer (Idempotent-Replayed: true), writes and
+// Idempotent retries: createPost, commentOnPost and submitAssessment with an Idempotency-Key
+// (rotateOwnKey's, which revokes the key that asks, are in test/bots/rotateOwnKey.test.ts). A retry is answered with the first answer (Idempotent-Replayed: true), writes and
 // counts nothing, in one statement; another request with the key is a 422, a repeat racing the first
 // a 409 or the replay; a malformed key a 400. Exactly one write under real concurrency.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import { buildApp } from '../../src/app.js';
 import { pruneIdempotencyKeys } from '../../src/idempotency/retention.js';
 import { testConfig, useTestApp } from '../helpers/app.js';
@@ -232,74 +233,6 @@ describe('Idempotency-Key across operations (422)', () => {
   });
 });
 
-function rotate(apiKey: string, key: string | undefined) {
-  return t.app.inject({ method: 'POST', url: '/api/bots/me/keys', headers: withKey(apiKey, key) });
-}
-
-describe('rotateOwnKey with an Idempotency-Key (201, replayed)', () => {
-  test('a lost answer is asked again with the old key: the same new key; the old key may do nothing else', async () => {
-    const { bot, api_key: oldKey } = await registerBot(t.app);
-    const key = randomUUID();
-    const first = await rotate(oldKey, key);
-    assert.equal(first.statusCode, 201, first.body);
-    const newKey: string = first.json().api_key;
-
-    const again = await rotate(oldKey, key);
-    assert.equal(again.statusCode, 201, again.body);
-    assertContract('rotateOwnKey', again);
-    assert.equal(again.headers['idempotent-replayed'], 'true');
-    assert.equal(again.headers['cache-control'], 'private, no-store');
-    assert.deepEqual(again.json(), first.json());
-    assert.equal(again.headers['x-ratelimit-remaining'], first.headers['x-ratelimit-remaining']);
-
-    // The old key replays that rotation and nothing else.
-    assert.equal((await t.app.inject({ url: '/api/bots/me', headers: bearer(oldKey) })).statusCode, 401);
-    assert.equal((await rotate(oldKey, randomUUID())).statusCode, 401);
-    assert.equal((await rotate(oldKey, undefined)).statusCode, 401);
-    assert.equal((await retryables[0]!.ask(t.app, oldKey, key)).statusCode, 401);
-    // The new key works, one live key, and the key with another operation is a reuse.
-    assert.equal((await t.app.inject({ url: '/api/bots/me', headers: bearer(newKey) })).statusCode, 200);
-    const live = await t.db
-      .selectFrom('api_keys')
-      .select('id')
-      .where('bot_id', '=', bot.id)
-      .where('revoked_at', 'is', null)
-      .execute();
-    assert.equal(live.length, 1);
-    assert.equal((await retryables[0]!.ask(t.app, newKey, key)).statusCode, 422);
-    // The new key never rests in the database readable.
-    const stored = await t.db
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('bot_id', '=', bot.id)
-      .execute();
-    assert.equal(stored.length, 1);
-    assert.ok(!JSON.stringify(stored).includes(newKey.slice(3)), 'the new key is stored sealed');
-  });
-
-  test(`concurrent rotations with one key and one Idempotency-Key: one new key (${serverUrl ? 'Postgres' : 'PGlite'})`, async () => {
-    const { bot, api_key: oldKey } = await registerBot(t.app);
-    const key = randomUUID();
-    const answers = await Promise.all(Array.from({ length: 5 }, () => rotate(oldKey, key)));
-    const issued = new Set<string>();
-    for (const answer of answers) {
-      assertContract('rotateOwnKey', answer);
-      if (answer.statusCode === 201) issued.add(answer.json().api_key);
-      else assert.equal(answer.json().code, 'idempotency_key_in_use', answer.body);
-    }
-    assert.equal(issued.size, 1, answers.map((a) => `${a.statusCode} ${a.body}`).join('\n'));
-    const events = await t.db
-      .selectFrom('api_key_events')
-      .select('id')
-      .where('bot_id', '=', bot.id)
-      .where('event', '=', 'rotated')
-      .execute();
-    assert.equal(events.length, 1);
-    const again = await rotate(oldKey, key);
-    assert.equal(again.json().api_key, [...issued][0]);
-  });
-});
-
 describe('Idempotency-Key lifetime', () => {
   test('answers are kept 24 hours, then pruned, and the key writes afresh', async () => {
     const { bot, api_key } = await registerBot(t.app);
@@ -313,6 +246,28 @@ describe('Idempotency-Key lifetime', () => {
     assert.equal(afresh.headers['idempotent-replayed'], undefined);
     assert.notEqual(afresh.json().id, first.json().id);
     assert.equal(await retryables[0]!.rows(bot.id), 2);
+  });
+
+  test('the periodic work prunes them: one tick of its timer, on an instance that claims the run', async (context) => {
+    const { bot, api_key } = await registerBot(t.app);
+    await retryables[0]!.ask(t.app, api_key, randomUUID());
+    await sql`update idempotency_keys set created_at = now() - interval '25 hours' where bot_id = ${bot.id}`.execute(
+      t.db,
+    );
+    const kept = async () =>
+      (await t.db.selectFrom('idempotency_keys').select('key').where('bot_id', '=', bot.id).execute()).length;
+    context.mock.timers.enable({ apis: ['setInterval'] });
+    const instance = await buildApp({ config: testConfig({ logLevel: 'silent' }), db: t.db });
+    try {
+      await instance.ready();
+      assert.equal(await kept(), 1, 'nothing is pruned before the period');
+      context.mock.timers.tick(10 * 60_000);
+      const deadline = Date.now() + 5_000;
+      while ((await kept()) > 0) assert.ok(Date.now() < deadline, 'pruned by the periodic work');
+    } finally {
+      await instance.close();
+      context.mock.timers.reset();
+    }
   });
 
   test('a deleted bot takes its answers with it', async () => {
