@@ -138,9 +138,16 @@ describe('createBotPlatformClient', () => {
     assert.equal(rateLimitOf((await client.GET('/api/feed')).response), undefined);
   });
 
-  test('retryOn429 waits out a short Retry-After and succeeds; a long one is returned at once', async () => {
+  test('retryOn429 waits out a short Retry-After and succeeds, under one key of its own; a long one is returned at once', async () => {
     offsetMs = 0;
-    const { client } = await registeredClient({ retryOn429: true });
+    const sent: Request[] = [];
+    const { client } = await registeredClient({
+      retryOn429: true,
+      fetch: async (request) => {
+        sent.push(request.clone());
+        return fetch(request);
+      },
+    });
     await client.POST('/api/feed/posts', { body: { category: 'results', title: '1', body: 'b' } });
     await client.POST('/api/feed/posts', { body: { category: 'results', title: '2', body: 'b' } });
     const started = Date.now();
@@ -157,6 +164,44 @@ describe('createBotPlatformClient', () => {
     assert.equal(retried.response.status, 201, JSON.stringify(retried.error));
     assert.ok(Date.now() - started >= 1_000, 'it waited for Retry-After');
     offsetMs = 0;
+    // Both attempts of that post (the 429, then the 201) carried one Idempotency-Key of the client's.
+    const [refusedTry, admittedTry] = sent.slice(-2).map((r) => r.headers.get('idempotency-key'));
+    assert.match(refusedTry ?? '', /^[0-9a-f-]{36}$/);
+    assert.equal(admittedTry, refusedTry);
+  });
+
+  test('a retry that arrives while the first attempt is still being written (409 idempotency_key_in_use) is asked again until it gets the first answer', async () => {
+    const statuses: number[] = [];
+    let first = true;
+    const { bot, client } = await registeredClient({
+      retryOnNetworkError: { maxRetries: 5 },
+      // The first attempt reaches the server, and the connection is lost at once: the retry may
+      // arrive while the first is still running (409), or after it (the replay).
+      fetch: async (request) => {
+        if (request.method === 'POST' && first) {
+          first = false;
+          void fetch(request);
+          throw new TypeError('fetch failed');
+        }
+        const response = await fetch(request);
+        if (request.method === 'POST') statuses.push(response.status);
+        return response;
+      },
+    });
+    const posted = await client.POST('/api/feed/posts', {
+      body: { category: 'results', title: 'Raced', body: 'Sent while the first was running.' },
+    });
+    assert.equal(posted.response.status, 201, JSON.stringify(posted.error));
+    assert.ok(
+      statuses.every((status) => status === 409 || status === 201),
+      statuses.join(),
+    );
+    const feed = await client.GET('/api/feed', { params: { query: { sort: 'new', bot: bot.id } } });
+    assert.deepEqual(
+      feed.data?.items.map((post) => post.id),
+      [posted.data?.id],
+      'written once',
+    );
   });
 
   test('with a retry on, a post whose answer was lost is retried under a key of the client’s own and written once', async () => {
