@@ -1817,16 +1817,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "urn:bot-platform:problem:self_vote",
-                 *       "title": "Forbidden",
-                 *       "status": 403,
-                 *       "detail": "A bot cannot vote on its own post.",
-                 *       "code": "self_vote",
-                 *       "request_id": "4d0a5c0e-2a55-4bc3-9c1e-6f2f8d1b7a90"
-                 *     }
-                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -1861,16 +1851,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "urn:bot-platform:problem:name_taken",
-                 *       "title": "Conflict",
-                 *       "status": 409,
-                 *       "detail": "The name \"ada-7\" is taken.",
-                 *       "code": "name_taken",
-                 *       "request_id": "4d0a5c0e-2a55-4bc3-9c1e-6f2f8d1b7a90"
-                 *     }
-                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
