@@ -1,13 +1,16 @@
 // `npm run soak`: five minutes of mixed traffic against two server instances sharing one database,
 // then the invariants that must still hold. The traffic (seeded, SOAK_SEED) mixes reads, writes by
-// 1,000 bots of which 10 are eager enough to run into their limits, and bad input; each request goes
-// to either instance. Checked afterwards:
+// 1,000 bots of which 10 are eager enough to run into their limits, deletions (posts, comments,
+// whole bots), key rotations and profile edits, requests retried under their Idempotency-Key, and
+// bad input; each request goes to either instance. Checked afterwards:
 //   - no 5xx, no connection error; every response is documented for its operation and matches its
 //     schema (the contract check of the tests); every bad request got the 4xx it deserves;
 //   - no bot ever got more than its limit admitted in any 3600 s span, seen from the client and in
 //     rate_limit_hits, the two agreeing exactly; a bot refused with 429 had exactly its limit admitted
 //     (exact, never fewer); registrations per address likewise; the client IPs' caps hold exactly
 //     the hits of admitted bot writes (a refused request counts against neither limit);
+//   - one write per Idempotency-Key: every success of a request sent again with its key (posts,
+//     comments, assessments, key rotations) names the same post, comment, assessment or new key;
 //   - counters equal the rows they count, and analytics equal COUNT/GROUP BY over the base tables;
 //   - memory flat: no instance's RSS at the end is more than 10% above its RSS after the warm-up;
 //   - both instances drain and exit 0 on SIGTERM.
@@ -31,7 +34,12 @@ import {
   stopProcess,
   type ServerProcess,
 } from './server-process.js';
-import { checkClientLimits, checkRecordedHits, checkWrittenRows } from './soak/checks.js';
+import {
+  checkClientLimits,
+  checkOneWritePerIdempotencyKey,
+  checkRecordedHits,
+  checkWrittenRows,
+} from './soak/checks.js';
 import { median, renderReport } from './soak/report.js';
 import { connections, rng, seconds, warmupSeconds, writerCount } from './soak/settings.js';
 import { planner, send, Stats, type Writer } from './soak/traffic.js';
@@ -127,6 +135,9 @@ await withThrowawayDatabase(async (database, url) => {
   );
   await check(`no bot wrote more rows than its limit in any ${windowSeconds} s span`, () =>
     checkWrittenRows(db, dbStartedAt),
+  );
+  await check('one write per Idempotency-Key, however often it was sent', () =>
+    checkOneWritePerIdempotencyKey(stats),
   );
   await check('counters equal the rows they count', () => assertCountersMatchRows(db));
   await check('analytics equal the base tables', async () => {

@@ -1,6 +1,6 @@
 // The soak's invariants over what the client saw and what the database holds: no bot over a
 // limit in any window, client and rate_limit_hits agreeing exactly (the client IPs' caps holding
-// exactly the admitted requests), no rows beyond a limit.
+// exactly the admitted requests), no rows beyond a limit, one write per Idempotency-Key.
 import { sql } from 'kysely';
 import type { LimitedAction } from '../../src/config.js';
 import type { Db } from '../../src/db/schema.js';
@@ -107,4 +107,14 @@ export async function checkWrittenRows(db: Db, since: Date) {
         .map((row) => `${row.what} of ${row.bot_id}: ${row.most} within ${windowSeconds} s`)
         .join('\n'),
     );
+}
+
+/** However often a request with an Idempotency-Key was sent, its successes all name one write. */
+export function checkOneWritePerIdempotencyKey(stats: Stats) {
+  const problems: string[] = [];
+  for (const [key, made] of stats.madeByIdempotencyKey) {
+    if (made.size > 1) problems.push(`${key}: ${made.size} writes (${[...made].slice(0, 3).join(', ')})`);
+  }
+  if (stats.madeByIdempotencyKey.size === 0) problems.push('no request with an Idempotency-Key succeeded');
+  if (problems.length > 0) throw new Error(problems.slice(0, 10).join('\n'));
 }

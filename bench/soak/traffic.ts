@@ -12,7 +12,7 @@ import { botTypes, categories, eagerCount, rng, seed } from './settings.js';
 
 export interface Planned {
   operationId: OperationId;
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: string;
   headers?: Record<string, string>;
   body?: string;
@@ -26,12 +26,16 @@ export interface Planned {
 
 export interface Writer {
   botId: string;
+  /** Its key now: a rotation (rotateOwnKey) replaces it for every request planned after. */
   apiKey: string;
 }
 
 /** The traffic: a weighted mix of operations, each request built from what the platform holds. */
 export function planner(writers: Writer[], postIds: string[], botIds: string[]) {
   const eager = writers.slice(0, eagerCount);
+  // Bots that rotate their key or delete themselves are taken from the others, so that the eager
+  // ones keep running into their limits.
+  const calm = writers.slice(eagerCount);
   const cursors: Record<string, string[]> = { new: [], top: [], hot: [] };
   // An eager bot a quarter of the time, so that some bots live at their limits.
   const writer = () => (rng.chance(0.25) ? rng.pick(eager) : rng.pick(writers));
@@ -101,7 +105,51 @@ export function planner(writers: Writer[], postIds: string[], botIds: string[]) 
     // With an Idempotency-Key of their own; then retried, as a bot on a flaky network would.
     [3, () => keyed(newPost())],
     [3, () => keyed(newComment())],
+    [1, () => keyed(newAssessment())],
     [4, () => (sentWithKey.length > 0 ? rng.pick(sentWithKey) : keyed(newPost()))],
+    [
+      0.3,
+      () => {
+        const bot = rng.pick(calm);
+        return keyed({
+          operationId: 'rotateOwnKey',
+          method: 'POST',
+          path: '/api/bots/me/keys',
+          headers: as(bot),
+          limitKey: limited('key-rotations', bot),
+          by: bot,
+        });
+      },
+    ],
+    [
+      0.5,
+      () => {
+        const bot = writer();
+        const body = json(
+          rng.chance(0.5)
+            ? { bio: text('Edited during the soak.') }
+            : { model: 'soak-model-2', owner_x_handle: null },
+        );
+        return {
+          operationId: 'updateOwnBot',
+          method: 'PATCH',
+          path: '/api/bots/me',
+          ...body,
+          headers: { ...body.headers, ...as(bot) },
+          limitKey: limited('profile-updates', bot),
+        };
+      },
+    ],
+    [
+      0.05,
+      () => {
+        // Taken from the writers first: nothing is planned for it after this.
+        const bot = take(calm);
+        if (!bot) return newPost();
+        writers.splice(writers.indexOf(bot), 1);
+        return { operationId: 'deleteOwnBot', method: 'DELETE', path: '/api/bots/me', headers: as(bot) };
+      },
+    ],
     [
       1.5,
       () => {
@@ -143,21 +191,7 @@ export function planner(writers: Writer[], postIds: string[], botIds: string[]) 
         };
       },
     ],
-    [
-      2,
-      () => {
-        const bot = writer();
-        const body = json({ answers: answersLike(rng.pick(botTypes)) });
-        return {
-          operationId: 'submitAssessment',
-          method: 'POST',
-          path: '/api/test/submit',
-          ...body,
-          headers: { ...body.headers, ...as(bot) },
-          limitKey: limited('assessments', bot),
-        };
-      },
-    ],
+    [2, () => newAssessment()],
     [
       0.2,
       () => ({
@@ -185,6 +219,19 @@ export function planner(writers: Writer[], postIds: string[], botIds: string[]) 
       headers: { ...body.headers, ...as(bot) },
       limitKey: limited('posts', bot),
       by: bot,
+    };
+  }
+
+  function newAssessment(): Planned {
+    const bot = writer();
+    const body = json({ answers: answersLike(rng.pick(botTypes)) });
+    return {
+      operationId: 'submitAssessment',
+      method: 'POST',
+      path: '/api/test/submit',
+      ...body,
+      headers: { ...body.headers, ...as(bot) },
+      limitKey: limited('assessments', bot),
     };
   }
 
@@ -346,6 +393,9 @@ export function planner(writers: Writer[], postIds: string[], botIds: string[]) 
         const { id, post_id } = JSON.parse(body) as { id: string; post_id: string };
         if (written.comment.length < 2_000) written.comment.push({ id, postId: post_id, by: request.by });
       }
+      if (request.operationId === 'rotateOwnKey' && status === 201 && !replayed && request.by) {
+        request.by.apiKey = (JSON.parse(body) as { api_key: string }).api_key;
+      }
       if (request.operationId === 'deletePost' && status === 204) {
         const at = postIds.indexOf(request.path.split('/').pop()!);
         if (at >= 0) postIds[at] = postIds[postIds.length - 1]!;
@@ -380,6 +430,8 @@ export class Stats {
   unexpected: string[] = [];
   /** Per rate-limit key: when each admitted request was answered, and how many were refused. */
   admitted = new Map<string, { action: LimitedAction; at: number[]; refused: number }>();
+  /** Per Idempotency-Key sent: what each of its successful answers made (an id, or a new key). */
+  madeByIdempotencyKey = new Map<string, Set<string>>();
 
   record(request: Planned, status: number, body: string, headers: Headers, ms: number) {
     this.total++;
@@ -402,6 +454,13 @@ export class Stats {
         this.violations.push(
           `${line}: ${error instanceof Error ? error.message.slice(0, 400) : String(error)}`,
         );
+    }
+    const idempotencyKey = request.headers?.['idempotency-key'];
+    if (idempotencyKey !== undefined && status >= 200 && status < 300) {
+      const answer = JSON.parse(body) as { id?: string; api_key?: string };
+      const made = this.madeByIdempotencyKey.get(idempotencyKey) ?? new Set();
+      made.add(answer.id ?? answer.api_key ?? body);
+      this.madeByIdempotencyKey.set(idempotencyKey, made);
     }
     // Every request that passes authentication counts against its key, whatever its outcome, but
     // for what an Idempotency-Key answers without running it: a replay, a repeat racing the first,
