@@ -119,12 +119,12 @@ describe('SIGTERM while the network drops every packet', { skip }, () => {
   test('the process answers what it holds with 503s and exits 0, before its shutdown deadline', async () => {
     const hole = await startTcpProxy(database.url!);
     const metricsToken = 'm'.repeat(16);
-    const server = await npmStart({
-      DATABASE_URL: hole.url,
-      DATABASE_STATEMENT_TIMEOUT_MS: String(statementTimeoutMs),
-      METRICS_TOKEN: metricsToken,
-    });
     try {
+      const server = await npmStart({
+        DATABASE_URL: hole.url,
+        DATABASE_STATEMENT_TIMEOUT_MS: String(statementTimeoutMs),
+        METRICS_TOKEN: metricsToken,
+      });
       await Promise.all(Array.from({ length: 6 }, () => fetch(`${server.url}/api/feed?limit=5`)));
       hole.blackHole();
       const inFlight = Array.from({ length: 4 }, () =>

@@ -15,7 +15,10 @@ export async function npmStart(env: Record<string, string>): Promise<StartedServ
   const child = spawn('npm', ['start', '--silent'], {
     env: {
       ...process.env,
+      // The caller names every database it wants: none is inherited from the test's own environment.
       DATABASE_URL: '',
+      DATABASE_DIRECT_URL: '',
+      DATABASE_READ_URL: '',
       PORT: '0',
       HOST: '127.0.0.1',
       NODE_ENV: 'production',

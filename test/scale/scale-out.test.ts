@@ -361,10 +361,11 @@ describe('the pooler restarts under load', { skip }, () => {
       const acknowledged: string[] = [];
       const unexpected: string[] = [];
       let refused = 0;
-      let restarted = false;
+      let restartedAt: number | undefined;
       const worker = async (key: string) => {
         // Until the pooler is back and this bot has written three times since.
         for (let since = 0; since < 3;) {
+          assert.ok(restartedAt === undefined || Date.now() - restartedAt < 30_000, 'service resumed');
           const response = await send(`/api/feed/posts/${postId}/comment`, {
             method: 'POST',
             headers: { authorization: `Bearer ${key}` },
@@ -373,7 +374,7 @@ describe('the pooler restarts under load', { skip }, () => {
           const text = await response.text();
           if (response.status === 201) {
             acknowledged.push((JSON.parse(text) as { id: string }).id);
-            if (restarted) since++;
+            if (restartedAt !== undefined) since++;
           } else if (response.status === 503 && Number(response.headers.get('retry-after')) >= 1) refused++;
           else unexpected.push(`${response.status} ${response.headers.get('retry-after')} ${text}`);
         }
@@ -381,7 +382,7 @@ describe('the pooler restarts under load', { skip }, () => {
       const load = keys.map(worker);
       while (acknowledged.length < 30) await new Promise((resolve) => setTimeout(resolve, 5));
       await pooler.restart();
-      restarted = true;
+      restartedAt = Date.now();
       await Promise.all(load);
 
       assert.deepEqual(unexpected, [], 'only 201s, and 503s with Retry-After');
@@ -398,16 +399,16 @@ describe('the pooler restarts under load', { skip }, () => {
       // Each bot's limiter count is its stored comments: nothing counted twice, nothing lost.
       for (const key of keys) {
         const me = await send('/api/bots/me', { headers: { authorization: `Bearer ${key}` } });
-        const { id, quota } = (await me.json()) as {
-          id: string;
+        const { bot, quota } = (await me.json()) as {
+          bot: { id: string };
           quota: { comments: { limit: number; remaining: number } };
         };
         const { n } = await database.db
           .selectFrom('comments')
           .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('bot_id', '=', id)
+          .where('bot_id', '=', bot.id)
           .executeTakeFirstOrThrow();
-        assert.equal(quota.comments.limit - quota.comments.remaining, Number(n));
+        assert.equal(quota.comments.limit - quota.comments.remaining, Number(n), `bot ${bot.id}`);
       }
     } finally {
       await app.close();
