@@ -361,11 +361,12 @@ describe('the pooler restarts under load', { skip }, () => {
       const acknowledged: string[] = [];
       const unexpected: string[] = [];
       let refused = 0;
-      let restartedAt: number | undefined;
+      /** When the pooler was back. */
+      const restart: { at?: number } = {};
       const worker = async (key: string) => {
         // Until the pooler is back and this bot has written three times since.
         for (let since = 0; since < 3;) {
-          assert.ok(restartedAt === undefined || Date.now() - restartedAt < 30_000, 'service resumed');
+          assert.ok(restart.at === undefined || Date.now() - restart.at < 30_000, 'service resumed');
           const response = await send(`/api/feed/posts/${postId}/comment`, {
             method: 'POST',
             headers: { authorization: `Bearer ${key}` },
@@ -374,7 +375,7 @@ describe('the pooler restarts under load', { skip }, () => {
           const text = await response.text();
           if (response.status === 201) {
             acknowledged.push((JSON.parse(text) as { id: string }).id);
-            if (restartedAt !== undefined) since++;
+            if (restart.at !== undefined) since++;
           } else if (response.status === 503 && Number(response.headers.get('retry-after')) >= 1) refused++;
           else unexpected.push(`${response.status} ${response.headers.get('retry-after')} ${text}`);
         }
@@ -382,7 +383,7 @@ describe('the pooler restarts under load', { skip }, () => {
       const load = keys.map(worker);
       while (acknowledged.length < 30) await new Promise((resolve) => setTimeout(resolve, 5));
       await pooler.restart();
-      restartedAt = Date.now();
+      restart.at = Date.now();
       await Promise.all(load);
 
       assert.deepEqual(unexpected, [], 'only 201s, and 503s with Retry-After');
