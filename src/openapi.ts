@@ -1,5 +1,7 @@
 // openapi.yaml, loaded once: the single source of truth for routes, request validation and docs.
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import {
   Ajv2020,
   type KeywordDefinition,
@@ -9,14 +11,14 @@ import {
 import addFormats from 'ajv-formats';
 import fastJson from 'fast-json-stringify';
 import type { RateLimitAction } from './config.js';
-import { compiled, packageFile } from './paths.js';
+import { cacheFile, compiled, packageFile } from './paths.js';
 
 // Run from source (tsx), this reads openapi.yaml. Compiled by `npm run build`, it reads
 // dist/openapi.json, the same document written by the build: JSON parses far faster than YAML, and
-// the YAML parser need not be loaded at all.
+// the YAML parser need not be loaded at all. From source, the YAML is parsed once per change of
+// it: the document is kept as JSON in the development cache under the YAML's hash (parsing it takes
+// a quarter of a second, in every process: every test file is one).
 const specPath = packageFile('openapi.yaml', 'openapi.json');
-// The YAML parser is loaded only when running from source.
-const parseYaml = compiled ? undefined : (await import('yaml')).parse;
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -75,9 +77,31 @@ let parsed: OpenApiDocument | undefined;
 export function loadSpec(): OpenApiDocument {
   if (!parsed) {
     const text = readFileSync(specPath, 'utf8');
-    parsed = (parseYaml ? parseYaml(text) : JSON.parse(text)) as OpenApiDocument;
+    parsed = compiled ? (JSON.parse(text) as OpenApiDocument) : parsedYaml(text);
   }
   return structuredClone(parsed);
+}
+
+function parsedYaml(text: string): OpenApiDocument {
+  const hash = createHash('sha256').update(text).digest('hex').slice(0, 16);
+  const kept = cacheFile(`openapi-${hash}.json`);
+  try {
+    return JSON.parse(readFileSync(kept, 'utf8')) as OpenApiDocument;
+  } catch {
+    // Not kept yet: parse it, and keep it for the next process.
+  }
+  const { parse } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  const document = parse(text) as OpenApiDocument;
+  try {
+    mkdirSync(new URL('./', kept), { recursive: true });
+    // Written aside and renamed: a process reading at the same moment finds all of it or none.
+    const partial = new URL(`${kept.pathname}.${process.pid}`, kept);
+    writeFileSync(partial, JSON.stringify(document));
+    renameSync(partial, kept);
+  } catch {
+    // A cache that cannot be written changes nothing but speed.
+  }
+  return document;
 }
 
 /** Every operation of the document, with its parameters resolved from components. */

@@ -21,3 +21,8 @@ const root = (() => {
 export function packageFile(source: string, built: string): URL {
   return new URL(compiled ? `dist/${built}` : source, root);
 }
+
+/** A file of the development cache (node_modules/.cache/bot-platform/), for work worth keeping between runs. */
+export function cacheFile(name: string): URL {
+  return new URL(`node_modules/.cache/bot-platform/${name}`, root);
+}

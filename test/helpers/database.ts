@@ -103,7 +103,8 @@ let dumpInThisProcess: Promise<Blob> | undefined;
 /** The migrated data directory's dump: read from the cache, or made (and cached) on first use. */
 export function pgliteTemplate(): Promise<Blob> {
   dumpInThisProcess ??= (async () => {
-    const file = `${cacheDir}pglite-${await migrationsHash(await pgliteVersion())}.tar`;
+    // What makes the dump: the migrations, the PGlite that ran them, and how it was trimmed.
+    const file = `${cacheDir}pglite-${await migrationsHash(`${await pgliteVersion()} without templates`)}.tar`;
     const cached = await readFile(file).catch(() => undefined);
     if (cached) return new Blob([cached]);
     const pglite = await PGlite.create('memory://');
@@ -111,6 +112,14 @@ export function pgliteTemplate(): Promise<Blob> {
     // Loaded only to make a template: every other run clones the cached one.
     const { migrateToLatest } = await import('../../src/db/migrate.js');
     await migrateToLatest(db);
+    // Only the database the tests use: without template0 and template1 the dump is 27 MB instead of
+    // 42, and each test file's PGlite starts a third faster (nothing here creates a database).
+    await sql`update pg_database set datistemplate = false where datname in ('template0', 'template1')`.execute(
+      db,
+    );
+    await sql`drop database template0`.execute(db);
+    await sql`drop database template1`.execute(db);
+    await sql`checkpoint`.execute(db);
     const dump = await pglite.dumpDataDir('none');
     await db.destroy();
     await pglite.close();
