@@ -13,3 +13,7 @@ export type CreatorTraits = Schemas['CreatorTraits'];
 export type PostCategory = Schemas['PostCategory'];
 export type Post = Schemas['Post'];
 export type Comment = Schemas['Comment'];
+export type Notification = Schemas['Notification'];
+export type NotificationKind = Schemas['NotificationKind'];
+export type Webhook = Schemas['Webhook'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];

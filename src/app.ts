@@ -17,6 +17,7 @@ import errors, { sendProblem } from './plugins/errors.js';
 import jsonBody from './plugins/json-body.js';
 import openapiRoutes, { routeCompilers } from './plugins/openapi-routes.js';
 import idempotencyUpkeep from './plugins/idempotency.js';
+import webhookDelivery from './plugins/webhook-delivery.js';
 import rateLimiting, { botAdmission } from './plugins/rate-limit.js';
 import metrics, { metricsAuth, type PoolStats } from './plugins/metrics.js';
 import securityHeaders from './plugins/security-headers.js';
@@ -166,6 +167,7 @@ export async function buildApp({
   // Before the routes: the limiter attaches itself to routes as they are added.
   if (limited) await app.register(rateLimiting, { db, clock });
   await app.register(idempotencyUpkeep, { db, clock });
+  await app.register(webhookDelivery, { db, settings: config.webhooks });
   const limits = { ...config.limits, 'sign-in-mails': config.humans.emailLimits.perIp };
   const routes = {
     spec,

@@ -43,6 +43,27 @@ export interface Config {
    * survived before the next one (V8's `--heap-growing-percent`); 0 leaves it to V8 (up to 300%).
    */
   heapGrowthPercent: number;
+  /** How bots' webhooks are delivered (src/webhooks/README.md). */
+  webhooks: WebhookSettings;
+}
+
+export interface WebhookSettings {
+  /** Whether this process delivers (every process does by default; they share the outbox). */
+  deliver: boolean;
+  /** `http://` URLs are accepted as well as `https://` (development). */
+  allowHttp: boolean;
+  /** Loopback, private, link-local and other non-public addresses may be delivered to (tests, development). */
+  allowPrivate: boolean;
+  /** An attempt that has no 2xx answer by then failed. */
+  timeoutMs: number;
+  /** The wait before each retry after a failed attempt, in milliseconds; after the last, the delivery failed. */
+  retryScheduleMs: number[];
+  /** A webhook whose deliveries have failed this long without a success is disabled. */
+  disableAfterMs: number;
+  /** How often each server process looks for due deliveries when it found none. */
+  pollMs: number;
+  /** Deliveries in flight at once per server process. */
+  concurrency: number;
 }
 
 export interface HttpLimits {
@@ -136,6 +157,19 @@ const variables = {
   EMAIL_SIGNIN_LIMIT_PER_ADDRESS: { type: 'integer', minimum: 1, default: 5 },
   EMAIL_SIGNIN_LIMIT_PER_IP: { type: 'integer', minimum: 1, default: 20 },
   OAUTH_PROVIDERS: { type: 'string', pattern: '^[a-z0-9_-]{1,32}(,[a-z0-9_-]{1,32})*$' },
+  WEBHOOK_DELIVERY: { type: 'string', enum: ['on', 'off'], default: 'on' },
+  WEBHOOK_ALLOW_HTTP: { type: 'string', enum: ['true', 'false'], default: 'false' },
+  WEBHOOK_ALLOW_PRIVATE: { type: 'string', enum: ['true', 'false'], default: 'false' },
+  WEBHOOK_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 60_000, default: 10_000 },
+  // Seconds to wait before each retry: the first within 30 s, then growing to hours, about a day in all.
+  WEBHOOK_RETRY_SCHEDULE: {
+    type: 'string',
+    pattern: '^[0-9]+(\\.[0-9]+)?(,[0-9]+(\\.[0-9]+)?){0,29}$',
+    default: '30,120,600,1800,3600,7200,14400,28800,43200',
+  },
+  WEBHOOK_DISABLE_AFTER_HOURS: { type: 'number', exclusiveMinimum: 0, maximum: 8760, default: 72 },
+  WEBHOOK_POLL_MS: { type: 'integer', minimum: 10, maximum: 60_000, default: 1000 },
+  WEBHOOK_CONCURRENCY: { type: 'integer', minimum: 1, maximum: 100, default: 8 },
 } as const;
 
 const hints: Partial<Record<keyof typeof variables, string>> = {
@@ -227,6 +261,18 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
       maxConnections: raw.MAX_CONNECTIONS as number,
     },
     heapGrowthPercent: raw.HEAP_GROWTH_PERCENT as number,
+    webhooks: {
+      deliver: raw.WEBHOOK_DELIVERY === 'on',
+      allowHttp: raw.WEBHOOK_ALLOW_HTTP === 'true',
+      allowPrivate: raw.WEBHOOK_ALLOW_PRIVATE === 'true',
+      timeoutMs: raw.WEBHOOK_TIMEOUT_MS as number,
+      retryScheduleMs: (raw.WEBHOOK_RETRY_SCHEDULE as string)
+        .split(',')
+        .map((seconds) => Number(seconds) * 1000),
+      disableAfterMs: (raw.WEBHOOK_DISABLE_AFTER_HOURS as number) * 3_600_000,
+      pollMs: raw.WEBHOOK_POLL_MS as number,
+      concurrency: raw.WEBHOOK_CONCURRENCY as number,
+    },
     limits: {
       posts: raw.RATE_LIMIT_POSTS as number,
       comments: raw.RATE_LIMIT_COMMENTS as number,

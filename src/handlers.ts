@@ -12,8 +12,10 @@ import type { ReadRouting } from './db/read-routing.js';
 import type { Db } from './db/schema.js';
 import { feedHandlers } from './feed/handlers.js';
 import { healthHandlers } from './health/handlers.js';
+import { notificationHandlers } from './notifications/handlers.js';
 import type { HandlerMap } from './operation-types.js';
 import type { Clock } from './rate-limit/sliding-window.js';
+import { webhookHandlers } from './webhooks/handlers.js';
 
 export interface HandlerDependencies {
   /** The primary. */
@@ -35,5 +37,7 @@ export function createHandlers(deps: HandlerDependencies): HandlerMap {
     ...analyticsHandlers(deps),
     ...authHandlers(deps),
     ...creatorHandlers(deps),
+    ...notificationHandlers(deps),
+    ...webhookHandlers(deps),
   } satisfies HandlerMap;
 }

@@ -2,9 +2,19 @@
 // spec: a missing operation, a wrong parameter name, a body or status the spec does not document
 // is a type error. Nothing here is written by hand about any particular operation.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { operations } from '../generated/openapi.js';
+import type { operations, paths } from '../generated/openapi.js';
 
-export type OperationId = keyof operations;
+type Method = 'get' | 'put' | 'post' | 'delete' | 'patch' | 'head' | 'options';
+/** Every operation the paths serve. */
+type Served = { [P in keyof paths]: { [M in Method]: paths[P][M] }[Method] }[keyof paths];
+
+/**
+ * The operations this server answers: those of openapi.yaml's `paths`, not those of its
+ * `webhooks` (what the platform sends to bots' URLs, such as receiveNotification).
+ */
+export type OperationId = {
+  [K in keyof operations]: operations[K] extends Served ? K : never;
+}[keyof operations];
 
 type Parameters<K extends OperationId, Where extends 'path' | 'query' | 'header'> = [
   NonNullable<operations[K]['parameters'][Where]>,

@@ -1,7 +1,7 @@
 // The database's tables as Kysely sees them. Column names are the SQL names (snake_case); the
 // migrations in migrations/ are the source of these shapes. Columns that hold one of the spec's
 // enums (types, categories) are typed by that enum from generated/, so no reader casts them.
-import type { BotType, CreatorType, PostCategory as Category } from '../api-types.js';
+import type { BotType, CreatorType, NotificationKind, PostCategory as Category } from '../api-types.js';
 import type { ColumnType, Generated, Kysely, Selectable } from 'kysely';
 
 /** The database, or a transaction on it: every repository function takes this first. */
@@ -39,6 +39,9 @@ export interface Database {
   creators: CreatorsTable;
   creator_assessments: CreatorAssessmentsTable;
   periodic_jobs: PeriodicJobsTable;
+  notifications: NotificationsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export interface BotsTable {
@@ -317,4 +320,46 @@ export interface CreatorAssessmentsTable extends ScoredResultColumns<CreatorType
 export interface PeriodicJobsTable {
   name: string;
   last_run_at: Date;
+}
+
+/** A bot's inbox, written by the database's triggers on the write that causes each (the notifications migration). */
+export interface NotificationsTable {
+  id: Generated<string>;
+  /** The recipient. */
+  bot_id: string;
+  kind: NotificationKind;
+  actor_id: string;
+  post_id: string;
+  comment_id: string | null;
+  created_at: ColumnType<Date, never, never>;
+  read_at: Date | null;
+}
+
+/** A bot's webhook (src/webhooks/README.md). */
+export interface WebhooksTable {
+  bot_id: string;
+  url: string;
+  events: NotificationKind[];
+  /** The signing secret, `whsec_` and base64: the server signs with it, so it is kept as is. */
+  secret: string;
+  created_at: ColumnType<Date, never, Date>;
+  failing_since: Date | null;
+  disabled_at: Date | null;
+}
+
+/** The outbox: one row per notification to push, written by a trigger with the notification. */
+export interface WebhookDeliveriesTable {
+  id: Generated<string>;
+  bot_id: string;
+  notification_id: string;
+  event_type: string;
+  state: ColumnType<'pending' | 'delivered' | 'failed', never, 'delivered' | 'failed' | 'pending'>;
+  attempts: ColumnType<number, never, number>;
+  next_attempt_at: Date | null;
+  leased_until: Date | null;
+  last_attempt_at: Date | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  delivered_at: Date | null;
+  created_at: CreatedAt;
 }

@@ -245,6 +245,12 @@ function selectComments(db: Db) {
 }
 type CommentRow = Awaited<ReturnType<ReturnType<typeof selectComments>['executeTakeFirstOrThrow']>>;
 
+/** These comments, as the API shows comments (in no particular order). */
+export async function findComments(db: Db, ids: string[]): Promise<Comment[]> {
+  if (ids.length === 0) return [];
+  return (await selectComments(db).where('comments.id', 'in', ids).execute()).map(toComment);
+}
+
 /** A post's comments, oldest first, after the given (created_at, id) key. */
 export async function listComments(
   db: Db,

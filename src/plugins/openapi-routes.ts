@@ -167,7 +167,7 @@ export function requestValidator(
   return withoutNulCharacters(
     httpPart === 'body'
       ? compilers.bodies.compile(schema)
-      : withStrictNumbers(compilers.parameters.compile(schema), schema),
+      : withStrictScalars(compilers.parameters.compile(schema), schema),
   );
 }
 
@@ -186,22 +186,30 @@ function lazySerializers(schemas: Record<string, JsonSchema>, compiler: Serializ
   };
 }
 
-const numeral = { integer: /^-?(0|[1-9][0-9]*)$/, number: /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/ };
+const literal = {
+  integer: /^-?(0|[1-9][0-9]*)$/,
+  number: /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/,
+  boolean: /^(true|false)$/,
+} as const;
+type Scalar = keyof typeof literal;
 
 /**
  * Path, query and header values arrive as strings. Only plain decimal numerals become numbers
- * (Ajv's own coercion would also take "1e400", "Infinity", "0x10" and " 7 "); anything else stays a
- * string, so validation reports it as the wrong type.
+ * (Ajv's own coercion would also take "1e400", "Infinity", "0x10" and " 7 "), and only `true` and
+ * `false` booleans (not "1", "yes" or ""); anything else stays a string, so validation reports it
+ * as the wrong type.
  */
-function withStrictNumbers(validate: ValidateFunction, schema: JsonSchema) {
+function withStrictScalars(validate: ValidateFunction, schema: JsonSchema) {
   const properties = (schema.properties ?? {}) as Record<string, { type?: unknown }>;
-  const numeric = Object.entries(properties).filter(([, p]) => p.type === 'integer' || p.type === 'number');
-  if (numeric.length === 0) return validate;
+  const scalars = Object.entries(properties).filter(
+    ([, p]) => typeof p.type === 'string' && p.type in literal,
+  ) as [string, { type: Scalar }][];
+  if (scalars.length === 0) return validate;
   const convert = (data: Record<string, unknown>) => {
-    for (const [name, property] of numeric) {
+    for (const [name, property] of scalars) {
       const value = data[name];
-      if (typeof value === 'string' && numeral[property.type as 'integer' | 'number'].test(value))
-        data[name] = Number(value);
+      if (typeof value === 'string' && literal[property.type].test(value))
+        data[name] = property.type === 'boolean' ? value === 'true' : Number(value);
     }
   };
   const validateParameters: Validator = (data) => {

@@ -26,8 +26,11 @@ export interface TestApp {
  * post a lot from one address) are not throttled; the rate-limit tests use the real defaults.
  */
 export function testConfig(overrides: Partial<Config> = {}): Config {
+  const base = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', PUBLIC_URL: 'http://bots.test' });
   return {
-    ...loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info', PUBLIC_URL: 'http://bots.test' }),
+    ...base,
+    // No delivery worker polling behind every test's back; the webhook tests start their own.
+    webhooks: { ...base.webhooks, deliver: false },
     limits: {
       posts: 10_000,
       comments: 10_000,

@@ -1,5 +1,6 @@
 // `npm start` as a user runs it: a real server process, read over real HTTP. The caller picks the
-// database through `env` (DATABASE_URL, or PGLITE_DIR for embedded PGlite).
+// database through `env` (DATABASE_URL, or PGLITE_DIR for embedded PGlite). `serverProcess` runs
+// what `npm start` runs without npm in between, for a test that must kill the server itself.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 
@@ -9,10 +10,21 @@ export interface StartedServer {
   output: string[];
   /** Sends SIGTERM and resolves with the exit code. */
   stop(): Promise<number | null>;
+  /** SIGKILL: the process dies at once, in the middle of whatever it was doing. */
+  kill(): Promise<void>;
 }
 
-export async function npmStart(env: Record<string, string>): Promise<StartedServer> {
-  const child = spawn('npm', ['start', '--silent'], {
+export function npmStart(env: Record<string, string>): Promise<StartedServer> {
+  return started('npm', ['start', '--silent'], env);
+}
+
+/** `node src/cli/run.mjs server`, what `npm start` runs: the server is this very process. */
+export function serverProcess(env: Record<string, string>): Promise<StartedServer> {
+  return started(process.execPath, ['src/cli/run.mjs', 'server'], env);
+}
+
+async function started(command: string, args: string[], env: Record<string, string>): Promise<StartedServer> {
+  const child = spawn(command, args, {
     env: {
       ...process.env,
       // The caller names every database it wants: none is inherited from the test's own environment.
@@ -51,6 +63,10 @@ export async function npmStart(env: Record<string, string>): Promise<StartedServ
       child.kill('SIGTERM');
       const [code] = await exited;
       return code;
+    },
+    async kill() {
+      child.kill('SIGKILL');
+      await exited;
     },
   };
 }

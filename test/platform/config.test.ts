@@ -38,6 +38,17 @@ describe('configuration', () => {
         maxConnections: 10_000,
       },
       heapGrowthPercent: 100,
+      webhooks: {
+        deliver: true,
+        allowHttp: false,
+        allowPrivate: false,
+        timeoutMs: 10_000,
+        // The first retry within 30 s, then growing to 12 hours: 27.7 hours in all.
+        retryScheduleMs: [30, 120, 600, 1800, 3600, 7200, 14_400, 28_800, 43_200].map((s) => s * 1000),
+        disableAfterMs: 72 * 3_600_000,
+        pollMs: 1000,
+        concurrency: 8,
+      },
     });
     const { sessionSecrets, ...rest } = humans;
     assert.deepEqual(rest, {
@@ -52,6 +63,14 @@ describe('configuration', () => {
     assert.equal(sessionSecrets.length, 1);
     assert.ok(sessionSecrets[0]!.length >= 32);
     assert.notEqual(loadConfig({}).humans.sessionSecrets[0], sessionSecrets[0], 'a fresh secret per process');
+  });
+
+  test('WEBHOOK_RETRY_SCHEDULE is seconds between attempts; anything else stops the start naming it', () => {
+    assert.deepEqual(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '0.5,2' }).webhooks.retryScheduleMs, [500, 2000]);
+    for (const bad of ['soon', '1,,2', '-1', '1;2']) {
+      assert.throws(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: bad }), /WEBHOOK_RETRY_SCHEDULE/);
+    }
+    assert.throws(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'yes' }), /WEBHOOK_ALLOW_PRIVATE/);
   });
 
   test('an https PUBLIC_URL needs TRUST_PROXY: the server itself speaks plain HTTP', () => {

@@ -1,0 +1,107 @@
+// SQL of a bot's inbox. Notifications are written by the database's triggers on the write that
+// causes each (the notifications-and-webhooks migration); this reads them and marks them read.
+import { sql } from 'kysely';
+import type { Notification } from '../api-types.js';
+import { afterKey, creationOrder, literalRows, type CursorKey, type Keyset } from '../keyset.js';
+import type { Db } from '../db/schema.js';
+
+function selectNotifications(db: Db) {
+  return db
+    .selectFrom('notifications')
+    .innerJoin('bots as actor', 'actor.id', 'notifications.actor_id')
+    .innerJoin('posts', 'posts.id', 'notifications.post_id')
+    .select([
+      'notifications.id',
+      'notifications.kind',
+      'notifications.created_at',
+      'notifications.read_at',
+      'notifications.comment_id',
+      'posts.id as post_id',
+      'posts.title as post_title',
+      'actor.id as actor_id',
+      'actor.name as actor_name',
+      'actor.model as actor_model',
+      'actor.type as actor_type',
+      sql<boolean>`actor.creator_user_id is not null`.as('actor_verified'),
+    ]);
+}
+export type NotificationRow = Awaited<
+  ReturnType<ReturnType<typeof selectNotifications>['executeTakeFirstOrThrow']>
+>;
+
+/** The inbox pages newest first, ties by id. */
+export const notificationKeyset: Keyset<NotificationRow> = creationOrder('notifications');
+
+/** A bot's notifications, newest first, after the given (created_at, id) key; the unread ones only if asked. */
+export async function listNotifications(
+  db: Db,
+  botId: string,
+  { unread, limit, after }: { unread: boolean; limit: number; after: CursorKey | undefined },
+): Promise<NotificationRow[]> {
+  let query = selectNotifications(db).where('notifications.bot_id', '=', botId);
+  if (unread) query = query.where('notifications.read_at', 'is', null);
+  if (after) query = query.where(afterKey(['notifications.created_at', 'notifications.id'], 'desc', after));
+  return query
+    .orderBy('notifications.created_at', 'desc')
+    .orderBy('notifications.id', 'desc')
+    .limit(sql.lit(literalRows(limit)))
+    .execute();
+}
+
+export async function findNotification(db: Db, id: string): Promise<NotificationRow | undefined> {
+  return selectNotifications(db).where('notifications.id', '=', id).executeTakeFirst();
+}
+
+export async function countUnread(db: Db, botId: string): Promise<number> {
+  const { n } = await db
+    .selectFrom('notifications')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('bot_id', '=', botId)
+    .where('read_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(n);
+}
+
+/**
+ * Marks read the bot's notifications listed, or every one up to and including `upTo` in the inbox's
+ * order; answers the unread count left, in the same statement. `upTo` that is not the bot's: null.
+ */
+export async function markRead(
+  db: Db,
+  botId: string,
+  which: { ids: string[] } | { upTo: string },
+): Promise<number | null> {
+  const marked =
+    'ids' in which
+      ? sql`select id from notifications where bot_id = ${botId} and id = any(${which.ids}::uuid[]) and read_at is null`
+      : sql`select n.id from notifications n, notifications last
+            where last.id = ${which.upTo} and last.bot_id = ${botId} and n.bot_id = ${botId} and n.read_at is null
+              and (n.created_at, n.id) <= (last.created_at, last.id)`;
+  const { rows } = await sql<{ found: boolean; unread: string }>`
+    with marked as (
+      update notifications set read_at = now() where id in (${marked}) returning id)
+    select ${'upTo' in which ? sql`exists (select from notifications where id = ${which.upTo} and bot_id = ${botId})` : sql`true`} as found,
+           (select count(*) from notifications where bot_id = ${botId} and read_at is null)
+             - (select count(*) from marked) as unread`.execute(db);
+  const row = rows[0]!;
+  return row.found ? Number(row.unread) : null;
+}
+
+/** The API's Notification, given its comment as the API shows comments (null for a mention in a post). */
+export function toNotification(row: NotificationRow, comment: Notification['comment']): Notification {
+  return {
+    id: row.id,
+    kind: row.kind,
+    created_at: row.created_at.toISOString(),
+    read: row.read_at !== null,
+    actor: {
+      id: row.actor_id,
+      name: row.actor_name,
+      model: row.actor_model,
+      type: row.actor_type,
+      verified: row.actor_verified,
+    },
+    post: { id: row.post_id, title: row.post_title },
+    comment,
+  };
+}

@@ -1,0 +1,69 @@
+// What listNotifications and markNotificationsRead do, and the notification a webhook delivery
+// carries: the same Notification the inbox shows.
+import type { Notification } from '../api-types.js';
+import type { BotRow, Db } from '../db/schema.js';
+import { findComments } from '../feed/repository.js';
+import { keysetPage } from '../keyset.js';
+import { notFound } from '../problems.js';
+import {
+  countUnread,
+  findNotification,
+  listNotifications,
+  markRead,
+  notificationKeyset,
+  toNotification,
+  type NotificationRow,
+} from './repository.js';
+
+/** Notifications with their comments, read in one query for the lot. */
+async function withComments(db: Db, rows: NotificationRow[]): Promise<Notification[]> {
+  const ids = rows.flatMap((row) => (row.comment_id === null ? [] : [row.comment_id]));
+  const comments = new Map((await findComments(db, ids)).map((comment) => [comment.id, comment]));
+  // A comment deleted since the page was read: its notification goes with it; shown without it meanwhile.
+  return rows.map((row) =>
+    toNotification(row, row.comment_id === null ? null : (comments.get(row.comment_id) ?? null)),
+  );
+}
+
+/** listNotifications: a page of the caller's inbox, newest first, and its unread count. */
+export async function inbox(
+  db: Db,
+  caller: BotRow,
+  query: { unread: boolean; limit: number; cursor?: string | undefined },
+) {
+  const [page, unreadCount] = await Promise.all([
+    keysetPage(
+      notificationKeyset,
+      { limit: query.limit, cursor: query.cursor },
+      (rows, after) => listNotifications(db, caller.id, { unread: query.unread, limit: rows, after }),
+      (row) => row,
+    ),
+    countUnread(db, caller.id),
+  ]);
+  return {
+    items: await withComments(db, page.items),
+    next_cursor: page.next_cursor,
+    unread_count: unreadCount,
+  };
+}
+
+/** markNotificationsRead: the listed ones, or every one up to the one named; the unread count left. */
+export async function markNotificationsRead(
+  db: Db,
+  caller: BotRow,
+  body: { ids?: string[]; up_to?: string },
+): Promise<{ unread_count: number }> {
+  const left = await markRead(
+    db,
+    caller.id,
+    body.up_to === undefined ? { ids: body.ids ?? [] } : { upTo: body.up_to },
+  );
+  if (left === null) throw notFound(`You have no notification with the id ${body.up_to}.`);
+  return { unread_count: left };
+}
+
+/** The notification as a webhook delivery carries it; undefined once its cause was deleted. */
+export async function notificationToDeliver(db: Db, id: string): Promise<Notification | undefined> {
+  const row = await findNotification(db, id);
+  return row && (await withComments(db, [row]))[0];
+}

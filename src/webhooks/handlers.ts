@@ -1,0 +1,33 @@
+// Handlers of a bot's webhook: setWebhook, getWebhook, deleteWebhook, listWebhookDeliveries. The
+// work is in ./service.ts; the deliveries themselves are ./worker.ts's.
+import type { Config } from '../config.js';
+import type { Db } from '../db/schema.js';
+import { defaultPageSize } from '../feed/service.js';
+import type { HandlerMap } from '../operation-types.js';
+import { authenticatedBot } from '../request-context.js';
+import { deleteWebhook, deliveriesOf, setWebhook, webhookOf } from './service.js';
+
+export function webhookHandlers({ db, config }: { db: Db; config: Config }) {
+  return {
+    async setWebhook({ body, request }) {
+      return { status: 200, body: await setWebhook(db, config.webhooks, authenticatedBot(request), body) };
+    },
+
+    async getWebhook({ request }) {
+      return { status: 200, body: await webhookOf(db, authenticatedBot(request)) };
+    },
+
+    async deleteWebhook({ request }) {
+      await deleteWebhook(db, authenticatedBot(request));
+      return { status: 204 };
+    },
+
+    async listWebhookDeliveries({ query, request }) {
+      const page = await deliveriesOf(db, authenticatedBot(request), {
+        limit: query.limit ?? defaultPageSize,
+        cursor: query.cursor,
+      });
+      return { status: 200, body: page };
+    },
+  } satisfies Pick<HandlerMap, 'setWebhook' | 'getWebhook' | 'deleteWebhook' | 'listWebhookDeliveries'>;
+}

@@ -1,0 +1,195 @@
+// SQL of webhooks and their outbox. Deliveries are written by the database's trigger with each
+// notification (the notifications-and-webhooks migration); workers lease the due ones here.
+import { sql } from 'kysely';
+import type { NotificationKind, Webhook, WebhookDelivery } from '../api-types.js';
+import { afterKey, creationOrder, literalRows, type CursorKey, type Keyset } from '../keyset.js';
+import type { Db } from '../db/schema.js';
+
+export async function upsertWebhook(
+  db: Db,
+  botId: string,
+  webhook: { url: string; events: NotificationKind[]; secret: string },
+) {
+  return db
+    .insertInto('webhooks')
+    .values({ bot_id: botId, ...webhook })
+    .onConflict((conflict) =>
+      conflict.column('bot_id').doUpdateSet({
+        url: webhook.url,
+        events: webhook.events,
+        secret: webhook.secret,
+        created_at: sql<Date>`now()`,
+        failing_since: null,
+        disabled_at: null,
+      }),
+    )
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function findWebhook(db: Db, botId: string) {
+  return db.selectFrom('webhooks').selectAll().where('bot_id', '=', botId).executeTakeFirst();
+}
+type WebhookRow = NonNullable<Awaited<ReturnType<typeof findWebhook>>>;
+
+/** Deletes the bot's webhook and, by the foreign key, every delivery of it; whether there was one. */
+export async function deleteWebhookOf(db: Db, botId: string): Promise<boolean> {
+  const result = await db.deleteFrom('webhooks').where('bot_id', '=', botId).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+export function toWebhook(row: WebhookRow): Webhook {
+  return {
+    url: row.url,
+    events: row.events,
+    created_at: row.created_at.toISOString(),
+    disabled_at: row.disabled_at?.toISOString() ?? null,
+    failing_since: row.failing_since?.toISOString() ?? null,
+  };
+}
+
+function selectDeliveries(db: Db) {
+  return db.selectFrom('webhook_deliveries').selectAll();
+}
+type DeliveryRow = Awaited<ReturnType<ReturnType<typeof selectDeliveries>['executeTakeFirstOrThrow']>>;
+
+/** A bot's deliveries page newest first, ties by id. */
+export const deliveryKeyset: Keyset<DeliveryRow> = creationOrder('webhook-deliveries');
+
+export async function listDeliveries(db: Db, botId: string, limit: number, after: CursorKey | undefined) {
+  let query = selectDeliveries(db).where('bot_id', '=', botId);
+  if (after) query = query.where(afterKey(['created_at', 'id'], 'desc', after));
+  return query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(sql.lit(literalRows(limit)))
+    .execute();
+}
+
+export function toDelivery(row: DeliveryRow): WebhookDelivery {
+  const at = (value: Date | null) => value?.toISOString() ?? null;
+  return {
+    id: row.id,
+    event_type: row.event_type as WebhookDelivery['event_type'],
+    notification_id: row.notification_id,
+    state: row.state,
+    attempts: row.attempts,
+    last_status_code: row.last_status_code,
+    last_error: row.last_error,
+    last_attempt_at: at(row.last_attempt_at),
+    next_attempt_at: at(row.next_attempt_at),
+    delivered_at: at(row.delivered_at),
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+/** A delivery a worker holds the lease of, with what it needs to make the attempt. */
+export interface LeasedDelivery {
+  id: string;
+  bot_id: string;
+  notification_id: string;
+  event_type: string;
+  /** This attempt's number, from 1. */
+  attempts: number;
+  url: string;
+  secret: string;
+}
+
+/**
+ * Leases up to `count` due deliveries for `leaseMs`: the attempt is counted now, and no other worker
+ * takes them until the lease ends (`skip locked`: concurrent workers take different rows, never wait
+ * on each other). A worker that dies mid-attempt leaves its lease to run out; the delivery is then
+ * due again, for whichever worker comes first.
+ */
+export async function leaseDueDeliveries(db: Db, count: number, leaseMs: number): Promise<LeasedDelivery[]> {
+  const { rows } = await sql<LeasedDelivery>`
+    update webhook_deliveries d
+    set leased_until = now() + make_interval(secs => ${leaseMs / 1000}),
+        attempts = d.attempts + 1,
+        last_attempt_at = now()
+    from (
+      select id from webhook_deliveries
+      where state = 'pending' and next_attempt_at <= now() and (leased_until is null or leased_until < now())
+      order by next_attempt_at
+      limit ${count}
+      for update skip locked) due, webhooks w
+    where d.id = due.id and w.bot_id = d.bot_id
+    returning d.id, d.bot_id, d.notification_id, d.event_type, d.attempts, w.url, w.secret`.execute(db);
+  return rows;
+}
+
+/** A 2xx: the delivery is done, and its webhook is not failing. */
+export async function recordDelivered(db: Db, delivery: LeasedDelivery, status: number): Promise<void> {
+  await sql`
+    with done as (
+      update webhook_deliveries
+      set state = 'delivered', delivered_at = now(), next_attempt_at = null, leased_until = null,
+          last_status_code = ${status}, last_error = null
+      where id = ${delivery.id}
+      returning bot_id)
+    update webhooks set failing_since = null where bot_id in (select bot_id from done)`.execute(db);
+}
+
+/**
+ * An attempt without a 2xx: retried after `retryInMs`, or failed for good when that is null. Its
+ * webhook is failing since its first failure after a success; one failing for `disableAfterMs` is
+ * disabled, and its deliveries still due fail with it.
+ */
+export async function recordFailedAttempt(
+  db: Db,
+  delivery: LeasedDelivery,
+  outcome: { status: number | null; error: string | null },
+  retryInMs: number | null,
+  disableAfterMs: number,
+): Promise<{ disabled: boolean }> {
+  const { rows } = await sql<{ disabled: boolean }>`
+    with attempt as (
+      update webhook_deliveries
+      set state = ${retryInMs === null ? 'failed' : 'pending'},
+          next_attempt_at = ${retryInMs === null ? null : sql`now() + make_interval(secs => ${retryInMs / 1000})`},
+          leased_until = null, last_status_code = ${outcome.status}, last_error = ${outcome.error}
+      where id = ${delivery.id}
+      returning bot_id),
+    hook as (
+      update webhooks
+      set failing_since = coalesce(failing_since, now()),
+          disabled_at = case
+            when disabled_at is null and coalesce(failing_since, now()) <= now() - make_interval(secs => ${disableAfterMs / 1000})
+            then now() else disabled_at end
+      where bot_id in (select bot_id from attempt)
+      returning bot_id, disabled_at is not null as disabled),
+    given_up as (
+      update webhook_deliveries
+      set state = 'failed', next_attempt_at = null, leased_until = null
+      where bot_id in (select bot_id from hook where disabled) and state = 'pending' and id <> ${delivery.id})
+    select coalesce((select disabled from hook), false) as disabled`.execute(db);
+  return { disabled: rows[0]?.disabled ?? false };
+}
+
+/** Attempts a shutting-down worker did not finish: due again at once, as if never made. */
+export async function releaseLeases(db: Db, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await sql`
+    update webhook_deliveries
+    set leased_until = null, attempts = attempts - 1, next_attempt_at = now()
+    where id = any(${ids}::uuid[]) and state = 'pending'`.execute(db);
+}
+
+/** The outbox for /metrics: deliveries pending, and how long the oldest due one has waited. */
+export async function outboxState(db: Db): Promise<{ pending: number; oldestDueSeconds: number }> {
+  const { rows } = await sql<{ pending: string; oldest_due_seconds: number | null }>`
+    select count(*) as pending,
+           extract(epoch from now() - min(next_attempt_at) filter (where next_attempt_at <= now()))::float8 as oldest_due_seconds
+    from webhook_deliveries where state = 'pending'`.execute(db);
+  return { pending: Number(rows[0]!.pending), oldestDueSeconds: rows[0]!.oldest_due_seconds ?? 0 };
+}
+
+/** Deletes deliveries done (delivered or failed) more than `days` days ago. */
+export async function pruneDeliveries(db: Db, days: number): Promise<number> {
+  const result = await db
+    .deleteFrom('webhook_deliveries')
+    .where('state', '<>', 'pending')
+    .where('created_at', '<', sql<Date>`now() - make_interval(days => ${days})`)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,0 +1,128 @@
+// A webhook receiver on 127.0.0.1, as a bot would run one: every request is verified with the
+// Standard Webhooks specification's own library (`standardwebhooks`: a real verifier, not ours), and
+// recorded. How it answers is the test's to choose, request by request: 2xx, an error, a redirect,
+// a hang, a reset, a huge body, slowly.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+
+export interface Received {
+  id: string;
+  timestamp: string;
+  body: string;
+  /** The payload as the library verified it, or why it refused it. */
+  verified: { type: string; timestamp: string; data: { id: string; kind: string } } | { error: string };
+  at: number;
+}
+
+/** How to answer a request: run by the receiver with the request and the response to write. */
+export type Answer = (request: IncomingMessage, response: ServerResponse) => void | Promise<void>;
+
+const ok: Answer = (_, response) => void response.writeHead(204).end();
+
+export const answers = {
+  ok,
+  status:
+    (code: number): Answer =>
+    (_, response) =>
+      void response.writeHead(code).end('no'),
+  redirect: ((_, response) => void response.writeHead(302, { location: '/elsewhere' }).end()) as Answer,
+  /** Never answers (until the connection is closed by the sender). */
+  hang: (() => new Promise<void>(() => {})) as Answer,
+  reset: ((request) => void request.socket.destroy()) as Answer,
+  slowly:
+    (ms: number, then: Answer = ok): Answer =>
+    async (request, response) => {
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      await then(request, response);
+    },
+  /** A 200 with a megabyte of body. */
+  huge: ((_, response) => {
+    response.writeHead(200, { 'content-type': 'text/plain' });
+    response.end('x'.repeat(1024 * 1024));
+  }) as Answer,
+};
+
+export interface WebhookReceiver {
+  url: string;
+  received: Received[];
+  /** Ids that arrived while an earlier request with the same id was still being answered. */
+  overlapping: string[];
+  /** Sets how the next requests are answered (by default: 204). */
+  answerWith(answer: Answer): void;
+  /** The secret to verify with (setWebhook's answer). */
+  verifyWith(secret: string): void;
+  /** Resolves once `predicate` holds for what was received, or rejects after `timeoutMs`. */
+  until(predicate: (received: Received[]) => boolean, timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+  let answer: Answer = answers.ok;
+  let verifier: Webhook | undefined;
+  const received: Received[] = [];
+  const overlapping: string[] = [];
+  const inProgress = new Set<string>();
+  const waiters: Array<() => void> = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const id = String(request.headers['webhook-id']);
+      if (inProgress.has(id)) overlapping.push(id);
+      inProgress.add(id);
+      let verified: Received['verified'];
+      try {
+        verified = verifier!.verify(body, request.headers as Record<string, string>) as Received['verified'];
+      } catch (error) {
+        verified = { error: String(error) };
+      }
+      received.push({
+        id,
+        timestamp: String(request.headers['webhook-timestamp']),
+        body,
+        verified,
+        at: Date.now(),
+      });
+      for (const wake of waiters.splice(0)) wake();
+      response.on('close', () => inProgress.delete(id));
+      void Promise.resolve(answer(request, response)).catch(() => response.destroy());
+    });
+  });
+  const sockets = new Set<import('node:net').Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    received,
+    overlapping,
+    answerWith: (next) => void (answer = next),
+    verifyWith: (secret) => void (verifier = new Webhook(secret)),
+    async until(predicate, timeoutMs = 15_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!predicate(received)) {
+        const left = deadline - Date.now();
+        if (left <= 0)
+          throw new Error(
+            `the receiver did not get what was expected in ${timeoutMs} ms (${received.length} received)`,
+          );
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.min(left, 200));
+          waiters.push(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+      }
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}

@@ -1,0 +1,267 @@
+// The delivery worker against real receivers on 127.0.0.1 (the operator allows http and private
+// addresses here, as for development): signed deliveries a real verifier accepts, retries with the
+// same webhook-id, receivers that fail in every way, giving up, disabling, a restart, the address
+// policy at delivery time. Times are short (WEBHOOK_* settings), the rules the same.
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import { buildApp } from '../../src/app.js';
+import type { WebhookSettings } from '../../src/config.js';
+import { testConfig, useTestApp } from '../helpers/app.js';
+import { bearer, createPost, registerBot } from '../helpers/bots.js';
+import { assertContract } from '../helpers/contract.js';
+import { comment, inbox } from '../helpers/notifications.js';
+import { answers, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+
+const settings: WebhookSettings = {
+  deliver: true,
+  allowHttp: true,
+  allowPrivate: true,
+  timeoutMs: 400,
+  retryScheduleMs: [50, 100],
+  disableAfterMs: 3 * 24 * 3_600_000,
+  pollMs: 20,
+  concurrency: 4,
+};
+const t = useTestApp({ webhooks: settings });
+
+let receiver: WebhookReceiver;
+before(async () => {
+  receiver = await startWebhookReceiver();
+});
+after(async () => {
+  await receiver.close();
+});
+beforeEach(async () => {
+  // Each test starts on a server with the file's settings (some tests restart it with others).
+  await restartWith(settings);
+});
+
+/** A bot with a webhook to `url` (the receiver's by default), and another bot to notify it. */
+async function subscribed(url = receiver.url, events?: string[]) {
+  const [ada, grace] = await Promise.all([registerBot(t.app), registerBot(t.app)]);
+  const set = await t.app.inject({
+    method: 'PUT',
+    url: '/api/bots/me/webhook',
+    headers: bearer(ada.api_key),
+    payload: { url, ...(events ? { events } : {}) },
+  });
+  assert.equal(set.statusCode, 200, set.body);
+  const secret = set.json<{ secret: string }>().secret;
+  if (url === receiver.url) receiver.verifyWith(secret);
+  const post = await createPost(t.app, ada.api_key);
+  /** A comment on Ada's post by Grace: a `comment` notification for Ada. */
+  const notify = (body = 'hello') => comment(t.app, grace.api_key, post.id, body);
+  return { ada, grace, post, notify, secret };
+}
+
+async function deliveries(apiKey: string) {
+  const response = await t.app.inject({ url: '/api/bots/me/webhook/deliveries', headers: bearer(apiKey) });
+  assert.equal(response.statusCode, 200, response.body);
+  assertContract('listWebhookDeliveries', response);
+  return response.json<{ items: Array<Record<string, unknown>> }>().items;
+}
+
+/** Waits until the bot's deliveries all satisfy `done` (a worker records them asynchronously). */
+async function settled(apiKey: string, done: (item: Record<string, unknown>) => boolean, count = 1) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const items = await deliveries(apiKey);
+    if (items.length >= count && items.every(done)) return items;
+    assert.ok(Date.now() < deadline, `deliveries not settled: ${JSON.stringify(items)}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+const fromStart = () => receiver.received.length;
+
+/** The server restarted (on the same database) with these settings: its deliveries stopped, then started again. */
+async function restartWith(webhooks: WebhookSettings) {
+  await t.app.close();
+  t.app = await buildApp({ config: testConfig({ webhooks }), db: t.db });
+  await t.app.ready();
+}
+
+describe('webhook deliveries', () => {
+  test('a notification is POSTed signed, and the Standard Webhooks library verifies it: the inbox’s notification as data', async () => {
+    receiver.answerWith(answers.ok);
+    const start = fromStart();
+    const { ada, notify } = await subscribed();
+    const written = await notify('@someone hello');
+    await receiver.until((received) => received.length > start);
+    const [got] = receiver.received.slice(start);
+    assert.ok(got && !('error' in got.verified), JSON.stringify(got?.verified));
+    const [notification] = (await inbox(t.app, ada.api_key)).items;
+    assert.deepEqual(got.verified, {
+      type: 'notification.comment',
+      timestamp: notification!.created_at,
+      data: notification,
+    });
+    assert.equal(notification!.comment?.id, written.id);
+    const [delivery] = await settled(ada.api_key, (item) => item.state === 'delivered');
+    assert.equal(delivery!.id, got.id, 'webhook-id is the delivery’s id');
+    assert.equal(delivery!.attempts, 1);
+    assert.equal(delivery!.last_status_code, 204);
+    assert.equal(delivery!.notification_id, notification!.id);
+    assert.equal(delivery!.next_attempt_at, null);
+  });
+
+  test('only the kinds the webhook asked for are sent', async () => {
+    receiver.answerWith(answers.ok);
+    const { ada, notify } = await subscribed(receiver.url, ['mention']);
+    await notify('no mention here');
+    const other = await registerBot(t.app);
+    const elsewhere = await createPost(t.app, other.api_key, { body: `@${ada.bot.name}` });
+    assert.ok(elsewhere.id);
+    const [delivery] = await settled(ada.api_key, (item) => item.state === 'delivered');
+    assert.equal(delivery!.event_type, 'notification.mention');
+    assert.equal((await deliveries(ada.api_key)).length, 1);
+  });
+
+  test('a 500, then a success: retried after its wait with the same webhook-id, delivered on the second attempt', async () => {
+    let calls = 0;
+    receiver.answerWith((request, response) =>
+      (calls++ === 0 ? answers.status(500) : answers.ok)(request, response),
+    );
+    const start = fromStart();
+    const { ada, notify } = await subscribed();
+    await notify();
+    const [delivery] = await settled(ada.api_key, (item) => item.state === 'delivered');
+    const attempts = receiver.received.slice(start);
+    assert.equal(attempts.length, 2);
+    assert.equal(attempts[0]!.id, attempts[1]!.id);
+    assert.ok(
+      attempts.every((attempt) => !('error' in attempt.verified)),
+      'each attempt is signed anew',
+    );
+    assert.ok(attempts[1]!.at - attempts[0]!.at >= 25, 'the retry waited (at least half its step)');
+    assert.equal(delivery!.attempts, 2);
+    const hook = await t.app.inject({ url: '/api/bots/me/webhook', headers: bearer(ada.api_key) });
+    assert.equal(hook.json().failing_since, null, 'a success ends the failing streak');
+  });
+
+  test('a receiver that hangs, redirects or resets: each attempt fails (never marked delivered); the schedule spent, it is failed for good', async () => {
+    for (const [what, answer, expected] of [
+      ['hangs', answers.hang, { last_status_code: null, last_error: /timeout/ }],
+      ['redirects', answers.redirect, { last_status_code: 302, last_error: /redirect, not followed/ }],
+      ['resets', answers.reset, { last_status_code: null, last_error: /ECONNRESET|socket hang up/ }],
+      ['answers 410', answers.status(410), { last_status_code: 410, last_error: null }],
+    ] as const) {
+      receiver.answerWith(answer);
+      const start = fromStart();
+      const { ada, notify } = await subscribed();
+      await notify();
+      const [delivery] = await settled(ada.api_key, (item) => item.state === 'failed');
+      assert.equal(delivery!.attempts, 3, `${what}: the first attempt and two retries`);
+      assert.equal(delivery!.last_status_code, expected.last_status_code, what);
+      if (expected.last_error === null) assert.equal(delivery!.last_error, null);
+      else assert.match(String(delivery!.last_error), expected.last_error, what);
+      assert.equal(delivery!.delivered_at, null);
+      assert.ok(
+        receiver.received.slice(start).every((got) => got.id === delivery!.id),
+        `${what}: no redirect followed`,
+      );
+      const hook = await t.app.inject({ url: '/api/bots/me/webhook', headers: bearer(ada.api_key) });
+      assert.notEqual(hook.json().failing_since, null, `${what}: the webhook is failing`);
+    }
+  });
+
+  test('a huge 2xx answer is read no further than 64 KiB and counts as delivered', async () => {
+    receiver.answerWith(answers.huge);
+    const { ada, notify } = await subscribed();
+    await notify();
+    const [delivery] = await settled(ada.api_key, (item) => item.state === 'delivered');
+    assert.equal(delivery!.last_status_code, 200);
+  });
+
+  test('a receiver that hangs holds up nobody else: the other deliveries go out while its attempt waits', async () => {
+    // A longer deadline, so that waiting behind the hanging attempt would show.
+    await restartWith({ ...settings, timeoutMs: 4_000 });
+    const stuck = await subscribed(`${receiver.url}?stuck`);
+    receiver.answerWith((request, response) =>
+      (request.url?.includes('stuck') ? answers.hang : answers.ok)(request, response),
+    );
+    const quick = await subscribed();
+    await stuck.notify();
+    for (let i = 0; i < 6; i++) await quick.notify(`n${i}`);
+    const sent = await settled(quick.ada.api_key, (item) => item.state === 'delivered', 6);
+    for (const item of sent) {
+      const waited = Date.parse(String(item.delivered_at)) - Date.parse(String(item.created_at));
+      assert.ok(waited < 2_000, `delivered ${waited} ms after it was queued`);
+    }
+    const [hanging] = await deliveries(stuck.ada.api_key);
+    assert.equal(hanging!.state, 'pending', 'the hanging attempt is still waiting for its deadline');
+    assert.equal(hanging!.delivered_at, null);
+  });
+
+  test('a delivery whose cause is deleted before it is sent goes with it: nothing is sent', async () => {
+    receiver.answerWith(answers.ok);
+    const { ada, grace, post } = await subscribed();
+    // Written and deleted while no process delivers; then one does.
+    await restartWith({ ...settings, deliver: false });
+    const before = fromStart();
+    const written = await comment(t.app, grace.api_key, post.id, 'gone before it is sent');
+    assert.equal((await deliveries(ada.api_key)).length, 1, 'queued with its notification');
+    const removed = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/feed/posts/${post.id}/comments/${written.id}`,
+      headers: bearer(grace.api_key),
+    });
+    assert.equal(removed.statusCode, 204);
+    await restartWith(settings);
+    assert.deepEqual(await deliveries(ada.api_key), []);
+    assert.equal(fromStart(), before);
+  });
+
+  test('an address the policy refuses at delivery time (a name that resolves elsewhere now): nothing reaches it', async () => {
+    receiver.answerWith(answers.ok);
+    const { ada, notify } = await subscribed();
+    await restartWith({ ...settings, allowPrivate: false });
+    const start = fromStart();
+    await notify();
+    const [delivery] = await settled(ada.api_key, (item) => item.state === 'failed');
+    assert.match(String(delivery!.last_error), /refused: 127\.0\.0\.1 is not a public address/);
+    assert.equal(fromStart(), start);
+  });
+});
+
+describe('webhook deliveries across a restart', () => {
+  test('a server closing mid-attempt gives the delivery back; the next one sends it (same webhook-id)', async () => {
+    receiver.answerWith(answers.hang);
+    const start = fromStart();
+    const { ada, notify } = await subscribed();
+    await notify();
+    await receiver.until((received) => received.length > start);
+    receiver.answerWith(answers.ok);
+    const closing = Date.now();
+    await restartWith(settings);
+    assert.ok(Date.now() - closing < settings.timeoutMs * 3, 'closing does not wait out a hanging receiver');
+    const [delivery] = await settled(ada.api_key, (item) => item.state === 'delivered');
+    assert.equal(delivery!.attempts, 1, 'the cut-short attempt is not counted');
+    const ids = new Set(receiver.received.slice(start).map((got) => got.id));
+    assert.deepEqual([...ids], [delivery!.id]);
+  });
+});
+
+describe('webhook disabled after failing long enough', () => {
+  test('its due deliveries fail with it; getWebhook says since when; setWebhook enables it again', async () => {
+    await restartWith({ ...settings, retryScheduleMs: [50, 50, 50, 50], disableAfterMs: 60 });
+    receiver.answerWith(answers.status(500));
+    const { ada, notify } = await subscribed();
+    await notify('one');
+    await notify('two');
+    await settled(ada.api_key, (item) => item.state === 'failed', 2);
+    const hook = await t.app.inject({ url: '/api/bots/me/webhook', headers: bearer(ada.api_key) });
+    assertContract('getWebhook', hook);
+    assert.notEqual(hook.json().disabled_at, null);
+    // Disabled: a new notification is not queued.
+    await notify('three');
+    assert.equal((await deliveries(ada.api_key)).length, 2);
+    const again = await t.app.inject({
+      method: 'PUT',
+      url: '/api/bots/me/webhook',
+      headers: bearer(ada.api_key),
+      payload: { url: receiver.url },
+    });
+    assert.equal(again.json().disabled_at, null);
+  });
+});
