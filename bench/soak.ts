@@ -9,6 +9,9 @@
 //     rate_limit_hits, the two agreeing exactly; a bot refused with 429 had exactly its limit admitted
 //     (exact, never fewer); registrations per address likewise; the client IPs' caps hold exactly
 //     the hits of admitted bot writes (a refused request counts against neither limit);
+//   - webhooks (50 of the writers have one, to a local receiver): once the traffic stops the outbox
+//     drains, every delivery is delivered, every request the receiver got verifies with the
+//     Standard Webhooks library, and none was sent twice at once;
 //   - one write per Idempotency-Key: every success of a request sent again with its key (posts,
 //     comments, assessments, key rotations) names the same post, comment, assessment or new key;
 //   - counters equal the rows they count, and analytics equal COUNT/GROUP BY over the base tables;
@@ -25,6 +28,7 @@ import { loadConfig } from '../src/config.js';
 import { windowSeconds } from '../src/rate-limit/sliding-window.js';
 import { assertAnalyticsMatchBaseTables } from '../test/helpers/analytics.js';
 import { assertCountersMatchRows } from '../test/helpers/invariants.js';
+import { answers, startWebhookReceiver } from '../test/helpers/webhook-receiver.js';
 import { issueApiKeys, seedPlatform } from './seed.js';
 import {
   buildServer,
@@ -38,10 +42,20 @@ import {
   checkClientLimits,
   checkOneWritePerIdempotencyKey,
   checkRecordedHits,
+  checkWebhookDeliveries,
   checkWrittenRows,
+  outboxDrained,
 } from './soak/checks.js';
 import { median, renderReport } from './soak/report.js';
-import { connections, rng, seconds, warmupSeconds, writerCount } from './soak/settings.js';
+import {
+  connections,
+  eagerCount,
+  rng,
+  seconds,
+  warmupSeconds,
+  webhookCount,
+  writerCount,
+} from './soak/settings.js';
 import { planner, send, Stats, type Writer } from './soak/traffic.js';
 import { benchSessionSecret, withThrowawayDatabase } from './throwaway-database.js';
 
@@ -65,10 +79,29 @@ await withThrowawayDatabase(async (database, url) => {
     EMAIL_SIGNIN: 'off',
     IP_LIMIT_FACTOR: '1000000',
     LOG_LEVEL: 'warn',
+    // The soak's receiver listens on 127.0.0.1, over plain HTTP.
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
   };
   const instances: ServerProcess[] = [];
   // One after the other: the first applies nothing new (the database is migrated) but both check.
   for (let i = 0; i < 2; i++) instances.push(await startProcess(serverArgs, env, '/readyz'));
+
+  // Webhooks: some of the writers have one, to a receiver of the soak's own that verifies every
+  // delivery with the Standard Webhooks library and answers 204 after a little while.
+  const receiver = await startWebhookReceiver();
+  receiver.answerWith(answers.slowly(20));
+  const subscribers = writers.slice(eagerCount, eagerCount + webhookCount);
+  for (const writer of subscribers) {
+    const path = `/hooks?bot=${writer.botId}`;
+    const response = await fetch(`${instances[0]!.base}/api/bots/me/webhook`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${writer.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: new URL(path, receiver.url).toString() }),
+    });
+    if (response.status !== 200) throw new Error(`setWebhook: ${response.status} ${await response.text()}`);
+    receiver.verifyWith(((await response.json()) as { secret: string }).secret, path);
+  }
 
   const plan = planner(writers, postIds, botIds);
   const stats = new Stats();
@@ -100,6 +133,8 @@ await withThrowawayDatabase(async (database, url) => {
   clearInterval(sampler);
   clearInterval(progressTimer);
   const elapsed = (Date.now() - startedAt) / 1000;
+  // The deliveries of the last notifications, before the instances stop.
+  const drained = await outboxDrained(db, 60_000);
   const exitCodes = await Promise.all(instances.map((instance) => stopProcess(instance.child)));
 
   // The invariants.
@@ -139,6 +174,10 @@ await withThrowawayDatabase(async (database, url) => {
   await check('one write per Idempotency-Key, however often it was sent', () =>
     checkOneWritePerIdempotencyKey(stats),
   );
+  await check('webhooks: every delivery delivered, verified, none sent twice at once', async () => {
+    await checkWebhookDeliveries(db, receiver, drained);
+  });
+  await receiver.close();
   await check('counters equal the rows they count', () => assertCountersMatchRows(db));
   await check('analytics equal the base tables', async () => {
     const app = await buildApp({

@@ -7,6 +7,7 @@ import type { Db } from '../../src/db/schema.js';
 import { windowSeconds } from '../../src/rate-limit/sliding-window.js';
 import { listOperations } from '../../src/openapi.js';
 import { limits, seconds, spec } from './settings.js';
+import type { WebhookReceiver } from '../../test/helpers/webhook-receiver.js';
 import type { Stats } from './traffic.js';
 
 /** The actions limited per bot (and capped per client IP), as openapi.yaml's `x-rate-limit` says. */
@@ -117,4 +118,39 @@ export function checkOneWritePerIdempotencyKey(stats: Stats) {
   }
   if (stats.madeByIdempotencyKey.size === 0) problems.push('no request with an Idempotency-Key succeeded');
   if (problems.length > 0) throw new Error(problems.slice(0, 10).join('\n'));
+}
+
+/** Waits, up to `timeoutMs`, until no webhook delivery is pending; whether it got there. */
+export async function outboxDrained(db: Db, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { rows } = await sql<{ pending: number }>`
+      select count(*)::int as pending from webhook_deliveries where state = 'pending'`.execute(db);
+    if (rows[0]!.pending === 0) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Every delivery delivered, each received one verified, none received twice at once. */
+export async function checkWebhookDeliveries(db: Db, receiver: WebhookReceiver, drained: boolean) {
+  const problems: string[] = [];
+  const { rows } = await sql<{ state: string; n: number }>`
+    select state, count(*)::int as n from webhook_deliveries group by state`.execute(db);
+  const states = Object.fromEntries(rows.map((row) => [row.state, row.n]));
+  if (!drained) problems.push(`the outbox did not drain within a minute: ${JSON.stringify(states)}`);
+  if ((states.failed ?? 0) > 0) problems.push(`${states.failed} deliveries failed`);
+  if ((states.delivered ?? 0) === 0)
+    problems.push('no delivery was made: the soak did not exercise webhooks');
+  const refused = receiver.received.filter((got) => 'error' in got.verified);
+  if (refused.length > 0)
+    problems.push(`${refused.length} deliveries did not verify, e.g. ${JSON.stringify(refused[0])}`);
+  if (receiver.overlapping.length > 0)
+    problems.push(
+      `${receiver.overlapping.length} deliveries sent twice at once, e.g. ${receiver.overlapping[0]}`,
+    );
+  const distinct = new Set(receiver.received.map((got) => got.id)).size;
+  if (distinct < (states.delivered ?? 0))
+    problems.push(`${states.delivered} deliveries recorded as delivered, ${distinct} received`);
+  if (problems.length > 0) throw new Error(problems.join('\n'));
 }

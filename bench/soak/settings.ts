@@ -10,6 +10,8 @@ export const connections = Number(process.env.SOAK_CONNECTIONS ?? 32);
 export const seed = Number(process.env.SOAK_SEED ?? 1);
 export const writerCount = 1_000;
 export const eagerCount = 10;
+/** Writers (after the eager ones) with a webhook to the soak's receiver. */
+export const webhookCount = 50;
 /** The published limits, which the servers run with. */
 export const limits = loadConfig({ NODE_ENV: 'test' }).limits;
 

@@ -31,3 +31,15 @@ export async function inbox(app: FastifyInstance, apiKey: string, query = ''): P
   assertContract('listNotifications', response);
   return response.json();
 }
+
+/** Sets the bot's webhook; returns setWebhook's answer (the secret in it). */
+export async function setWebhook(app: FastifyInstance, apiKey: string, url: string, events?: string[]) {
+  const response = await app.inject({
+    method: 'PUT',
+    url: '/api/bots/me/webhook',
+    headers: bearer(apiKey),
+    payload: { url, ...(events ? { events } : {}) },
+  });
+  assert.equal(response.statusCode, 200, response.body);
+  return response.json<components['schemas']['WebhookWithSecret']>();
+}

@@ -50,8 +50,8 @@ export interface WebhookReceiver {
   overlapping: string[];
   /** Sets how the next requests are answered (by default: 204). */
   answerWith(answer: Answer): void;
-  /** The secret to verify with (setWebhook's answer). */
-  verifyWith(secret: string): void;
+  /** The secret to verify with (setWebhook's answer): for every path, or for requests to `path` (with its query). */
+  verifyWith(secret: string, path?: string): void;
   /** Resolves once `predicate` holds for what was received, or rejects after `timeoutMs`. */
   until(predicate: (received: Received[]) => boolean, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -60,6 +60,7 @@ export interface WebhookReceiver {
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   let answer: Answer = answers.ok;
   let verifier: Webhook | undefined;
+  const verifiers = new Map<string, Webhook>();
   const received: Received[] = [];
   const overlapping: string[] = [];
   const inProgress = new Set<string>();
@@ -74,7 +75,8 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       inProgress.add(id);
       let verified: Received['verified'];
       try {
-        verified = verifier!.verify(body, request.headers as Record<string, string>) as Received['verified'];
+        const by = verifiers.get(request.url ?? '') ?? verifier!;
+        verified = by.verify(body, request.headers as Record<string, string>) as Received['verified'];
       } catch (error) {
         verified = { error: String(error) };
       }
@@ -102,7 +104,10 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     received,
     overlapping,
     answerWith: (next) => void (answer = next),
-    verifyWith: (secret) => void (verifier = new Webhook(secret)),
+    verifyWith(secret, path) {
+      if (path === undefined) verifier = new Webhook(secret);
+      else verifiers.set(path, new Webhook(secret));
+    },
     async until(predicate, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(received)) {

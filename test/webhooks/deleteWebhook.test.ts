@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { useTestApp } from '../helpers/app.js';
 import { bearer, createPost, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
-import { comment, inbox } from '../helpers/notifications.js';
+import { comment, inbox, setWebhook } from '../helpers/notifications.js';
 
 const t = useTestApp();
 const url = 'https://93.184.215.14/hooks';
@@ -19,12 +19,7 @@ function deleteWebhook(apiKey: string | undefined) {
 describe('deleteWebhook 204', () => {
   test('the webhook and every delivery still due are gone; the inbox stays', async () => {
     const [ada, grace] = await Promise.all([registerBot(t.app), registerBot(t.app)]);
-    await t.app.inject({
-      method: 'PUT',
-      url: '/api/bots/me/webhook',
-      headers: bearer(ada.api_key),
-      payload: { url },
-    });
+    await setWebhook(t.app, ada.api_key, url);
     const post = await createPost(t.app, ada.api_key);
     await comment(t.app, grace.api_key, post.id, 'queued for the webhook');
     const queued = () =>
@@ -49,12 +44,7 @@ describe('deleteWebhook 204', () => {
 describe('deleteWebhook 401', () => {
   test('without a valid key nothing is deleted', async () => {
     const { api_key } = await registerBot(t.app);
-    await t.app.inject({
-      method: 'PUT',
-      url: '/api/bots/me/webhook',
-      headers: bearer(api_key),
-      payload: { url },
-    });
+    await setWebhook(t.app, api_key, url);
     const response = await deleteWebhook(undefined);
     assert.equal(response.statusCode, 401);
     assertContract('deleteWebhook', response);
@@ -71,12 +61,7 @@ describe('deleteWebhook 404', () => {
     const response = await deleteWebhook(api_key);
     assert.equal(response.statusCode, 404);
     assertContract('deleteWebhook', response);
-    await t.app.inject({
-      method: 'PUT',
-      url: '/api/bots/me/webhook',
-      headers: bearer(api_key),
-      payload: { url },
-    });
+    await setWebhook(t.app, api_key, url);
     assert.equal((await deleteWebhook(api_key)).statusCode, 204);
     assert.equal((await deleteWebhook(api_key)).statusCode, 404);
   });

@@ -9,7 +9,7 @@ import type { WebhookSettings } from '../../src/config.js';
 import { testConfig, useTestApp } from '../helpers/app.js';
 import { bearer, createPost, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
-import { comment, inbox } from '../helpers/notifications.js';
+import { comment, inbox, setWebhook } from '../helpers/notifications.js';
 import { answers, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const settings: WebhookSettings = {
@@ -39,14 +39,7 @@ beforeEach(async () => {
 /** A bot with a webhook to `url` (the receiver's by default), and another bot to notify it. */
 async function subscribed(url = receiver.url, events?: string[]) {
   const [ada, grace] = await Promise.all([registerBot(t.app), registerBot(t.app)]);
-  const set = await t.app.inject({
-    method: 'PUT',
-    url: '/api/bots/me/webhook',
-    headers: bearer(ada.api_key),
-    payload: { url, ...(events ? { events } : {}) },
-  });
-  assert.equal(set.statusCode, 200, set.body);
-  const secret = set.json<{ secret: string }>().secret;
+  const { secret } = await setWebhook(t.app, ada.api_key, url, events);
   if (url === receiver.url) receiver.verifyWith(secret);
   const post = await createPost(t.app, ada.api_key);
   /** A comment on Ada's post by Grace: a `comment` notification for Ada. */
@@ -263,5 +256,29 @@ describe('webhook disabled after failing long enough', () => {
       payload: { url: receiver.url },
     });
     assert.equal(again.json().disabled_at, null);
+  });
+});
+
+describe('webhook metrics', () => {
+  test('attempts by result; the outbox’s pending deliveries and how long the oldest due one has waited', async () => {
+    const metric = async (series: string) => {
+      const text = (await t.app.inject({ url: '/metrics' })).body;
+      const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+      return line === undefined ? undefined : Number(line.split(' ').at(-1));
+    };
+    receiver.answerWith(answers.ok);
+    const { ada, notify } = await subscribed();
+    await restartWith({ ...settings, deliver: false });
+    await notify('one');
+    await notify('two');
+    assert.equal(await metric('webhook_outbox_pending'), 2);
+    const deadline = Date.now() + 5_000;
+    while (!((await metric('webhook_outbox_oldest_due_seconds'))! > 0))
+      assert.ok(Date.now() < deadline, 'the oldest due delivery is seen waiting');
+    await restartWith(settings);
+    await settled(ada.api_key, (item) => item.state === 'delivered', 2);
+    assert.equal(await metric('webhook_attempts_total{result="delivered"}'), 2);
+    assert.equal(await metric('webhook_outbox_pending'), 0);
+    assert.equal(await metric('webhook_outbox_oldest_due_seconds'), 0);
   });
 });

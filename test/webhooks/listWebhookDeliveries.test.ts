@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { useTestApp } from '../helpers/app.js';
 import { bearer, createPost, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
-import { comment } from '../helpers/notifications.js';
+import { comment, setWebhook } from '../helpers/notifications.js';
 
 // No process delivers here (the tests' default): deliveries stay queued, as listed.
 const t = useTestApp();
@@ -19,13 +19,7 @@ function list(apiKey: string | undefined, query = '') {
 describe('listWebhookDeliveries 200', () => {
   test('newest first, paged; each due at once, not yet attempted; only the bot’s own', async () => {
     const [ada, grace] = await Promise.all([registerBot(t.app), registerBot(t.app)]);
-    for (const bot of [ada, grace])
-      await t.app.inject({
-        method: 'PUT',
-        url: '/api/bots/me/webhook',
-        headers: bearer(bot.api_key),
-        payload: { url },
-      });
+    for (const bot of [ada, grace]) await setWebhook(t.app, bot.api_key, url);
     const post = await createPost(t.app, ada.api_key);
     for (let i = 0; i < 3; i++) await comment(t.app, grace.api_key, post.id, `c${i}`);
     await comment(t.app, ada.api_key, post.id, `@${grace.bot.name} one for grace`);
@@ -56,12 +50,7 @@ describe('listWebhookDeliveries 200', () => {
 describe('listWebhookDeliveries 400', () => {
   test('a bad limit or cursor', async () => {
     const { api_key } = await registerBot(t.app);
-    await t.app.inject({
-      method: 'PUT',
-      url: '/api/bots/me/webhook',
-      headers: bearer(api_key),
-      payload: { url },
-    });
+    await setWebhook(t.app, api_key, url);
     for (const query of ['?limit=0', '?cursor=bm9wZQ']) {
       const response = await list(api_key, query);
       assert.equal(response.statusCode, 400, query);
