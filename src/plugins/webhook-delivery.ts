@@ -14,6 +14,29 @@ import { webhookWorker } from '../webhooks/worker.js';
 const keepDeliveriesDays = 30;
 const pruneEveryMs = 60 * 60_000;
 
+/** How long a scrape waits for a fresh outbox reading before it shows the last one. */
+const readingWaitMs = 1_000;
+
+/**
+ * The outbox's depth and age, read at most once at a time and waited for at most `readingWaitMs`:
+ * /metrics must answer while the database does not (that is when it is read most), so a scrape
+ * shows the last reading, and how old it is, rather than waiting on the query's deadline.
+ */
+function outboxReading(db: Db) {
+  let last = { pending: 0, oldestDueSeconds: 0, at: Date.now() };
+  let reading: Promise<void> | undefined;
+  return {
+    async read() {
+      reading ??= outboxState(db)
+        .then((state) => void (last = { ...state, at: Date.now() }))
+        .catch(() => {})
+        .finally(() => (reading = undefined));
+      await Promise.race([reading, new Promise((resolve) => setTimeout(resolve, readingWaitMs).unref())]);
+      return { ...last, ageSeconds: (Date.now() - last.at) / 1000 };
+    },
+  };
+}
+
 export default fp<{ db: Db; settings: WebhookSettings }>(
   async function webhookDelivery(app: FastifyInstance, { db, settings }) {
     const attempts = new Counter({
@@ -22,12 +45,13 @@ export default fp<{ db: Db; settings: WebhookSettings }>(
       labelNames: ['result'] as const,
       registers: [app.metrics],
     });
+    const outbox = outboxReading(db);
     new Gauge({
       name: 'webhook_outbox_pending',
-      help: 'Webhook deliveries not yet delivered or given up.',
+      help: 'Webhook deliveries not yet delivered or given up (as last read: see webhook_outbox_read_age_seconds).',
       registers: [app.metrics],
       async collect() {
-        this.set((await outboxState(db)).pending);
+        this.set((await outbox.read()).pending);
       },
     });
     new Gauge({
@@ -35,7 +59,15 @@ export default fp<{ db: Db; settings: WebhookSettings }>(
       help: 'How long the oldest delivery that is due has been waiting for an attempt (0: none is).',
       registers: [app.metrics],
       async collect() {
-        this.set((await outboxState(db)).oldestDueSeconds);
+        this.set((await outbox.read()).oldestDueSeconds);
+      },
+    });
+    new Gauge({
+      name: 'webhook_outbox_read_age_seconds',
+      help: 'Age of the outbox reading the two gauges above show (large while the database does not answer).',
+      registers: [app.metrics],
+      async collect() {
+        this.set((await outbox.read()).ageSeconds);
       },
     });
 
