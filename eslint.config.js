@@ -4,7 +4,16 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['generated/', 'dist/', 'clients/typescript/dist/', 'clients/.fresh-*/', 'node_modules/'] },
+  {
+    ignores: [
+      '.test-bundles/',
+      'generated/',
+      'dist/',
+      'clients/typescript/dist/',
+      'clients/.fresh-*/',
+      'node_modules/',
+    ],
+  },
   js.configs.recommended,
   tseslint.configs.recommendedTypeChecked,
   {

@@ -16,11 +16,10 @@ import {
   type OpenDatabase,
 } from '../../src/db/database.js';
 import { replicaRouting, type ReaderHeaders } from '../../src/db/read-routing.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
 import { testConfig } from '../helpers/app.js';
 import { bearer, createPost, registerBot } from '../helpers/bots.js';
 import { serverUrl } from '../helpers/database.js';
-import { startPrivatePostgres, type PrivatePostgres } from '../helpers/private-postgres.js';
+import { migrate, startPrivatePostgres, type PrivatePostgres } from '../helpers/private-postgres.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 const skip = !serverUrl && 'needs Postgres binaries; runs in the Postgres pass';
@@ -36,9 +35,7 @@ let base: string;
 before(async () => {
   if (skip) return;
   primary = await startPrivatePostgres();
-  const migrating = await openDatabase({ databaseUrl: primary.url, pgliteDir: 'memory://' });
-  await migrateToLatest(migrating.db);
-  await migrating.close();
+  migrate(primary.url);
   replica = await startPrivatePostgres(primary);
   toReplica = await startTcpProxy(replica.url);
   database = await openDatabase({

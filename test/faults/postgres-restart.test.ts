@@ -10,11 +10,10 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { buildApp } from '../../src/app.js';
 import { openDatabase, type OpenDatabase } from '../../src/db/database.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
 import { testConfig } from '../helpers/app.js';
 import { serverUrl } from '../helpers/database.js';
 import { assertCountersMatchRows } from '../helpers/invariants.js';
-import { startPrivatePostgres, type PrivatePostgres } from '../helpers/private-postgres.js';
+import { migrate, startPrivatePostgres, type PrivatePostgres } from '../helpers/private-postgres.js';
 
 // Runs in the Postgres pass of CI only: it needs a server to stop, and brings its own.
 const skip = !serverUrl && 'needs Postgres binaries; runs in the Postgres pass';
@@ -31,8 +30,8 @@ before(async () => {
   if (skip) return;
   process.on('uncaughtException', onUncaught);
   postgres = await startPrivatePostgres();
+  migrate(postgres.url);
   database = await openDatabase({ databaseUrl: postgres.url, pgliteDir: 'memory://' });
-  await migrateToLatest(database.db);
   app = await buildApp({ config: testConfig({ logLevel: 'silent' }), db: database.db });
   base = await app.listen({ host: '127.0.0.1', port: 0 });
 });

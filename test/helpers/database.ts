@@ -4,9 +4,11 @@
 // Postgres a template database (`create database ... template`), on PGlite a dump of a migrated
 // data directory (kept under node_modules/.cache). `npm test` prepares both before any test file
 // runs (test/setup.ts); a file run on its own prepares them on first use.
+import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { after, before } from 'node:test';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, sql } from 'kysely';
@@ -133,10 +135,25 @@ export function pgliteTemplate(): Promise<Blob> {
   return dumpInThisProcess;
 }
 
-/** Fills an empty PGlite data directory on disk with the migrated template (for tests of processes that open one). */
+/**
+ * Migrates an empty PGlite data directory on disk (for tests of processes that open one) as an
+ * operator would: `npm run migrate`'s program, in a process of its own. (Not from the template: in
+ * the Postgres pass there is none, and a bundled test file cannot load the migrations itself.)
+ */
 export async function migratedPgliteDirectory(directory: string): Promise<void> {
-  const pglite = await PGlite.create(directory, { loadDataDir: await pgliteTemplate() });
-  await pglite.close();
+  await promisify(execFile)(
+    process.execPath,
+    [fileURLToPath(new URL('../../src/cli/run.mjs', import.meta.url)), 'migrate'],
+    {
+      env: {
+        ...process.env,
+        DATABASE_URL: '',
+        DATABASE_DIRECT_URL: '',
+        DATABASE_READ_URL: '',
+        PGLITE_DIR: directory,
+      },
+    },
+  );
 }
 
 async function cloneInPGlite(): Promise<Omit<TestDatabase, 'reset'>> {

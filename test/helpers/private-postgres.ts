@@ -81,3 +81,11 @@ export async function startPrivatePostgres(replicaOf?: PrivatePostgres): Promise
   server.start();
   return server;
 }
+
+/** Migrates the database at `url` as an operator would: `npm run migrate`'s program, in a process of its own. */
+export function migrate(url: string): void {
+  execFileSync(process.execPath, ['src/cli/run.mjs', 'migrate'], {
+    env: { ...process.env, DATABASE_URL: url, DATABASE_DIRECT_URL: '', DATABASE_READ_URL: '' },
+    stdio: 'pipe',
+  });
+}

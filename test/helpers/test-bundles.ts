@@ -1,0 +1,46 @@
+// The test files as `npm test` runs them: each bundled with what it imports from the repository
+// into one JavaScript module under .test-bundles/ (node_modules stay outside), so that a test process
+// loads one file instead of a TypeScript loader and a few hundred modules through it: about a second
+// of CPU less per file, and a third less for the whole suite on a two-core machine. Every module keeps
+// its own import.meta.url (rewritten to its source file's), so paths relative to a module, and "am I
+// the program" checks, mean what they mean when run from source. One file runs from source just as
+// well: `node --import tsx --test test/feed/createPost.test.ts`.
+import { readFile, rm } from 'node:fs/promises';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build, type Plugin } from 'esbuild';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+export const testBundleDir = `${root}.test-bundles`;
+
+const ownImportMetaUrl: Plugin = {
+  name: 'own-import-meta-url',
+  setup(builder) {
+    builder.onLoad({ filter: /\.(ts|tsx|mts)$/ }, async ({ path }) => ({
+      contents: (await readFile(path, 'utf8')).replaceAll(
+        'import.meta.url',
+        JSON.stringify(pathToFileURL(path).href),
+      ),
+      loader: path.endsWith('.tsx') ? 'tsx' : 'ts',
+    }));
+  },
+};
+
+/** Bundles every test/**\/*.test.ts into .test-bundles/ (same folders), replacing what was there. */
+export async function bundleTests(entryPoints: string[]): Promise<void> {
+  await rm(testBundleDir, { recursive: true, force: true });
+  await build({
+    entryPoints,
+    outdir: testBundleDir,
+    outbase: `${root}test`,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    keepNames: true,
+    sourcemap: 'linked',
+    logLevel: 'warning',
+    plugins: [ownImportMetaUrl],
+  });
+}
