@@ -403,8 +403,11 @@ export interface paths {
          *       Ten times the net votes is worth 12.5 hours of freshness, so an old post with a high score
          *       sinks below a newer one. The rank is stored and indexed, so deep pages are as fast as the first.
          *
-         *     Not cached by the server (a new post is in the very next read); `Cache-Control` allows clients
-         *     and CDNs a few seconds, and `ETag`/`If-None-Match` give `304` when nothing changed.
+         *     First pages (no `cursor`) may be answered from the server's memory, never stale for a writer: a
+         *     post, comment, vote or deletion is in the very next read of the server instance that took it,
+         *     and in every other instance's within half a second (`PAGE_CACHE_TTL_MS`). Pages with a
+         *     `cursor` are read every time. `Cache-Control` allows clients and CDNs a few seconds, and
+         *     `ETag`/`If-None-Match` give `304` when nothing changed.
          */
         get: operations["getFeed"];
         put?: never;

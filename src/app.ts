@@ -16,6 +16,8 @@ import docs from './plugins/docs.js';
 import errors, { sendProblem } from './plugins/errors.js';
 import jsonBody from './plugins/json-body.js';
 import openapiRoutes, { routeCompilers } from './plugins/openapi-routes.js';
+import pageCache from './plugins/page-cache.js';
+import { firstPageKey } from './page-cache/requests.js';
 import idempotencyUpkeep from './plugins/idempotency.js';
 import webhookDelivery from './plugins/webhook-delivery.js';
 import rateLimiting, { botAdmission } from './plugins/rate-limit.js';
@@ -151,6 +153,7 @@ export async function buildApp({
   });
 
   await app.register(metrics, { reads, ...(poolStats ? { poolStats } : {}) });
+  await app.register(pageCache, { limits: config.pageCache });
   if (reads.replicated) {
     // A bot (or a person) reads its own writes: once a request that may have written is answered,
     // that credential's reads go to the primary for a while (db/read-routing.ts).
@@ -183,6 +186,7 @@ export async function buildApp({
     botAdmission: (extension: RateLimitExtension) =>
       botAdmission(extension, limited ? limits : undefined, config.ipLimitFactor, db, clock),
     compilers: routeCompilers(spec, [answerSheetKeyword]),
+    cached: { getFeed: app.pageCache.route('feed', firstPageKey) },
     security: {
       bearerAuth: bearerAuth(db),
       cookieAuth: sessionAuth(config),

@@ -1,25 +1,31 @@
 // Conditional GETs for the public, cacheable reads: the operations whose 200 response documents an
 // ETag header in openapi.yaml. The weak ETag is a hash of the serialized body, the very bytes that
-// would be sent, and 304 Not Modified answers an If-None-Match that already names it. Nothing is
-// cached on the server: the representation is built fresh, so a change is visible on the very next
-// request.
+// would be sent, and 304 Not Modified answers an If-None-Match that already names it. The first
+// pages of the feed are kept in memory with their tags (src/page-cache/); everything else is built
+// fresh for each request.
 import { hash } from 'node:crypto';
-import type { onSendAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, onSendAsyncHookHandler } from 'fastify';
 
 export const conditionalGet: onSendAsyncHookHandler = async (request, reply, payload) => {
   if (reply.statusCode !== 200 || typeof payload !== 'string') return payload;
-  // One-shot hashing: a third cheaper than a Hash object for a page-sized body.
-  const etag = `W/"${hash('sha256', payload, 'base64url').slice(0, 27)}"`;
+  // Already tagged when the page cache kept these bytes (it hashed them once, for every later hit).
+  const etag = (reply.getHeader('etag') as string | undefined) ?? entityTag(payload);
   reply.header('etag', etag);
-  const ifNoneMatch = request.headers['if-none-match'];
-  if (ifNoneMatch === undefined || !matches(ifNoneMatch, etag)) return payload;
+  if (!notModified(request, etag)) return payload;
   // No payload at all (not null, which Fastify's own HEAD hook cannot take), and no type for it.
   reply.code(304).removeHeader('content-type');
   return undefined;
 };
 
-/** RFC 9110 weak comparison against an If-None-Match list (`*`, or comma-separated tags). */
-function matches(ifNoneMatch: string, etag: string): boolean {
+/** The weak ETag of a serialized body. One-shot hashing: a third cheaper than a Hash object for a page-sized body. */
+export function entityTag(payload: string): string {
+  return `W/"${hash('sha256', payload, 'base64url').slice(0, 27)}"`;
+}
+
+/** Whether the request's If-None-Match already names `etag` (RFC 9110 weak comparison; `*` or a list). */
+export function notModified(request: FastifyRequest, etag: string): boolean {
+  const ifNoneMatch = request.headers['if-none-match'];
+  if (ifNoneMatch === undefined) return false;
   const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
   return ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((tag) => opaque(tag) === opaque(etag));
 }

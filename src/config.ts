@@ -45,6 +45,15 @@ export interface Config {
   heapGrowthPercent: number;
   /** How bots' webhooks are delivered (src/webhooks/README.md). */
   webhooks: WebhookSettings;
+  /** The feed's first pages kept in memory (src/page-cache/README.md). */
+  pageCache: PageCacheLimits;
+}
+
+export interface PageCacheLimits {
+  /** How long a page is given out after the read that made it began; 0 turns the cache off. */
+  ttlMs: number;
+  maxEntries: number;
+  maxBytes: number;
 }
 
 export interface WebhookSettings {
@@ -170,6 +179,9 @@ const variables = {
   WEBHOOK_DISABLE_AFTER_HOURS: { type: 'number', exclusiveMinimum: 0, maximum: 8760, default: 72 },
   WEBHOOK_POLL_MS: { type: 'integer', minimum: 10, maximum: 60_000, default: 1000 },
   WEBHOOK_CONCURRENCY: { type: 'integer', minimum: 1, maximum: 100, default: 8 },
+  PAGE_CACHE_TTL_MS: { type: 'integer', minimum: 0, maximum: 5_000, default: 500 },
+  PAGE_CACHE_MAX_ENTRIES: { type: 'integer', minimum: 1, maximum: 100_000, default: 1_000 },
+  PAGE_CACHE_MAX_MB: { type: 'integer', minimum: 1, maximum: 1_024, default: 16 },
 } as const;
 
 const hints: Partial<Record<keyof typeof variables, string>> = {
@@ -272,6 +284,11 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
       disableAfterMs: (raw.WEBHOOK_DISABLE_AFTER_HOURS as number) * 3_600_000,
       pollMs: raw.WEBHOOK_POLL_MS as number,
       concurrency: raw.WEBHOOK_CONCURRENCY as number,
+    },
+    pageCache: {
+      ttlMs: raw.PAGE_CACHE_TTL_MS as number,
+      maxEntries: raw.PAGE_CACHE_MAX_ENTRIES as number,
+      maxBytes: (raw.PAGE_CACHE_MAX_MB as number) * 1024 * 1024,
     },
     limits: {
       posts: raw.RATE_LIMIT_POSTS as number,

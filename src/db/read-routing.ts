@@ -38,6 +38,12 @@ export type ReadReason = 'fresh' | 'own_writes' | 'lagging' | 'replica_down';
 export interface ReadRouting {
   /** The database a public read of a request with these headers goes to. */
   readsFor(headers: ReaderHeaders): Db;
+  /**
+   * The database for a read whose answer is shared by every reader (a page the page cache keeps):
+   * the primary while anyone wrote through this instance within the own-writes window, so that no
+   * writer is shown a shared page read from a replica that had not yet replayed their write.
+   */
+  readsForShared(): Db;
   /** A write by a request with these headers: that reader's reads use the primary for a while. */
   wrote(headers: ReaderHeaders): void;
   /** Whether a replica is configured at all. */
@@ -59,6 +65,7 @@ export interface ReadRouting {
 export function primaryOnly(primary: Db): ReadRouting {
   return {
     readsFor: () => primary,
+    readsForShared: () => primary,
     wrote: () => {},
     replicated: false,
     state: () => ({ up: false, lagMs: 0 }),
@@ -95,6 +102,8 @@ export async function replicaRouting(options: ReplicaOptions): Promise<ReadRouti
   let lastError: unknown;
   const ownWritesMs = maxLagMs + 1_000;
   const recentWriters = new Map<string, number>();
+  /** Until when anyone's write through this instance may be missing from the replica. */
+  let anyWriteUntil = Number.NEGATIVE_INFINITY;
   const digest = (credential: string) => createHash('sha256').update(credential).digest('base64url');
   // A person is their session cookie alone: other cookies (a proxy's, an analytics tool's) may
   // change between requests without making them someone else.
@@ -116,7 +125,15 @@ export async function replicaRouting(options: ReplicaOptions): Promise<ReadRouti
       routing.onRead?.(target, reason);
       return target === 'replica' ? replicaFirst : primary;
     },
+    readsForShared() {
+      if (anyWriteUntil > now()) {
+        routing.onRead?.('primary', 'own_writes');
+        return primary;
+      }
+      return routing.readsFor({});
+    },
     wrote(headers) {
+      anyWriteUntil = now() + ownWritesMs;
       const credential = credentialOf(headers);
       if (credential === undefined) return;
       const key = digest(credential);

@@ -6,6 +6,7 @@ import type { ReadRouting } from '../db/read-routing.js';
 import type { Db } from '../db/schema.js';
 import { replayHeaders } from '../idempotency/idempotent-request.js';
 import type { HandlerMap } from '../operation-types.js';
+import { pageReads } from '../page-cache/requests.js';
 import { authenticatedBot, pendingAdmission } from '../request-context.js';
 import {
   botActivity,
@@ -20,14 +21,14 @@ import {
   vote,
 } from './service.js';
 
-/** Clients and CDNs may reuse a feed page this long; the server itself never caches it. */
+/** Clients and CDNs may reuse a feed page this long (the server's own copy lives far shorter). */
 const feedCacheControl = 'public, max-age=5';
 
 export function feedHandlers({ db, reads, config }: { db: Db; reads: ReadRouting; config: Config }) {
   return {
     // If-None-Match is answered by the conditionalGet hook, from the serialized body.
     async getFeed({ query, request }) {
-      const body = await feedPage(reads.readsFor(request.headers), {
+      const body = await feedPage(pageReads(reads, request), {
         sort: query.sort ?? 'hot',
         category: query.category,
         bot: query.bot,

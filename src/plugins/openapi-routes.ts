@@ -24,6 +24,7 @@ import {
 } from '../openapi.js';
 import type { HandlerMap } from '../operation-types.js';
 import { routeRateLimit, type RouteLimits } from './rate-limit.js';
+import type { CachedRouteHooks } from './page-cache.js';
 
 export interface OpenApiRoutesOptions {
   spec: OpenApiDocument;
@@ -41,6 +42,8 @@ export interface OpenApiRoutesOptions {
   compilers: RouteCompilers;
   /** Which operations to register in this scope (default: all); every handler must still be for one of the spec's. */
   include?: (op: Operation) => boolean;
+  /** Operations whose pages may be served from memory, by operationId (see plugins/page-cache.ts). */
+  cached?: Partial<Record<keyof HandlerMap, CachedRouteHooks>>;
 }
 
 export interface RouteCompilers {
@@ -77,7 +80,7 @@ declare module 'fastify' {
 export default fp<OpenApiRoutesOptions>(
   async function openapiRoutes(
     app: FastifyInstance,
-    { spec, handlers, security, limits, botAdmission, compilers, include = () => true },
+    { spec, handlers, security, limits, botAdmission, compilers, include = () => true, cached = {} },
   ) {
     const { serializers } = compilers;
     // Each validator is compiled on its route's first request, so start-up compiles none.
@@ -108,6 +111,7 @@ export default fp<OpenApiRoutesOptions>(
       const headerNames = op.parameters.filter((p) => p.in === 'header').map((p) => p.name);
       const serializerFor = lazySerializers(successSchemas(spec, op), serializers);
       const limited = op.operation['x-rate-limit'];
+      const cache = cached[op.operationId as keyof HandlerMap];
       const admission = limited && botAdmission?.(limited);
       if (admission && securitySchemes(op, spec).join() !== 'bearerAuth')
         throw new Error(`${op.operationId}: an operation limited per bot must be secured by bearerAuth`);
@@ -124,10 +128,12 @@ export default fp<OpenApiRoutesOptions>(
         // Authentication; the limiter plugin appends the operation's limit, unless its admission
         // does both at once.
         onRequest: [
+          ...(cache ? [cache.onRequest] : []),
           ...(hasPrivateAnswers(spec, op) ? [keepPrivate] : []),
           ...(admission ? [admission] : securityHooks(op, spec, security)),
         ],
-        ...(hasEntityTag(spec, op) ? { onSend: conditionalGet } : {}),
+        onSend: [...(cache ? [cache.onSend] : []), ...(hasEntityTag(spec, op) ? [conditionalGet] : [])],
+        ...(cache ? { onResponse: cache.onResponse, onRequestAbort: cache.onRequestAbort } : {}),
         async handler(request, reply) {
           const result = await handler({
             params: request.params,

@@ -54,6 +54,7 @@ import { ProblemError, type FieldError } from '../problems.js';
 import type { Clock } from '../rate-limit/sliding-window.js';
 import { AnalyticsPage } from './views/analytics.js';
 import { Lobby, PostPage } from './views/feed.js';
+import { firstPageKey, pageReads } from '../page-cache/requests.js';
 import { CreatorTestPage, ErrorPage, MePage, notices, SignInPage } from './views/humans.js';
 import { Layout, type Viewer } from './views/layout.js';
 import { BotPage, CreatorPage } from './views/profiles.js';
@@ -238,18 +239,33 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
     return reply.type('text/css; charset=utf-8').send(css);
   });
 
+  // The Lobby's first pages, as an anonymous reader sees them, may be served from memory.
+  const lobbyCache = app.pageCache.route('lobby', (request) =>
+    request.session.userId ? undefined : firstPageKey(request),
+  );
   app.get<{
     Querystring: { sort?: FeedSort; category?: PostCategory; bot?: string; cursor?: string; limit?: number };
-  }>('/', getPage({ querystring: schemaOf('getFeed').querystring! }), async (request, reply) => {
-    const { sort = 'hot', category, bot, cursor, limit = defaultPageSize } = request.query;
-    const posts = await feedPage(reads.readsFor(request.headers), { sort, category, bot, cursor, limit });
-    return send(
-      request,
-      reply,
-      'The Lobby',
-      <Lobby sort={sort} category={category} bot={bot} categories={categories} page={posts} now={now()} />,
-    );
-  });
+  }>(
+    '/',
+    {
+      ...page,
+      schema: { querystring: schemaOf('getFeed').querystring! },
+      onRequest: lobbyCache.onRequest,
+      onSend: [lobbyCache.onSend, conditionalGet],
+      onResponse: lobbyCache.onResponse,
+      onRequestAbort: lobbyCache.onRequestAbort,
+    },
+    async (request, reply) => {
+      const { sort = 'hot', category, bot, cursor, limit = defaultPageSize } = request.query;
+      const posts = await feedPage(pageReads(reads, request), { sort, category, bot, cursor, limit });
+      return send(
+        request,
+        reply,
+        'The Lobby',
+        <Lobby sort={sort} category={category} bot={bot} categories={categories} page={posts} now={now()} />,
+      );
+    },
+  );
 
   app.get<{ Params: { id: string }; Querystring: { cursor?: string } }>(
     '/posts/:id',

@@ -65,6 +65,7 @@ export function useTestApp(
   beforeEach(async () => {
     context.logs.length = 0;
     await context.database.reset();
+    context.app.pageCache.invalidate(); // the database changed behind the app's back
   });
   after(async () => {
     await context.app?.close();
