@@ -405,8 +405,8 @@ export interface paths {
          *
          *     First pages (no `cursor`) may be answered from the server's memory, never stale for a writer: a
          *     post, comment, vote or deletion is in the very next read of the server instance that took it,
-         *     and in every other instance's within half a second (`PAGE_CACHE_TTL_MS`). Pages with a
-         *     `cursor` are read every time. `Cache-Control` allows clients and CDNs a few seconds, and
+         *     and in every other instance's within a second (a page is kept at most `PAGE_CACHE_TTL_MS`,
+         *     250 ms by default, from when it was read). Pages with a `cursor` are read every time. `Cache-Control` allows clients and CDNs a few seconds, and
          *     `ETag`/`If-None-Match` give `304` when nothing changed.
          */
         get: operations["getFeed"];

@@ -2,8 +2,10 @@
 // goes: request id -> security headers -> session (when a cookie came) -> route from openapi.yaml -> authentication (the
 // operation's security scheme) -> rate limit (`x-rate-limit`) -> body parsing and validation (the
 // spec's schemas) -> handler -> repository -> database; any failure leaves through the one
-// problem+json error path.
+// problem+json error path. A first page of the feed kept in memory answers before all of that
+// (src/page-cache/README.md).
 import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import Fastify, { LogController, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import type { Config } from './config.js';
 import { primaryOnly, type ReadRouting } from './db/read-routing.js';
@@ -70,6 +72,10 @@ export async function buildApp({
   // A caller's x-request-id is kept only when it matches the pattern openapi.yaml documents for it
   // (short and plain: harmless in headers and logs); otherwise we make one.
   const incomingRequestId = headerPattern(spec, 'X-Request-Id');
+  const requestIdOf = (headers: IncomingHttpHeaders) => {
+    const incoming = headers['x-request-id'];
+    return typeof incoming === 'string' && incomingRequestId.test(incoming) ? incoming : randomUUID();
+  };
   const secure = config.publicUrl.startsWith('https:');
   const logger: FastifyServerOptions['logger'] = {
     level: config.logLevel,
@@ -123,10 +129,7 @@ export async function buildApp({
         new ProblemError(400, 'malformed_request', 'The request URL is not valid.'),
       );
     },
-    genReqId: (request) => {
-      const incoming = request.headers['x-request-id'];
-      return typeof incoming === 'string' && incomingRequestId.test(incoming) ? incoming : randomUUID();
-    },
+    genReqId: (request) => requestIdOf(request.headers),
   });
 
   app.server.maxConnections = config.http.maxConnections;
@@ -153,7 +156,7 @@ export async function buildApp({
   });
 
   await app.register(metrics, { reads, ...(poolStats ? { poolStats } : {}) });
-  await app.register(pageCache, { limits: config.pageCache });
+  await app.register(pageCache, { limits: config.pageCache, requestIdOf });
   if (reads.replicated) {
     // A bot (or a person) reads its own writes: once a request that may have written is answered,
     // that credential's reads go to the primary for a while (db/read-routing.ts).

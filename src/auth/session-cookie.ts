@@ -11,6 +11,13 @@ export function sessionCookieName(config: Config): string {
 }
 export const sessionLifetimeMs = 30 * 24 * 3600 * 1000;
 
+const sessionCookieInHeader = /(?:^|;\s*)(?:__Host-)?bp_session=/;
+
+/** Whether a Cookie header carries a session cookie (valid or not: only the session plugin can tell). */
+export function carriesSessionCookie(cookieHeader: string | undefined): boolean {
+  return cookieHeader !== undefined && sessionCookieInHeader.test(cookieHeader);
+}
+
 export function sessionCookieOptions(config: Config) {
   return {
     path: '/',

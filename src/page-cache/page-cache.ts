@@ -3,13 +3,30 @@
 // time to live (measured from the moment the read that made it began) and no write on this
 // instance has happened since that read began (the generation). Concurrent misses on one key
 // share one read (single flight), so a write followed by fifty readers costs one query, not fifty.
+import type { IncomingHttpHeaders } from 'node:http';
 import type { PageCacheLimits } from '../config.js';
 
 /** A page as it was sent: the bytes, the headers to send with them, and its entity tag. */
 export interface CachedPage {
   body: Buffer;
+  /** Every header of the answer but those of one answer alone (its request id, date, length, cookies). */
   headers: Record<string, string>;
   etag: string;
+  /** The route that kept it. */
+  route: PageRoute;
+}
+
+/** What a route that keeps pages says of them. */
+export interface PageRoute {
+  /** The page's name, in metrics: `feed`, `lobby`. */
+  page: string;
+  /** The operation its answers are counted under in the request metrics. */
+  operationId: string;
+  /**
+   * Whether a request with these headers may be answered with the page as it arrives, before the
+   * router: the URL names the whole page, except where the page is only for anonymous readers.
+   */
+  answersBeforeRouter(headers: IncomingHttpHeaders): boolean;
 }
 
 /** A read that will fill one key: the request that began it completes or abandons it. */
@@ -78,6 +95,13 @@ export class PageCache {
     )
       return { wait: filling.done };
     return { fill: this.#beginFill(key, now) };
+  }
+
+  /** The page under `key` if one may be given out now; never starts a read. */
+  peek(key: string): CachedPage | undefined {
+    const entry = this.#entries.get(key);
+    if (entry === undefined || entry.generation !== this.#generation) return undefined;
+    return this.#now() - entry.readAt < this.#limits.ttlMs ? entry.page : undefined;
   }
 
   /** A write on this instance: nothing read before it is given out again. */

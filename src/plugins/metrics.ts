@@ -3,7 +3,7 @@
 // by limit. `getMetrics` (GET /metrics) serves them; labels are bounded (operationIds, methods,
 // statuses, limit names), never a path or an id.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ReadRouting } from '../db/read-routing.js';
@@ -25,6 +25,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The app's metrics registry, read by getMetrics. */
     metrics: Registry;
+    /** Request durations by operation: for answers given before the router (plugins/page-cache.ts). */
+    requestDuration: Histogram<'operationId' | 'method' | 'status'>;
   }
 }
 
@@ -93,21 +95,25 @@ export default fp<MetricsOptions>(
     }
 
     app.decorate('metrics', registry);
+    app.decorate('requestDuration', duration);
     app.addHook('onError', async (_request, _reply, error) => {
       if (error instanceof ProblemError && error.status === 429)
         refusals.inc({ limit: error.limitName ?? 'unknown' });
     });
     app.addHook('onResponse', async (request, reply) => {
-      const operationId =
-        request.routeOptions.config.operationId ?? (request.routeOptions.url ? 'docs' : 'unmatched');
       duration.observe(
-        { operationId, method: request.method, status: String(reply.statusCode) },
+        { operationId: operationLabel(request), method: request.method, status: String(reply.statusCode) },
         reply.elapsedTime / 1000,
       );
     });
   },
   { name: 'metrics' },
 );
+
+/** The operation a request is counted under: its operationId; `docs` for routes without one (pages, docs); `unmatched`. */
+export function operationLabel(request: FastifyRequest): string {
+  return request.routeOptions.config.operationId ?? (request.routeOptions.url ? 'docs' : 'unmatched');
+}
 
 /** The metricsToken hook: with a METRICS_TOKEN, only a request bearing it may scrape; without one, anyone. */
 export function metricsAuth(token: string | undefined): onRequestAsyncHookHandler {

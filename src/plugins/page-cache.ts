@@ -1,7 +1,9 @@
 // The page cache's wiring (src/page-cache/README.md): every write this instance answers empties it
-// before its answer leaves, routes that opt in serve hits from their first hook, and its metrics.
-// A route opts in with `app.pageCache.route(page, keyOf)`: keyOf names the request's page, or
-// nothing when the request must not be served from memory (a cursor, a signed-in person).
+// before its answer leaves; a kept page answers a request as it arrives, before Fastify builds a
+// request and a reply for it, or else from the route's first hook; and its metrics. A route opts in
+// with `app.pageCache.route(page, keyOf)`: keyOf names the request's page, or nothing when the
+// request must not be served from memory (a cursor, a signed-in person).
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type {
   FastifyInstance,
   FastifyReply,
@@ -13,9 +15,10 @@ import type {
 } from 'fastify';
 import fp from 'fastify-plugin';
 import { Counter, Gauge } from 'prom-client';
-import { entityTag, notModified } from '../conditional-response.js';
 import type { PageCacheLimits } from '../config.js';
-import { PageCache, type CachedPage, type Fill } from '../page-cache/page-cache.js';
+import { entityTag, notModified } from '../conditional-response.js';
+import { PageCache, type CachedPage, type Fill, type PageRoute } from '../page-cache/page-cache.js';
+import { operationLabel } from './metrics.js';
 
 /** What a cached route adds to its hooks; onSend runs before the route's conditional GET. */
 export interface CachedRouteHooks {
@@ -28,21 +31,38 @@ export interface CachedRouteHooks {
 declare module 'fastify' {
   interface FastifyInstance {
     pageCache: {
-      route(page: string, keyOf: (request: FastifyRequest) => string | undefined): CachedRouteHooks;
+      /**
+       * The hooks of a route whose pages may be kept. `answersBeforeRouter`: whether a request
+       * with these headers may get a kept page before the router (default: any).
+       */
+      route(
+        page: string,
+        keyOf: (request: FastifyRequest) => string | undefined,
+        answersBeforeRouter?: (headers: IncomingHttpHeaders) => boolean,
+      ): CachedRouteHooks;
       /** Forgets every page: for a change this instance did not answer (a test's reset of the database). */
       invalidate(): void;
     };
   }
   interface FastifyRequest {
     /** Set while this request's answer is to fill the page cache: its reads are shared ones. */
-    pageCacheFill: { fill: Fill; headersBefore: Set<string> } | null;
+    pageCacheFill: { fill: Fill; route: PageRoute } | null;
   }
 }
 
+export interface PageCacheOptions {
+  limits: PageCacheLimits;
+  /** The request id an answer carries, as the app makes it (the caller's, when plain enough). */
+  requestIdOf: (headers: IncomingHttpHeaders) => string;
+}
+
+/** Log levels at which Fastify logs every request: a page answered before the router is logged too. */
+const logsEachRequest = new Set(['info', 'debug', 'trace']);
 /** Methods that may write: any answer to one (but a refusal, which wrote nothing) empties the cache. */
 const writeMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Headers of one answer, never of the page: set per request, or by the transport. */
 const perAnswer = new Set([
+  'x-request-id',
   'content-length',
   'date',
   'connection',
@@ -51,8 +71,8 @@ const perAnswer = new Set([
   'set-cookie',
 ]);
 
-export default fp<{ limits: PageCacheLimits }>(
-  async function pageCache(app: FastifyInstance, { limits }) {
+export default fp<PageCacheOptions>(
+  async function pageCache(app: FastifyInstance, { limits, requestIdOf }) {
     const cache = new PageCache(limits);
     const requests = new Counter({
       name: 'page_cache_requests_total',
@@ -83,26 +103,81 @@ export default fp<{ limits: PageCacheLimits }>(
     });
 
     app.decorateRequest('pageCacheFill', null);
-    // Before the answer leaves: the writer's very next read, on this instance, is read afresh.
     const invalidate = () => {
       cache.invalidate();
       invalidations.inc();
     };
+    // Before the answer leaves: the writer's very next read, on this instance, is read afresh.
     app.addHook('onSend', async (request, reply, payload) => {
       if (writeMethods.has(request.method) && (reply.statusCode < 400 || reply.statusCode >= 500))
         invalidate();
       return payload;
     });
 
+    // Before the router: the server's one 'request' listener is Fastify's handler; a kept page
+    // answers first, and everything else (misses, other methods and URLs, a closing server) goes on
+    // to Fastify as before. A hit then costs about what a hello-world costs.
+    let closing = false;
+    app.addHook('preClose', async () => void (closing = true));
+    const [routed, ...others] = app.server.listeners('request') as Array<
+      (req: IncomingMessage, res: ServerResponse) => void
+    >;
+    if (routed !== undefined && others.length === 0 && limits.ttlMs > 0) {
+      app.server.removeListener('request', routed);
+      app.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+        if (closing || !answerAsArrived(req, res)) routed.call(app.server, req, res);
+      });
+    }
+
+    function answerAsArrived(req: IncomingMessage, res: ServerResponse): boolean {
+      if (req.method !== 'GET' || req.url === undefined) return false;
+      const page = cache.peek(req.url);
+      if (page === undefined || !page.route.answersBeforeRouter(req.headers)) return false;
+      const started = performance.now();
+      const id = requestIdOf(req.headers);
+      const status = notModified(req.headers['if-none-match'], page.etag) ? 304 : 200;
+      if (status === 304) {
+        const { 'content-type': _type, ...headers } = page.headers;
+        res.writeHead(304, { ...headers, 'x-request-id': id }).end();
+      } else {
+        res
+          .writeHead(200, { ...page.headers, 'x-request-id': id, 'content-length': page.body.length })
+          .end(page.body);
+      }
+      requests.inc({ page: page.route.page, result: 'hit' });
+      const seconds = (performance.now() - started) / 1000;
+      app.requestDuration.observe(
+        { operationId: page.route.operationId, method: 'GET', status: String(status) },
+        seconds,
+      );
+      if (logsEachRequest.has(app.log.level)) {
+        app.log.info(
+          {
+            request_id: id,
+            req: { method: 'GET', url: req.url },
+            res: { statusCode: status },
+            responseTime: seconds * 1000,
+          },
+          'request answered from memory',
+        );
+      }
+      return true;
+    }
+
     function serve(request: FastifyRequest, reply: FastifyReply, page: CachedPage) {
       reply.headers(page.headers);
-      if (notModified(request, page.etag)) return reply.code(304).removeHeader('content-type').send();
+      if (notModified(request.headers['if-none-match'], page.etag))
+        return reply.code(304).removeHeader('content-type').send();
       return reply.send(page.body);
     }
 
     app.decorate('pageCache', {
       invalidate,
-      route(page: string, keyOf: (request: FastifyRequest) => string | undefined): CachedRouteHooks {
+      route(
+        page: string,
+        keyOf: (request: FastifyRequest) => string | undefined,
+        answersBeforeRouter: (headers: IncomingHttpHeaders) => boolean = () => true,
+      ): CachedRouteHooks {
         const abandon = async (request: FastifyRequest) => request.pageCacheFill?.fill.abandon();
         return {
           async onRequest(request, reply) {
@@ -120,11 +195,10 @@ export default fp<{ limits: PageCacheLimits }>(
               return;
             }
             requests.inc({ page, result: 'miss' });
-            if ('fill' in found)
-              request.pageCacheFill = {
-                fill: found.fill,
-                headersBefore: new Set(Object.keys(reply.getHeaders())),
-              };
+            if ('fill' in found) {
+              const route = { page, operationId: operationLabel(request), answersBeforeRouter };
+              request.pageCacheFill = { fill: found.fill, route };
+            }
           },
           async onSend(request, reply, payload) {
             const filling = request.pageCacheFill;
@@ -137,9 +211,8 @@ export default fp<{ limits: PageCacheLimits }>(
             reply.header('etag', etag);
             const headers: Record<string, string> = {};
             for (const [name, value] of Object.entries(reply.getHeaders()))
-              if (!filling.headersBefore.has(name) && !perAnswer.has(name) && value !== undefined)
-                headers[name] = String(value);
-            filling.fill.complete({ body: Buffer.from(payload), headers, etag });
+              if (!perAnswer.has(name) && value !== undefined) headers[name] = String(value);
+            filling.fill.complete({ body: Buffer.from(payload), headers, etag, route: filling.route });
             return payload;
           },
           onResponse: abandon,

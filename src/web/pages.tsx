@@ -15,6 +15,7 @@ import { assessmentHistory, botTypeDescription } from '../assessments/service.js
 import { endSession, sendSignInMail } from '../auth/handlers.js';
 import type { Mailer } from '../auth/mailer.js';
 import { signedInPerson } from '../auth/service.js';
+import { carriesSessionCookie } from '../auth/session-cookie.js';
 import { botProfile, rotateClaimedBotKey } from '../bots/service.js';
 import { conditionalGet } from '../conditional-response.js';
 import type { Config } from '../config.js';
@@ -239,9 +240,12 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
     return reply.type('text/css; charset=utf-8').send(css);
   });
 
-  // The Lobby's first pages, as an anonymous reader sees them, may be served from memory.
-  const lobbyCache = app.pageCache.route('lobby', (request) =>
-    request.session.userId ? undefined : firstPageKey(request),
+  // The Lobby's first pages, as an anonymous reader sees them, may be served from memory: before the
+  // router only to a request without a session cookie (whose session only the router can read).
+  const lobbyCache = app.pageCache.route(
+    'lobby',
+    (request) => (request.session.userId ? undefined : firstPageKey(request)),
+    (headers) => !carriesSessionCookie(headers.cookie),
   );
   app.get<{
     Querystring: { sort?: FeedSort; category?: PostCategory; bot?: string; cursor?: string; limit?: number };

@@ -46,7 +46,9 @@ before(async () => {
     databaseStatementTimeoutMs: 1_000,
   });
   app = await buildApp({
-    config: testConfig({ logLevel: 'silent' }),
+    // Every read here is a read of the database: where it goes is what is tested, not the page
+    // cache (whose shared reads are tested below, on the routing itself).
+    config: testConfig({ logLevel: 'silent', pageCache: { ttlMs: 0, maxEntries: 1, maxBytes: 1 } }),
     db: database.db,
     reads: database.reads,
   });
@@ -225,7 +227,7 @@ describe('the replica at start', { skip }, () => {
 });
 
 describe('reading your own writes, for a while', { skip }, () => {
-  test('a writer reads the primary for the lag bound plus a second, then the replica again; a session by its cookie alone', async () => {
+  test('a writer reads the primary for the lag bound plus a second, then the replica again; a session by its cookie alone; shared pages while anyone wrote', async () => {
     let clock = Date.now();
     const reasons: string[] = [];
     const pools = { primary: database.db, replica: database.db };
@@ -243,9 +245,17 @@ describe('reading your own writes, for a while', { skip }, () => {
         routing.readsFor(headers);
         return reasons.at(-1);
       };
+      // A page the page cache keeps for every reader: read on the primary while anyone's write
+      // through this instance may be missing from the replica.
+      const shared = () => {
+        routing.readsForShared();
+        return reasons.at(-1);
+      };
       const bot = { authorization: 'Bearer bp_writer' };
       const person = { cookie: 'theme=dark; bp_session=abc.def' };
+      assert.equal(shared(), 'fresh');
       routing.wrote(bot);
+      assert.equal(shared(), 'own_writes');
       routing.wrote(person);
       assert.equal(read(bot), 'own_writes');
       assert.equal(read({ cookie: 'theme=light; bp_session=abc.def; other=1' }), 'own_writes');
@@ -260,6 +270,7 @@ describe('reading your own writes, for a while', { skip }, () => {
         assert.ok(Date.now() < deadline, 'the writer reads the replica again');
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
+      assert.equal(shared(), 'fresh', 'and so do shared pages');
     } finally {
       await routing.close();
     }

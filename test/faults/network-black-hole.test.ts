@@ -35,7 +35,8 @@ before(async () => {
     databaseStatementTimeoutMs: statementTimeoutMs,
   });
   app = await buildApp({
-    config: testConfig({ logLevel: 'silent' }),
+    // Feed reads must reach the database (and its black hole), not the page cache.
+    config: testConfig({ logLevel: 'silent', pageCache: { ttlMs: 0, maxEntries: 1, maxBytes: 1 } }),
     db: opened.db,
     poolStats: opened.poolStats,
   });
@@ -127,6 +128,7 @@ describe('SIGTERM while the network drops every packet', { skip }, () => {
         DATABASE_URL: hole.url,
         DATABASE_STATEMENT_TIMEOUT_MS: String(statementTimeoutMs),
         METRICS_TOKEN: metricsToken,
+        PAGE_CACHE_TTL_MS: '0', // feed reads must reach the dead sockets
       });
       try {
         await Promise.all(Array.from({ length: 6 }, () => fetch(`${server.url}/api/feed?limit=5`)));

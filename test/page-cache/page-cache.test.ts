@@ -10,7 +10,9 @@ import { testConfig, useTestApp } from '../helpers/app.js';
 import { bearer, createPost, registerBot } from '../helpers/bots.js';
 import { asHuman, signIn } from '../helpers/humans.js';
 
+const route = { page: 'test', operationId: 'test', answersBeforeRouter: () => true };
 const page = (text: string): CachedPage => ({
+  route,
   body: Buffer.from(text),
   headers: {},
   etag: `W/"${text.slice(0, 8)}"`,
@@ -270,5 +272,85 @@ describe('another instance on the same database', () => {
     assert.ok(seenAfter <= ttlMs + 1_000, `seen after ${seenAfter} ms`);
     const { hits } = await counters(other);
     assert.ok(hits() >= 1, 'the other instance did serve from memory meanwhile');
+  });
+});
+
+describe('over HTTP: a kept page answers as the request arrives, before the router', () => {
+  let base: string;
+  before(async () => {
+    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  /** The request-metrics count of getFeed's answers with this status. */
+  const answered = async (status: number) => {
+    const text = (await t.app.inject({ url: '/metrics' })).body;
+    const series = `http_request_duration_seconds_count{operationId="getFeed",method="GET",status="${status}"}`;
+    return Number(
+      text
+        .split('\n')
+        .find((line) => line.startsWith(`${series} `))
+        ?.split(' ')[1] ?? 0,
+    );
+  };
+  const headersOf = (response: Response) => {
+    const { date: _date, 'x-request-id': _id, ...rest } = Object.fromEntries(response.headers);
+    return rest;
+  };
+
+  test('the same bytes and headers as through the router, its own request id, a 304 for its ETag, counted', async () => {
+    const bot = await registerBot(t.app);
+    await createPost(t.app, bot.api_key, { title: 'Over HTTP' });
+    const url = `${base}/api/feed?sort=new`;
+    const before = { counters: await counters(), ok: await answered(200), unchanged: await answered(304) };
+    const routed = await fetch(url);
+    const early = await fetch(url, { headers: { 'x-request-id': 'trace:early-1' } });
+    assert.equal(early.status, 200);
+    assert.equal(await early.text(), await routed.text());
+    assert.deepEqual(headersOf(early), headersOf(routed));
+    assert.equal(early.headers.get('x-request-id'), 'trace:early-1');
+    const logged = t.logs.map((line) => JSON.parse(line) as { request_id?: string; msg: string });
+    assert.deepEqual(
+      logged.filter((line) => line.request_id === 'trace:early-1').map((line) => line.msg),
+      ['request answered from memory'],
+      'answered before the router (which would have logged "incoming request" first)',
+    );
+    assert.ok(early.headers.get('content-security-policy'), 'the security headers too');
+    const unchanged = await fetch(url, { headers: { 'if-none-match': routed.headers.get('etag')! } });
+    assert.equal(unchanged.status, 304);
+    assert.equal(await unchanged.text(), '');
+    assert.equal(unchanged.headers.get('content-type'), null);
+    assert.equal(unchanged.headers.get('etag'), routed.headers.get('etag'));
+    const after = await counters();
+    assert.equal(after.misses() - before.counters.misses(), 1);
+    assert.equal(after.hits() - before.counters.hits(), 2);
+    assert.equal((await answered(200)) - before.ok, 2, 'both 200s are in the request metrics');
+    assert.equal((await answered(304)) - before.unchanged, 1);
+  });
+
+  test('a write over HTTP is in the very next read', async () => {
+    const bot = await registerBot(t.app);
+    const url = `${base}/api/feed?sort=new`;
+    await fetch(url);
+    await fetch(url);
+    const created = await fetch(`${base}/api/feed/posts`, {
+      method: 'POST',
+      headers: { ...bearer(bot.api_key), 'content-type': 'application/json' },
+      body: JSON.stringify({ category: 'results', title: 'Next read', body: 'Here.' }),
+    });
+    assert.equal(created.status, 201);
+    const { items } = (await (await fetch(url)).json()) as { items: Array<{ title: string }> };
+    assert.equal(items[0]?.title, 'Next read');
+  });
+
+  test('The Lobby: a request with a session cookie goes to the router, which knows who it is', async () => {
+    const bot = await registerBot(t.app);
+    await createPost(t.app, bot.api_key, { title: 'Lobby over HTTP' });
+    const url = `${base}/?sort=new`;
+    const anonymous = await (await fetch(url, { headers: { accept: 'text/html' } })).text();
+    assert.equal(await (await fetch(url, { headers: { accept: 'text/html' } })).text(), anonymous);
+    const cookie = await signIn(t);
+    const signedIn = await fetch(url, { headers: { accept: 'text/html', cookie } });
+    assert.equal(signedIn.status, 200);
+    assert.notEqual(await signedIn.text(), anonymous);
+    assert.equal(signedIn.headers.get('cache-control'), 'private, no-store');
   });
 });

@@ -49,7 +49,7 @@ describe('configuration', () => {
         pollMs: 1000,
         concurrency: 8,
       },
-      pageCache: { ttlMs: 500, maxEntries: 1_000, maxBytes: 16 * 1024 * 1024 },
+      pageCache: { ttlMs: 250, maxEntries: 1_000, maxBytes: 16 * 1024 * 1024 },
     });
     const { sessionSecrets, ...rest } = humans;
     assert.deepEqual(rest, {
