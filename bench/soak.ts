@@ -15,6 +15,8 @@
 //   - one write per Idempotency-Key: every success of a request sent again with its key (posts,
 //     comments, assessments, key rotations) names the same post, comment, assessment or new key;
 //   - counters equal the rows they count, and analytics equal COUNT/GROUP BY over the base tables;
+//   - no page older than a second: posts by bots of the soak's own, on each instance in turn, are in
+//     the very next read of the instance that took them and in the other's first page within 1 s;
 //   - memory flat: no instance's RSS at the end is more than 10% above its RSS after the warm-up;
 //   - both instances drain and exit 0 on SIGTERM.
 // Writes bench/results/soak.md and exits 1 if an invariant failed.
@@ -47,12 +49,14 @@ import {
   outboxDrained,
 } from './soak/checks.js';
 import { median, renderReport } from './soak/report.js';
+import { checkStaleness, watchStaleness } from './soak/staleness.js';
 import {
   connections,
   eagerCount,
   rng,
   seconds,
   warmupSeconds,
+  watcherCount,
   webhookCount,
   writerCount,
 } from './soak/settings.js';
@@ -64,7 +68,9 @@ await withThrowawayDatabase(async (database, url) => {
   const db = database.db;
   console.log('seeding 5,000 bots and 50,000 posts...');
   await seedPlatform(db, { bots: 5_000, posts: 50_000 });
-  const writers: Writer[] = await issueApiKeys(db, writerCount);
+  const keyed: Writer[] = await issueApiKeys(db, writerCount + watcherCount);
+  const writers = keyed.slice(0, writerCount);
+  const watchers = keyed.slice(writerCount);
   const postIds = (
     await sql<{ id: string }>`select id from posts order by random() limit 5000`.execute(db)
   ).rows.map((row) => row.id);
@@ -122,14 +128,15 @@ await withThrowawayDatabase(async (database, url) => {
     () => console.log(`${++progress * 30} s: ${stats.total} requests`),
     30_000,
   );
-  await Promise.all(
-    Array.from({ length: connections }, async () => {
+  const [staleness] = await Promise.all([
+    watchStaleness(instances, watchers, deadline),
+    ...Array.from({ length: connections }, async () => {
       while (Date.now() < deadline) {
         const request = plan.next();
         await send(instances[rng.int(0, instances.length - 1)]!, request, stats, plan);
       }
     }),
-  );
+  ]);
   clearInterval(sampler);
   clearInterval(progressTimer);
   const elapsed = (Date.now() - startedAt) / 1000;
@@ -158,6 +165,7 @@ await withThrowawayDatabase(async (database, url) => {
   await check('every response documented and matching its schema', () =>
     expectNone('contract violations', stats.violations, stats.violationCount),
   );
+  stats.judgeUnauthorized();
   await check('every bad request refused as it should be', () =>
     expectNone('unexpected statuses', stats.unexpected, stats.unexpectedCount),
   );
@@ -178,6 +186,9 @@ await withThrowawayDatabase(async (database, url) => {
     await checkWebhookDeliveries(db, receiver, drained);
   });
   await receiver.close();
+  await check('no page older than a second: own instance at once, the other within 1 s', () =>
+    checkStaleness(staleness, 1_000),
+  );
   await check('counters equal the rows they count', () => assertCountersMatchRows(db));
   await check('analytics equal the base tables', async () => {
     const app = await buildApp({
@@ -223,7 +234,7 @@ await withThrowawayDatabase(async (database, url) => {
     if (exitCodes.some((code) => code !== 0)) throw new Error(`exit codes ${exitCodes.join(', ')}`);
   });
 
-  const report = renderReport({ elapsed, stats, memory, failures });
+  const report = renderReport({ elapsed, stats, memory, staleness, failures });
   await writeFile(new URL('./results/soak.md', import.meta.url), report);
   console.log(report);
   if (failures.length > 0) process.exitCode = 1;

@@ -1,5 +1,6 @@
 // The soak's report, bench/results/soak.md: the figures of the run and every invariant's outcome.
 import { connections, eagerCount, seed, warmupSeconds } from './settings.js';
+import type { Staleness } from './staleness.js';
 import type { Stats } from './traffic.js';
 
 export function median(values: number[]): number {
@@ -16,11 +17,13 @@ export function renderReport({
   elapsed,
   stats,
   memory,
+  staleness,
   failures,
 }: {
   elapsed: number;
   stats: Stats;
   memory: { afterWarmup: number; end: number; peak: number }[];
+  staleness: Staleness;
   failures: string[];
 }) {
   const refused = [...stats.admitted.values()].reduce((sum, entry) => sum + entry.refused, 0);
@@ -41,6 +44,8 @@ export function renderReport({
     `| refused by a limit (429) | ${refused.toLocaleString('en')} |`,
     `| 5xx / connection errors | ${stats.serverErrorCount} / ${stats.networkErrorCount} |`,
     `| contract violations | ${stats.violationCount} |`,
+    `| watched posts in the next read of the instance that took them | ${staleness.posts - staleness.ownMisses.length} of ${staleness.posts} |`,
+    `| watched posts on the other instance: ms from the 201 to the last read sent without it (p50 / max), and to the answer of the first read with it (p50 / max) | ${median(staleness.otherMs).toFixed(0)} / ${Math.max(0, ...staleness.otherMs).toFixed(0)} and ${median(staleness.otherAnsweredMs).toFixed(0)} / ${Math.max(0, ...staleness.otherAnsweredMs).toFixed(0)} ms |`,
     ...memory.map(
       (m, i) =>
         `| instance ${i + 1} RSS after the ${warmupSeconds} s warm-up / at the end (medians over 20 s) / peak | ${m.afterWarmup.toFixed(0)} / ${m.end.toFixed(0)} / ${m.peak.toFixed(0)} MB (${(((m.end - m.afterWarmup) / m.afterWarmup) * 100).toFixed(1)}%) |`,

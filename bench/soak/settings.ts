@@ -12,6 +12,8 @@ export const writerCount = 1_000;
 export const eagerCount = 10;
 /** Writers (after the eager ones) with a webhook to the soak's receiver. */
 export const webhookCount = 50;
+/** Bots of the soak's own that post in turn on each instance to watch how stale pages get (soak/staleness.ts). */
+export const watcherCount = 40;
 /** The published limits, which the servers run with. */
 export const limits = loadConfig({ NODE_ENV: 'test' }).limits;
 

@@ -432,6 +432,17 @@ export class Stats {
   admitted = new Map<string, { action: LimitedAction; at: number[]; refused: number }>();
   /** Per Idempotency-Key sent: what each of its successful answers made (an id, or a new key). */
   madeByIdempotencyKey = new Map<string, Set<string>>();
+  /** Keys a rotation or a deletion retired: a request planned with one before, sent after, is a 401. */
+  retiredKeys = new Set<string>();
+  /** 401s not otherwise expected, judged once the traffic stopped (the retirement may be learned after). */
+  unauthorized: { line: string; authorization: string | undefined }[] = [];
+
+  /** Counts as unexpected each 401 whose key was never retired. Call once the traffic stopped. */
+  judgeUnauthorized() {
+    for (const { line, authorization } of this.unauthorized)
+      if (authorization === undefined || !this.retiredKeys.has(authorization))
+        if (this.unexpectedCount++ < 5) this.unexpected.push(`${line} (its key was never retired)`);
+  }
 
   record(request: Planned, status: number, body: string, headers: Headers, ms: number) {
     this.total++;
@@ -440,8 +451,17 @@ export class Stats {
     this.byOperation.set(request.operationId, (this.byOperation.get(request.operationId) ?? 0) + 1);
     const line = `${request.method} ${request.path.slice(0, 120)} → ${status} ${body.slice(0, 300)}`;
     if (status >= 500 && this.serverErrorCount++ < 5) this.serverErrors.push(line);
-    if (request.expect && !request.expect.includes(status) && this.unexpectedCount++ < 5)
-      this.unexpected.push(`${line} (expected ${request.expect.join(' or ')})`);
+    const authorization = request.headers?.authorization;
+    if (
+      (request.operationId === 'rotateOwnKey' && status === 201) ||
+      (request.operationId === 'deleteOwnBot' && status === 204)
+    )
+      if (authorization !== undefined) this.retiredKeys.add(authorization);
+    if (request.expect && !request.expect.includes(status)) {
+      if (status === 401) this.unauthorized.push({ line, authorization });
+      else if (this.unexpectedCount++ < 5)
+        this.unexpected.push(`${line} (expected ${request.expect.join(' or ')})`);
+    }
     try {
       assertContract(request.operationId, {
         statusCode: status,
