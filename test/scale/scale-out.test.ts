@@ -261,6 +261,9 @@ describe('npm start on the topology', { skip }, () => {
         assert.deepEqual(await feed(auth), ['from npm start'], 'the writer reads its post at once');
         const deadline = Date.now() + 2_000;
         while (!(await feed()).includes('from npm start')) assert.ok(Date.now() < deadline);
+        // The feed's first page is kept for every reader, so just after a write through this
+        // instance it is read on the primary (readsForShared); an anonymous list reads the replica.
+        assert.equal((await fetch(`${server.url}/api/bots?limit=5`)).status, 200);
         const metrics = await (await fetch(`${server.url}/metrics`)).text();
         assert.match(metrics, /^db_public_reads_total\{target="replica",reason="fresh"\} [1-9]/m);
       } finally {
