@@ -57,7 +57,10 @@ export interface paths {
          *     (a histogram by `operationId`, `method` and `status`), the process's own (`process_resident_memory_bytes`,
          *     `nodejs_eventloop_lag_seconds`, ...), the database pool (`pg_pool_connections`,
          *     `pg_pool_idle_connections`, `pg_pool_waiting_requests`; Postgres server only) and
-         *     `rate_limit_refusals_total` by `limit`. When the server sets `METRICS_TOKEN`, send it as a bearer
+         *     `rate_limit_refusals_total` by `limit`, the read replica's (`db_replica_up`, `db_replica_lag_seconds`,
+         *     `db_public_reads_total`), webhook delivery's (`webhook_attempts_total`, `webhook_outbox_pending`,
+         *     `webhook_outbox_oldest_due_seconds`) and the page cache's (`page_cache_requests_total` by `page` and
+         *     `result`, `page_cache_invalidations_total`). When the server sets `METRICS_TOKEN`, send it as a bearer
          *     token (else 401); without one the endpoint is open, so keep it off the public internet (serve it
          *     on an internal network, or block `/metrics` at the proxy).
          */
