@@ -466,6 +466,24 @@ export function withAdmission(db: Db, shape: AdmissionShape, ask: AdmissionAsk) 
 }
 
 /**
+ * An admission's ask as the first arguments of the write functions that begin with
+ * bot_admission() (create_post(), vote_on_post(): migration write-functions), which do in the
+ * database what withAdmission's statement does: the key's hash, then the client IP's cap, the
+ * action and the bot's limit, the clock and the window, all null when rate limiting is off.
+ */
+export function admissionArguments({ keyHash, limits }: AdmissionAsk) {
+  return sql.join([
+    keyHash,
+    limits?.perIp.key ?? null,
+    limits?.perIp.max ?? null,
+    limits?.action ?? null,
+    limits?.max ?? null,
+    limits?.now ?? null,
+    limits?.windowMs ?? null,
+  ]);
+}
+
+/**
  * The CTE that remembers a write's answer for its Idempotency-Key, in the write's own statement:
  * `answer`, the statement's CTE of its answer row (with the bot's id), as JSON. A request without a
  * key remembers nothing (an unread CTE that never runs). For a rotation the key that asked is

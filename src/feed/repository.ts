@@ -10,10 +10,9 @@ import { compiledPerShape } from '../db/compiled-queries.js';
 import { retryingDeadlocks } from '../db/deadlocks.js';
 import type { Db } from '../db/schema.js';
 import {
+  admissionArguments,
   admissionAnswer,
-  admissionColumns,
   admissionShape,
-  durableOnlyIfAdmitted,
   earlierAnswer,
   idempotentWriteColumns,
   isBotId,
@@ -72,89 +71,43 @@ export interface FeedQuery {
 }
 
 export async function listPosts(db: Db, query: FeedQuery): Promise<PostRow[]> {
-  const { shape, values } = feedQueryParts(query);
-  return compiledFeedQuery(db, shape, values);
-}
-
-/** What changes the feed query's SQL text: which filters it has and how many rows it reads. */
-interface FeedShape {
-  sort: FeedSort;
-  category: boolean;
-  /** The author filter by id, by name, or none. */
-  bot: 'id' | 'name' | false;
-  notBy: boolean;
-  after: boolean;
-  /** A literal from a fixed set (see literalRows). */
-  rows: number;
-}
-
-/** The values it compares. */
-interface FeedValues {
-  category: Category | undefined;
-  /** The author's id, or their name lower-cased. */
-  bot: string | undefined;
-  notBy: string | undefined;
-  after: CursorKey | undefined;
-}
-
-function feedQueryParts({ sort, category, bot, notBy, limit, after }: FeedQuery) {
-  const byId = bot !== undefined && isBotId(bot);
-  const shape: FeedShape = {
-    sort,
-    category: category !== undefined,
-    bot: bot === undefined ? false : byId ? 'id' : 'name',
-    notBy: notBy !== undefined,
-    after: after !== undefined,
-    rows: literalRows(limit),
-  };
-  const values: FeedValues = { category, bot: byId ? bot : bot?.toLowerCase(), notBy, after };
-  return { shape, values };
+  const { rows } = await feedPageCall(query).execute(db);
+  return rows;
 }
 
 /**
- * The feed page's query, exposed so the benchmark can EXPLAIN exactly what the handler runs. The
- * page is cut first and its authors joined after: joined before the LIMIT, Postgres 15 sizes a
- * Memoize node for the whole table's posts, which costs more than the page (bench/README.md).
+ * The feed page as one call of feed_page() (migration feed-page-function): its queries, one per sort
+ * and filter, are planned once per connection inside the database rather than on every request,
+ * which cost more than reading the page. The cursor's key arrives in the parameters of its sort's
+ * columns; the benchmarks EXPLAIN what the function runs through this call.
  */
-export function feedQuery(db: Db, query: FeedQuery) {
-  const { shape, values } = feedQueryParts(query);
-  return buildFeedQuery(db, shape, values);
+export function feedPageCall({ sort, category, bot, notBy, limit, after }: FeedQuery) {
+  const byId = bot !== undefined && isBotId(bot);
+  const key = afterParameters(sort, after);
+  return sql<PostRow>`select * from feed_page(${sort}, ${category ?? null}, ${byId ? bot : null},
+    ${!byId && bot !== undefined ? bot.toLowerCase() : null}, ${notBy ?? null},
+    ${key.hot}, ${key.score}, ${key.at}, ${key.id}, ${limit})`;
 }
 
-function buildFeedQuery(db: Db, shape: FeedShape, values: FeedValues) {
-  const keys = feedKeysets[shape.sort].key.map(({ column }) => `posts.${column}` as const);
-  let page = db.selectFrom('posts').selectAll('posts');
-  if (shape.category) page = page.where('posts.category', '=', values.category!);
-  if (shape.bot === 'id') page = page.where('posts.bot_id', '=', values.bot!);
-  if (shape.bot === 'name') {
-    const byName = db
-      .selectFrom('bots')
-      .select('bots.id')
-      .where(sql<string>`lower(bots.name)`, '=', values.bot!);
-    page = page.where('posts.bot_id', '=', byName);
-  }
-  if (shape.notBy) page = page.where('posts.bot_id', '<>', values.notBy!);
-  if (shape.after) page = page.where(afterKey(keys, 'desc', values.after!));
-  for (const key of keys) page = page.orderBy(sql.ref(key), 'desc');
-  let query = db
-    .selectFrom(page.limit(sql.lit(shape.rows)).as('posts'))
-    .innerJoin('bots', 'bots.id', 'posts.bot_id')
-    .selectAll('posts')
-    .select(authorColumns);
-  for (const key of keys) query = query.orderBy(sql.ref(key), 'desc');
-  return query;
+/** A cursor's key (feedKeysets) as feed_page()'s parameters: null where the sort has no such part. */
+function afterParameters(sort: FeedSort, after: CursorKey | undefined) {
+  const none = { hot: null, score: null, at: null, id: null };
+  if (after === undefined) return none;
+  if (sort === 'hot') return { ...none, hot: after[0]!, id: after[1]! };
+  if (sort === 'new') return { ...none, at: after[0]!, id: after[1]! };
+  return { ...none, score: after[0]!, at: after[1]!, id: after[2]! };
 }
-
-const compiledFeedQuery = compiledPerShape(buildFeedQuery);
 
 export async function findPost(db: Db, id: string): Promise<PostRow | undefined> {
   return selectPosts(db).where('posts.id', '=', id).executeTakeFirst();
 }
 
 /**
- * createPost's one statement, so one round trip and one commit: the caller's admission (see
- * withAdmission), then, if it admits, the post (the database's trigger moves its author's
- * post_count), back with its author. No post for a refused or unknown caller.
+ * createPost's one statement, so one round trip and one commit: create_post() (migration
+ * write-functions, whose plans the database keeps per connection), the caller's admission
+ * (bot_admission(), as withAdmission does it), then, if it admits, the post (the database's trigger
+ * moves its author's post_count), back with its author, and its answer remembered under the
+ * request's Idempotency-Key. No post for a refused or unknown caller; no row for an unknown one.
  */
 export async function insertPost(
   db: Db,
@@ -162,7 +115,12 @@ export async function insertPost(
   post: { category: Category; title: string; body: string },
 ): Promise<IdempotentWrite<{ post: PostRow | undefined }>> {
   return idempotentWrite(async () => {
-    const [row] = await retryingDeadlocks(() => compiledInsertPost(db, admissionShape(ask), { ask, post }));
+    const { rows } = await retryingDeadlocks(() =>
+      sql<InsertPostRow>`select * from create_post(${admissionArguments(ask)},
+        ${ask.idempotency?.key ?? null}, ${ask.idempotency?.requestHash ?? null},
+        ${post.category}, ${post.title}, ${post.body})`.execute(db),
+    );
+    const row = rows[0];
     return {
       admission: admissionAnswer(row),
       earlier: earlierAnswer(row),
@@ -174,45 +132,15 @@ export async function insertPost(
 /** The timestamps of a post row, for reviving a remembered one. */
 export const postRowDates = ['created_at'] as const satisfies readonly (keyof PostRow)[];
 
-const compiledInsertPost = compiledPerShape(
-  (
-    db: Db,
-    shape: AdmissionShape,
-    { ask, post }: { ask: AdmissionAsk; post: { category: Category; title: string; body: string } },
-  ) =>
-    withAdmission(db, shape, ask)
-      .with('written', (db) =>
-        db
-          .insertInto('posts')
-          .columns(['bot_id', 'category', 'title', 'body'])
-          .expression(
-            db
-              .selectFrom('admitted')
-              .select([
-                'admitted.id',
-                sql.val(post.category).as('category'),
-                sql.val(post.title).as('title'),
-                sql.val(post.body).as('body'),
-              ])
-              .where('admitted.admits', '=', true),
-          )
-          .returningAll(),
-      )
-      // The admitted row is the author: named bots, the author columns read from it.
-      .with('answer', (db) =>
-        db
-          .selectFrom('written as posts')
-          .innerJoin('admitted as bots', (join) => join.onTrue())
-          .selectAll('posts')
-          .select(authorColumns),
-      )
-      .with('remembered', () => rememberedAnswer(shape, ask))
-      .selectFrom('admitted')
-      .leftJoin('answer', (join) => join.onTrue())
-      .leftJoin('earlier', (join) => join.onTrue())
-      .select(idempotentWriteColumns)
-      .selectAll('answer'),
-);
+/** What create_post() answers: the admission's columns, the earlier answer, the post with its author. */
+type InsertPostRow = {
+  ip_current: number;
+  ip_ttl_ms: string;
+  own_current: number;
+  own_ttl_ms: string;
+  earlier_request_hash: string | null;
+  earlier_response: Record<string, unknown> | null;
+} & { [Column in keyof PostRow]: PostRow[Column] | null };
 
 export function toPost(row: PostRow): Post {
   return {
@@ -537,8 +465,8 @@ export interface VoteOutcome {
 }
 
 /**
- * voteOnPost's one statement (see insertPost): the caller's admission, then, if it admits, one call
- * to cast_vote() (see the counters-by-triggers migration): the post row is locked first, so all
+ * voteOnPost's one statement, vote_on_post() (see insertPost): the caller's admission, then, if it
+ * admits, one call to cast_vote() (see the counters-by-triggers migration): the post row is locked first, so all
  * vote changes on one post queue behind each other and the previous vote read is the one being
  * replaced; the votes trigger then moves the counters by the exact difference, in the same
  * transaction, with the two bots locked in id order.
@@ -548,12 +476,11 @@ export async function castVote(
   ask: AdmissionAsk,
   vote: { postId: string; direction: Direction },
 ): Promise<VoteOutcome> {
-  const [row] = await retryingDeadlocks(() =>
-    compiledCastVote(db, admissionShape(ask), {
-      ask,
-      vote: { postId: vote.postId, value: directionValue[vote.direction] },
-    }),
+  const { rows } = await retryingDeadlocks(() =>
+    sql<CastVoteRow>`select * from vote_on_post(${admissionArguments(ask)},
+      ${vote.postId}, ${directionValue[vote.direction]})`.execute(db),
   );
+  const row = rows[0];
   const admission = admissionAnswer(row);
   if (!row?.outcome) return { admission, outcome: undefined };
   const { outcome, post_id, upvotes, downvotes, score } = row;
@@ -563,32 +490,12 @@ export async function castVote(
   };
 }
 
-const compiledCastVote = compiledPerShape(
-  (
-    db: Db,
-    shape: AdmissionShape,
-    { ask, vote }: { ask: AdmissionAsk; vote: { postId: string; value: number } },
-  ) =>
-    withAdmission(db, shape, ask)
-      .with('cast', (db) =>
-        db
-          .selectFrom('admitted')
-          .innerJoinLateral(
-            sql<{
-              outcome: 'post_not_found' | 'self_vote' | 'unchanged' | 'changed';
-              post_id: string;
-              upvotes: number;
-              downvotes: number;
-              score: number;
-            }>`cast_vote(${vote.postId}, admitted.id, ${vote.value}::smallint)`.as('vote'),
-            (join) => join.onTrue(),
-          )
-          .select(['vote.outcome', 'vote.post_id', 'vote.upvotes', 'vote.downvotes', 'vote.score'])
-          .where('admitted.admits', '=', true),
-      )
-      .selectFrom('admitted')
-      .leftJoin('cast', (join) => join.onTrue())
-      .select(admissionColumns)
-      .select(durableOnlyIfAdmitted)
-      .select(['cast.outcome', 'cast.post_id', 'cast.upvotes', 'cast.downvotes', 'cast.score']),
-);
+/** What vote_on_post() answers: the admission's columns and, when it admitted, cast_vote()'s. */
+type CastVoteRow = {
+  ip_current: number;
+  ip_ttl_ms: string;
+  own_current: number;
+  own_ttl_ms: string;
+} & {
+  [Column in keyof NonNullable<VoteOutcome['outcome']>]: NonNullable<VoteOutcome['outcome']>[Column] | null;
+};
