@@ -173,7 +173,7 @@ await withThrowawayDatabase(async (database, url) => {
     checkClientLimits(stats),
   );
   await check(
-    'rate_limit_hits agrees with what the client saw admitted, and holds no span over a limit',
+    'rate_limit_hits agrees with what the client saw admitted and with each key’s window, and holds no span over a limit',
     () => checkRecordedHits(db, stats),
   );
   await check(`no bot wrote more rows than its limit in any ${windowSeconds} s span`, () =>

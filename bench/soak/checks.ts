@@ -1,6 +1,7 @@
 // The soak's invariants over what the client saw and what the database holds: no bot over a
-// limit in any window, client and rate_limit_hits agreeing exactly (the client IPs' caps holding
-// exactly the admitted requests), no rows beyond a limit, one write per Idempotency-Key.
+// limit in any window, client, rate_limit_hits and each key's window agreeing exactly (the client
+// IPs' caps holding exactly the admitted requests), no rows beyond a limit, one write per
+// Idempotency-Key.
 import { sql } from 'kysely';
 import type { LimitedAction } from '../../src/config.js';
 import type { Db } from '../../src/db/schema.js';
@@ -83,6 +84,14 @@ export async function checkRecordedHits(db: Db, stats: Stats) {
   for (const [action, { own, cap }] of totals) {
     if (own !== cap)
       problems.push(`${action}: the bots' limits hold ${own} hits, the client IPs' caps ${cap}`);
+  }
+  // Each key's window row counts exactly the hits the log holds for it (no hit has left a window
+  // in a soak shorter than one).
+  const windows = await db.selectFrom('rate_limit_windows').select(['key', 'hits']).execute();
+  const counted = new Map(windows.map((row) => [row.key, row.hits]));
+  for (const row of rows) {
+    if (counted.get(row.key) !== row.hits)
+      problems.push(`${row.key}: its window counts ${counted.get(row.key)}, rate_limit_hits holds ${row.hits}`);
   }
   if (problems.length > 0) throw new Error(problems.slice(0, 10).join('\n'));
 }

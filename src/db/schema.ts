@@ -21,7 +21,7 @@ export interface Database {
   comments: CommentsTable;
   votes: VotesTable;
   rate_limit_hits: RateLimitHitsTable;
-  rate_limit_counts: RateLimitCountsTable;
+  rate_limit_windows: RateLimitWindowsTable;
   assessments: AssessmentsTable;
   analytics_totals: AnalyticsTotalsTable;
   analytics_daily: AnalyticsDailyTable;
@@ -163,10 +163,14 @@ export interface RateLimitHitsTable {
   at: Date;
 }
 
-/** How many hits rate_limit_hits holds for a key; kept by that table's triggers. */
-export interface RateLimitCountsTable {
+/**
+ * A key's window: how many hits rate_limit_hits holds for it and when the newest was recorded. The
+ * row a counted request locks; rate_limit_hit() and rate_limit_hit_both() keep it.
+ */
+export interface RateLimitWindowsTable {
   key: string;
-  hits: number;
+  hits: Generated<number>;
+  newest: Date | null;
 }
 
 /** The columns every scored result has, a bot's (assessments) or a creator's (creator_assessments). */

@@ -1,6 +1,8 @@
-// The exact per-bot rolling-window limits: a sliding log in Postgres (rate_limit_hits, with each
-// key's number of hits in rate_limit_counts), one atomic rate_limit_hit() call per request, shared by every server instance on the database. This module
-// is the store @fastify/rate-limit calls, the quota getOwnBot reports, and the pruning of old hits.
+// The exact per-bot rolling-window limits: a sliding log in Postgres (rate_limit_hits, one row per
+// counted request, with each key's count and newest hit in its rate_limit_windows row, the row a
+// request locks), one atomic rate_limit_hit() call per request, shared by every server instance on
+// the database. This module is the store @fastify/rate-limit calls, the quota getOwnBot reports,
+// and the pruning of old hits.
 import { sql } from 'kysely';
 import type { components } from '../../generated/openapi.js';
 import type { RateLimitAction } from '../config.js';
@@ -150,20 +152,24 @@ export async function readQuota(
 }
 
 /**
- * Deletes hits that have left every window. Each call for a key prunes that key; this catches keys
- * nobody uses any more, and then their counts (rate_limit_counts, which the hits' triggers keep).
+ * Deletes the windows whose newest hit has left the window, with their hits: the keys nobody has
+ * used for a window. A key in use prunes its own expired hits on each counted request. A window a
+ * request holds is skipped (the request keeps it), so pruning never waits on a request nor
+ * deadlocks with one that holds two keys.
  */
 export async function pruneRateLimitHits(db: Db, clock: Clock | undefined): Promise<number> {
   const now = clock?.() ?? null;
-  const result = await db
-    .deleteFrom('rate_limit_hits')
-    .where(
-      'at',
-      '<=',
-      sql<Date>`coalesce(${now}::timestamptz, now()) - make_interval(secs => ${windowSeconds})`,
+  const { rows } = await sql<{ deleted: string }>`
+    with stale as (
+      select key from rate_limit_windows
+      where newest is null
+         or newest <= coalesce(${now}::timestamptz, now()) - make_interval(secs => ${windowSeconds})
+      for update skip locked
+    ), windows as (
+      delete from rate_limit_windows w using stale where w.key = stale.key returning w.key
+    ), hits as (
+      delete from rate_limit_hits h using windows where h.key = windows.key returning 1
     )
-    .executeTakeFirst();
-  // A count a hit was added to meanwhile is no longer 0 when the delete re-reads it under its lock.
-  await db.deleteFrom('rate_limit_counts').where('hits', '=', 0).execute();
-  return Number(result.numDeletedRows);
+    select count(*) as deleted from hits`.execute(db);
+  return Number(rows[0]?.deleted ?? 0);
 }

@@ -372,8 +372,12 @@ describe('registerBot 429', () => {
         payload: { name: `r-${randomUUID().slice(0, 8)}`, model: 'gpt-5' },
       });
     // 990 registrations from this address as the limiter records them (one row per counted
-    // request), then the last 10 through the API: the limit is the same whoever filled the window.
+    // request, and the key's window with their count), then the last 10 through the API: the limit
+    // is the same whoever filled the window.
     await sql`insert into rate_limit_hits (key, at) select 'registrations:10.1.1.1', ${start} from generate_series(1, 990)`.execute(
+      t.db,
+    );
+    await sql`insert into rate_limit_windows (key, hits, newest) values ('registrations:10.1.1.1', 990, ${start})`.execute(
       t.db,
     );
     for (let i = 0; i < 10; i++) assert.equal((await register('10.1.1.1')).statusCode, 201);

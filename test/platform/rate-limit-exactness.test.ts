@@ -167,6 +167,14 @@ describe('sliding window, concurrency', () => {
       assert.equal(statuses.filter((s) => s === 429).length, 2 * limit, `round ${round}`);
       const stored = await t.db.selectFrom('posts').select('id').where('bot_id', '=', bot.id).execute();
       assert.equal(stored.length, limit);
+      // The key's window counts what its log holds.
+      const window = await t.db
+        .selectFrom('rate_limit_windows')
+        .select('hits')
+        .where('key', '=', `posts:${bot.id}`)
+        .executeTakeFirstOrThrow();
+      const logged = await t.db.selectFrom('rate_limit_hits').select('at').where('key', '=', `posts:${bot.id}`).execute();
+      assert.deepEqual([window.hits, logged.length], [limit, limit], `round ${round}`);
     }
   });
 

@@ -250,24 +250,40 @@ describe('store failure', () => {
 });
 
 describe('pruning', () => {
-  test('hits that left every window are deleted, recent ones kept', async () => {
+  test('a window idle for a whole window is deleted with its hits; a key in use keeps its own', async () => {
     at(0);
-    const { api_key } = await registerBot(t.app);
+    const { bot, api_key } = await registerBot(t.app);
     await post(api_key);
     at(30 * minutes);
     await post(api_key);
-    const later = new Date(start.getTime() + 3600_000);
+    const hour = 3600_000;
     assert.equal(
-      await pruneRateLimitHits(t.db, () => later),
-      2 + 1,
-      "the post at 0 (the bot's hit and its client IP's) and the registration",
+      await pruneRateLimitHits(t.db, () => new Date(start.getTime() + hour)),
+      1,
+      'the registration, its address idle for an hour',
     );
-    const left = await t.db.selectFrom('rate_limit_hits').select('at').execute();
-    const kept = new Date(start.getTime() + 30 * minutes).toISOString();
+    const windows = async () =>
+      (await t.db.selectFrom('rate_limit_windows').select(['key', 'hits']).execute())
+        .map((row) => `${row.key.split(':')[0]} ${row.hits}`)
+        .sort();
+    // The bot's posts and its client IP's cap: each key's expired hit goes at its next counted request.
+    assert.deepEqual(await windows(), ['posts 2', 'posts-per-ip 2']);
+    assert.equal((await t.db.selectFrom('rate_limit_hits').select('at').execute()).length, 4);
+    at(hour);
+    await post(api_key);
+    const own = await t.db
+      .selectFrom('rate_limit_hits')
+      .select('at')
+      .where('key', '=', `posts:${bot.id}`)
+      .orderBy('at')
+      .execute();
     assert.deepEqual(
-      left.map((r) => r.at.toISOString()),
-      [kept, kept],
+      own.map((row) => row.at.getTime() - start.getTime()),
+      [30 * minutes, hour],
+      'the hit at 0 left with the request at one hour',
     );
+    assert.equal(await pruneRateLimitHits(t.db, () => new Date(start.getTime() + 2 * hour)), 4);
+    assert.deepEqual(await windows(), []);
   });
 
   test('each counted request prunes its own key: a key holds at most its limit of rows', async () => {
