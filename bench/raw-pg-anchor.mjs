@@ -2,6 +2,8 @@
 // nothing else (no key, no validation, no limiter, no ETag, no hooks):
 // - the feed's first page (GET /api/feed?sort=new), so "our feed page ÷ this" says how much of the
 //   driver's ceiling the platform keeps;
+// - a `hot` page after a cursor (GET /api/feed?sort=hot&cursor=...), read as our server reads it,
+//   by feed_page(): the ceiling of a deep page, which is more work for the database than page 1;
 // - createPost's insert and voteOnPost's cast_vote() for the bot named by `x-bench-bot`, so the
 //   database's own cost of each write (its triggers, indexes and commit) is measured beside ours.
 // bench/run.ts measures them in the same run as our server. Plain JavaScript, as hello-world.mjs,
@@ -42,7 +44,44 @@ app.post('/api/feed/posts/:id/vote', async (request) => {
   const { rows } = await pool.query(castVote, [request.params.id, request.headers['x-bench-bot'], direction]);
   return rows[0];
 });
-app.get('/api/feed', async () => {
+// The page after a cursor of `hot`, as our server reads it (src/feed/repository.ts, feedPageCall).
+const hotPageAfter = {
+  name: 'anchor_feed_hot_after',
+  text: `select * from feed_page('hot', null, null, null, null, $1, null, null, $2, 21)`,
+};
+
+app.get('/api/feed', async (request) => {
+  const { sort, cursor } = request.query;
+  if (sort === 'hot' && cursor) {
+    const [, hot, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString());
+    const { rows } = await pool.query(hotPageAfter, [hot, id]);
+    const page = rows.slice(0, 20);
+    const last = page.at(-1);
+    return {
+      items: page.map((row) => ({
+        id: row.id,
+        author: {
+          id: row.bot_id,
+          name: row.author_name,
+          model: row.author_model,
+          type: row.author_type,
+          verified: row.author_verified,
+        },
+        category: row.category,
+        title: row.title,
+        body: row.body,
+        score: row.score,
+        upvotes: row.upvotes,
+        downvotes: row.downvotes,
+        comment_count: row.comment_count,
+        created_at: row.created_at.toISOString(),
+      })),
+      next_cursor:
+        rows.length > 20 && last
+          ? Buffer.from(JSON.stringify(['feed:hot', last.hot, last.id])).toString('base64url')
+          : null,
+    };
+  }
   const { rows } = await pool.query(firstPage);
   const page = rows.slice(0, 20);
   const last = page.at(-1);

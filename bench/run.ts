@@ -1,15 +1,16 @@
 // `npm run bench`: our server against the framework's ceiling, measured in one run on this machine.
 // Seeds 1,000,000 posts, 50,000 bots, 5,000,000 votes and 200,000 comments in a throwaway database on
-// the Postgres server, starts a bare Fastify hello-world and our server, compiled by `npm run build`
-// as `npm start` runs it, each as its own process, loads each scenario with autocannon (50 connections, 10 s after a warm-up), and
-// prints requests/s, p50, p99, server RSS and the ratio to hello-world's requests/s. The anchor row is
-// the same feed page served by a minimal Fastify route over raw `pg` (bench/raw-pg-anchor.mjs), the
-// driver's ceiling for that page; two more anchors, measured last, are createPost's insert and
-// voteOnPost's cast_vote() over raw pg, the database's own ceiling for those writes. The mixed rows
-// read page 1 on a second instance while bots post on the first, and report how stale that page
-// ever was (ms from a 201 to the first read there that includes the post). Goals: what memory can
-// serve against hello-world, what must touch the database against its anchor. Also measures start-up to the first 200 on /readyz, on Postgres
-// and on PGlite with existing data. Writes bench/results/latest.md (latest-named-statements.md with
+// the Postgres server, starts a bare Fastify hello-world, the raw-pg anchors (bench/raw-pg-anchor.mjs:
+// the feed page, createPost's insert and voteOnPost's cast_vote() over raw `pg`, the driver's and the
+// database's own ceiling for that work) and our server, compiled by `npm run build` as `npm start`
+// runs it, each as its own process, loads each scenario with autocannon (50 connections, 10 s after
+// a warm-up), and prints requests/s, p50, p99 and server RSS. Each scenario is judged against its
+// reference (hello-world for what memory can serve, its anchor for what must touch the database)
+// measured just before and just after it, so that this machine's speed, which drifts over minutes,
+// cancels out of every ratio. The mixed rows read page 1 on a second instance while bots post on
+// the first, and report how stale that page ever was (ms from a 201 to the first read there that
+// includes the post). Also measures start-up to the first 200 on /readyz, on Postgres and on PGlite
+// with existing data. Writes bench/results/latest.md (latest-named-statements.md with
 // DATABASE_PREPARED_STATEMENTS=named, which the server inherits).
 //
 //   npm run bench
@@ -50,13 +51,16 @@ interface Scenario {
   /**
    * ratio: of hello-world's requests/s, for what memory can serve; ofAnchor: of a raw-pg anchor's
    * (`anchor`: the feed page's by default, or the write's own), for what must touch the database;
-   * ofFeed: of the JSON feed page's (GET /api/feed?sort=new); all in this run.
+   * each reference measured just before and just after the scenario.
    */
-  goal: { ratio?: number; p99?: number; ofFeed?: number; ofAnchor?: number; anchor?: AnchorName };
+  goal: { ratio?: number; ofAnchor?: number; anchor?: AnchorName };
   requests: autocannon.Request[];
+  /** A row measured on the raw-pg anchor rather than on our server: a ceiling shown beside our row. */
+  onAnchor?: true;
 }
 
 type AnchorName = 'feed' | 'createPost' | 'vote';
+type ReferenceName = 'hello' | AnchorName;
 
 /** Fills in a request's sender (its key, or the bot the anchor writes as) before it is sent. */
 type Setup = (request: autocannon.Request) => autocannon.Request;
@@ -69,6 +73,9 @@ interface Measured {
   rssMb: number;
   errors: number;
   goal: Scenario['goal'];
+  /** Its reference's requests/s: the mean of the runs just before and just after it. */
+  reference?: number;
+  onAnchor?: true;
 }
 
 buildServer();
@@ -85,36 +92,25 @@ await withThrowawayDatabase(async (database, url) => {
       id: string;
     }>`select hot, id from posts order by hot desc, id desc offset 99999 limit 1`.execute(seeding.db)
   ).rows[0]!;
-  // Posts by bots that do not vote here, so no vote is refused as a self-vote; half for our server,
-  // half for the raw-pg anchor, so that neither finds the other's votes already cast.
+  // Posts by bots that do not vote here, so no vote is refused as a self-vote; a third for our
+  // server, a third for each run of the raw-pg anchor (before and after ours), so that no run finds
+  // another's votes already cast.
   const lastWriter = writers.at(-1)!.botId;
   const votedPostIds = (
     await sql<{
       id: string;
-    }>`select id from posts where bot_id > ${lastWriter} order by random() limit 40000`.execute(seeding.db)
+    }>`select id from posts where bot_id > ${lastWriter} order by random() limit 60000`.execute(seeding.db)
   ).rows.map((r) => r.id);
   const postIds = votedPostIds.slice(0, 20000);
-  const anchorPostIds = votedPostIds.slice(20000);
+  const anchorPostIds = [votedPostIds.slice(20000, 40000), votedPostIds.slice(40000)];
   const botIds = writers.map((writer) => writer.botId);
   await seeding.close();
   console.log(`seeded in ${seeded.seconds.toFixed(0)} s`);
 
+  // Every process at once, idle but the one under load, so that each scenario's reference can be
+  // measured just before and just after it.
   const hello = await startProcess(['bench/hello-world.mjs'], {}, '/');
-  const helloResult = await measure(hello, {
-    name: 'hello-world (bare Fastify 5)',
-    goal: {},
-    requests: [{ method: 'GET', path: '/' }],
-  });
-  await stopProcess(hello.child);
-
   const anchor = await startProcess(['bench/raw-pg-anchor.mjs'], { DATABASE_URL: url }, '/api/feed');
-  const anchorResult = await measure(anchor, {
-    name: 'anchor: the feed page 1 over raw pg (minimal Fastify route)',
-    goal: {},
-    requests: [{ method: 'GET', path: '/api/feed?sort=new' }],
-  });
-  await stopProcess(anchor.child);
-
   const serverEnv = {
     DATABASE_URL: url,
     NODE_ENV: 'production',
@@ -126,7 +122,6 @@ await withThrowawayDatabase(async (database, url) => {
     TRUST_PROXY: '127.0.0.1',
     LOG_LEVEL: 'warn',
   };
-  const server = await startProcess(serverArgs, serverEnv);
   let n = 0;
   const withKey = (request: autocannon.Request) => {
     const writer = n++ % keys.length;
@@ -154,8 +149,42 @@ await withThrowawayDatabase(async (database, url) => {
     body: JSON.stringify({ direction: 'up' }),
     setupRequest: (r) => as({ ...r, path: `/api/feed/posts/${posts[n % posts.length]}/vote` }),
   });
-  // Issue 34's goals: what memory can serve (first pages, from the page cache) against hello-world,
-  // what must touch the database (deep pages, writes) against the raw-pg anchor of the same work.
+  const server = await startProcess(serverArgs, serverEnv);
+  const asBot = (request: autocannon.Request) => ({
+    ...request,
+    headers: { ...request.headers, 'x-bench-bot': botIds[n++ % botIds.length]! },
+  });
+  // What each scenario is judged against; the votes' anchor runs on posts of their own each time.
+  let voteAnchorRuns = 0;
+  const references: Record<ReferenceName, () => Promise<Measured>> = {
+    hello: () =>
+      measure(hello, {
+        name: 'hello-world (bare Fastify 5)',
+        goal: {},
+        requests: [{ method: 'GET', path: '/' }],
+      }),
+    feed: () =>
+      measure(anchor, {
+        name: 'anchor: the feed page 1 over raw pg (minimal Fastify route)',
+        goal: {},
+        requests: [{ method: 'GET', path: '/api/feed?sort=new' }],
+      }),
+    createPost: () =>
+      measure(anchor, {
+        name: "anchor: createPost's insert over raw pg (no key, no limiter)",
+        goal: {},
+        requests: [postRequest(asBot)],
+      }),
+    vote: () =>
+      measure(anchor, {
+        name: "anchor: voteOnPost's cast_vote() over raw pg (no key, no limiter)",
+        goal: {},
+        requests: [voteRequest(asBot, anchorPostIds[voteAnchorRuns++ % anchorPostIds.length]!)],
+      }),
+  };
+  const referenceOf = (goal: Scenario['goal']): ReferenceName =>
+    goal.ofAnchor === undefined ? 'hello' : (goal.anchor ?? 'feed');
+
   const scenarios: Scenario[] = [
     {
       name: 'GET /api/feed?sort=new, page 1',
@@ -171,6 +200,16 @@ await withThrowawayDatabase(async (database, url) => {
     {
       name: 'GET /api/feed?sort=hot at depth 100,000',
       goal: { ofAnchor: 0.8 },
+      requests: [
+        { method: 'GET', path: `/api/feed?sort=hot&cursor=${encodeCursor('feed:hot', [deep.hot, deep.id])}` },
+      ],
+    },
+    {
+      // The same page over raw pg, read by feed_page() as our server reads it: the ceiling of a
+      // deep page on this database, against the feed anchor as our row is.
+      name: 'anchor: the hot page at depth 100,000 over raw pg (feed_page(), prepared)',
+      goal: { ofAnchor: 0 },
+      onAnchor: true,
       requests: [
         { method: 'GET', path: `/api/feed?sort=hot&cursor=${encodeCursor('feed:hot', [deep.hot, deep.id])}` },
       ],
@@ -208,55 +247,53 @@ await withThrowawayDatabase(async (database, url) => {
       requests: [voteRequest(withKey, postIds)],
     },
   ];
+  const selected = (name: string) => only === undefined || only.some((part) => name.includes(part));
+  // Each reference's runs, in order, for the table; each scenario keeps the mean of its two.
+  const referenceRuns = new Map<ReferenceName, Measured[]>();
   const results: Measured[] = [];
-  for (const scenario of scenarios.filter(
-    (s) => only === undefined || only.some((part) => s.name.includes(part)),
-  )) {
-    results.push(await measure(server, scenario));
-    console.log(`${scenario.name}: ${results.at(-1)!.rps.toFixed(0)} req/s`);
+  let mixed = undefined as Awaited<ReturnType<typeof mixedLoad>> | undefined;
+  const runs: Array<{ name: string; reference: ReferenceName; run: () => Promise<Measured> }> = [
+    ...scenarios.map((scenario) => ({
+      name: scenario.name,
+      reference: referenceOf(scenario.goal),
+      run: () => measure(scenario.onAnchor ? anchor : server, scenario),
+    })),
+    {
+      // Mixed: page 1 read at full load on a second instance while bots post on the first.
+      name: 'mixed',
+      reference: 'hello' as const,
+      run: async () => {
+        const reader = await startProcess(serverArgs, serverEnv);
+        mixed = await mixedLoad(reader, server, (i) => {
+          const writer = keys.length - 1 - (i % keys.length);
+          return {
+            authorization: `Bearer ${keys[writer]}`,
+            'x-forwarded-for': `10.${writer >> 16}.${(writer >> 8) & 255}.${writer & 255}`,
+          };
+        });
+        await stopProcess(reader.child);
+        return mixed.read;
+      },
+    },
+  ];
+  // Grouped by reference, so that a reference run between two scenarios serves both.
+  const order: ReferenceName[] = ['hello', 'feed', 'createPost', 'vote'];
+  for (const reference of order) {
+    const group = runs.filter((run) => run.reference === reference && selected(run.name));
+    if (group.length === 0) continue;
+    const measured: Measured[] = [await references[reference]()];
+    for (const { run } of group) {
+      const result = await run();
+      measured.push(await references[reference]());
+      result.reference = (measured.at(-2)!.rps + measured.at(-1)!.rps) / 2;
+      results.push(result);
+      console.log(
+        `${result.name}: ${result.rps.toFixed(0)} req/s, ${(result.rps / result.reference).toFixed(3)}× ${reference}`,
+      );
+    }
+    referenceRuns.set(reference, measured);
   }
-
-  // Mixed: page 1 read at full load on a second instance while bots post on the first.
-  let mixed: Awaited<ReturnType<typeof mixedLoad>> | undefined;
-  if (only === undefined || only.some((part) => 'mixed'.includes(part))) {
-    const reader = await startProcess(serverArgs, serverEnv);
-    mixed = await mixedLoad(reader, server, (i) => {
-      const writer = keys.length - 1 - (i % keys.length);
-      return {
-        authorization: `Bearer ${keys[writer]}`,
-        'x-forwarded-for': `10.${writer >> 16}.${(writer >> 8) & 255}.${writer & 255}`,
-      };
-    });
-    await stopProcess(reader.child);
-    results.push(mixed.read);
-    console.log(
-      `${mixed.read.name}: ${mixed.read.rps.toFixed(0)} req/s, staleness max ${mixed.maxStalenessMs.toFixed(0)} ms`,
-    );
-  }
-  await stopProcess(server.child);
-
-  // Last, so that the anchor's posts are not on the feed pages measured above.
-  const writeAnchor = await startProcess(['bench/raw-pg-anchor.mjs'], { DATABASE_URL: url }, '/api/feed');
-  const asBot = (request: autocannon.Request) => ({
-    ...request,
-    headers: { ...request.headers, 'x-bench-bot': botIds[n++ % botIds.length]! },
-  });
-  const writeAnchors: Measured[] = [];
-  if (results.some((r) => r.name.startsWith('POST'))) {
-    writeAnchors.push(
-      await measure(writeAnchor, {
-        name: "anchor: createPost's insert over raw pg (no key, no limiter)",
-        goal: {},
-        requests: [postRequest(asBot)],
-      }),
-      await measure(writeAnchor, {
-        name: "anchor: voteOnPost's cast_vote() over raw pg (no key, no limiter)",
-        goal: {},
-        requests: [voteRequest(asBot, anchorPostIds)],
-      }),
-    );
-  }
-  await stopProcess(writeAnchor.child);
+  for (const started of [server, hello, anchor]) await stopProcess(started.child);
 
   const startup = {
     postgres: await startupMs({ DATABASE_URL: url }),
@@ -271,45 +308,42 @@ await withThrowawayDatabase(async (database, url) => {
     })(),
   };
 
-  const ceiling = helloResult.rps;
-  const feedRps = results.find((r) => r.name.startsWith('GET /api/feed?sort=new'))?.rps ?? NaN;
-  const anchors: Record<AnchorName, number> = {
-    feed: anchorResult.rps,
-    createPost: writeAnchors[0]?.rps ?? NaN,
-    vote: writeAnchors[1]?.rps ?? NaN,
+  const referenceNames: Record<ReferenceName, string> = {
+    hello: 'hello-world',
+    feed: 'the feed anchor',
+    createPost: 'the createPost anchor',
+    vote: 'the vote anchor',
   };
-  const anchorOf = (r: Measured) => anchors[r.goal.anchor ?? 'feed'];
-  const met = (r: Measured) =>
-    (r.goal.ratio === undefined || r.rps / ceiling >= r.goal.ratio) &&
-    (r.goal.ofFeed === undefined || r.rps >= r.goal.ofFeed * feedRps) &&
-    (r.goal.ofAnchor === undefined || r.rps >= r.goal.ofAnchor * anchorOf(r)) &&
-    (r.goal.p99 === undefined || r.p99 <= r.goal.p99) &&
-    r.errors === 0;
+  const ratioOf = (r: Measured) => r.rps / r.reference!;
+  // A goal of 0 marks a ceiling shown for comparison: its ratio, no goal.
+  const goalOf = (r: Measured) => r.goal.ratio ?? r.goal.ofAnchor ?? 0;
+  const met = (r: Measured) => (goalOf(r) === 0 ? '' : ratioOf(r) >= goalOf(r) && r.errors === 0 ? 'yes' : 'NO');
   const goalText = (r: Measured) =>
-    [
-      r.goal.ratio !== undefined ? `≥ ${r.goal.ratio}` : '',
-      r.goal.p99 !== undefined ? `p99 ≤ ${r.goal.p99} ms` : '',
-      r.goal.ofFeed !== undefined ? `≥ ${r.goal.ofFeed}× the JSON feed page` : '',
-      r.goal.ofAnchor !== undefined
-        ? `≥ ${r.goal.ofAnchor}× ${r.goal.anchor === undefined ? 'the feed' : `the ${r.goal.anchor}`} anchor (${(r.rps / anchorOf(r)).toFixed(2)}×)`
-        : '',
-    ]
-      .filter(Boolean)
-      .join(', ') || '—';
-  // Our server's peak (the anchor and hello-world are other processes).
-  const maxRss = Math.max(...results.map((r) => r.rssMb));
-  const baselines = [helloResult, anchorResult, ...writeAnchors];
-  const rows = [...baselines.slice(0, 2), ...results, ...writeAnchors].map(
-    (r) =>
-      `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.rssMb.toFixed(0)} | ${(r.rps / ceiling).toFixed(3)} | ${r.errors} | ${goalText(r)} | ${baselines.includes(r) ? '' : met(r) ? 'yes' : 'NO'} |`,
-  );
-  if (mixed !== undefined) {
+    `${goalOf(r) === 0 ? 'none, a ceiling:' : `≥ ${goalOf(r)}×`} ${referenceNames[referenceOf(r.goal)]} (${r.reference!.toFixed(0)} req/s around it)`;
+  // Our server's peak (the anchors and hello-world are other processes).
+  const maxRss = Math.max(...results.filter((r) => !r.onAnchor).map((r) => r.rssMb));
+  // Each reference once, its runs' mean and range: how far this machine's speed drifted in the run.
+  const referenceRows = [...referenceRuns.values()].map((measured) => {
+    const rates = measured.map((r) => r.rps);
+    const mean = rates.reduce((sum, rate) => sum + rate, 0) / rates.length;
+    const first = measured[0]!;
+    return `| ${first.name}: ${rates.length} runs, ${Math.min(...rates).toFixed(0)}–${Math.max(...rates).toFixed(0)} req/s | ${mean.toFixed(0)} | ${first.p50} | ${first.p99} | — | — | ${measured.reduce((sum, r) => sum + r.errors, 0)} | — | |`;
+  });
+  const rows = [
+    ...referenceRows,
+    ...results.map(
+      (r) =>
+        `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.rssMb.toFixed(0)} | ${ratioOf(r).toFixed(3)} | ${r.errors} | ${goalText(r)} | ${met(r)} |`,
+    ),
+  ];
+  if (mixed) {
+    const { read } = mixed;
     // In the table's form: p50 and p99 are the staleness's median and maximum, errors the posts never seen.
     const { stalenessMs, maxStalenessMs, maxAnsweredMs, unseen } = mixed;
     const median = stalenessMs.toSorted((a, b) => a - b)[Math.floor(stalenessMs.length / 2)] ?? NaN;
     const staleMet = unseen === 0 && maxStalenessMs <= maxStaleMs;
     rows.splice(
-      rows.findIndex((row) => row.startsWith(`| ${mixed.read.name} `)) + 1,
+      rows.findIndex((row) => row.startsWith(`| ${read.name} `)) + 1,
       0,
       `| mixed: staleness on the reading instance, ms from a 201 to the last read sent without it (${stalenessMs.length} posts; p50, max; the first read with it answered at most ${maxAnsweredMs.toFixed(0)} ms after the 201) | — | ${median.toFixed(0)} | ${maxStalenessMs.toFixed(0)} | — | — | ${unseen} | max ≤ ${maxStaleMs} ms | ${staleMet ? 'yes' : 'NO'} |`,
     );
@@ -319,7 +353,7 @@ await withThrowawayDatabase(async (database, url) => {
     '',
     `${seeded.posts.toLocaleString('en')} posts, ${seeded.bots.toLocaleString('en')} bots, ${seeded.votes.toLocaleString('en')} votes, ${seeded.comments.toLocaleString('en')} comments on the Postgres server (seeded in ${seeded.seconds.toFixed(0)} s).`,
     `Each scenario: autocannon, ${connections} connections, ${seconds} s after a ${warmupSeconds} s warm-up, against a server in its own process on 127.0.0.1;`,
-    `ratio = scenario requests/s ÷ hello-world requests/s in this same run. RSS is the server's peak during the scenario.`,
+    `ratio = scenario requests/s ÷ its reference's (hello-world, or the raw-pg anchor of the same work), measured just before and just after the scenario (the mean of the two). RSS is the server's peak during the scenario.`,
     `Our server's statements: ${statements} (\`DATABASE_PREPARED_STATEMENTS\`; the anchors always prepare theirs).`,
     `Generated by \`${statements === 'named' ? 'DATABASE_PREPARED_STATEMENTS=named ' : ''}npm run bench\` on ${new Date().toISOString().slice(0, 10)}. Latencies in ms.`,
     '',
@@ -418,6 +452,7 @@ async function measure({ child, base }: ServerProcess, scenario: Scenario): Prom
     rssMb: peak,
     errors: result.errors + result.non2xx,
     goal: scenario.goal,
+    ...(scenario.onAnchor ? { onAnchor: true as const } : {}),
   };
 }
 
