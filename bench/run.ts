@@ -5,9 +5,9 @@
 // database's own ceiling for that work) and our server, compiled by `npm run build` as `npm start`
 // runs it, each as its own process, loads each scenario with autocannon (50 connections, 10 s after
 // a warm-up), and prints requests/s, p50, p99 and server RSS. Each scenario is judged against its
-// reference (hello-world for what memory can serve, its anchor for what must touch the database)
-// measured just before and just after it, so that this machine's speed, which drifts over minutes,
-// cancels out of every ratio. The mixed rows read page 1 on a second instance while bots post on
+// reference (hello-world for what memory can serve, its anchor for what must touch the database),
+// the two measured in short slices taken in turn, so that this machine's speed, which drifts by
+// the minute, cancels out of every ratio. The mixed rows read page 1 on a second instance while bots post on
 // the first, and report how stale that page ever was (ms from a 201 to the first read there that
 // includes the post). Also measures start-up to the first 200 on /readyz, on Postgres and on PGlite
 // with existing data. Writes bench/results/latest.md (latest-named-statements.md with
@@ -35,6 +35,8 @@ import { benchSessionSecret, openForSeeding, withThrowawayDatabase } from './thr
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const warmupSeconds = 2;
+/** Each scenario runs as this many slices, taken in turn with its reference's. */
+const slices = 4;
 const connections = 50;
 const writerBots = 5_000;
 /** The mixed row's posting pace, and the staleness it may show on another instance. */
@@ -73,8 +75,10 @@ interface Measured {
   rssMb: number;
   errors: number;
   goal: Scenario['goal'];
-  /** Its reference's requests/s: the mean of the runs just before and just after it. */
+  /** Its reference's requests/s around it (the median of the reference's slices). */
   reference?: number;
+  /** requests/s ÷ its reference's, slice by slice (the median), as `alternated` measures it. */
+  ratio?: number;
   onAnchor?: true;
 }
 
@@ -93,8 +97,8 @@ await withThrowawayDatabase(async (database, url) => {
     }>`select hot, id from posts order by hot desc, id desc offset 99999 limit 1`.execute(seeding.db)
   ).rows[0]!;
   // Posts by bots that do not vote here, so no vote is refused as a self-vote; a third for our
-  // server, a third for each run of the raw-pg anchor (before and after ours), so that no run finds
-  // another's votes already cast.
+  // server, the rest for the raw-pg anchor (which runs twice as long: before, between and after
+  // our runs), so that no vote finds another already cast.
   const lastWriter = writers.at(-1)!.botId;
   const votedPostIds = (
     await sql<{
@@ -102,7 +106,7 @@ await withThrowawayDatabase(async (database, url) => {
     }>`select id from posts where bot_id > ${lastWriter} order by random() limit 60000`.execute(seeding.db)
   ).rows.map((r) => r.id);
   const postIds = votedPostIds.slice(0, 20000);
-  const anchorPostIds = [votedPostIds.slice(20000, 40000), votedPostIds.slice(40000)];
+  const anchorPostIds = votedPostIds.slice(20000);
   const botIds = writers.map((writer) => writer.botId);
   await seeding.close();
   console.log(`seeded in ${seeded.seconds.toFixed(0)} s`);
@@ -154,33 +158,44 @@ await withThrowawayDatabase(async (database, url) => {
     ...request,
     headers: { ...request.headers, 'x-bench-bot': botIds[n++ % botIds.length]! },
   });
-  // What each scenario is judged against; the votes' anchor runs on posts of their own each time.
-  let voteAnchorRuns = 0;
-  const references: Record<ReferenceName, () => Promise<Measured>> = {
-    hello: () =>
-      measure(hello, {
-        name: 'hello-world (bare Fastify 5)',
-        goal: {},
-        requests: [{ method: 'GET', path: '/' }],
-      }),
-    feed: () =>
-      measure(anchor, {
-        name: 'anchor: the feed page 1 over raw pg (minimal Fastify route)',
-        goal: {},
-        requests: [{ method: 'GET', path: '/api/feed?sort=new' }],
-      }),
-    createPost: () =>
-      measure(anchor, {
-        name: "anchor: createPost's insert over raw pg (no key, no limiter)",
-        goal: {},
-        requests: [postRequest(asBot)],
-      }),
-    vote: () =>
-      measure(anchor, {
-        name: "anchor: voteOnPost's cast_vote() over raw pg (no key, no limiter)",
-        goal: {},
-        requests: [voteRequest(asBot, anchorPostIds[voteAnchorRuns++ % anchorPostIds.length]!)],
-      }),
+  // What each scenario is judged against, run for a given time.
+  const references: Record<ReferenceName, (run: Run) => Promise<Measured>> = {
+    hello: (run) =>
+      measure(
+        hello,
+        { name: 'hello-world (bare Fastify 5)', goal: {}, requests: [{ method: 'GET', path: '/' }] },
+        run,
+      ),
+    feed: (run) =>
+      measure(
+        anchor,
+        {
+          name: 'anchor: the feed page 1 over raw pg (minimal Fastify route)',
+          goal: {},
+          requests: [{ method: 'GET', path: '/api/feed?sort=new' }],
+        },
+        run,
+      ),
+    createPost: (run) =>
+      measure(
+        anchor,
+        {
+          name: "anchor: createPost's insert over raw pg (no key, no limiter)",
+          goal: {},
+          requests: [postRequest(asBot)],
+        },
+        run,
+      ),
+    vote: (run) =>
+      measure(
+        anchor,
+        {
+          name: "anchor: voteOnPost's cast_vote() over raw pg (no key, no limiter)",
+          goal: {},
+          requests: [voteRequest(asBot, anchorPostIds)],
+        },
+        run,
+      ),
   };
   const referenceOf = (goal: Scenario['goal']): ReferenceName =>
     goal.ofAnchor === undefined ? 'hello' : (goal.anchor ?? 'feed');
@@ -248,50 +263,40 @@ await withThrowawayDatabase(async (database, url) => {
     },
   ];
   const selected = (name: string) => only === undefined || only.some((part) => name.includes(part));
-  // Each reference's runs, in order, for the table; each scenario keeps the mean of its two.
+  // Every run of each reference, in order, for the table: how far the machine's speed drifted.
   const referenceRuns = new Map<ReferenceName, Measured[]>();
+  const kept = (reference: ReferenceName, measured: Measured) => {
+    referenceRuns.set(reference, [...(referenceRuns.get(reference) ?? []), measured]);
+    return measured;
+  };
   const results: Measured[] = [];
+  for (const scenario of scenarios.filter((s) => selected(s.name))) {
+    const reference = referenceOf(scenario.goal);
+    const result = await alternated(
+      (run) => measure(scenario.onAnchor ? anchor : server, scenario, run),
+      async (run) => kept(reference, await references[reference](run)),
+    );
+    results.push(result);
+    console.log(`${result.name}: ${result.rps.toFixed(0)} req/s, ${result.ratio!.toFixed(3)}× ${reference}`);
+  }
+
+  // Mixed: page 1 read at full load on a second instance while bots post on the first, for the
+  // whole time (the posts' staleness needs it), between two runs of hello-world.
   let mixed = undefined as Awaited<ReturnType<typeof mixedLoad>> | undefined;
-  const runs: Array<{ name: string; reference: ReferenceName; run: () => Promise<Measured> }> = [
-    ...scenarios.map((scenario) => ({
-      name: scenario.name,
-      reference: referenceOf(scenario.goal),
-      run: () => measure(scenario.onAnchor ? anchor : server, scenario),
-    })),
-    {
-      // Mixed: page 1 read at full load on a second instance while bots post on the first.
-      name: 'mixed',
-      reference: 'hello' as const,
-      run: async () => {
-        const reader = await startProcess(serverArgs, serverEnv);
-        mixed = await mixedLoad(reader, server, (i) => {
-          const writer = keys.length - 1 - (i % keys.length);
-          return {
-            authorization: `Bearer ${keys[writer]}`,
-            'x-forwarded-for': `10.${writer >> 16}.${(writer >> 8) & 255}.${writer & 255}`,
-          };
-        });
-        await stopProcess(reader.child);
-        return mixed.read;
-      },
-    },
-  ];
-  // Grouped by reference, so that a reference run between two scenarios serves both.
-  const order: ReferenceName[] = ['hello', 'feed', 'createPost', 'vote'];
-  for (const reference of order) {
-    const group = runs.filter((run) => run.reference === reference && selected(run.name));
-    if (group.length === 0) continue;
-    const measured: Measured[] = [await references[reference]()];
-    for (const { run } of group) {
-      const result = await run();
-      measured.push(await references[reference]());
-      result.reference = (measured.at(-2)!.rps + measured.at(-1)!.rps) / 2;
-      results.push(result);
-      console.log(
-        `${result.name}: ${result.rps.toFixed(0)} req/s, ${(result.rps / result.reference).toFixed(3)}× ${reference}`,
-      );
-    }
-    referenceRuns.set(reference, measured);
+  if (selected('mixed')) {
+    const before = kept('hello', await references.hello({ seconds, warmup: true }));
+    const reader = await startProcess(serverArgs, serverEnv);
+    mixed = await mixedLoad(reader, server, (i) => {
+      const writer = keys.length - 1 - (i % keys.length);
+      return {
+        authorization: `Bearer ${keys[writer]}`,
+        'x-forwarded-for': `10.${writer >> 16}.${(writer >> 8) & 255}.${writer & 255}`,
+      };
+    });
+    await stopProcess(reader.child);
+    const after = kept('hello', await references.hello({ seconds, warmup: false }));
+    const reference = (before.rps + after.rps) / 2;
+    results.push({ ...mixed.read, reference, ratio: mixed.read.rps / reference });
   }
   for (const started of [server, hello, anchor]) await stopProcess(started.child);
 
@@ -314,12 +319,12 @@ await withThrowawayDatabase(async (database, url) => {
     createPost: 'the createPost anchor',
     vote: 'the vote anchor',
   };
-  const ratioOf = (r: Measured) => r.rps / r.reference!;
+  const ratioOf = (r: Measured) => r.ratio!;
   // A goal of 0 marks a ceiling shown for comparison: its ratio, no goal.
   const goalOf = (r: Measured) => r.goal.ratio ?? r.goal.ofAnchor ?? 0;
   const met = (r: Measured) => (goalOf(r) === 0 ? '' : ratioOf(r) >= goalOf(r) && r.errors === 0 ? 'yes' : 'NO');
   const goalText = (r: Measured) =>
-    `${goalOf(r) === 0 ? 'none, a ceiling:' : `≥ ${goalOf(r)}×`} ${referenceNames[referenceOf(r.goal)]} (${r.reference!.toFixed(0)} req/s around it)`;
+    `${goalOf(r) === 0 ? 'none, a ceiling:' : `≥ ${goalOf(r)}×`} ${referenceNames[referenceOf(r.goal)]} (${r.reference!.toFixed(0)} req/s in its slices)`;
   // Our server's peak (the anchors and hello-world are other processes).
   const maxRss = Math.max(...results.filter((r) => !r.onAnchor).map((r) => r.rssMb));
   // Each reference once, its runs' mean and range: how far this machine's speed drifted in the run.
@@ -353,7 +358,7 @@ await withThrowawayDatabase(async (database, url) => {
     '',
     `${seeded.posts.toLocaleString('en')} posts, ${seeded.bots.toLocaleString('en')} bots, ${seeded.votes.toLocaleString('en')} votes, ${seeded.comments.toLocaleString('en')} comments on the Postgres server (seeded in ${seeded.seconds.toFixed(0)} s).`,
     `Each scenario: autocannon, ${connections} connections, ${seconds} s after a ${warmupSeconds} s warm-up, against a server in its own process on 127.0.0.1;`,
-    `ratio = scenario requests/s ÷ its reference's (hello-world, or the raw-pg anchor of the same work), measured just before and just after the scenario (the mean of the two). RSS is the server's peak during the scenario.`,
+    `ratio = scenario requests/s ÷ its reference's (hello-world, or the raw-pg anchor of the same work): ${slices} slices of ${seconds / slices} s of each, taken in turn (reference first and last), each slice divided by the reference's on either side, the median kept; req/s, p50 and p99 are the slices' medians. The mixed rows run ${seconds} s at once, between two runs of hello-world. RSS is the server's peak during the scenario.`,
     `Our server's statements: ${statements} (\`DATABASE_PREPARED_STATEMENTS\`; the anchors always prepare theirs).`,
     `Generated by \`${statements === 'named' ? 'DATABASE_PREPARED_STATEMENTS=named ' : ''}npm run bench\` on ${new Date().toISOString().slice(0, 10)}. Latencies in ms.`,
     '',
@@ -438,11 +443,22 @@ async function mixedLoad(
   };
 }
 
-async function measure({ child, base }: ServerProcess, scenario: Scenario): Promise<Measured> {
-  await autocannon({ url: base, connections, duration: warmupSeconds, requests: scenario.requests });
+/** How long a run lasts, and whether a warm-up comes first. */
+interface Run {
+  seconds: number;
+  warmup: boolean;
+}
+
+async function measure(
+  { child, base }: ServerProcess,
+  scenario: Scenario,
+  run: Run = { seconds, warmup: true },
+): Promise<Measured> {
+  if (run.warmup)
+    await autocannon({ url: base, connections, duration: warmupSeconds, requests: scenario.requests });
   let peak = 0;
   const sampler = setInterval(() => void rssMb(child.pid!).then((mb) => (peak = Math.max(peak, mb))), 250);
-  const result = await autocannon({ url: base, connections, duration: seconds, requests: scenario.requests });
+  const result = await autocannon({ url: base, connections, duration: run.seconds, requests: scenario.requests });
   clearInterval(sampler);
   return {
     name: scenario.name,
@@ -454,6 +470,42 @@ async function measure({ child, base }: ServerProcess, scenario: Scenario): Prom
     goal: scenario.goal,
     ...(scenario.onAnchor ? { onAnchor: true as const } : {}),
   };
+}
+
+/**
+ * A scenario against its reference, in short slices taken in turn (reference, scenario, reference,
+ * ..., reference), each warmed up first: each slice of the scenario is divided by the mean of the
+ * reference's slices on either side, and the scenario keeps the median of those ratios, its
+ * slices' median rate and latencies, their peak RSS and their errors.
+ */
+async function alternated(
+  scenario: (run: Run) => Promise<Measured>,
+  reference: (run: Run) => Promise<Measured>,
+): Promise<Measured> {
+  const run = { seconds: seconds / slices, warmup: false };
+  const references = [await reference({ ...run, warmup: true })];
+  const measured: Measured[] = [];
+  for (let i = 0; i < slices; i++) {
+    measured.push(await scenario({ ...run, warmup: i === 0 }));
+    references.push(await reference(run));
+  }
+  const ratios = measured.map((m, i) => m.rps / ((references[i]!.rps + references[i + 1]!.rps) / 2));
+  return {
+    ...measured[0]!,
+    rps: median(measured.map((m) => m.rps)),
+    p50: median(measured.map((m) => m.p50)),
+    p99: median(measured.map((m) => m.p99)),
+    rssMb: Math.max(...measured.map((m) => m.rssMb)),
+    errors: measured.reduce((sum, m) => sum + m.errors, 0),
+    reference: median(references.map((r) => r.rps)),
+    ratio: median(ratios),
+  };
+}
+
+function median(values: number[]): number {
+  const sorted = values.toSorted((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 /** From spawning `node dist/server.bundle.js` (what `npm start` runs once built) to the first 200 on /readyz. */
