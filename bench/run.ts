@@ -322,7 +322,8 @@ await withThrowawayDatabase(async (database, url) => {
   const ratioOf = (r: Measured) => r.ratio!;
   // A goal of 0 marks a ceiling shown for comparison: its ratio, no goal.
   const goalOf = (r: Measured) => r.goal.ratio ?? r.goal.ofAnchor ?? 0;
-  const met = (r: Measured) => (goalOf(r) === 0 ? '' : ratioOf(r) >= goalOf(r) && r.errors === 0 ? 'yes' : 'NO');
+  const met = (r: Measured) =>
+    goalOf(r) === 0 ? '' : ratioOf(r) >= goalOf(r) && r.errors === 0 ? 'yes' : 'NO';
   const goalText = (r: Measured) =>
     `${goalOf(r) === 0 ? 'none, a ceiling:' : `≥ ${goalOf(r)}×`} ${referenceNames[referenceOf(r.goal)]} (${r.reference!.toFixed(0)} req/s in its slices)`;
   // Our server's peak (the anchors and hello-world are other processes).
@@ -458,7 +459,12 @@ async function measure(
     await autocannon({ url: base, connections, duration: warmupSeconds, requests: scenario.requests });
   let peak = 0;
   const sampler = setInterval(() => void rssMb(child.pid!).then((mb) => (peak = Math.max(peak, mb))), 250);
-  const result = await autocannon({ url: base, connections, duration: run.seconds, requests: scenario.requests });
+  const result = await autocannon({
+    url: base,
+    connections,
+    duration: run.seconds,
+    requests: scenario.requests,
+  });
   clearInterval(sampler);
   return {
     name: scenario.name,

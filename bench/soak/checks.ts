@@ -91,7 +91,9 @@ export async function checkRecordedHits(db: Db, stats: Stats) {
   const counted = new Map(windows.map((row) => [row.key, row.hits]));
   for (const row of rows) {
     if (counted.get(row.key) !== row.hits)
-      problems.push(`${row.key}: its window counts ${counted.get(row.key)}, rate_limit_hits holds ${row.hits}`);
+      problems.push(
+        `${row.key}: its window counts ${counted.get(row.key)}, rate_limit_hits holds ${row.hits}`,
+      );
   }
   if (problems.length > 0) throw new Error(problems.slice(0, 10).join('\n'));
 }

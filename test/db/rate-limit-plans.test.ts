@@ -66,7 +66,11 @@ describe(
         const windows = plans.filter((plan) =>
           /from rate_limit_windows w where w\.key = (p_key|v_keys\[i\]) for update/i.test(plan),
         );
-        assert.equal(windows.length, keys, `${call}: each key's window is locked once (got ${plans.length} plans)`);
+        assert.equal(
+          windows.length,
+          keys,
+          `${call}: each key's window is locked once (got ${plans.length} plans)`,
+        );
         for (const plan of windows) assert.match(plan, /Index Scan using rate_limit_windows_pkey/, plan);
         const oldest = plans.filter((plan) =>
           /from rate_limit_hits h where h\.key = (p_key|v_keys\[i\]) order by h\.at limit 1/i.test(plan),

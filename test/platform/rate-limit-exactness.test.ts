@@ -173,7 +173,11 @@ describe('sliding window, concurrency', () => {
         .select('hits')
         .where('key', '=', `posts:${bot.id}`)
         .executeTakeFirstOrThrow();
-      const logged = await t.db.selectFrom('rate_limit_hits').select('at').where('key', '=', `posts:${bot.id}`).execute();
+      const logged = await t.db
+        .selectFrom('rate_limit_hits')
+        .select('at')
+        .where('key', '=', `posts:${bot.id}`)
+        .execute();
       assert.deepEqual([window.hits, logged.length], [limit, limit], `round ${round}`);
     }
   });
