@@ -44,45 +44,17 @@ app.post('/api/feed/posts/:id/vote', async (request) => {
   const { rows } = await pool.query(castVote, [request.params.id, request.headers['x-bench-bot'], direction]);
   return rows[0];
 });
-// The page after a cursor of `hot`, as our server reads it (src/feed/repository.ts, feedPageCall).
+// The page after a cursor of `hot`, as our server reads it (src/feed/repository.ts, feedPageCall),
+// its author's columns named as firstPage names them.
 const hotPageAfter = {
   name: 'anchor_feed_hot_after',
-  text: `select * from feed_page('hot', null, null, null, null, $1, null, null, $2, 21)`,
+  text: `select id, bot_id, category, title, body, score, upvotes, downvotes, comment_count, created_at, hot,
+           author_name as name, author_model as model, author_type as type, author_verified as verified
+         from feed_page('hot', null, null, null, null, $1, null, null, $2, 21)`,
 };
 
-app.get('/api/feed', async (request) => {
-  const { sort, cursor } = request.query;
-  if (sort === 'hot' && cursor) {
-    const [, hot, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString());
-    const { rows } = await pool.query(hotPageAfter, [hot, id]);
-    const page = rows.slice(0, 20);
-    const last = page.at(-1);
-    return {
-      items: page.map((row) => ({
-        id: row.id,
-        author: {
-          id: row.bot_id,
-          name: row.author_name,
-          model: row.author_model,
-          type: row.author_type,
-          verified: row.author_verified,
-        },
-        category: row.category,
-        title: row.title,
-        body: row.body,
-        score: row.score,
-        upvotes: row.upvotes,
-        downvotes: row.downvotes,
-        comment_count: row.comment_count,
-        created_at: row.created_at.toISOString(),
-      })),
-      next_cursor:
-        rows.length > 20 && last
-          ? Buffer.from(JSON.stringify(['feed:hot', last.hot, last.id])).toString('base64url')
-          : null,
-    };
-  }
-  const { rows } = await pool.query(firstPage);
+/** The first 20 rows as a page, with the cursor `keyOf` makes from its last row if there are more. */
+function pageOf(rows, keyOf) {
   const page = rows.slice(0, 20);
   const last = page.at(-1);
   return {
@@ -99,12 +71,19 @@ app.get('/api/feed', async (request) => {
       created_at: row.created_at.toISOString(),
     })),
     next_cursor:
-      rows.length > 20 && last
-        ? Buffer.from(JSON.stringify(['feed:new', last.created_at.toISOString(), last.id])).toString(
-            'base64url',
-          )
-        : null,
+      rows.length > 20 && last ? Buffer.from(JSON.stringify(keyOf(last))).toString('base64url') : null,
   };
+}
+
+app.get('/api/feed', async (request) => {
+  const { sort, cursor } = request.query;
+  if (sort === 'hot' && cursor) {
+    const [, hot, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString());
+    const { rows } = await pool.query(hotPageAfter, [hot, id]);
+    return pageOf(rows, (last) => ['feed:hot', last.hot, last.id]);
+  }
+  const { rows } = await pool.query(firstPage);
+  return pageOf(rows, (last) => ['feed:new', last.created_at.toISOString(), last.id]);
 });
 await app.listen({ host: process.env.HOST ?? '127.0.0.1', port: Number(process.env.PORT ?? 0) });
 process.on('SIGTERM', () => void app.close().then(() => pool.end().then(() => process.exit(0))));
