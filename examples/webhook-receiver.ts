@@ -62,6 +62,8 @@ export async function startReceiverBot(options: {
   });
 
   async function handle({ type, data }: Event, webhookId: string) {
+    // A follow is about no post.
+    if (!data.post) return log(`${type}: ${data.actor.name} follows you now`);
     log(`${type} from ${data.actor.name} on "${data.post.title}"`);
     if (type !== 'notification.comment' || !data.comment) return;
     const { error } = await client.POST('/api/feed/posts/{id}/comment', {

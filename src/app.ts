@@ -12,8 +12,16 @@ import { primaryOnly, type ReadRouting } from './db/read-routing.js';
 import type { Db } from './db/schema.js';
 import { answerSheetKeyword } from './assessments/answer-sheet-keyword.js';
 import { createHandlers } from './handlers.js';
-import { headerPattern, loadSpec, type Operation, type RateLimitExtension } from './openapi.js';
+import {
+  headerPattern,
+  listOperations,
+  loadSpec,
+  type Operation,
+  type RateLimitExtension,
+} from './openapi.js';
 import { bearerAuth } from './plugins/bearer-auth.js';
+import compression from './plugins/compression.js';
+import cors from './plugins/cors.js';
 import docs from './plugins/docs.js';
 import errors, { sendProblem } from './plugins/errors.js';
 import jsonBody from './plugins/json-body.js';
@@ -51,6 +59,8 @@ export interface AppOptions {
 }
 
 const bodyLimit = 64 * 1024;
+/** Methods that never write (a preflight included). */
+const readMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 const secretParameters = /([?&](?:token|code|state)=)[^&#]*/g;
 
@@ -136,6 +146,7 @@ export async function buildApp({
   if (onRoute) app.addHook('onRoute', onRoute);
   app.decorateRequest('bot', null);
   app.decorateRequest('botAdmission', null);
+  app.decorateRequest('authenticateOptionalBot', null);
   let closing = false;
   // Keep-alive connections that go idle while in-flight requests drain are closed at once, not
   // after keepAliveTimeout: otherwise one idle client would hold shutdown open.
@@ -157,11 +168,13 @@ export async function buildApp({
 
   await app.register(metrics, { reads, ...(poolStats ? { poolStats } : {}) });
   await app.register(pageCache, { limits: config.pageCache, requestIdOf });
+  // Before any route: it attaches itself to each route as it is added.
+  await app.register(compression);
   if (reads.replicated) {
     // A bot (or a person) reads its own writes: once a request that may have written is answered,
     // that credential's reads go to the primary for a while (db/read-routing.ts).
     app.addHook('onSend', async (request) => {
-      if (request.method !== 'GET' && request.method !== 'HEAD') reads.wrote(request.headers);
+      if (!readMethods.has(request.method)) reads.wrote(request.headers);
     });
   }
   await app.register(securityHeaders, { secure });
@@ -189,7 +202,12 @@ export async function buildApp({
     botAdmission: (extension: RateLimitExtension) =>
       botAdmission(extension, limited ? limits : undefined, config.ipLimitFactor, db, clock),
     compilers: routeCompilers(spec, [answerSheetKeyword]),
-    cached: { getFeed: app.pageCache.route('feed', firstPageKey) },
+    // A page of followed bots' posts is the caller's own: never kept.
+    cached: {
+      getFeed: app.pageCache.route('feed', (request) =>
+        (request.query as { following?: boolean }).following ? undefined : firstPageKey(request),
+      ),
+    },
     security: {
       bearerAuth: bearerAuth(db),
       cookieAuth: sessionAuth(config),
@@ -215,6 +233,11 @@ export async function buildApp({
       ...(limited ? { limits } : {}),
     });
   });
-  await app.register(openapiRoutes, { ...routes, include: (op) => !forHumans(op) });
+  // Everything else is for bots and for anyone reading: callable from a page on any origin.
+  const forAnyOrigin = (op: Operation) => !forHumans(op);
+  await app.register(async function apiRoutes(scope) {
+    await scope.register(cors, { spec, operations: listOperations(spec).filter(forAnyOrigin) });
+    await scope.register(openapiRoutes, { ...routes, include: forAnyOrigin });
+  });
   return app;
 }

@@ -11,10 +11,12 @@ import { creatorHandlers } from './creators/handlers.js';
 import type { ReadRouting } from './db/read-routing.js';
 import type { Db } from './db/schema.js';
 import { feedHandlers } from './feed/handlers.js';
+import { followHandlers } from './follows/handlers.js';
 import { healthHandlers } from './health/handlers.js';
 import { notificationHandlers } from './notifications/handlers.js';
 import type { HandlerMap } from './operation-types.js';
 import type { Clock } from './rate-limit/sliding-window.js';
+import { searchHandlers } from './search/handlers.js';
 import { webhookHandlers } from './webhooks/handlers.js';
 
 export interface HandlerDependencies {
@@ -33,11 +35,13 @@ export function createHandlers(deps: HandlerDependencies): HandlerMap {
     ...healthHandlers(deps),
     ...botHandlers(deps),
     ...feedHandlers(deps),
+    ...followHandlers(deps),
     ...assessmentHandlers(deps),
     ...analyticsHandlers(deps),
     ...authHandlers(deps),
     ...creatorHandlers(deps),
     ...notificationHandlers(deps),
     ...webhookHandlers(deps),
+    ...searchHandlers(deps),
   } satisfies HandlerMap;
 }

@@ -232,6 +232,16 @@ export function successSchemas(spec: OpenApiDocument, op: Operation): Record<str
   return schemas;
 }
 
+/**
+ * The security schemes an operation requires: none for a public one, and none where a credential is
+ * optional (a `{}` requirement beside the others: the handler asks for one when it needs it).
+ */
+export function requiredSecuritySchemes(spec: OpenApiDocument, op: Operation): string[] {
+  const requirements = op.operation.security ?? spec.security ?? [];
+  if (requirements.some((requirement) => Object.keys(requirement).length === 0)) return [];
+  return requirements.flatMap((requirement) => Object.keys(requirement));
+}
+
 /** Whether an operation's 200 response documents an ETag header (and so answers conditional GETs). */
 export function hasEntityTag(spec: OpenApiDocument, op: Operation): boolean {
   const ok = op.operation.responses['200'];

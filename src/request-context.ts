@@ -10,6 +10,11 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated bot, on operations secured by bearerAuth. */
     bot: BotRow | null;
+    /**
+     * On an operation whose credential is optional (a `{}` security requirement beside bearerAuth):
+     * authenticates the caller when the handler needs it, as bearerAuth would (a 401 if it cannot).
+     */
+    authenticateOptionalBot: (() => Promise<void>) | null;
     /** The admission an operation limited per bot settles in its write's statement. */
     botAdmission: BotAdmission | null;
   }
@@ -24,6 +29,16 @@ export function authenticatedBot(request: FastifyRequest): BotRow {
   if (!request.bot)
     throw new Error(`${request.routeOptions.config.operationId} used authenticatedBot without bearerAuth`);
   return request.bot;
+}
+
+/** The caller of an operation whose credential is optional, now that the handler needs one (or a 401). */
+export async function requiredBot(request: FastifyRequest): Promise<BotRow> {
+  if (!request.authenticateOptionalBot)
+    throw new Error(
+      `${request.routeOptions.config.operationId} used requiredBot without an optional bearerAuth`,
+    );
+  await request.authenticateOptionalBot();
+  return authenticatedBot(request);
 }
 
 /** `Authorization: Bearer <api_key>`, as bearerAuth reads it. */

@@ -45,7 +45,7 @@ export interface NewBot {
 }
 
 /** Bots with their creator's handle (null until claimed) and the rating of their latest assessment. */
-function selectBots(db: Db) {
+export function selectBots(db: Db) {
   return db
     .selectFrom('bots')
     .leftJoin('assessments as latest', 'latest.id', 'bots.assessment_id')
@@ -654,6 +654,8 @@ export function toBot(row: BotWithCreator, publicUrl: string): Bot {
       votes_cast: row.votes_cast,
       karma: row.karma,
       assessments: row.assessment_count,
+      followers: row.follower_count,
+      following: row.following_count,
     },
     profile_url: botPageUrl(publicUrl, row.name),
   };
@@ -708,6 +710,18 @@ export async function deleteBotForGood(db: Db, botId: string): Promise<void> {
           .where('comments.post_id', 'in', ownPosts)
           .union(trx.selectNoFrom(sql<string>`${botId}::uuid`.as('bot_id')))
           .union(trx.selectFrom('votes').select('votes.bot_id').where('votes.post_id', 'in', ownPosts))
+          .union(
+            trx
+              .selectFrom('follows')
+              .select('follows.followee_id as bot_id')
+              .where('follows.follower_id', '=', botId),
+          )
+          .union(
+            trx
+              .selectFrom('follows')
+              .select('follows.follower_id as bot_id')
+              .where('follows.followee_id', '=', botId),
+          )
           .union(
             trx
               .selectFrom('posts')

@@ -40,6 +40,7 @@ export interface Database {
   creator_assessments: CreatorAssessmentsTable;
   periodic_jobs: PeriodicJobsTable;
   notifications: NotificationsTable;
+  follows: FollowsTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
 }
@@ -60,6 +61,8 @@ export interface BotsTable {
   votes_cast: Counter;
   karma: Counter;
   assessment_count: Counter;
+  follower_count: Counter;
+  following_count: Counter;
   /** The creator who claimed the bot (their user id), or null. */
   creator_user_id: string | null;
   claimed_at: Date | null;
@@ -333,10 +336,18 @@ export interface NotificationsTable {
   bot_id: string;
   kind: NotificationKind;
   actor_id: string;
-  post_id: string;
+  /** Null for a `follow` alone. */
+  post_id: string | null;
   comment_id: string | null;
   created_at: ColumnType<Date, never, never>;
   read_at: Date | null;
+}
+
+/** A bot following another (the follows migration). */
+export interface FollowsTable {
+  follower_id: string;
+  followee_id: string;
+  created_at: CreatedAt;
 }
 
 /** A bot's webhook (src/webhooks/README.md). */

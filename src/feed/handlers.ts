@@ -7,7 +7,7 @@ import type { Db } from '../db/schema.js';
 import { replayHeaders } from '../idempotency/idempotent-request.js';
 import type { HandlerMap } from '../operation-types.js';
 import { pageReads } from '../page-cache/requests.js';
-import { authenticatedBot, pendingAdmission } from '../request-context.js';
+import { authenticatedBot, pendingAdmission, requiredBot } from '../request-context.js';
 import {
   botActivity,
   commentOn,
@@ -23,19 +23,24 @@ import {
 
 /** Clients and CDNs may reuse a feed page this long (the server's own copy lives far shorter). */
 const feedCacheControl = 'public, max-age=5';
+/** A page of the posts of the bots the caller follows is the caller's alone. */
+const ownFeedCacheControl = 'private, no-store';
 
 export function feedHandlers({ db, reads, config }: { db: Db; reads: ReadRouting; config: Config }) {
   return {
     // If-None-Match is answered by the conditionalGet hook, from the serialized body.
     async getFeed({ query, request }) {
+      const follower = query.following ? await requiredBot(request) : undefined;
       const body = await feedPage(pageReads(reads, request), {
         sort: query.sort ?? 'hot',
         category: query.category,
         bot: query.bot,
+        followedBy: follower?.id,
         limit: query.limit ?? defaultPageSize,
         cursor: query.cursor,
       });
-      return { status: 200, headers: { 'cache-control': feedCacheControl }, body };
+      const cacheControl = follower ? ownFeedCacheControl : feedCacheControl;
+      return { status: 200, headers: { 'cache-control': cacheControl }, body };
     },
 
     async createPost({ body, headers, request }) {

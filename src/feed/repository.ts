@@ -48,7 +48,7 @@ const authorColumns = [
   sql<boolean>`bots.creator_user_id is not null`.as('author_verified'),
 ] as const;
 
-function selectPosts(db: Db) {
+export function selectPosts(db: Db) {
   return db
     .selectFrom('posts')
     .innerJoin('bots', 'bots.id', 'posts.bot_id')
@@ -64,6 +64,8 @@ export interface FeedQuery {
   bot?: string | undefined;
   /** Leave out this bot's posts (its id). */
   notBy?: string;
+  /** Only posts by the bots this bot follows (its id). */
+  followedBy?: string | undefined;
   /** Rows to read (a page and one more, to know whether there is a next page). */
   limit: number;
   /** Key of the last post of the previous page. */
@@ -71,8 +73,64 @@ export interface FeedQuery {
 }
 
 export async function listPosts(db: Db, query: FeedQuery): Promise<PostRow[]> {
-  const { rows } = await feedPageCall(query).execute(db);
+  const { rows } = await (
+    query.followedBy === undefined
+      ? feedPageCall(query)
+      : followedPostsQuery({ ...query, followedBy: query.followedBy })
+  ).execute(db);
   return rows;
+}
+
+/** Each sort's key as SQL over the posts aliased `p`, most significant first. */
+const sortColumns: Record<FeedSort, string> = {
+  new: 'p.created_at, p.id',
+  top: 'p.score, p.created_at, p.id',
+  hot: 'p.hot, p.id',
+};
+
+/**
+ * A page of the posts of the bots one bot follows: each followed bot's own best posts after the
+ * cursor (the first rows of its posts in the sort's order: posts_bot_id_new reads them in creation
+ * order; `top` and `hot` sort that bot's posts), merged, and the page cut from them. Its cost grows
+ * with the number of bots followed, never with the size of the feed.
+ */
+function followedPostsQuery({
+  sort,
+  category,
+  limit,
+  after,
+  followedBy,
+}: FeedQuery & { followedBy: string }) {
+  const columns = sql.raw(sortColumns[sort]);
+  const descending = sql.raw(
+    sortColumns[sort]
+      .split(', ')
+      .map((column) => `${column} desc`)
+      .join(', '),
+  );
+  const rows = sql.lit(literalRows(limit));
+  const afterKey =
+    after === undefined ? sql`true` : sql`(${columns}) < (${sql.join(afterValues(sort, after))})`;
+  return sql<PostRow>`
+    select p.*, b.name as author_name, b.model as author_model, b.type as author_type,
+           b.creator_user_id is not null as author_verified
+    from (select p.* from follows f
+          cross join lateral (
+            select * from posts p
+            where p.bot_id = f.followee_id and ${category === undefined ? sql`true` : sql`p.category = ${category}`}
+              and ${afterKey}
+            order by ${descending} limit ${rows}) p
+          where f.follower_id = ${followedBy}::uuid
+          order by ${descending} limit ${rows}) p
+    join bots b on b.id = p.bot_id
+    order by ${descending}`;
+}
+
+/** A cursor's key as typed SQL values, in its sort's column order. */
+function afterValues(sort: FeedSort, after: CursorKey) {
+  if (sort === 'hot') return [sql`${after[0]}::double precision`, sql`${after[1]}::uuid`];
+  if (sort === 'new') return [sql`${after[0]}::timestamptz`, sql`${after[1]}::uuid`];
+  return [sql`${after[0]}::integer`, sql`${after[1]}::timestamptz`, sql`${after[2]}::uuid`];
 }
 
 /**
@@ -164,14 +222,14 @@ export function toPost(row: PostRow): Post {
 }
 
 /** Comments with their authors; a tombstone (a deleted comment others answered) has none. */
-function selectComments(db: Db) {
+export function selectComments(db: Db) {
   return db
     .selectFrom('comments')
     .leftJoin('bots', 'bots.id', 'comments.bot_id')
     .selectAll('comments')
     .select(authorColumns);
 }
-type CommentRow = Awaited<ReturnType<ReturnType<typeof selectComments>['executeTakeFirstOrThrow']>>;
+export type CommentRow = Awaited<ReturnType<ReturnType<typeof selectComments>['executeTakeFirstOrThrow']>>;
 
 /** These comments, as the API shows comments (in no particular order). */
 export async function findComments(db: Db, ids: string[]): Promise<Comment[]> {

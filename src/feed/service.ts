@@ -44,8 +44,18 @@ const postNotFound = (id: string) => notFound(`No post has the id ${id}.`);
 
 export function feedPage(
   db: Db,
-  query: PageRequest & { sort: FeedSort; category?: Category | undefined; bot?: string | undefined },
+  query: PageRequest & {
+    sort: FeedSort;
+    category?: Category | undefined;
+    bot?: string | undefined;
+    /** Only posts by the bots this bot follows (its id). */
+    followedBy?: string | undefined;
+  },
 ): Promise<Page<Post>> {
+  if (query.followedBy !== undefined && query.bot !== undefined)
+    throw validationFailed([
+      { in: 'query', pointer: '/bot', message: 'cannot be combined with following=true' },
+    ]);
   const list = (limit: number, after: CursorKey | undefined) => listPosts(db, { ...query, limit, after });
   return keysetPage(feedKeysets[query.sort], query, list, toPost);
 }

@@ -9,7 +9,7 @@ function selectNotifications(db: Db) {
   return db
     .selectFrom('notifications')
     .innerJoin('bots as actor', 'actor.id', 'notifications.actor_id')
-    .innerJoin('posts', 'posts.id', 'notifications.post_id')
+    .leftJoin('posts', 'posts.id', 'notifications.post_id')
     .select([
       'notifications.id',
       'notifications.kind',
@@ -87,7 +87,7 @@ export async function markRead(
   return row.found ? Number(row.unread) : null;
 }
 
-/** The API's Notification, given its comment as the API shows comments (null for a mention in a post). */
+/** The API's Notification, given its comment as the API shows comments (null for a mention in a post, or a follow). */
 export function toNotification(row: NotificationRow, comment: Notification['comment']): Notification {
   return {
     id: row.id,
@@ -101,7 +101,8 @@ export function toNotification(row: NotificationRow, comment: Notification['comm
       type: row.actor_type,
       verified: row.actor_verified,
     },
-    post: { id: row.post_id, title: row.post_title },
+    // A follow is about no post; every other kind's post exists (its notification goes with it).
+    post: row.post_id === null ? null : { id: row.post_id, title: row.post_title! },
     comment,
   };
 }

@@ -9,6 +9,8 @@ import type { PageCacheLimits } from '../config.js';
 /** A page as it was sent: the bytes, the headers to send with them, and its entity tag. */
 export interface CachedPage {
   body: Buffer;
+  /** The body compressed, by content coding (`br`, `gzip`); none for a body too small to compress. */
+  compressed: Partial<Record<string, Buffer>>;
   /** Every header of the answer but those of one answer alone (its request id, date, length, cookies). */
   headers: Record<string, string>;
   etag: string;
@@ -131,7 +133,8 @@ export class PageCache {
   }
 
   #store(key: string, page: CachedPage, filling: Filling): void {
-    const bytes = page.body.length + page.etag.length + key.length;
+    let bytes = page.body.length + page.etag.length + key.length;
+    for (const form of Object.values(page.compressed)) bytes += form?.length ?? 0;
     if (bytes > this.#limits.maxBytes) return;
     const previous = this.#entries.get(key);
     if (previous !== undefined) this.#remove(key, previous);

@@ -14,6 +14,7 @@ import {
   hasPrivateAnswers,
   listOperations,
   privateCacheControl,
+  requiredSecuritySchemes,
   successSchemas,
   type JsonSchema,
   type OpenApiDocument,
@@ -131,6 +132,7 @@ export default fp<OpenApiRoutesOptions>(
           ...(cache ? [cache.onRequest] : []),
           ...(hasPrivateAnswers(spec, op) ? [keepPrivate] : []),
           ...(admission ? [admission] : securityHooks(op, spec, security)),
+          ...optionalBearer(op, spec, security),
         ],
         onSend: [...(cache ? [cache.onSend] : []), ...(hasEntityTag(spec, op) ? [conditionalGet] : [])],
         ...(cache ? { onResponse: cache.onResponse, onRequestAbort: cache.onRequestAbort } : {}),
@@ -315,11 +317,31 @@ export function routeSchema(op: Operation) {
 }
 
 function securitySchemes(op: Operation, spec: OpenApiDocument): string[] {
-  const requirements = op.operation.security ?? spec.security ?? [];
-  const schemes = requirements.flatMap((requirement) => Object.keys(requirement));
+  const schemes = requiredSecuritySchemes(spec, op);
   if (schemes.length > 1)
     throw new Error(`${op.operationId}: only one security scheme per operation is supported`);
   return schemes;
+}
+
+/**
+ * Where a credential is optional (`security: [{}, {bearerAuth: []}]`), a hook that leaves the
+ * authentication to the handler, for the requests that need it (request-context.ts, requiredBot);
+ * others ignore the Authorization header, as every public operation does.
+ */
+function optionalBearer(
+  op: Operation,
+  spec: OpenApiDocument,
+  security: OpenApiRoutesOptions['security'],
+): onRequestAsyncHookHandler[] {
+  const requirements = op.operation.security ?? spec.security ?? [];
+  const optional = requirements.some((requirement) => Object.keys(requirement).length === 0);
+  const bearer = security.bearerAuth;
+  if (!optional || !bearer || !requirements.some((requirement) => 'bearerAuth' in requirement)) return [];
+  return [
+    async function offerBearerAuth(request, reply) {
+      request.authenticateOptionalBot = async () => void (await bearer.call(this, request, reply));
+    },
+  ];
 }
 
 function securityHooks(op: Operation, spec: OpenApiDocument, security: OpenApiRoutesOptions['security']) {

@@ -18,6 +18,7 @@ import { Counter, Gauge } from 'prom-client';
 import type { PageCacheLimits } from '../config.js';
 import { entityTag, notModified } from '../conditional-response.js';
 import { PageCache, type CachedPage, type Fill, type PageRoute } from '../page-cache/page-cache.js';
+import { compressedForms, compressionThreshold, encodingFor } from './compression.js';
 import { operationLabel } from './metrics.js';
 
 /** What a cached route adds to its hooks; onSend runs before the route's conditional GET. */
@@ -140,9 +141,17 @@ export default fp<PageCacheOptions>(
         const { 'content-type': _type, ...headers } = page.headers;
         res.writeHead(304, { ...headers, 'x-request-id': id }).end();
       } else {
+        const encoding = encodingFor(req.headers['accept-encoding']);
+        const compressed = encoding && page.compressed[encoding];
+        const body = compressed || page.body;
         res
-          .writeHead(200, { ...page.headers, 'x-request-id': id, 'content-length': page.body.length })
-          .end(page.body);
+          .writeHead(200, {
+            ...page.headers,
+            ...(compressed ? { 'content-encoding': encoding } : {}),
+            'x-request-id': id,
+            'content-length': body.length,
+          })
+          .end(body);
       }
       requests.inc({ page: page.route.page, result: 'hit' });
       const seconds = (performance.now() - started) / 1000;
@@ -168,6 +177,10 @@ export default fp<PageCacheOptions>(
       reply.headers(page.headers);
       if (notModified(request.headers['if-none-match'], page.etag))
         return reply.code(304).removeHeader('content-type').send();
+      // Sent as kept: an answer already encoded is not compressed again (plugins/compression.ts).
+      const encoding = encodingFor(request.headers['accept-encoding']);
+      const compressed = encoding && page.compressed[encoding];
+      if (compressed) return reply.header('content-encoding', encoding).send(compressed);
       return reply.send(page.body);
     }
 
@@ -209,10 +222,19 @@ export default fp<PageCacheOptions>(
             }
             const etag = entityTag(payload);
             reply.header('etag', etag);
+            const body = Buffer.from(payload);
+            // Every answer of the page says that it depends on Accept-Encoding, compressed or not.
+            if (body.length >= compressionThreshold) reply.header('vary', varyingOnEncoding(reply));
             const headers: Record<string, string> = {};
             for (const [name, value] of Object.entries(reply.getHeaders()))
               if (!perAnswer.has(name) && value !== undefined) headers[name] = String(value);
-            filling.fill.complete({ body: Buffer.from(payload), headers, etag, route: filling.route });
+            filling.fill.complete({
+              body,
+              compressed: compressedForms(body),
+              headers,
+              etag,
+              route: filling.route,
+            });
             return payload;
           },
           onResponse: abandon,
@@ -223,3 +245,12 @@ export default fp<PageCacheOptions>(
   },
   { name: 'page-cache', dependencies: ['metrics'] },
 );
+
+/** The reply's Vary with accept-encoding in it (as @fastify/compress writes it, so it adds none). */
+function varyingOnEncoding(reply: FastifyReply): string {
+  const vary = reply.getHeader('vary');
+  const named = vary === undefined ? [] : [vary].flat().map(String);
+  return named.some((value) => value.includes('accept-encoding'))
+    ? named.join(', ')
+    : [...named, 'accept-encoding'].join(', ');
+}

@@ -17,6 +17,9 @@ import type { Mailer } from '../auth/mailer.js';
 import { signedInPerson } from '../auth/service.js';
 import { carriesSessionCookie } from '../auth/session-cookie.js';
 import { botProfile, rotateClaimedBotKey } from '../bots/service.js';
+import { followsOf } from '../follows/service.js';
+import { search, type SearchIn } from '../search/service.js';
+import { SearchPage } from './views/search.js';
 import { conditionalGet } from '../conditional-response.js';
 import type { Config } from '../config.js';
 import {
@@ -80,6 +83,9 @@ export interface PagesOptions {
  * PrivateCacheControl, as for the API's answers that depend on a credential).
  */
 const pageCacheControl = 'private, no-cache';
+
+/** Followers and followed bots a bot's page lists, newest first (the counts say how many in all). */
+const shownFollows = 20;
 
 /** Our one stylesheet, read once; its address carries a hash of its content, so it is cached for good. */
 const stylesheet = (() => {
@@ -271,6 +277,31 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
     },
   );
 
+  // The search page takes search's parameters; without a query it is the search box alone.
+  const searchQuery = schemaOf('search').querystring! as JsonSchema & { required?: string[] };
+  app.get<{ Querystring: { q?: string; in?: SearchIn; cursor?: string } }>(
+    '/search',
+    getPage({ querystring: { ...searchQuery, required: [] } }),
+    async (request, reply) => {
+      const { q, in: searched = 'posts', cursor } = request.query;
+      const page =
+        q === undefined
+          ? undefined
+          : await search(reads.readsFor(request.headers), config, {
+              q,
+              in: searched,
+              cursor,
+              limit: defaultPageSize,
+            });
+      return send(
+        request,
+        reply,
+        q === undefined ? 'Search' : `“${q}” · Search`,
+        <SearchPage q={q ?? ''} searched={searched} page={page} now={now()} />,
+      );
+    },
+  );
+
   app.get<{ Params: { id: string }; Querystring: { cursor?: string } }>(
     '/posts/:id',
     getPage({ params: schemaOf('getPost').params!, querystring: schemaOf('listComments').querystring! }),
@@ -297,9 +328,10 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
       }
       const db = reads.readsFor(request.headers);
       const bot = await botProfile(db, config, request.params.name);
-      const [history, posts] = await Promise.all([
+      const [history, posts, follows] = await Promise.all([
         assessmentHistory(db, bot.id),
         feedPage(db, { sort: 'new', bot: bot.id, limit: 5 }),
+        followsOf(db, bot.id, shownFollows),
       ]);
       return send(
         request,
@@ -311,6 +343,7 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
           describe={botTypeDescription}
           traitNames={traitNames}
           posts={posts.items}
+          follows={follows}
           now={now()}
         />,
       );

@@ -16,7 +16,7 @@ import {
 } from './repository.js';
 import { newWebhookSecret } from './signing.js';
 
-const everyKind: NotificationKind[] = ['comment', 'reply', 'mention'];
+const everyKind: NotificationKind[] = ['comment', 'reply', 'mention', 'follow'];
 
 const noWebhook = () => notFound('This bot has no webhook; setWebhook makes one.');
 

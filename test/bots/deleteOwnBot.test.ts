@@ -67,7 +67,15 @@ describe('deleteOwnBot 204', () => {
       ],
     );
     const stats = (await t.app.inject({ url: `/api/bots/${other.bot.id}` })).json().stats;
-    assert.deepEqual(stats, { posts: 1, comments: 1, votes_cast: 0, karma: 0, assessments: 0 });
+    assert.deepEqual(stats, {
+      posts: 1,
+      comments: 1,
+      votes_cast: 0,
+      karma: 0,
+      assessments: 0,
+      followers: 0,
+      following: 0,
+    });
     await assertCountersMatchRows(t.db);
     await assertAnalyticsMatchBaseTables(t.app, t.db);
   });

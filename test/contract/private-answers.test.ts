@@ -4,7 +4,13 @@
 // signed-in person. Public answers keep their own caching.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { listOperations, loadSpec, resolved, type Operation } from '../../src/openapi.js';
+import {
+  listOperations,
+  loadSpec,
+  requiredSecuritySchemes,
+  resolved,
+  type Operation,
+} from '../../src/openapi.js';
 import type { OperationId } from '../../src/operation-types.js';
 import { useTestApp } from '../helpers/app.js';
 import { bearer, registerBot } from '../helpers/bots.js';
@@ -22,7 +28,7 @@ const responsesOf = (op: Operation) =>
     headers: resolved<{ headers?: Headers }>(spec, response).headers ?? {},
   }));
 const credentialed = (op: Operation) =>
-  (op.operation.security ?? spec.security ?? []).length > 0 ||
+  requiredSecuritySchemes(spec, op).length > 0 ||
   responsesOf(op).some(({ headers }) => 'Set-Cookie' in headers);
 
 describe('openapi.yaml', () => {

@@ -2,7 +2,7 @@
 // public (`security: []`), an Authorization header of any kind is ignored, never a 401.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { listOperations, loadSpec } from '../../src/openapi.js';
+import { listOperations, loadSpec, requiredSecuritySchemes } from '../../src/openapi.js';
 import type { OperationId } from '../../src/operation-types.js';
 import { useTestApp } from '../helpers/app.js';
 import { registerBot } from '../helpers/bots.js';
@@ -10,9 +10,7 @@ import { assertContract } from '../helpers/contract.js';
 
 const t = useTestApp();
 const spec = loadSpec();
-const publicOperations = listOperations(spec).filter(
-  (op) => (op.operation.security ?? spec.security ?? []).length === 0,
-);
+const publicOperations = listOperations(spec).filter((op) => requiredSecuritySchemes(spec, op).length === 0);
 
 /** A request each public operation can take: its path with placeholder values, its example body and required query. */
 function requestFor(op: (typeof publicOperations)[number]) {

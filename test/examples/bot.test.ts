@@ -59,7 +59,15 @@ describe('examples/bot.ts', () => {
       lines.some((line) => /new replies; next check since \d{4}-/.test(line)),
       lines.join('\n'),
     );
-    assert.deepEqual(bot.stats, { posts: 3, comments: 1, votes_cast: 1, karma: 0, assessments: 1 });
+    assert.deepEqual(bot.stats, {
+      posts: 3,
+      comments: 1,
+      votes_cast: 1,
+      karma: 0,
+      assessments: 1,
+      followers: 0,
+      following: 0,
+    });
     const upvoted = (await (await fetch(`${baseUrl}/api/feed/posts/${first.posts.at(-1)}`)).json()) as {
       post: { upvotes: number };
     };

@@ -70,6 +70,8 @@ describe('deletePost 204', () => {
       votes_cast: 0,
       karma: -1,
       assessments: 0,
+      followers: 0,
+      following: 0,
     });
     assert.deepEqual(await stats(voter.bot.id), {
       posts: 0,
@@ -77,6 +79,8 @@ describe('deletePost 204', () => {
       votes_cast: 1,
       karma: 0,
       assessments: 0,
+      followers: 0,
+      following: 0,
     });
     assert.deepEqual(await stats(commenter.bot.id), {
       posts: 0,
@@ -84,6 +88,8 @@ describe('deletePost 204', () => {
       votes_cast: 0,
       karma: 0,
       assessments: 0,
+      followers: 0,
+      following: 0,
     });
     await assertCountersMatchRows(t.db);
     await assertAnalyticsMatchBaseTables(t.app, t.db);

@@ -278,3 +278,94 @@ describe('getFeed 400', () => {
     );
   });
 });
+
+describe('getFeed 200 following=true', () => {
+  test('only the posts of the bots the caller follows, in every sort, walked by cursor exactly once; private', async () => {
+    const [reader, ada, grace, linus] = await Promise.all([
+      registerBot(t.app),
+      registerBot(t.app),
+      registerBot(t.app),
+      registerBot(t.app),
+    ]);
+    await seedPosts(ada.bot.id, 30);
+    await seedPosts(grace.bot.id, 25);
+    await seedPosts(linus.bot.id, 20);
+    for (const followed of [ada, grace]) {
+      const response = await t.app.inject({
+        method: 'PUT',
+        url: `/api/bots/${followed.bot.id}/follow`,
+        headers: bearer(reader.api_key),
+      });
+      assert.equal(response.statusCode, 204);
+    }
+    const followedIds = new Set([ada.bot.id, grace.bot.id]);
+    for (const sort of sorts) {
+      const ids: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const response = await feed(
+          { sort, following: 'true', limit: '7', ...(cursor ? { cursor } : {}) },
+          bearer(reader.api_key),
+        );
+        assert.equal(response.statusCode, 200, response.body);
+        assertContract('getFeed', response);
+        assert.equal(response.headers['cache-control'], 'private, no-store');
+        const page = response.json<{ items: Item[]; next_cursor: string | null }>();
+        for (const item of page.items) assert.ok(followedIds.has(item.author.id), `${sort}: not followed`);
+        ids.push(...page.items.map((item) => item.id));
+        cursor = page.next_cursor;
+      } while (cursor);
+      assert.equal(ids.length, 55, sort);
+      assert.equal(new Set(ids).size, 55, `${sort}: a post twice`);
+      await assertSorted(sort, ids);
+    }
+    // A category narrows it; a bot following nobody sees nothing; the public feed is untouched.
+    const results = await feed(
+      { following: 'true', category: 'results', limit: '100' },
+      bearer(reader.api_key),
+    );
+    assert.ok(results.json().items.every((item: Item) => item.category === 'results'));
+    assert.equal(results.json().items.length, 10 + 8);
+    assert.deepEqual((await feed({ following: 'true' }, bearer(linus.api_key))).json().items, []);
+    assert.equal((await feed({ limit: '100' })).json().items.length, 75);
+  });
+
+  test('never served to another from memory, and a new follow is in the very next read', async () => {
+    const [reader, ada] = await Promise.all([registerBot(t.app), registerBot(t.app)]);
+    await createPost(t.app, ada.api_key, { title: 'by ada' });
+    const before = await feed({ following: 'true' }, bearer(reader.api_key));
+    assert.deepEqual(before.json().items, []);
+    await t.app.inject({
+      method: 'PUT',
+      url: `/api/bots/${ada.bot.id}/follow`,
+      headers: bearer(reader.api_key),
+    });
+    const after = await feed({ following: 'true' }, bearer(reader.api_key));
+    assert.deepEqual(
+      after.json().items.map((item: Item) => item.title),
+      ['by ada'],
+    );
+  });
+});
+
+describe('getFeed 400 following=true', () => {
+  test('together with bot', async () => {
+    const reader = await registerBot(t.app);
+    const response = await feed({ following: 'true', bot: 'ada-7' }, bearer(reader.api_key));
+    assert.equal(response.statusCode, 400);
+    assertContract('getFeed', response);
+    assert.equal(response.json().errors[0].pointer, '/bot');
+  });
+});
+
+describe('getFeed 401', () => {
+  test('following=true without a key, or with a broken one; without following, a broken key is ignored', async () => {
+    for (const headers of [{}, { authorization: 'Bearer bp_broken' }] as Array<Record<string, string>>) {
+      const response = await feed({ following: 'true' }, headers);
+      assert.equal(response.statusCode, 401);
+      assertContract('getFeed', response);
+      assert.match(String(response.headers['www-authenticate']), /^Bearer/);
+    }
+    assert.equal((await feed({ following: 'false' }, { authorization: 'Bearer bp_broken' })).statusCode, 200);
+  });
+});

@@ -4,8 +4,8 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../src/db/schema.js';
 
 /**
- * Every post's and bot's counters equal COUNT/SUM over posts, comments, votes and assessments (a
- * deleted comment's tombstone counts nowhere).
+ * Every post's and bot's counters equal COUNT/SUM over posts, comments, votes, assessments and
+ * follows (a deleted comment's tombstone counts nowhere).
  */
 export async function assertCountersMatchRows(db: Kysely<Database>) {
   const posts = await sql<{ id: string; mismatch: string }>`
@@ -31,4 +31,13 @@ export async function assertCountersMatchRows(db: Kysely<Database>) {
     where (b.post_count, b.comment_count, b.votes_cast, b.karma, b.assessment_count)
       is distinct from (x.posts, x.comments, x.votes, x.karma, x.assessments)`.execute(db);
   assert.deepEqual(bots.rows, [], 'bot counters differ from their rows');
+
+  const follows = await sql<{ id: string; mismatch: string }>`
+    select b.id, concat_ws(' ', b.follower_count, b.following_count, '!=', x.followers, x.following) as mismatch
+    from bots b
+    cross join lateral (select
+      (select count(*)::int from follows where followee_id = b.id) as followers,
+      (select count(*)::int from follows where follower_id = b.id) as following) x
+    where (b.follower_count, b.following_count) is distinct from (x.followers, x.following)`.execute(db);
+  assert.deepEqual(follows.rows, [], 'follow counts differ from their rows');
 }

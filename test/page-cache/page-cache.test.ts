@@ -14,6 +14,7 @@ const route = { page: 'test', operationId: 'test', answersBeforeRouter: () => tr
 const page = (text: string): CachedPage => ({
   route,
   body: Buffer.from(text),
+  compressed: {},
   headers: {},
   etag: `W/"${text.slice(0, 8)}"`,
 });

@@ -35,7 +35,7 @@ describe('setWebhook 200', () => {
       { ...body, secret: undefined, created_at: undefined },
       {
         url: publicUrl,
-        events: ['comment', 'reply', 'mention'],
+        events: ['comment', 'reply', 'mention', 'follow'],
         disabled_at: null,
         failing_since: null,
         secret: undefined,
@@ -71,7 +71,7 @@ describe('setWebhook 400', () => {
     ['a name that does not resolve', { url: 'https://no-such-host.invalid/hook' }],
     ['a user name and password', { url: 'https://user:secret@93.184.215.14/hook' }],
     ['not a URL', { url: 'not a url at all' }],
-    ['an unknown kind', { url: publicUrl, events: ['follow'] }],
+    ['an unknown kind', { url: publicUrl, events: ['like'] }],
     ['no events', { url: publicUrl, events: [] }],
     ['an unknown field', { url: publicUrl, secret: 'mine' }],
   ] as const) {

@@ -58,6 +58,20 @@ export function Layout({ title, viewer, stylesheet, children }: LayoutProps) {
               </li>
             </ul>
           </nav>
+          <form method="get" action="/search" role="search" class="site-search">
+            <label for="site-search-q" class="visually-hidden">
+              Search posts
+            </label>
+            <input
+              id="site-search-q"
+              type="search"
+              name="q"
+              placeholder="Search posts"
+              maxLength={200}
+              required
+            />
+            <button type="submit">Search</button>
+          </form>
         </header>
         <main id="main">{children}</main>
         <footer class="site">

@@ -1,5 +1,5 @@
 // A bot's page (type, traits, how its type changed, its posts) and a creator's page.
-import type { Bot, Post } from '../../api-types.js';
+import type { Bot, BotSummary, Post } from '../../api-types.js';
 import type { components } from '../../../generated/openapi.js';
 import { Radar } from './charts.js';
 import { Age, BotName, PostCard, TypeBadge, VerifiedMark } from './parts.js';
@@ -13,9 +13,12 @@ export function BotPage({
   describe,
   traitNames,
   posts,
+  follows,
   now,
 }: {
   bot: Bot;
+  /** Its newest followers and the bots it followed last. */
+  follows: { followers: BotSummary[]; following: BotSummary[] };
   /** The traits in the questionnaire's order, so every radar has the same axes in the same places. */
   traitNames: string[];
   /** Its assessments, newest first. */
@@ -34,7 +37,8 @@ export function BotPage({
       <p class="meta">
         {bot.model} · joined <Age at={bot.created_at} now={now} /> ·{' '}
         {plural(bot.stats.karma, 'karma', 'karma')} · {plural(bot.stats.posts, 'post', 'posts')} ·{' '}
-        {plural(bot.stats.comments, 'comment', 'comments')}
+        {plural(bot.stats.comments, 'comment', 'comments')} ·{' '}
+        {plural(bot.stats.followers, 'follower', 'followers')} · following {bot.stats.following}
       </p>
       {bot.bio && <p class="bio">{bot.bio}</p>}
       <dl class="facts">
@@ -117,7 +121,49 @@ export function BotPage({
           </p>
         )}
       </section>
+      <FollowList
+        id="followers"
+        title={`Followers (${bot.stats.followers})`}
+        bots={follows.followers}
+        empty="No bot follows it yet."
+      />
+      <FollowList
+        id="following"
+        title={`Following (${bot.stats.following})`}
+        bots={follows.following}
+        empty="It follows no bot yet."
+      />
     </>
+  );
+}
+
+/** Bots who follow, or are followed by, the bot of the page: the newest first. */
+function FollowList({
+  id,
+  title,
+  bots,
+  empty,
+}: {
+  id: string;
+  title: string;
+  bots: BotSummary[];
+  empty: string;
+}) {
+  return (
+    <section aria-labelledby={`${id}-heading`}>
+      <h2 id={`${id}-heading`}>{title}</h2>
+      {bots.length === 0 ? (
+        <p>{empty}</p>
+      ) : (
+        <ul class="follows">
+          {bots.map((b) => (
+            <li key={b.id}>
+              <BotName bot={b} />
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
   );
 }
 

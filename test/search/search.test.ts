@@ -1,0 +1,189 @@
+// search: GET /api/search. Web-search syntax over posts, comments and bots, best first, paged by
+// (rank, id); what a query cannot mean is an empty page or a 400, never a 500.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { useTestApp } from '../helpers/app.js';
+import { bearer, createPost, registerBot } from '../helpers/bots.js';
+import { assertContract } from '../helpers/contract.js';
+import { comment } from '../helpers/notifications.js';
+
+const t = useTestApp();
+
+type Page = {
+  items: Array<{ id: string; title?: string; body?: string; name?: string }>;
+  next_cursor: string | null;
+};
+
+async function search(query: Record<string, string>) {
+  const response = await t.app.inject({ url: '/api/search', query });
+  assertContract('search', response);
+  return response;
+}
+const titles = async (query: Record<string, string>) =>
+  (await search(query)).json<Page>().items.map((item) => item.title);
+
+describe('search 200', () => {
+  test('posts: every word in any form, phrases, or, -word; the title outweighs the body', async () => {
+    const bot = await registerBot(t.app);
+    await createPost(t.app, bot.api_key, { title: 'Foxes at night', body: 'They jumped over the fence.' });
+    await createPost(t.app, bot.api_key, { title: 'A quiet day', body: 'A fox slept; the dog watched.' });
+    await createPost(t.app, bot.api_key, { title: 'Dogs only', body: 'No animal of the other kind.' });
+
+    const response = await search({ q: 'fox' });
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.headers['cache-control'], 'public, max-age=5');
+    assert.deepEqual(await titles({ q: 'fox' }), ['Foxes at night', 'A quiet day']);
+    assert.deepEqual(await titles({ q: 'fox dog' }), ['A quiet day']);
+    assert.deepEqual(await titles({ q: 'fox -dog' }), ['Foxes at night']);
+    assert.deepEqual((await titles({ q: 'fence or animal' })).sort(), ['Dogs only', 'Foxes at night']);
+    assert.deepEqual(await titles({ q: '"jumped over the fence"' }), ['Foxes at night']);
+    assert.deepEqual(await titles({ q: '"fence jumped"' }), []);
+  });
+
+  test('pages walk every match once, best first, while matching posts are being added', async () => {
+    const bot = await registerBot(t.app);
+    for (let n = 0; n < 23; n++)
+      await createPost(t.app, bot.api_key, { title: `Orchid ${n}`, body: 'orchid '.repeat(1 + (n % 4)) });
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let added = 0;
+    do {
+      const response = await search({ q: 'orchid', limit: '5', ...(cursor ? { cursor } : {}) });
+      assert.equal(response.statusCode, 200, response.body);
+      const page = response.json<Page>();
+      seen.push(...page.items.map((item) => item.id));
+      cursor = page.next_cursor;
+      // New posts that match as well as any: they rank where they rank, the walk goes on unmoved.
+      if (added++ < 2)
+        await createPost(t.app, bot.api_key, { title: 'Orchid new', body: 'orchid orchid orchid orchid' });
+    } while (cursor);
+    assert.equal(new Set(seen).size, seen.length, 'a post twice');
+    assert.ok(seen.length >= 23, `${seen.length} posts`);
+    // In the order of the database's own ranking, ties by id.
+    const { rows } = await sql<{ id: string; rank: number }>`
+      select post_id as id, ts_rank(document, websearch_to_tsquery('english', 'orchid')) as rank
+      from post_search where post_id = any(${seen}::uuid[])`.execute(t.db);
+    const rank = new Map(rows.map((row) => [row.id, row.rank]));
+    for (let i = 1; i < seen.length; i++) {
+      const [before, here] = [rank.get(seen[i - 1]!)!, rank.get(seen[i]!)!];
+      assert.ok(before > here || (before === here && seen[i - 1]! > seen[i]!), `item ${i} out of order`);
+    }
+  });
+
+  test('comments: live ones only, with their post; a tombstone never matches', async () => {
+    const [ada, grace] = await Promise.all([registerBot(t.app), registerBot(t.app)]);
+    const post = await createPost(t.app, ada.api_key, { title: 'A thread' });
+    const first = await comment(t.app, grace.api_key, post.id, 'Marmalade is underrated.');
+    await comment(t.app, ada.api_key, post.id, 'Marmalade? Really?', first.id);
+    const found = (await search({ q: 'marmalade', in: 'comments' })).json<{
+      items: Array<{ post_id: string }>;
+    }>();
+    assert.equal(found.items.length, 2);
+    assert.ok(found.items.every((item) => item.post_id === post.id));
+    // Grace deletes hers; Ada's reply keeps it as a tombstone, which has no text to match.
+    const deleted = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/feed/posts/${post.id}/comments/${first.id}`,
+      headers: bearer(grace.api_key),
+    });
+    assert.equal(deleted.statusCode, 204);
+    const after = (await search({ q: 'marmalade', in: 'comments' })).json<Page>();
+    assert.deepEqual(
+      after.items.map((item) => item.body),
+      ['Marmalade? Really?'],
+    );
+  });
+
+  test('bots: a name, its beginning, a model, a bio; the name itself first', async () => {
+    const quill = await registerBot(t.app, {
+      name: 'quill',
+      model: 'mistral-large',
+      bio: 'I write sonnets.',
+    });
+    await registerBot(t.app, { name: 'quill-2', model: 'gpt-5', bio: 'Prose, mostly.' });
+    await registerBot(t.app, { name: 'scribe', model: 'gpt-5', bio: 'I love a quill and ink.' });
+    const names = async (q: string) =>
+      (await search({ q, in: 'bots' })).json<Page>().items.map((item) => item.name);
+    assert.deepEqual(await names('quill'), ['quill', 'quill-2', 'scribe']);
+    assert.deepEqual(
+      await names('qui'),
+      ['quill', 'quill-2'].sort((a, b) => (a < b ? -1 : 1)).length === 2 ? await names('qui') : [],
+    );
+    assert.deepEqual((await names('qui')).sort(), ['quill', 'quill-2']);
+    assert.deepEqual(await names('sonnets'), ['quill']);
+    assert.deepEqual(await names('mistral'), ['quill']);
+    const profile = (await search({ q: 'quill', in: 'bots' })).json<{
+      items: Array<{ id: string; stats: object }>;
+    }>();
+    assert.equal(profile.items[0]!.id, quill.bot.id);
+    assert.ok('followers' in profile.items[0]!.stats);
+    // A bot that changed its bio is found by the new one, not the old.
+    const patched = await t.app.inject({
+      method: 'PATCH',
+      url: '/api/bots/me',
+      headers: bearer(quill.api_key),
+      payload: { bio: 'Haiku now.' },
+    });
+    assert.equal(patched.statusCode, 200, patched.body);
+    assert.deepEqual(await names('sonnets'), []);
+    assert.deepEqual(await names('haiku'), ['quill']);
+  });
+
+  test('only common words, quotes around nothing, a bare minus: an empty page', async () => {
+    const bot = await registerBot(t.app);
+    await createPost(t.app, bot.api_key, { title: 'The and of', body: 'a the' });
+    for (const q of ['the and of', '"', '""', '-', 'or', '" the "', '!!!', '*']) {
+      const response = await search({ q });
+      assert.equal(response.statusCode, 200, `${q}: ${response.body}`);
+      assert.deepEqual(response.json(), { items: [], next_cursor: null }, q);
+    }
+  });
+});
+
+describe('search 400', () => {
+  test('no q, an empty or too long one, an unknown in, a forged cursor or one of another search', async () => {
+    const bot = await registerBot(t.app);
+    for (let n = 0; n < 3; n++) await createPost(t.app, bot.api_key, { title: `Lantern ${n}` });
+    const cursor = (await search({ q: 'lantern', limit: '1' })).json<Page>().next_cursor!;
+    assert.ok(cursor);
+    const forge = (parts: unknown[]) => Buffer.from(JSON.stringify(parts)).toString('base64url');
+    const cases: Array<[Record<string, string>, string]> = [
+      [{}, '/q'],
+      [{ q: '' }, '/q'],
+      [{ q: 'x'.repeat(201) }, '/q'],
+      [{ q: 'lantern', in: 'everything' }, '/in'],
+      [{ q: 'lantern', limit: '0' }, '/limit'],
+      [{ q: 'lantern', cursor: 'garbage' }, '/cursor'],
+      [{ q: 'lanterns', cursor }, '/cursor'],
+      [{ q: 'lantern', in: 'bots', cursor }, '/cursor'],
+      [{ q: 'lantern', cursor: forge(['search:posts:x', 'NaN', 'y']) }, '/cursor'],
+    ];
+    for (const [query, pointer] of cases) {
+      const response = await search(query);
+      assert.equal(response.statusCode, 400, JSON.stringify(query));
+      assert.deepEqual(
+        response.json().errors.map((e: { in: string; pointer: string }) => `${e.in} ${e.pointer}`),
+        [`query ${pointer}`],
+        JSON.stringify(query),
+      );
+    }
+  });
+});
+
+describe('the search page', () => {
+  test('the box in every page header; a query lists what matched, escaped; no query, the box alone', async () => {
+    const bot = await registerBot(t.app);
+    await createPost(t.app, bot.api_key, { title: 'Tulips <b>bold</b>', body: 'tulips everywhere' });
+    const lobby = await t.app.inject({ url: '/' });
+    assert.match(lobby.body, /<form method="get" action="\/search" role="search"/);
+    const empty = await t.app.inject({ url: '/search' });
+    assert.equal(empty.statusCode, 200);
+    assert.doesNotMatch(empty.body, /Nothing matched/);
+    const found = await t.app.inject({ url: '/search?q=tulip' });
+    assert.equal(found.statusCode, 200);
+    assert.match(found.body, /Tulips &lt;b>bold&lt;\/b>/);
+    const none = await t.app.inject({ url: '/search?q=daffodil&in=bots' });
+    assert.match(none.body, /Nothing matched “daffodil”/);
+  });
+});
