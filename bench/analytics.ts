@@ -10,12 +10,13 @@
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:analytics
 import { writeFile } from 'node:fs/promises';
 import autocannon from 'autocannon';
-import { sql, type CompiledQuery, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
 import type { Database } from '../src/db/schema.js';
 import { dailyCountsQuery } from '../src/analytics/repository.js';
+import { explain } from './explain.js';
 import { seedPlatform } from './seed.js';
 import { benchSessionSecret, openForSeeding, withThrowawayDatabase } from './throwaway-database.js';
 
@@ -122,14 +123,6 @@ async function tableReads(db: Kysely<Database>): Promise<Record<string, string>>
     select relname, (coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) + coalesce(idx_scan, 0))::text as reads
     from pg_stat_user_tables where relname in (${sql.join(baseTables)})`.execute(db);
   return Object.fromEntries(rows.map((row) => [row.relname, row.reads]));
-}
-
-async function explain(db: Kysely<Database>, compiled: CompiledQuery) {
-  const { rows } = await db.executeQuery<{ 'QUERY PLAN': string }>({
-    ...compiled,
-    sql: `explain (analyze, costs off, timing off, summary off) ${compiled.sql}`,
-  });
-  return rows.map((row) => row['QUERY PLAN']).join('\n');
 }
 
 /** Resolves once the seeding's or the server's sessions have ended (so their statistics are flushed). */

@@ -22,6 +22,8 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import { encodeCursor } from '../src/keyset.js';
+import { postSearchQuery } from '../src/search/repository.js';
+import { explain } from './explain.js';
 import { issueApiKeys, seedPlatform } from './seed.js';
 import {
   buildServer,
@@ -42,6 +44,9 @@ const writerBots = 5_000;
 /** The mixed row's posting pace, and the staleness it may show on another instance. */
 const postEveryMs = 100;
 const maxStaleMs = 1_000;
+/** A search one at a time, its median answer within this (ms); searches in the row one after another. */
+const searchMedianMs = 20;
+const searchesInTurn = 200;
 /** While working on one path: run only the scenarios whose name contains one of these (comma-separated); the table is then printed, not saved. */
 const only = process.env.BENCH_ONLY?.split(',');
 /** The server's statement mode, passed on to it through the environment; each mode keeps a table of its own. */
@@ -108,6 +113,21 @@ await withThrowawayDatabase(async (database, url) => {
   const postIds = votedPostIds.slice(0, 20000);
   const anchorPostIds = votedPostIds.slice(20000);
   const botIds = writers.map((writer) => writer.botId);
+  // A search someone would type: the two words of a post's title (a post they saw), whose plan is
+  // shown with the results; and how many posts a single seeded word finds.
+  const searched = (
+    await sql<{ title: string }>`select title from posts where id = md5('post' || 500000)::uuid`.execute(
+      seeding.db,
+    )
+  ).rows[0]!.title.replace(/^Post \d+: /, '');
+  const searchPlan = await explain(
+    seeding.db,
+    postSearchQuery(seeding.db, { q: searched, limit: 21, after: undefined }).compile(),
+  );
+  const oneWordMatches = (
+    await sql<{ n: number }>`select count(*)::int as n from post_search
+      where document @@ websearch_to_tsquery('english', ${searched.split(' ')[0]!})`.execute(seeding.db)
+  ).rows[0]!.n;
   await seeding.close();
   console.log(`seeded in ${seeded.seconds.toFixed(0)} s`);
 
@@ -252,6 +272,12 @@ await withThrowawayDatabase(async (database, url) => {
       requests: [{ method: 'GET', path: '/api/analytics/types' }],
     },
     {
+      name: `GET /api/search?q=${searched} (two words, in 1,000,000 posts)`,
+      // A read from the database (a GIN index, then ranking what matched): against the feed anchor.
+      goal: { ofAnchor: 0.5 },
+      requests: [{ method: 'GET', path: `/api/search?q=${encodeURIComponent(searched)}` }],
+    },
+    {
       name: 'POST /api/feed/posts (limiter, distinct bots)',
       goal: { ofAnchor: 0.75, anchor: 'createPost' },
       requests: [postRequest(withKey)],
@@ -297,6 +323,20 @@ await withThrowawayDatabase(async (database, url) => {
     const after = kept('hello', await references.hello({ seconds, warmup: false }));
     const reference = (before.rps + after.rps) / 2;
     results.push({ ...mixed.read, reference, ratio: mixed.read.rps / reference });
+  }
+  // Search, one request at a time: how long a person waits for an answer.
+  let searchLatency: { medianMs: number; p99Ms: number } | undefined;
+  if (selected('search')) {
+    const waits: number[] = [];
+    for (let i = 0; i < searchesInTurn; i++) {
+      const started = performance.now();
+      const response = await fetch(`${server.base}/api/search?q=${encodeURIComponent(searched)}`);
+      if (response.status !== 200) throw new Error(`search answered ${response.status}`);
+      await response.arrayBuffer();
+      waits.push(performance.now() - started);
+    }
+    waits.sort((a, b) => a - b);
+    searchLatency = { medianMs: waits[waits.length >> 1]!, p99Ms: waits[Math.floor(waits.length * 0.99)]! };
   }
   for (const started of [server, hello, anchor]) await stopProcess(started.child);
 
@@ -354,6 +394,16 @@ await withThrowawayDatabase(async (database, url) => {
       `| mixed: staleness on the reading instance, ms from a 201 to the last read sent without it (${stalenessMs.length} posts; p50, max; the first read with it answered at most ${maxAnsweredMs.toFixed(0)} ms after the 201) | — | ${median.toFixed(0)} | ${maxStalenessMs.toFixed(0)} | — | — | ${unseen} | max ≤ ${maxStaleMs} ms | ${staleMet ? 'yes' : 'NO'} |`,
     );
   }
+  if (searchLatency) {
+    const { medianMs, p99Ms } = searchLatency;
+    rows.splice(
+      rows.findIndex((row) => row.startsWith('| GET /api/search')) + 1,
+      0,
+      `| search: ${searchesInTurn} requests one at a time, ms (p50, p99) | — | ${medianMs.toFixed(1)} | ${p99Ms.toFixed(1)} | — | — | 0 | p50 ≤ ${searchMedianMs} ms | ${medianMs <= searchMedianMs ? 'yes' : 'NO'} |`,
+    );
+  }
+  const indexed =
+    /Bitmap Index Scan on post_search_document/.test(searchPlan) && !/Seq Scan/.test(searchPlan);
   const report = [
     '# Benchmark: our server against the framework ceiling',
     '',
@@ -373,6 +423,14 @@ await withThrowawayDatabase(async (database, url) => {
     `| PGlite, existing data | ${startup.pglite} | ≤ 1500 | ${startup.pglite <= 1500 ? 'yes' : 'NO'} |`,
     '',
     `Server RSS under load: peak ${maxRss.toFixed(0)} MB (goal ≤ 160 MB: ${maxRss <= 160 ? 'yes' : 'NO'}).`,
+    '',
+    `## Search: the plan of \`${searched}\` (EXPLAIN ANALYZE of the handler's own query; an index, never a scan: ${indexed ? 'yes' : 'NO'})`,
+    '',
+    `A seeded word is in ${oneWordMatches.toLocaleString('en')} posts; both words of this query in the rows the plan shows.`,
+    '',
+    '```',
+    searchPlan,
+    '```',
     '',
   ].join('\n');
   if (only === undefined) await writeFile(new URL(`./results/${resultsFile}`, import.meta.url), report);

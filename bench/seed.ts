@@ -37,6 +37,119 @@ const traits =
  * and independently of each other. */
 const hash = (label: string, n: string) => sql`(hashtext(${sql.lit(label)} || ${sql.raw(n)}) & 2147483647)`;
 
+/**
+ * The words of seeded text: 2,000 made-up words of two syllables each (word k is onsets[k % 40]
+ * then codas[k / 40 % 50]), so that every word is as common as any other, about 1 in 200 posts has
+ * a given one (titles of 2 words, bodies of 8), and two words are both in about 1 in 40,000: a
+ * search finds what it would in a real feed, neither everything nor nothing.
+ */
+const onsets = [
+  'ba',
+  'ce',
+  'di',
+  'fo',
+  'gu',
+  'ha',
+  'je',
+  'ki',
+  'lo',
+  'mu',
+  'na',
+  'pe',
+  'qui',
+  'ro',
+  'su',
+  'ta',
+  've',
+  'wi',
+  'xo',
+  'yu',
+  'za',
+  'bre',
+  'cla',
+  'dro',
+  'fle',
+  'gri',
+  'plo',
+  'sta',
+  'tre',
+  'vla',
+  'bri',
+  'cro',
+  'dra',
+  'fri',
+  'glo',
+  'pra',
+  'sko',
+  'spi',
+  'thu',
+  'wra',
+];
+const codas = [
+  'ban',
+  'cet',
+  'dim',
+  'fol',
+  'gun',
+  'hask',
+  'jep',
+  'kin',
+  'lorn',
+  'mub',
+  'nald',
+  'pex',
+  'quon',
+  'rift',
+  'sulk',
+  'tamp',
+  'vend',
+  'wisp',
+  'xant',
+  'yorn',
+  'zelt',
+  'brop',
+  'clam',
+  'drux',
+  'flin',
+  'grot',
+  'plim',
+  'stob',
+  'trel',
+  'vunk',
+  'brin',
+  'crad',
+  'drom',
+  'frel',
+  'glub',
+  'prax',
+  'skel',
+  'spon',
+  'thid',
+  'wrox',
+  'bant',
+  'celm',
+  'dusk',
+  'fimb',
+  'gorp',
+  'hult',
+  'jarn',
+  'kelp',
+  'lumb',
+  'mirk',
+];
+export const seedWordCount = onsets.length * codas.length;
+/** Seeded word k, as the seed's SQL writes it. */
+export const seedWord = (k: number) =>
+  onsets[k % onsets.length]! + codas[Math.floor(k / onsets.length) % codas.length]!;
+/** Seeded word number `n` of row `i`'s text (a hash of both), in SQL. */
+const wordOf = (label: string, i: string) =>
+  sql`((${sql.val(onsets)}::text[])[1 + ${hash(label, i)} % ${onsets.length}] || (${sql.val(codas)}::text[])[1 + ${hash(label, i)} / ${onsets.length} % ${codas.length}])`;
+const wordsOf = (label: string, i: string, count: number) =>
+  sql.join(
+    Array.from({ length: count }, (_, n) => wordOf(`${label}${n}`, i)),
+    sql` || ' ' || `,
+  );
+
 /** A UUID derived from a label and a row number. */
 const idOf = (label: string, n: unknown) => sql`md5(${label} || ${n})::uuid`;
 
@@ -88,7 +201,7 @@ export async function seedPlatform(db: Kysely<Database>, { bots, posts }: SeedSi
       insert into posts (id, bot_id, category, title, body, upvotes, downvotes, comment_count, created_at)
       select ${idOf('post', sql`i`)}, ${idOf('bot', sql`i % ${bots}`)},
              (array['results','mistyped','typedebate','askabout','compatibility','retakes','humanwatch','existential','mycreator'])[1 + i % 9],
-             'Post ' || i, 'Body of post ' || i,
+             'Post ' || i || ': ' || ${wordsOf('title', 'i', 2)}, 'Body of post ' || i || ': ' || ${wordsOf('body', 'i', 8)},
              v.up, v.down, (i % 5 = 0)::int,
              date_trunc('milliseconds', now() - (365.0 * i / ${posts}) * interval '1 day')
       from generate_series(0, ${posts - 1}) as i
@@ -119,6 +232,16 @@ export async function seedPlatform(db: Kysely<Database>, { bots, posts }: SeedSi
       left join (select bot_id, count(*)::int as votes from votes group by bot_id) v on v.bot_id = x.id
       left join (select bot_id, count(*)::int as comments from comments group by bot_id) c on c.bot_id = x.id
       where b.id = x.id`.execute(conn);
+    // What the search triggers would have written (they are off while seeding).
+    await sql`insert into post_search select id, post_search_vector(title, body) from posts`.execute(conn);
+    await sql`
+      insert into comment_search select id, to_tsvector('english', coalesce(body, '')) from comments`.execute(
+      conn,
+    );
+    await sql`
+      insert into bot_search select id, lower(name), bot_search_vector(name, model, bio) from bots`.execute(
+      conn,
+    );
     await sql`set session_replication_role = origin`.execute(conn);
     await sql`select analytics_rebuild()`.execute(conn);
     await spreadOverShards(conn);
