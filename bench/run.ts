@@ -47,6 +47,8 @@ const maxStaleMs = 1_000;
 /** A search one at a time, its median answer within this (ms); searches in the row one after another. */
 const searchMedianMs = 20;
 const searchesInTurn = 200;
+/** Searches are for the titles of this many posts, in turn. */
+const searchedTitles = 1_000;
 /** While working on one path: run only the scenarios whose name contains one of these (comma-separated); the table is then printed, not saved. */
 const only = process.env.BENCH_ONLY?.split(',');
 /** The server's statement mode, passed on to it through the environment; each mode keeps a table of its own. */
@@ -113,13 +115,18 @@ await withThrowawayDatabase(async (database, url) => {
   const postIds = votedPostIds.slice(0, 20000);
   const anchorPostIds = votedPostIds.slice(20000);
   const botIds = writers.map((writer) => writer.botId);
-  // A search someone would type: the two words of a post's title (a post they saw), whose plan is
-  // shown with the results; and how many posts a single seeded word finds.
-  const searched = (
-    await sql<{ title: string }>`select title from posts where id = md5('post' || 500000)::uuid`.execute(
+  // Searches people would type: the two words of a post's title (a post they saw), a different one
+  // each time (a search repeated would find its pages warm), the first one's plan shown with the
+  // results; and how many posts a single seeded word finds.
+  const searches = (
+    await sql<{ title: string }>`select title from posts where id in (
+      select md5('post' || (i * 997))::uuid from generate_series(1, ${searchedTitles}) as i)`.execute(
       seeding.db,
     )
-  ).rows[0]!.title.replace(/^Post \d+: /, '');
+  ).rows.map((row) => row.title.replace(/^Post \d+: /, ''));
+  const searched = searches[0]!;
+  let nextSearch = 0;
+  const searchPath = () => `/api/search?q=${encodeURIComponent(searches[nextSearch++ % searches.length]!)}`;
   const searchPlan = await explain(
     seeding.db,
     postSearchQuery(seeding.db, { q: searched, limit: 21, after: undefined }).compile(),
@@ -272,10 +279,12 @@ await withThrowawayDatabase(async (database, url) => {
       requests: [{ method: 'GET', path: '/api/analytics/types' }],
     },
     {
-      name: `GET /api/search?q=${searched} (two words, in 1,000,000 posts)`,
+      name: `GET /api/search?q= two words of a post's title, ${searchedTitles} titles in turn (in 1,000,000 posts)`,
       // A read from the database (a GIN index, then ranking what matched): against the feed anchor.
       goal: { ofAnchor: 0.5 },
-      requests: [{ method: 'GET', path: `/api/search?q=${encodeURIComponent(searched)}` }],
+      requests: [
+        { method: 'GET', path: '/api/search?q=x', setupRequest: (r) => ({ ...r, path: searchPath() }) },
+      ],
     },
     {
       name: 'POST /api/feed/posts (limiter, distinct bots)',
@@ -330,7 +339,7 @@ await withThrowawayDatabase(async (database, url) => {
     const waits: number[] = [];
     for (let i = 0; i < searchesInTurn; i++) {
       const started = performance.now();
-      const response = await fetch(`${server.base}/api/search?q=${encodeURIComponent(searched)}`);
+      const response = await fetch(`${server.base}${searchPath()}`);
       if (response.status !== 200) throw new Error(`search answered ${response.status}`);
       await response.arrayBuffer();
       waits.push(performance.now() - started);
@@ -399,7 +408,7 @@ await withThrowawayDatabase(async (database, url) => {
     rows.splice(
       rows.findIndex((row) => row.startsWith('| GET /api/search')) + 1,
       0,
-      `| search: ${searchesInTurn} requests one at a time, ms (p50, p99) | — | ${medianMs.toFixed(1)} | ${p99Ms.toFixed(1)} | — | — | 0 | p50 ≤ ${searchMedianMs} ms | ${medianMs <= searchMedianMs ? 'yes' : 'NO'} |`,
+      `| search: ${searchesInTurn} requests one at a time (the titles in turn), ms (p50, p99) | — | ${medianMs.toFixed(1)} | ${p99Ms.toFixed(1)} | — | — | 0 | p50 ≤ ${searchMedianMs} ms | ${medianMs <= searchMedianMs ? 'yes' : 'NO'} |`,
     );
   }
   const indexed =
