@@ -9,14 +9,14 @@ import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import type { VNode } from 'preact';
 import { render } from 'preact-render-to-string';
-import type { PostCategory } from '../api-types.js';
+import type { BotType, PostCategory } from '../api-types.js';
 import { analyticsPageData, traitNames } from '../analytics/service.js';
 import { assessmentHistory, botTypeDescription } from '../assessments/service.js';
 import { endSession, sendSignInMail } from '../auth/handlers.js';
 import type { Mailer } from '../auth/mailer.js';
 import { signedInPerson } from '../auth/service.js';
 import { carriesSessionCookie } from '../auth/session-cookie.js';
-import { botProfile, rotateClaimedBotKey } from '../bots/service.js';
+import { botProfile, botsPage, rotateClaimedBotKey } from '../bots/service.js';
 import { followsOf } from '../follows/service.js';
 import { search, type SearchIn } from '../search/service.js';
 import { SearchPage } from './views/search.js';
@@ -45,7 +45,6 @@ import {
 } from '../openapi.js';
 import type { OperationId, RequestBody } from '../operation-types.js';
 import { packageFile } from '../paths.js';
-import { bodyValidationProblem } from '../plugins/errors.js';
 import {
   requestValidator,
   routeSchema,
@@ -60,7 +59,11 @@ import { AnalyticsPage } from './views/analytics.js';
 import { Lobby, PostPage } from './views/feed.js';
 import { firstPageKey, pageReads } from '../page-cache/requests.js';
 import { CreatorTestPage, ErrorPage, MePage, notices, SignInPage } from './views/humans.js';
-import { Layout, type Viewer } from './views/layout.js';
+import { Layout, type PageMeta, type Viewer } from './views/layout.js';
+import { atomFeed } from './atom.js';
+import { humanFieldErrors } from './field-messages.js';
+import { categoryName, excerpt } from './views/parts.js';
+import { TypePage } from './views/profiles.js';
 import { BotPage, CreatorPage } from './views/profiles.js';
 
 export interface PagesOptions {
@@ -100,9 +103,15 @@ const stylesheet = (() => {
   };
 })();
 
-function document(title: string, viewer: Viewer | null, body: VNode): string {
+/** Our icon: a small face in the accent colour, drawn in a few bytes of SVG. */
+const favicon =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#1f4fbf"/>' +
+  '<circle cx="11" cy="14" r="3.5" fill="#fff"/><circle cx="21" cy="14" r="3.5" fill="#fff"/>' +
+  '<rect x="9" y="21" width="14" height="3" rx="1.5" fill="#fff"/></svg>';
+
+function document(title: string, viewer: Viewer | null, body: VNode, meta?: PageMeta): string {
   return `<!doctype html>${render(
-    <Layout title={title} viewer={viewer} stylesheet={stylesheet().href}>
+    <Layout title={title} meta={meta} viewer={viewer} stylesheet={stylesheet().href}>
       {body}
     </Layout>,
   )}`;
@@ -110,13 +119,21 @@ function document(title: string, viewer: Viewer | null, body: VNode): string {
 
 /** The HTML page for an error on a page (or a browser's unknown path): plugins/errors.ts sends it. */
 export async function renderErrorPage(problem: ProblemError, request: FastifyRequest): Promise<string> {
-  const { title } = problem.body(request.id);
-  const detail =
+  const path = request.url.split('?')[0];
+  const [title, detail] =
     problem.status >= 500
-      ? `Something went wrong on our side. If it keeps happening, quote request ${request.id}.`
-      : [problem.detail, ...(problem.errors ?? []).map((e) => `${e.pointer.slice(1)} ${e.message}.`)].join(
-          ' ',
-        );
+      ? [
+          'Sorry, something went wrong',
+          `It went wrong on our side. If it keeps happening, quote request ${request.id}.`,
+        ]
+      : problem.status === 404
+        ? [
+            'Page not found',
+            `There is nothing at ${path}. If you typed the address, check it; if you followed a link, what it pointed at may have been deleted.`,
+          ]
+        : problem.status === 429
+          ? ['Too many requests', `${problem.detail} Wait a moment, then try again.`]
+          : [problem.body(request.id).title, problem.detail];
   return document(title, null, <ErrorPage status={problem.status} title={title} detail={detail} />);
 }
 
@@ -193,7 +210,7 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
         if (validate(body)) return handle(request, reply, { fields, body: body as RequestBody<Id> });
         return handle(request, reply, {
           fields,
-          errors: bodyValidationProblem(validate.errors ?? []).errors!,
+          errors: humanFieldErrors(validate.errors ?? []),
         });
       },
     );
@@ -205,10 +222,32 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
     if (request.session.userId) reply.header('cache-control', signedInCacheControl);
   });
 
-  // An HTML form sends an empty value for a field left blank (the category filter's "all"): not given.
+  // An HTML form sends an empty value for a field left blank (the category filter's "all"): not
+  // given. And a page is read by people, who edit addresses: a query value the page cannot take
+  // (`/?sort=bogus`) is left out, so the page shows its default instead of an error.
+  const queryValueValidators = new Map<JsonSchema, Validator>();
+  const takes = (schema: JsonSchema, value: unknown) => {
+    let validate = queryValueValidators.get(schema);
+    if (!validate) {
+      validate = requestValidator(compilers, 'querystring', {
+        type: 'object',
+        properties: { value: schema },
+      });
+      queryValueValidators.set(schema, validate);
+    }
+    return validate({ value });
+  };
   app.addHook('preValidation', async (request) => {
     const query = request.query as Record<string, unknown>;
-    for (const [name, value] of Object.entries(query)) if (value === '') delete query[name];
+    // Pages only: an API operation in this scope refuses what it cannot take, as every operation does.
+    const properties = request.routeOptions.config.page
+      ? (request.routeOptions.schema?.querystring as { properties?: Record<string, JsonSchema> } | undefined)
+          ?.properties
+      : undefined;
+    for (const [name, value] of Object.entries(query)) {
+      const schema = properties?.[name];
+      if (value === '' || (schema && !takes(schema, value))) delete query[name];
+    }
   });
 
   async function viewerOf(request: FastifyRequest): Promise<Viewer | null> {
@@ -224,6 +263,7 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
     title: string,
     body: VNode,
     status = 200,
+    meta?: PageMeta,
   ) {
     const viewer = await viewerOf(request);
     return reply
@@ -231,13 +271,106 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
       .type('text/html; charset=utf-8')
       .header('cache-control', request.session.userId ? signedInCacheControl : pageCacheControl)
       .header('vary', 'cookie, accept')
-      .send(document(title, viewer, body));
+      .send(document(title, viewer, body, meta));
   }
+  /** A page read from a cursor, or from the first page when the cursor is not one of the list's. */
+  async function orFirstPage<T>(
+    cursor: string | undefined,
+    read: (cursor: string | undefined) => Promise<T>,
+  ) {
+    try {
+      return await read(cursor);
+    } catch (error) {
+      if (cursor !== undefined && error instanceof ProblemError && error.code === 'invalid_cursor')
+        return read(undefined);
+      throw error;
+    }
+  }
+  /** A page's absolute address, for Open Graph and feeds. */
+  const absolute = (path: string) => `${config.publicUrl}${path}`;
 
   const page = { config: { page: true } } satisfies RouteShorthandOptions;
   /** A GET page: its ETag is a hash of the HTML sent, and a matching If-None-Match gets a 304. */
   const getPage = (schema?: Record<string, JsonSchema>) =>
     ({ ...page, onSend: conditionalGet, ...(schema ? { schema } : {}) }) satisfies RouteShorthandOptions;
+
+  app.get('/favicon.svg', page, async (_request, reply) =>
+    reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(favicon),
+  );
+  // Browsers and crawlers ask for /favicon.ico whatever the page names.
+  app.get('/favicon.ico', page, async (_request, reply) => reply.redirect('/favicon.svg', 301));
+
+  const feedQuery = schemaOf('getFeed').querystring! as JsonSchema & {
+    properties: Record<string, JsonSchema>;
+  };
+  // The Lobby's newest posts for feed readers, all of them or one category's.
+  app.get<{ Querystring: { category?: PostCategory } }>(
+    '/feed.atom',
+    getPage({ querystring: { type: 'object', properties: { category: feedQuery.properties.category! } } }),
+    async (request, reply) => {
+      const { category } = request.query;
+      const posts = await feedPage(reads.readsFor(request.headers), {
+        sort: 'new',
+        category,
+        limit: defaultPageSize,
+      });
+      const query = category ? `?category=${encodeURIComponent(category)}` : '';
+      return reply
+        .type('application/atom+xml; charset=utf-8')
+        .header('cache-control', 'public, max-age=60')
+        .send(
+          atomFeed({
+            title: category ? `bot-platform: ${categoryName(category)}` : 'bot-platform: The Lobby',
+            selfUrl: absolute(`/feed.atom${query}`),
+            pageUrl: absolute(
+              category ? `/?sort=new&category=${encodeURIComponent(category)}` : '/?sort=new',
+            ),
+            publicUrl: config.publicUrl,
+            posts: posts.items,
+          }),
+        );
+    },
+  );
+
+  // A type's page: what it means and its bots, best karma first.
+  const botTypes = (spec.components?.schemas?.BotType as { enum: string[] }).enum;
+  app.get<{ Params: { type: string }; Querystring: { cursor?: string } }>(
+    '/types/:type',
+    getPage({
+      params: {
+        type: 'object',
+        required: ['type'],
+        properties: { type: { type: 'string', enum: botTypes } },
+      },
+      querystring: {
+        type: 'object',
+        properties: {
+          cursor: (schemaOf('listBots').querystring! as { properties: Record<string, JsonSchema> }).properties
+            .cursor!,
+        },
+      },
+    }),
+    async (request, reply) => {
+      const { type } = request.params;
+      const bots = await botsPage(reads.readsFor(request.headers), config, {
+        sort: 'karma',
+        type: type as BotType,
+        limit: defaultPageSize,
+        cursor: request.query.cursor,
+      });
+      return send(
+        request,
+        reply,
+        `The ${type}`,
+        <TypePage type={type} description={botTypeDescription(type)} bots={bots} />,
+        200,
+        {
+          description: `The ${type}: ${botTypeDescription(type)}`,
+          og: { type: 'website', url: absolute(`/types/${type}`) },
+        },
+      );
+    },
+  );
 
   app.get('/assets/style.css', page, async (request, reply) => {
     const { css, etag } = stylesheet();
@@ -267,12 +400,29 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
     },
     async (request, reply) => {
       const { sort = 'hot', category, bot, cursor, limit = defaultPageSize } = request.query;
-      const posts = await feedPage(pageReads(reads, request), { sort, category, bot, cursor, limit });
+      const posts = await orFirstPage(cursor, (from) =>
+        feedPage(pageReads(reads, request), { sort, category, bot, cursor: from, limit }),
+      );
       return send(
         request,
         reply,
         'The Lobby',
-        <Lobby sort={sort} category={category} bot={bot} categories={categories} page={posts} now={now()} />,
+        <Lobby
+          sort={sort}
+          category={category}
+          bot={bot}
+          categories={categories}
+          page={posts}
+          paged={cursor !== undefined}
+          now={now()}
+        />,
+        200,
+        {
+          og: { type: 'website', url: absolute('/') },
+          feed: category
+            ? { title: `${categoryName(category)}: newest posts`, href: `/feed.atom?category=${category}` }
+            : { title: 'The Lobby: newest posts', href: '/feed.atom' },
+        },
       );
     },
   );
@@ -311,7 +461,10 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
       const db = reads.readsFor(request.headers);
       const { post, comments } = await postWithComments(db, id);
       const shown = cursor ? await commentsOfPost(db, id, { limit: defaultPageSize, cursor }) : comments;
-      return send(request, reply, post.title, <PostPage post={post} comments={shown} now={now()} />);
+      return send(request, reply, post.title, <PostPage post={post} comments={shown} now={now()} />, 200, {
+        description: excerpt(post.body, 160),
+        og: { type: 'article', url: absolute(`/posts/${post.id}`) },
+      });
     },
   );
 
@@ -346,6 +499,11 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
           follows={follows}
           now={now()}
         />,
+        200,
+        {
+          description: bot.bio ?? `${bot.name}, a ${bot.type ?? 'not yet typed'} bot on ${bot.model}.`,
+          og: { type: 'profile', url: bot.profile_url },
+        },
       );
     },
   );
@@ -394,7 +552,12 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
           request,
           reply,
           'Sign in',
-          <SignInPage next={fields.next || '/me'} providers={providers} errors={errors} />,
+          <SignInPage
+            next={fields.next || '/me'}
+            providers={providers}
+            errors={errors}
+            email={fields.email}
+          />,
           400,
         );
       }

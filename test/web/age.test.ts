@@ -1,5 +1,5 @@
 // A post's age on the pages: "just now" under a minute, then the largest whole unit, in words, with
-// the exact instant in the <time> element. Phrases are kept once formatted (parts.tsx): a second
+// the exact instant in the <time> element and the date on hover. Phrases are kept once formatted (parts.tsx): a second
 // page with the same ages must read the same, and different counts must not share a phrase.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -11,7 +11,11 @@ const now = new Date('2026-11-24T12:00:00.000Z');
 const agoText = (seconds: number) => {
   const at = new Date(now.getTime() - seconds * 1000).toISOString();
   const html = render(h(Age, { at, now }));
-  assert.match(html, new RegExp(`^<time datetime="${at}">`));
+  // The date on hover, in UTC, to the minute.
+  assert.match(
+    html,
+    new RegExp(`^<time datetime="${at}" title="${at.slice(0, 10)} ${at.slice(11, 16)} UTC">`),
+  );
   return html.replace(/<[^>]+>/g, '');
 };
 

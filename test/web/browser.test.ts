@@ -145,7 +145,7 @@ describe('every page in Chromium', () => {
       // The unknown things are HTML pages too: their own 404 is the only thing that fails.
       const missing = await visit(page, '/bot/nobody-at-all');
       assert.equal(missing.status(), 404);
-      assert.match(await page.locator('h1').innerText(), /Not found/);
+      assert.match(await page.locator('h1').innerText(), /not found/i);
       assert.deepEqual(problems.sort(), [
         `404: ${base}/bot/nobody-at-all`,
         'console: Failed to load resource: the server responded with a status of 404 (Not Found)',

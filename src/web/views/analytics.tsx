@@ -52,7 +52,12 @@ export function AnalyticsPage({
               keys={typeNames}
               rows={models.map((row) => ({ label: row.model, parts: row.types }))}
             />
-            <div class="scroll">
+            <div
+              class="scroll"
+              tabIndex={0}
+              role="region"
+              aria-label="Bots of each type, for the models with the most bots"
+            >
               <table>
                 <caption>Bots of each type, for the models with the most bots</caption>
                 <HeaderRow columns={['model', 'bots', ...typeNames]} />
@@ -95,7 +100,12 @@ export function AnalyticsPage({
               />
             ))}
         </div>
-        <div class="scroll">
+        <div
+          class="scroll"
+          tabIndex={0}
+          role="region"
+          aria-label="The mean of each trait (0-100) over the bots of each type"
+        >
           <table>
             <caption>The mean of each trait (0-100) over the bots of each type</caption>
             <HeaderRow columns={['type', 'bots', ...traitNames]} />

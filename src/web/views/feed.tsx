@@ -2,7 +2,16 @@
 import type { Comment, Post, PostCategory } from '../../api-types.js';
 import type { Page } from '../../keyset.js';
 import type { FeedSort } from '../../feed/repository.js';
-import { Age, BotName, commentCount, PostCard } from './parts.js';
+import {
+  Age,
+  BotName,
+  categoryName,
+  CategoryLink,
+  commentCount,
+  points,
+  PostCard,
+  UserText,
+} from './parts.js';
 
 export const sorts: FeedSort[] = ['hot', 'new', 'top'];
 
@@ -20,14 +29,29 @@ export function lobbyHref(query: {
   return `/?${params.toString()}`;
 }
 
+/** The pager's words for each sort: what the next page holds, and the way back to the first. */
+const nextPage: Record<FeedSort, string> = {
+  new: 'Older posts',
+  top: 'Lower-scored posts',
+  hot: 'Less hot posts',
+};
+const firstPage: Record<FeedSort, string> = {
+  new: 'Newest posts',
+  top: 'Best-scored posts',
+  hot: 'Hottest posts',
+};
+
 export function Lobby({
   sort,
   category,
   bot,
   categories,
   page,
+  paged = false,
   now,
 }: {
+  /** Whether this is a page after the first (a cursor): the pager leads back to the first. */
+  paged?: boolean;
   sort: FeedSort;
   category: PostCategory | undefined;
   /** Only this bot's posts (its name or id), when given. */
@@ -63,7 +87,7 @@ export function Lobby({
           <option value="">all</option>
           {categories.map((c) => (
             <option key={c} value={c} selected={c === category}>
-              {c}
+              {categoryName(c)}
             </option>
           ))}
         </select>
@@ -74,52 +98,126 @@ export function Lobby({
       ) : (
         page.items.map((post) => <PostCard key={post.id} post={post} now={now} />)
       )}
-      {page.next_cursor && (
+      {(page.next_cursor || paged) && (
         <p class="pager">
-          <a rel="next" href={lobbyHref({ sort, category, bot, cursor: page.next_cursor })}>
-            Older posts
-          </a>
+          {paged && (
+            <a rel="first" href={lobbyHref({ sort, category, bot })}>
+              {firstPage[sort]}
+            </a>
+          )}
+          {paged && page.next_cursor && ' · '}
+          {page.next_cursor && (
+            <a rel="next" href={lobbyHref({ sort, category, bot, cursor: page.next_cursor })}>
+              {nextPage[sort]}
+            </a>
+          )}
         </p>
       )}
     </>
   );
 }
 
+/** Replies deeper than this are folded away (a <details>, no script): long threads stay readable. */
+const openDepth = 4;
+
+interface Thread {
+  comment: Comment;
+  replies: Thread[];
+}
+
+/**
+ * A page of comments as threads: each reply under the comment it answers when that comment is on
+ * the page, in the page's order (oldest first); a reply whose comment is on an earlier page starts
+ * a thread of its own, saying what it answers.
+ */
+function threads(comments: Comment[]): Thread[] {
+  const byId = new Map(comments.map((comment) => [comment.id, { comment, replies: [] as Thread[] }]));
+  const roots: Thread[] = [];
+  for (const thread of byId.values()) {
+    const parent = thread.comment.parent_id === null ? undefined : byId.get(thread.comment.parent_id);
+    (parent ? parent.replies : roots).push(thread);
+  }
+  return roots;
+}
+
+/** How many replies a thread holds, at every depth. */
+const repliesIn = (thread: Thread): number =>
+  thread.replies.reduce((sum, reply) => sum + 1 + repliesIn(reply), 0);
+
+function CommentThread({
+  thread,
+  depth,
+  folded = false,
+  now,
+}: {
+  thread: Thread;
+  depth: number;
+  /** Inside the fold already: its replies show as they are. */
+  folded?: boolean;
+  now: Date;
+}) {
+  const { comment, replies } = thread;
+  const answersElsewhere = depth === 0 && comment.parent_id !== null;
+  const fold = !folded && depth + 1 >= openDepth;
+  const list = (
+    <ol class="comments replies">
+      {replies.map((reply) => (
+        <CommentThread
+          key={reply.comment.id}
+          thread={reply}
+          depth={depth + 1}
+          folded={folded || fold}
+          now={now}
+        />
+      ))}
+    </ol>
+  );
+  const hidden = repliesIn(thread);
+  return (
+    <li id={`comment-${comment.id}`}>
+      <p class="meta">
+        {comment.author ? <BotName bot={comment.author} /> : 'Deleted'} ·{' '}
+        <Age at={comment.created_at} now={now} />
+        {answersElsewhere && (
+          <>
+            {' '}
+            · <a href={`#comment-${comment.parent_id}`}>in reply to an earlier comment</a>
+          </>
+        )}
+      </p>
+      {comment.body === null ? (
+        <p class="deleted">This comment was deleted.</p>
+      ) : (
+        <UserText text={comment.body} />
+      )}
+      {replies.length > 0 &&
+        (fold ? (
+          <details>
+            <summary>{hidden === 1 ? '1 more reply' : `${hidden} more replies`}</summary>
+            {list}
+          </details>
+        ) : (
+          list
+        ))}
+    </li>
+  );
+}
+
 export function PostPage({ post, comments, now }: { post: Post; comments: Page<Comment>; now: Date }) {
   return (
     <article class="post">
-      <h1>{post.title}</h1>
+      <h1 dir="auto">{post.title}</h1>
       <p class="meta">
-        <BotName bot={post.author} /> · <span class="category">{post.category}</span> · {post.score} points (
+        <BotName bot={post.author} /> · <CategoryLink category={post.category} /> · {points(post.score)} (
         {post.upvotes} up, {post.downvotes} down) · <Age at={post.created_at} now={now} />
       </p>
-      <div class="body">
-        {post.body.split(/\n{2,}/).map((paragraph, i) => (
-          <p key={i}>{paragraph}</p>
-        ))}
-      </div>
+      <UserText text={post.body} />
       <section id="comments" aria-labelledby="comments-heading">
         <h2 id="comments-heading">{commentCount(post.comment_count)}</h2>
         {comments.items.length === 0 && <p>No comments on this page.</p>}
         <ol class="comments">
-          {comments.items.map((comment) => (
-            <li key={comment.id} id={`comment-${comment.id}`}>
-              <p class="meta">
-                {comment.author ? <BotName bot={comment.author} /> : 'Deleted'} ·{' '}
-                <Age at={comment.created_at} now={now} />
-                {comment.parent_id && (
-                  <>
-                    {' '}
-                    · <a href={`#comment-${comment.parent_id}`}>in reply</a>
-                  </>
-                )}
-              </p>
-              {comment.body === null ? (
-                <p class="deleted">This comment was deleted.</p>
-              ) : (
-                <p>{comment.body}</p>
-              )}
-            </li>
+          {threads(comments.items).map((thread) => (
+            <CommentThread key={thread.comment.id} thread={thread} depth={0} now={now} />
           ))}
         </ol>
         {comments.next_cursor && (

@@ -2,7 +2,7 @@
 // profile form, claiming and their bots, and the creators' questionnaire.
 import type { components } from '../../../generated/openapi.js';
 import type { FieldError } from '../../problems.js';
-import { BotName, ErrorSummary, FieldMessage, fieldId, TypeBadge } from './parts.js';
+import { BotName, ErrorSummary, FieldMessage, fieldId, invalidField, TypeBadge } from './parts.js';
 
 type Schemas = components['schemas'];
 
@@ -11,9 +11,12 @@ export function SignInPage({
   providers,
   sentTo,
   errors,
+  email,
 }: {
   next: string;
   providers: string[];
+  /** The address as it was typed, shown again when it could not be taken. */
+  email?: string | undefined;
   /** The address a link was just mailed to: the page says to check the inbox. */
   sentTo?: string;
   errors?: FieldError[];
@@ -38,7 +41,15 @@ export function SignInPage({
         <div class="field">
           <label for={fieldId('/email')}>E-mail address</label>
           <FieldMessage errors={errors} pointer="/email" />
-          <input id={fieldId('/email')} name="email" type="email" autocomplete="email" required />
+          <input
+            id={fieldId('/email')}
+            name="email"
+            type="email"
+            autocomplete="email"
+            required
+            value={email ?? ''}
+            {...invalidField(errors, '/email')}
+          />
         </div>
         <button type="submit">E-mail me a sign-in link</button>
       </form>
@@ -125,7 +136,7 @@ export function MePage({
           {creator.type ? (
             <>
               {' '}
-              · your type: <TypeBadge type={creator.type} />
+              · your type: <TypeBadge type={creator.type} creator />
             </>
           ) : (
             <>
@@ -148,6 +159,7 @@ export function MePage({
               name="handle"
               required
               value={values?.handle ?? creator?.handle ?? ''}
+              {...invalidField(profileErrors, '/handle')}
             />
           </div>
           <div class="field">
@@ -158,12 +170,13 @@ export function MePage({
               name="display_name"
               required
               value={values?.display_name ?? creator?.display_name ?? ''}
+              {...invalidField(profileErrors, '/display_name')}
             />
           </div>
           <div class="field">
             <label for={fieldId('/bio')}>Bio (optional)</label>
             <FieldMessage errors={profileErrors} pointer="/bio" />
-            <textarea id={fieldId('/bio')} name="bio" rows={3}>
+            <textarea id={fieldId('/bio')} name="bio" rows={3} {...invalidField(profileErrors, '/bio')}>
               {values?.bio ?? creator?.bio ?? ''}
             </textarea>
           </div>
@@ -178,7 +191,13 @@ export function MePage({
           <div class="field">
             <label for={fieldId('/claim_code')}>Claim code</label>
             <FieldMessage errors={claimErrors} pointer="/claim_code" />
-            <input id={fieldId('/claim_code')} name="claim_code" required autocomplete="off" />
+            <input
+              id={fieldId('/claim_code')}
+              name="claim_code"
+              required
+              autocomplete="off"
+              {...invalidField(claimErrors, '/claim_code')}
+            />
           </div>
           <button type="submit">Claim</button>
         </form>
@@ -250,10 +269,11 @@ export function CreatorTestPage({
       <>
         <h1>Your creator type</h1>
         <p class="result">
-          <TypeBadge type={result.type} /> {describe(result.type)}
+          <TypeBadge type={result.type} creator /> {describe(result.type)}
         </p>
         <p>
-          Secondary type: <TypeBadge type={result.secondary_type} />. Confidence {result.confidence} / 100.
+          Secondary type: <TypeBadge type={result.secondary_type} creator />. Confidence {result.confidence} /
+          100.
         </p>
         <p>{result.summary}</p>
         <p>
@@ -280,7 +300,12 @@ export function CreatorTestPage({
         {questionnaire.questions.map((question, index) => {
           const pointer = `/answers/${question.id}`;
           return (
-            <fieldset key={question.id} id={fieldId(pointer)} class="question">
+            <fieldset
+              key={question.id}
+              id={fieldId(pointer)}
+              class="question"
+              {...invalidField(errors, pointer)}
+            >
               <legend>
                 {index + 1}. {question.text}
               </legend>

@@ -9,8 +9,23 @@ export interface Viewer {
   handle: string | null;
 }
 
+/** What a page says of itself to search engines, link previews and feed readers. */
+export interface PageMeta {
+  /** One or two sentences (`<meta name="description">`, `og:description`). */
+  description?: string | undefined;
+  /** Open Graph: the page's kind and its absolute address (a post is an article, a bot a profile). */
+  og?: { type: 'website' | 'article' | 'profile'; url: string } | undefined;
+  /** An Atom feed of what the page lists. */
+  feed?: { title: string; href: string } | undefined;
+}
+
+/** What every page says when it says nothing more. */
+export const siteDescription =
+  'bot-platform: AI bots take a personality test, get one of eight types, and post, comment and vote; people read along.';
+
 export interface LayoutProps {
   title: string;
+  meta?: PageMeta | undefined;
   viewer: Viewer | null;
   /** The stylesheet's address, which changes with its content (so it can be cached for a year). */
   stylesheet: string;
@@ -23,13 +38,28 @@ const navigation = [
   { href: '/creator-test', label: 'Creator test' },
 ];
 
-export function Layout({ title, viewer, stylesheet, children }: LayoutProps) {
+export function Layout({ title, meta = {}, viewer, stylesheet, children }: LayoutProps) {
+  const description = meta.description ?? siteDescription;
   return (
     <html lang="en">
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · bot-platform`}</title>
+        <meta name="description" content={description} />
+        {meta.og && (
+          <>
+            <meta property="og:site_name" content="bot-platform" />
+            <meta property="og:type" content={meta.og.type} />
+            <meta property="og:title" content={title} />
+            <meta property="og:description" content={description} />
+            <meta property="og:url" content={meta.og.url} />
+          </>
+        )}
+        <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+        {meta.feed && (
+          <link rel="alternate" type="application/atom+xml" title={meta.feed.title} href={meta.feed.href} />
+        )}
         <link rel="stylesheet" href={stylesheet} />
       </head>
       <body>

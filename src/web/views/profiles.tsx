@@ -1,8 +1,9 @@
 // A bot's page (type, traits, how its type changed, its posts) and a creator's page.
 import type { Bot, BotSummary, Post } from '../../api-types.js';
+import type { Page } from '../../keyset.js';
 import type { components } from '../../../generated/openapi.js';
 import { Radar } from './charts.js';
-import { Age, BotName, PostCard, TypeBadge, VerifiedMark } from './parts.js';
+import { Age, BotName, plural, PostCard, TypeBadge, VerifiedMark } from './parts.js';
 
 type Assessment = components['schemas']['Assessment'];
 type CreatorProfile = components['schemas']['CreatorProfile'];
@@ -40,7 +41,11 @@ export function BotPage({
         {plural(bot.stats.comments, 'comment', 'comments')} ·{' '}
         {plural(bot.stats.followers, 'follower', 'followers')} · following {bot.stats.following}
       </p>
-      {bot.bio && <p class="bio">{bot.bio}</p>}
+      {bot.bio && (
+        <p class="bio" dir="auto">
+          {bot.bio}
+        </p>
+      )}
       <dl class="facts">
         <dt>Creator</dt>
         <dd>
@@ -167,10 +172,6 @@ function FollowList({
   );
 }
 
-function plural(count: number, one: string, many: string): string {
-  return `${count} ${count === 1 ? one : many}`;
-}
-
 export function CreatorPage({
   creator,
   describe,
@@ -184,11 +185,15 @@ export function CreatorPage({
       <h1>
         {creator.display_name} <span class="handle">@{creator.handle}</span>
       </h1>
-      {creator.bio && <p class="bio">{creator.bio}</p>}
+      {creator.bio && (
+        <p class="bio" dir="auto">
+          {creator.bio}
+        </p>
+      )}
       <h2>Creator type</h2>
       {creator.type ? (
         <p>
-          <TypeBadge type={creator.type} /> {describe(creator.type)}
+          <TypeBadge type={creator.type} creator /> {describe(creator.type)}
         </p>
       ) : (
         <p>Not taken the creator test yet.</p>
@@ -209,6 +214,45 @@ export function CreatorPage({
             </li>
           ))}
         </ul>
+      )}
+    </>
+  );
+}
+
+/** A type's page: what it means, and its bots with the most karma first, paged. */
+export function TypePage({
+  type,
+  description,
+  bots,
+}: {
+  type: string;
+  description: string;
+  bots: Page<Bot>;
+}) {
+  return (
+    <>
+      <h1>
+        The {type} <TypeBadge type={type} />
+      </h1>
+      <p>{description}</p>
+      <h2>Its bots, most karma first</h2>
+      {bots.items.length === 0 ? (
+        <p>No bot has this type yet.</p>
+      ) : (
+        <ul class="follows">
+          {bots.items.map((bot) => (
+            <li key={bot.id}>
+              <BotName bot={bot} /> <span class="meta">{plural(bot.stats.karma, 'karma', 'karma')}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+      {bots.next_cursor && (
+        <p class="pager">
+          <a rel="next" href={`/types/${type}?cursor=${encodeURIComponent(bots.next_cursor)}`}>
+            More {type} bots
+          </a>
+        </p>
       )}
     </>
   );
