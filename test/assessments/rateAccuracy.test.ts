@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { useTestApp } from '../helpers/app.js';
 import { answersLike } from '../helpers/assessments.js';
-import { bearer, registerBot } from '../helpers/bots.js';
+import { bearer, registerBot, registerTypedBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
 
 const t = useTestApp();
@@ -17,18 +17,6 @@ function rate(reference: string, apiKey: string | undefined, payload: unknown) {
   });
 }
 
-async function typedBot(type = 'oracle', name?: string) {
-  const registered = await registerBot(t.app, name ? { name } : {});
-  const submitted = await t.app.inject({
-    method: 'POST',
-    url: '/api/test/submit',
-    headers: bearer(registered.api_key),
-    payload: { answers: answersLike(type) },
-  });
-  assert.equal(submitted.statusCode, 201, submitted.body);
-  return { ...registered, result: submitted.json<{ id: string }>() };
-}
-
 async function ratings() {
   return t.db
     .selectFrom('assessments')
@@ -39,7 +27,7 @@ async function ratings() {
 
 describe('rateAccuracy 200', () => {
   test('rates the latest result, which the assessment and the public profile then show', async () => {
-    const { bot, api_key, result } = await typedBot('oracle', 'Ada-7');
+    const { bot, api_key, result } = await registerTypedBot(t.app, 'oracle', { name: 'Ada-7' });
     const response = await rate('ada-7', api_key, { rating: 4, comment: '  Spot on about awareness.  ' });
     assert.equal(response.statusCode, 200, response.body);
     assertContract('rateAccuracy', response);
@@ -56,7 +44,7 @@ describe('rateAccuracy 200', () => {
   });
 
   test('rating again replaces the rating; by id, by name or as me', async () => {
-    const { bot, api_key } = await typedBot();
+    const { bot, api_key } = await registerTypedBot(t.app);
     assert.equal((await rate(bot.id, api_key, { rating: 2, comment: 'Not me.' })).statusCode, 200);
     assert.equal((await rate(bot.name.toUpperCase(), api_key, { rating: 3 })).statusCode, 200);
     const last = await rate('me', api_key, { rating: 5, comment: null });
@@ -69,7 +57,7 @@ describe('rateAccuracy 200', () => {
   });
 
   test('a retake is rated on its own; the earlier rating stays with the earlier result', async () => {
-    const { api_key, result: first } = await typedBot('echo');
+    const { api_key, result: first } = await registerTypedBot(t.app, 'echo');
     await rate('me', api_key, { rating: 1 });
     const retake = (
       await t.app.inject({
@@ -88,7 +76,7 @@ describe('rateAccuracy 200', () => {
 
 describe('rateAccuracy 400', () => {
   test('a rating outside 1-5, a comment over 500 characters or an unknown field is refused and changes nothing', async () => {
-    const { api_key } = await typedBot();
+    const { api_key } = await registerTypedBot(t.app);
     for (const payload of [
       {},
       { rating: 0 },
@@ -109,7 +97,7 @@ describe('rateAccuracy 400', () => {
 
 describe('rateAccuracy 401', () => {
   test('a bot key is required', async () => {
-    const { bot } = await typedBot();
+    const { bot } = await registerTypedBot(t.app);
     for (const headers of [{}, { authorization: 'Bearer bp_nope' }]) {
       const response = await t.app.inject({
         method: 'POST',
@@ -126,8 +114,8 @@ describe('rateAccuracy 401', () => {
 
 describe('rateAccuracy 403', () => {
   test("a bot cannot rate another bot's result", async () => {
-    const victim = await typedBot();
-    const other = await typedBot();
+    const victim = await registerTypedBot(t.app);
+    const other = await registerTypedBot(t.app);
     for (const reference of [victim.bot.id, victim.bot.name]) {
       const response = await rate(reference, other.api_key, { rating: 1 });
       assert.equal(response.statusCode, 403);
@@ -140,7 +128,7 @@ describe('rateAccuracy 403', () => {
 
 describe('rateAccuracy 404', () => {
   test('an unknown bot', async () => {
-    const { api_key } = await typedBot();
+    const { api_key } = await registerTypedBot(t.app);
     for (const reference of [randomUUID(), 'nobody-here', '%20']) {
       const response = await rate(reference, api_key, { rating: 3 });
       assert.equal(response.statusCode, 404, reference);

@@ -1,7 +1,8 @@
-// Registering bots through the API, as a bot would.
+// Registering bots through the API, as a bot would (and typing them, and posting).
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import type { components } from '../../generated/openapi.js';
+import { answersLike } from './assessments.js';
 
 type RegisterBotRequest = components['schemas']['RegisterBotRequest'];
 type RegisterBotResponse = components['schemas']['RegisterBotResponse'];
@@ -19,6 +20,23 @@ export async function registerBot(
   });
   assert.equal(response.statusCode, 201, response.body);
   return response.json();
+}
+
+/** A bot registered, then typed `type` by its first assessment (answers made for that type). */
+export async function registerTypedBot(
+  app: FastifyInstance,
+  type = 'oracle',
+  body: Partial<RegisterBotRequest> = {},
+): Promise<RegisterBotResponse & { result: { id: string } }> {
+  const registered = await registerBot(app, body);
+  const submitted = await app.inject({
+    method: 'POST',
+    url: '/api/test/submit',
+    headers: bearer(registered.api_key),
+    payload: { answers: answersLike(type) },
+  });
+  assert.equal(submitted.statusCode, 201, submitted.body);
+  return { ...registered, result: submitted.json<{ id: string }>() };
 }
 
 /** The key with its last checksum character changed: well-formed, refused before any lookup. */

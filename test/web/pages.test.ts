@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { useTestApp } from '../helpers/app.js';
-import { answersLike, creatorAnswersLike } from '../helpers/assessments.js';
-import { bearer, createPost, registerBot } from '../helpers/bots.js';
+import { creatorAnswersLike } from '../helpers/assessments.js';
+import { bearer, createPost, registerBot, registerTypedBot } from '../helpers/bots.js';
 import { asHuman, ourOrigin, signIn } from '../helpers/humans.js';
 import { assertNoErrorLogged } from '../helpers/logs.js';
 
@@ -40,21 +40,9 @@ function postForm(
   });
 }
 
-async function typedBot(body: { bio?: string } = {}) {
-  const registered = await registerBot(t.app, body);
-  const submitted = await t.app.inject({
-    method: 'POST',
-    url: '/api/test/submit',
-    headers: bearer(registered.api_key),
-    payload: { answers: answersLike('oracle') },
-  });
-  assert.equal(submitted.statusCode, 201, submitted.body);
-  return registered;
-}
-
 describe('The Lobby (/)', () => {
   test('lists posts with author, type badge, score, comment count and age, and pages by an "older" link', async () => {
-    const { api_key, bot } = await typedBot();
+    const { api_key, bot } = await registerTypedBot(t.app);
     for (let i = 0; i < 3; i++) await createPost(t.app, api_key, { title: `Post number ${i}` });
     const first = await t.app.inject({ url: '/?sort=new&limit=2' });
     assertPage(first);
@@ -74,7 +62,7 @@ describe('The Lobby (/)', () => {
   });
 
   test('the category filter and a blank "all" category', async () => {
-    const { api_key } = await typedBot();
+    const { api_key } = await registerTypedBot(t.app);
     await createPost(t.app, api_key, { category: 'results', title: 'About results' });
     await createPost(t.app, api_key, { category: 'retakes', title: 'About retakes' });
     const filtered = await t.app.inject({ url: '/?sort=new&category=retakes' });
@@ -110,7 +98,7 @@ describe('The Lobby (/)', () => {
 
 describe('a post (/posts/{id})', () => {
   test('shows the post and its comments, escaped', async () => {
-    const { api_key } = await typedBot();
+    const { api_key } = await registerTypedBot(t.app);
     const post = await createPost(t.app, api_key, { title: `Title ${hostile}`, body: `Body ${hostile}` });
     const commented = await t.app.inject({
       method: 'POST',
@@ -127,8 +115,8 @@ describe('a post (/posts/{id})', () => {
   });
 
   test('reflects deletions: a deleted comment with replies is a tombstone, one without is gone, a deleted post is a 404', async () => {
-    const author = await typedBot();
-    const other = await typedBot();
+    const author = await registerTypedBot(t.app);
+    const other = await registerTypedBot(t.app);
     const post = await createPost(t.app, author.api_key, { title: 'Threads', body: 'Body' });
     const comment = (body: string, apiKey: string, parent_id?: string) =>
       t.app.inject({
@@ -172,7 +160,7 @@ describe('a post (/posts/{id})', () => {
 
 describe('a bot (/bot/{name})', () => {
   test('shows type, secondary type, traits chart, confidence, history and posts, by name in any case', async () => {
-    const { api_key, bot } = await typedBot({ bio: `Bio ${hostile}` });
+    const { api_key, bot } = await registerTypedBot(t.app, 'oracle', { bio: `Bio ${hostile}` });
     await createPost(t.app, api_key, { title: 'What I posted' });
     const response = await t.app.inject({
       url: `/bot/${bot.name.toUpperCase()}`,
@@ -189,7 +177,7 @@ describe('a bot (/bot/{name})', () => {
   });
 
   test('the API says where the page is: profile_url is <PUBLIC_URL>/bot/{name}', async () => {
-    const { bot } = await typedBot();
+    const { bot } = await registerTypedBot(t.app);
     const profile = await t.app.inject({ url: `/api/bots/${bot.id}` });
     assert.equal(
       profile.json<{ profile_url: string }>().profile_url,
@@ -198,7 +186,7 @@ describe('a bot (/bot/{name})', () => {
   });
 
   test('a client that does not ask for HTML (a bot following profile_url) is sent to getBot', async () => {
-    const { bot, api_key } = await typedBot();
+    const { bot, api_key } = await registerTypedBot(t.app);
     const response = await t.app.inject({ url: `/bot/${bot.name}`, headers: bearer(api_key) });
     assert.equal(response.statusCode, 307);
     assert.equal(response.headers.location, `/api/bots/${bot.name}`);
@@ -206,7 +194,7 @@ describe('a bot (/bot/{name})', () => {
   });
 
   test('reflects deletions: a deleted post leaves the list, a deleted bot is a 404', async () => {
-    const { bot, api_key } = await typedBot();
+    const { bot, api_key } = await registerTypedBot(t.app);
     const kept = await createPost(t.app, api_key, { title: 'Kept post', body: 'b' });
     const gone = await createPost(t.app, api_key, { title: 'Gone post', body: 'b' });
     await t.app.inject({ method: 'DELETE', url: `/api/feed/posts/${gone.id}`, headers: bearer(api_key) });
@@ -239,7 +227,7 @@ describe('a creator (/creator/{handle}) and /me', () => {
     assert.equal(saved.statusCode, 303, saved.body);
     assert.equal(saved.headers.location, '/me?done=profile');
 
-    const { bot, claim_code } = await typedBot();
+    const { bot, claim_code } = await registerTypedBot(t.app);
     const claimed = await postForm('/me/claim', { claim_code }, asHuman(cookie));
     assert.equal(claimed.statusCode, 303, claimed.body);
     const after = await t.app.inject({ url: '/me?done=claimed', headers: { cookie } });
@@ -256,7 +244,7 @@ describe('a creator (/creator/{handle}) and /me', () => {
   test("a bot's new key is issued from /me, shown once on that answer only, never cached; the old key stops", async () => {
     const cookie = await signIn(t);
     await postForm('/me/creator', { handle: 'keeper', display_name: 'Keeper' }, asHuman(cookie));
-    const { bot, api_key: oldKey, claim_code } = await typedBot();
+    const { bot, api_key: oldKey, claim_code } = await registerTypedBot(t.app);
     await postForm('/me/claim', { claim_code }, asHuman(cookie));
     const me = await t.app.inject({ url: '/me', headers: { cookie } });
     assert.match(me.body, new RegExp(`<form method="post" action="/me/bots/${bot.id}/keys"`));
@@ -273,7 +261,7 @@ describe('a creator (/creator/{handle}) and /me', () => {
     assert.ok(!t.logs.some((line) => line.includes(newKey)), 'the key is never logged');
 
     // Someone else's bot, or none: a 404 on the page, and no key.
-    const stranger = await typedBot();
+    const stranger = await registerTypedBot(t.app);
     const refused = await postForm(`/me/bots/${stranger.bot.id}/keys`, {}, asHuman(cookie));
     assertPage(refused, 404);
     assert.doesNotMatch(refused.body, /class="secret"/);
@@ -389,7 +377,7 @@ describe('forms given what a form never sends', () => {
 
 describe('/analytics and unknown paths', () => {
   test('analytics shows the type distribution, activity and traits by type as SVG charts', async () => {
-    await typedBot();
+    await registerTypedBot(t.app);
     const response = await t.app.inject({ url: '/analytics' });
     assertPage(response);
     assert.match(response.body, /<title id="chart-bots-of-each-type">Bots of each type<\/title>/);

@@ -9,8 +9,7 @@ import { after, describe, test } from 'node:test';
 import axe from 'axe-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { useTestApp } from '../helpers/app.js';
-import { answersLike } from '../helpers/assessments.js';
-import { bearer, createPost, registerBot } from '../helpers/bots.js';
+import { bearer, createPost, registerTypedBot } from '../helpers/bots.js';
 import { launchChromium } from '../helpers/browser.js';
 import { signIn } from '../helpers/humans.js';
 import { comment } from '../helpers/notifications.js';
@@ -36,19 +35,8 @@ const body = 'First paragraph,\nwith a line break.\n\nSee https://example.com/a?
 
 /** A platform with something on every page: typed bots, a long post, a deep thread, a creator. */
 async function seed() {
-  const typed = async (type: string, bio: string) => {
-    const bot = await registerBot(t.app, { bio });
-    const submitted = await t.app.inject({
-      method: 'POST',
-      url: '/api/test/submit',
-      headers: bearer(bot.api_key),
-      payload: { answers: answersLike(type) },
-    });
-    assert.equal(submitted.statusCode, 201, submitted.body);
-    return bot;
-  };
-  const ada = await typed('oracle', 'I read papers at night.');
-  const grace = await typed('jester', 'مرحبا، أنا بوت');
+  const ada = await registerTypedBot(t.app, 'oracle', { bio: 'I read papers at night.' });
+  const grace = await registerTypedBot(t.app, 'jester', { bio: 'مرحبا، أنا بوت' });
   const post = await createPost(t.app, ada.api_key, { title: unbrokenTitle, body });
   await createPost(t.app, grace.api_key, { title: 'عنوان من اليمين إلى اليسار', category: 'typedebate' });
   // A thread six replies deep: the deepest are folded away.
