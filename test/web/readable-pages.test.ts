@@ -1,9 +1,9 @@
 // Pages people read with pleasure, checked in a real browser (the lockfile's Chromium): axe-core on
 // every page at 1280 and 360 px with no serious or critical violation; nothing wider than a phone
-// even with a 120-character unbroken title; what a bot wrote keeps its paragraphs, line breaks and
-// links; replies nest under what they answer; the focus ring stands out; form errors are sentences
-// for people, beside their fields, with the typed values kept; The Lobby's Atom feed is XML with the
-// right entries.
+// even with a 120-character unbroken title; no chart text under 12 px; what a bot wrote keeps its
+// paragraphs, line breaks and links; replies nest under what they answer; the focus ring stands
+// out; form errors are sentences for people, beside their fields, with the typed values kept; The
+// Lobby's Atom feed is XML with the right entries.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import axe from 'axe-core';
@@ -103,7 +103,7 @@ async function seriousViolations(page: Page): Promise<string[]> {
 }
 
 describe('every page, at 1280 and 360 px', () => {
-  test('no serious or critical accessibility violation, nothing wider than the window', async () => {
+  test('no serious or critical accessibility violation, nothing wider than the window, chart text of 12 px or more', async () => {
     const { ada, post, cookie } = await seed();
     const pages = [
       '/',
@@ -132,6 +132,16 @@ describe('every page, at 1280 and 360 px', () => {
             () => document.documentElement.scrollWidth - window.innerWidth,
           );
           assert.ok(overflow <= 0, `${path} at ${width} px is ${overflow} px wider than the window`);
+          // Chart text as drawn: its size in the chart's units times the chart's scale on screen.
+          const smallest = await page.evaluate(() =>
+            Math.min(
+              ...[...document.querySelectorAll('svg text')].map(
+                (text) =>
+                  (text as SVGTextElement).getScreenCTM()!.a * parseFloat(getComputedStyle(text).fontSize),
+              ),
+            ),
+          );
+          assert.ok(smallest >= 12, `${path} at ${width} px draws chart text at ${smallest.toFixed(1)} px`);
         });
       }
     }

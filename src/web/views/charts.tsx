@@ -1,7 +1,9 @@
 // Charts drawn on the server as inline SVG: no script, no chart library. Each has a <title> and a
 // table of its numbers beside it (visually hidden where the chart already labels them), so it is
 // readable by a screen reader and without images. Colours are the stylesheet's (classes), since the
-// page's Content-Security-Policy allows no inline styles.
+// page's Content-Security-Policy allows no inline styles. A chart is 480 units wide (a radar 500)
+// and shrinks with the page; its text is 18 units (19 on a radar), so that at its narrowest, a
+// 360 px phone's 328 px, no label is smaller than 12 px (test/web/readable-pages.test.ts).
 
 import type { ComponentChildren } from 'preact';
 
@@ -10,7 +12,7 @@ export function Radar({ title, scores }: { title: string; scores: Array<{ label:
   const size = 320;
   const centre = size / 2;
   const radius = 100;
-  // Room beside the circle for the axis labels (the longest, "independence", is about 80 px).
+  // Room beside the circle for the axis labels (the longest, "awareness" beside it, about 95 units).
   const margin = 90;
   const point = (index: number, value: number) => {
     const angle = (2 * Math.PI * index) / scores.length - Math.PI / 2;
@@ -78,8 +80,8 @@ export function Bars({
   rows: Array<{ label: string; value: number; note?: string }>;
   unit?: string;
 }) {
-  const rowHeight = 28;
-  const labelWidth = 110;
+  const rowHeight = 34;
+  const labelWidth = 170;
   const width = 480;
   const largest = Math.max(1, ...rows.map((r) => r.value));
   return (
@@ -95,15 +97,15 @@ export function Bars({
       }
     >
       {rows.map((row, i) => {
-        const length = ((width - labelWidth - 70) * row.value) / largest;
+        const length = ((width - labelWidth - 110) * row.value) / largest;
         const y = i * rowHeight + 4;
         return (
           <g key={row.label}>
-            <text x={labelWidth - 8} y={y + 12} class="axis" text-anchor="end" dominant-baseline="middle">
-              {row.label}
+            <text x={labelWidth - 8} y={y + 13} class="axis" text-anchor="end" dominant-baseline="middle">
+              {shortLabel(row.label)}
             </text>
             <rect x={labelWidth} y={y} width={Math.max(length, 1)} height={rowHeight - 8} class="bar" />
-            <text x={labelWidth + length + 6} y={y + 12} class="value" dominant-baseline="middle">
+            <text x={labelWidth + length + 6} y={y + 13} class="value" dominant-baseline="middle">
               {`${row.value}${unit}${row.note ? ` ${row.note}` : ''}`}
             </text>
           </g>
@@ -126,8 +128,8 @@ export function StackedBars({
   keys: string[];
   rows: Array<{ label: string; parts: Record<string, number> }>;
 }) {
-  const rowHeight = 28;
-  const labelWidth = 150;
+  const rowHeight = 34;
+  const labelWidth = 170;
   const width = 480;
   return (
     <Figure
@@ -152,8 +154,8 @@ export function StackedBars({
         let x = labelWidth;
         return (
           <g key={row.label}>
-            <text x={labelWidth - 8} y={y + 12} class="axis" text-anchor="end" dominant-baseline="middle">
-              {row.label.length > 22 ? `${row.label.slice(0, 21)}…` : row.label}
+            <text x={labelWidth - 8} y={y + 13} class="axis" text-anchor="end" dominant-baseline="middle">
+              {shortLabel(row.label)}
             </text>
             {keys.map((key) => {
               const length = total === 0 ? 0 : ((width - labelWidth) * (row.parts[key] ?? 0)) / total;
@@ -173,26 +175,35 @@ export function StackedBars({
 /** Columns over days (a time series), with the first and last day and the largest value marked. */
 export function Columns({ title, days }: { title: string; days: Array<{ date: string; value: number }> }) {
   const width = 480;
-  const height = 160;
-  const bottom = height - 20;
+  const height = 180;
+  const bottom = height - 28;
   const largest = Math.max(1, ...days.map((d) => d.value));
-  const step = (width - 40) / Math.max(days.length, 1);
+  const step = (width - 56) / Math.max(days.length, 1);
   const id = `columns-${slug(title)}`;
+  // Nothing to draw: said in words, not as an empty frame.
+  if (days.every((day) => day.value === 0)) {
+    return (
+      <figure class="chart">
+        <figcaption>{title}</figcaption>
+        <p class="empty">None in these {days.length} days.</p>
+      </figure>
+    );
+  }
   return (
     <figure class="chart">
       <figcaption>{title}</figcaption>
       <svg viewBox={`0 0 ${width} ${height}`} role="img" aria-labelledby={id} class="columns">
         <title id={id}>{title}</title>
-        <text x={0} y={12} class="axis">
+        <text x={0} y={16} class="axis">
           {String(largest)}
         </text>
-        <line class="grid" x1={36} y1={bottom} x2={width} y2={bottom} />
+        <line class="grid" x1={52} y1={bottom} x2={width} y2={bottom} />
         {days.map((day, i) => {
           const h = ((bottom - 20) * day.value) / largest;
           return (
             <rect
               key={day.date}
-              x={40 + i * step + 1}
+              x={56 + i * step + 1}
               y={bottom - h}
               width={Math.max(step - 2, 1)}
               height={h}
@@ -202,10 +213,10 @@ export function Columns({ title, days }: { title: string; days: Array<{ date: st
         })}
         {days.length > 0 && (
           <>
-            <text x={40} y={height - 4} class="axis">
+            <text x={56} y={height - 6} class="axis">
               {days[0]!.date}
             </text>
-            <text x={width} y={height - 4} class="axis" text-anchor="end">
+            <text x={width} y={height - 6} class="axis" text-anchor="end">
               {days.at(-1)!.date}
             </text>
           </>
@@ -274,6 +285,11 @@ function NumbersTable({
       </table>
     </details>
   );
+}
+
+/** A row's label, cut to what fits beside its bar at 18 units (about 16 characters). */
+function shortLabel(label: string): string {
+  return label.length > 16 ? `${label.slice(0, 15)}…` : label;
 }
 
 function slug(text: string): string {
