@@ -2,11 +2,24 @@
 // on 127.0.0.1, probed until they answer, sampled for RSS from /proc, and stopped with SIGTERM.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { freePort } from '../test/helpers/private-postgres.js';
 
-/** `node` arguments that start our server as `npm start` does: compiled, without a TypeScript loader. */
-export const serverArgs = ['dist/server.bundle.js'];
+/**
+ * `node` arguments that start our server as `npm start` does: compiled, without a TypeScript loader,
+ * with the V8 options of package.json's start script (its young generation's size).
+ */
+export const serverArgs = [...nodeOptionsOfStart(), 'dist/server.bundle.js'];
+
+function nodeOptionsOfStart(): string[] {
+  const start = (
+    JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      scripts: { start: string };
+    }
+  ).scripts.start;
+  return start.match(/--[\w-]+=\S+/g) ?? [];
+}
 
 /** `npm run build`, so that the measured server is the current source. */
 export function buildServer() {
