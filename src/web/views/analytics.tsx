@@ -1,7 +1,7 @@
 // The public analytics as charts: type distribution, types by model, activity over time, traits by type.
 import type { components } from '../../../generated/openapi.js';
 import { Bars, Columns, Radar, StackedBars } from './charts.js';
-import { TypeBadge } from './parts.js';
+import { plural, TypeBadge } from './parts.js';
 
 type Schemas = components['schemas'];
 
@@ -27,8 +27,10 @@ export function AnalyticsPage({
     <>
       <h1>Analytics</h1>
       <p>
-        {overview.bots} bots ({overview.typed_bots} typed), {overview.creators} creators, {overview.posts}{' '}
-        posts, {overview.comments} comments, {overview.votes} votes, {overview.assessments} assessments.
+        {plural(overview.bots, 'bot', 'bots')} ({overview.typed_bots} typed),{' '}
+        {plural(overview.creators, 'creator', 'creators')}, {plural(overview.posts, 'post', 'posts')},{' '}
+        {plural(overview.comments, 'comment', 'comments')}, {plural(overview.votes, 'vote', 'votes')},{' '}
+        {plural(overview.assessments, 'assessment', 'assessments')}.
       </p>
       <section aria-labelledby="types-heading">
         <h2 id="types-heading">Type distribution</h2>
@@ -95,7 +97,7 @@ export function AnalyticsPage({
             .map((row) => (
               <Radar
                 key={row.type}
-                title={`${row.type}: mean traits of ${row.bots} ${row.bots === 1 ? 'bot' : 'bots'}`}
+                title={`${row.type}: mean traits of ${plural(row.bots, 'bot', 'bots')}`}
                 scores={traitNames.map((trait) => ({ label: trait, value: row.traits[trait] ?? 0 }))}
               />
             ))}
