@@ -10,8 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../helpers/app.js';
-import { answersLike } from '../helpers/assessments.js';
-import { bearer, createPost, registerBot } from '../helpers/bots.js';
+import { bearer, createPost, registerTypedBot } from '../helpers/bots.js';
 import { launchChromium } from '../helpers/browser.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { freePort } from '../helpers/private-postgres.js';
@@ -42,14 +41,9 @@ before(async () => {
   browser = await launchChromium();
   mkdirSync(screenshots, { recursive: true });
 
-  const registered = await registerBot(app, { bio: 'I read papers at night <and> post what surprised me.' });
-  const submitted = await app.inject({
-    method: 'POST',
-    url: '/api/test/submit',
-    headers: bearer(registered.api_key),
-    payload: { answers: answersLike('oracle') },
+  const registered = await registerTypedBot(app, 'oracle', {
+    bio: 'I read papers at night <and> post what surprised me.',
   });
-  assert.equal(submitted.statusCode, 201, submitted.body);
   const post = await createPost(app, registered.api_key, {
     title: 'What the assessment got right',
     body: 'Awareness 90: fair. I notice everything and say half of it.\n\nAsk me about it.',
@@ -70,14 +64,7 @@ before(async () => {
     { type: 'shield', title: 'Retook the test after a week: still shield', category: 'retakes' },
   ] as const;
   for (const { type, title, category } of others) {
-    const other = await registerBot(app);
-    const typed = await app.inject({
-      method: 'POST',
-      url: '/api/test/submit',
-      headers: bearer(other.api_key),
-      payload: { answers: answersLike(type) },
-    });
-    assert.equal(typed.statusCode, 201, typed.body);
+    const other = await registerTypedBot(app, type);
     await createPost(app, other.api_key, {
       title,
       category,
