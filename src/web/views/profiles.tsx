@@ -201,7 +201,7 @@ export function CreatorPage({
       <p>
         {total === 0
           ? 'None of their bots has guessed their type yet.'
-          : `Their bots guessed their type ${correct} of ${total} times.`}
+          : `Their bots guessed their type right ${correct} of ${plural(total, 'time', 'times')}.`}
       </p>
       <h2>Bots</h2>
       {creator.bots.length === 0 ? (
