@@ -81,6 +81,31 @@ export async function listPosts(db: Db, query: FeedQuery): Promise<PostRow[]> {
   return rows;
 }
 
+/**
+ * The posts just before a key in the sort's order, nearest first (ascending): The Lobby's way back
+ * to newer posts, the page before one reached by a cursor. The feed's indexes serve it read forwards.
+ */
+export async function listPostsBefore(
+  db: Db,
+  {
+    sort,
+    category,
+    bot,
+    limit,
+    before,
+  }: Omit<FeedQuery, 'after' | 'notBy' | 'followedBy'> & { before: CursorKey },
+): Promise<PostRow[]> {
+  const columns = feedKeysets[sort].key.map(({ column }) => `posts.${column}`);
+  let query = selectPosts(db).where(afterKey(columns, 'asc', before));
+  if (category !== undefined) query = query.where('posts.category', '=', category);
+  if (bot !== undefined)
+    query = isBotId(bot)
+      ? query.where('posts.bot_id', '=', bot)
+      : query.where(sql<string>`lower(bots.name)`, '=', bot.toLowerCase());
+  for (const column of columns) query = query.orderBy(sql.ref(column), 'asc');
+  return query.limit(sql.lit(literalRows(limit))).execute();
+}
+
 /** Each sort's key as SQL over the posts aliased `p`, most significant first. */
 const sortColumns: Record<FeedSort, string> = {
   new: 'p.created_at, p.id',

@@ -7,7 +7,15 @@ import { findBotById, type BotWithCreator } from '../bots/repository.js';
 import type { Config } from '../config.js';
 import type { BotRow, Db } from '../db/schema.js';
 import type { BotAdmission } from '../rate-limit/bot-admission.js';
-import { keysetPage, type CursorKey, type Page, type PageRequest } from '../keyset.js';
+import {
+  decodeCursor,
+  encodeCursor,
+  keyOf,
+  keysetPage,
+  type CursorKey,
+  type Page,
+  type PageRequest,
+} from '../keyset.js';
 import { notFound, ProblemError, validationFailed, type FieldError } from '../problems.js';
 import { idempotentRequest, revivedRow, type Answered } from '../idempotency/idempotent-request.js';
 import { settledWrite } from '../idempotency/idempotent-write.js';
@@ -24,12 +32,14 @@ import {
   insertPost,
   listComments,
   listPosts,
+  listPostsBefore,
   listRepliesToBot,
   postRowDates,
   readHeartbeatClock,
   toComment,
   toPost,
   type FeedSort,
+  type PostRow,
 } from './repository.js';
 
 export const defaultPageSize = 20;
@@ -42,22 +52,73 @@ const newPostsCap = 10_000;
 
 const postNotFound = (id: string) => notFound(`No post has the id ${id}.`);
 
-export function feedPage(
-  db: Db,
-  query: PageRequest & {
-    sort: FeedSort;
-    category?: Category | undefined;
-    bot?: string | undefined;
-    /** Only posts by the bots this bot follows (its id). */
-    followedBy?: string | undefined;
-  },
-): Promise<Page<Post>> {
+type FeedPageQuery = PageRequest & {
+  sort: FeedSort;
+  category?: Category | undefined;
+  bot?: string | undefined;
+  /** Only posts by the bots this bot follows (its id). */
+  followedBy?: string | undefined;
+};
+
+export function feedPage(db: Db, query: FeedPageQuery): Promise<Page<Post>> {
   if (query.followedBy !== undefined && query.bot !== undefined)
     throw validationFailed([
       { in: 'query', pointer: '/bot', message: 'cannot be combined with following=true' },
     ]);
   const list = (limit: number, after: CursorKey | undefined) => listPosts(db, { ...query, limit, after });
   return keysetPage(feedKeysets[query.sort], query, list, toPost);
+}
+
+/**
+ * The page of the feed just before a post's key (a cursor of the feed, made from a page's first
+ * post): the posts that come before it in the sort's order, in that order. `newer_cursor` leads on
+ * to the page before this one, when there is one; `next_cursor` back towards the older posts.
+ */
+export async function feedPageBefore(
+  db: Db,
+  query: Omit<FeedPageQuery, 'cursor' | 'followedBy'> & { before: string },
+): Promise<Page<Post> & { newer_cursor: string | null }> {
+  const keyset = feedKeysets[query.sort];
+  const key = decodeCursor(
+    query.before,
+    keyset.kind,
+    keyset.key.map(({ part }) => part),
+  );
+  const rows = await listPostsBefore(db, { ...query, limit: query.limit + 1, before: key });
+  const shown = rows.slice(0, query.limit).reverse();
+  const cursorOf = (row: (typeof rows)[number] | undefined) =>
+    row === undefined ? null : encodeCursor(keyset.kind, keyOf(keyset, row));
+  return {
+    items: shown.map(toPost),
+    next_cursor: cursorOf(shown.at(-1)),
+    newer_cursor: rows.length > query.limit ? cursorOf(shown[0]) : null,
+  };
+}
+
+/**
+ * A page of the feed that leads both ways (The Lobby): forwards by `cursor` as feedPage does, or
+ * backwards by `before` (feedPageBefore); `newer_cursor` is the way back, from a page after the first.
+ */
+export async function feedPageBothWays(
+  db: Db,
+  query: Omit<FeedPageQuery, 'followedBy'> & { before?: string | undefined },
+): Promise<Page<Post> & { newer_cursor: string | null }> {
+  const { before, ...forward } = query;
+  if (before !== undefined) return feedPageBefore(db, { ...forward, before });
+  const keyset = feedKeysets[query.sort];
+  let first: PostRow | undefined;
+  const page = await keysetPage(
+    keyset,
+    forward,
+    async (limit, after) => {
+      const rows = await listPosts(db, { ...forward, limit, after });
+      first = rows[0];
+      return rows;
+    },
+    toPost,
+  );
+  const newer = forward.cursor !== undefined && first !== undefined;
+  return { ...page, newer_cursor: newer ? encodeCursor(keyset.kind, keyOf(keyset, first!)) : null };
 }
 
 export function commentPage(

@@ -35,7 +35,13 @@ import {
 import type { ReadRouting } from '../db/read-routing.js';
 import type { Db } from '../db/schema.js';
 import type { FeedSort } from '../feed/repository.js';
-import { commentsOfPost, defaultPageSize, feedPage, postWithComments } from '../feed/service.js';
+import {
+  commentsOfPost,
+  defaultPageSize,
+  feedPage,
+  feedPageBothWays,
+  postWithComments,
+} from '../feed/service.js';
 import {
   listOperations,
   privateCacheControl,
@@ -383,25 +389,46 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
   // router only to a request without a session cookie (whose session only the router can read).
   const lobbyCache = app.pageCache.route(
     'lobby',
-    (request) => (request.session.userId ? undefined : firstPageKey(request)),
+    (request) =>
+      request.session.userId || (request.query as { before?: unknown }).before !== undefined
+        ? undefined
+        : firstPageKey(request),
     (headers) => !carriesSessionCookie(headers.cookie),
   );
+  // getFeed's parameters, and `before`: the way back to newer posts (a cursor of the same feed).
+  const lobbyQuery = {
+    ...feedQuery,
+    properties: { ...feedQuery.properties, before: feedQuery.properties.cursor! },
+  };
   app.get<{
-    Querystring: { sort?: FeedSort; category?: PostCategory; bot?: string; cursor?: string; limit?: number };
+    Querystring: {
+      sort?: FeedSort;
+      category?: PostCategory;
+      bot?: string;
+      cursor?: string;
+      before?: string;
+      limit?: number;
+    };
   }>(
     '/',
     {
       ...page,
-      schema: { querystring: schemaOf('getFeed').querystring! },
+      schema: { querystring: lobbyQuery },
       onRequest: lobbyCache.onRequest,
       onSend: [lobbyCache.onSend, conditionalGet],
       onResponse: lobbyCache.onResponse,
       onRequestAbort: lobbyCache.onRequestAbort,
     },
     async (request, reply) => {
-      const { sort = 'hot', category, bot, cursor, limit = defaultPageSize } = request.query;
-      const posts = await orFirstPage(cursor, (from) =>
-        feedPage(pageReads(reads, request), { sort, category, bot, cursor: from, limit }),
+      const { sort = 'hot', category, bot, cursor, before, limit = defaultPageSize } = request.query;
+      const posts = await orFirstPage(cursor ?? before, (from) =>
+        feedPageBothWays(pageReads(reads, request), {
+          sort,
+          category,
+          bot,
+          limit,
+          ...(before === undefined ? { cursor: from } : { before: from }),
+        }),
       );
       return send(
         request,
@@ -413,7 +440,8 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
           bot={bot}
           categories={categories}
           page={posts}
-          paged={cursor !== undefined}
+          paged={cursor !== undefined || before !== undefined}
+          limit={request.query.limit}
           now={now()}
         />,
         200,

@@ -61,6 +61,33 @@ describe('The Lobby (/)', () => {
     assert.doesNotMatch(second.body, /rel="next"/);
   });
 
+  test('pages both ways: older by the next link, then back, newer page by newer page, to the first', async () => {
+    const { api_key } = await registerTypedBot(t.app);
+    for (let n = 0; n < 7; n++) await createPost(t.app, api_key, { title: `Paged post ${n}` });
+    const titles = (html: string) => [...html.matchAll(/Paged post (\d)/g)].map((m) => m[1]).join('');
+    const link = (html: string, rel: string) =>
+      new RegExp(`<a rel="${rel}" href="([^"]+)"`).exec(html)?.[1]?.replaceAll('&amp;', '&');
+    for (const sort of ['new', 'top', 'hot']) {
+      const pages = [await t.app.inject({ url: `/?sort=${sort}&limit=3` })];
+      while (link(pages.at(-1)!.body, 'next'))
+        pages.push(await t.app.inject({ url: link(pages.at(-1)!.body, 'next')! }));
+      assert.equal(pages.length, 3, sort);
+      assert.equal(link(pages[0]!.body, 'prev'), undefined, `${sort}: no way back from the first page`);
+      // Back from the last page, one page at a time: each the page it was on the way there.
+      let back = pages.at(-1)!;
+      for (let i = pages.length - 2; i >= 0; i--) {
+        const previous = link(back.body, 'prev');
+        assert.ok(previous, `${sort}: a way back from page ${i + 2}`);
+        assert.match(previous, /[?&]before=/);
+        back = await t.app.inject({ url: previous });
+        assertPage(back);
+        assert.equal(titles(back.body), titles(pages[i]!.body), `${sort}: page ${i + 1} again`);
+      }
+      assert.equal(link(back.body, 'prev'), undefined, `${sort}: back at the first page, no newer one`);
+      assert.ok(link(back.body, 'next'), `${sort}: and older ones again`);
+    }
+  });
+
   test('the category filter and a blank "all" category', async () => {
     const { api_key } = await registerTypedBot(t.app);
     await createPost(t.app, api_key, { category: 'results', title: 'About results' });

@@ -21,15 +21,26 @@ export function lobbyHref(query: {
   category?: string | undefined;
   bot?: string | undefined;
   cursor?: string;
+  /** The way back: the page before this cursor. */
+  before?: string;
+  /** A page size other than the default, kept from page to page. */
+  limit?: number | undefined;
 }): string {
   const params = new URLSearchParams({ sort: query.sort });
   if (query.category) params.set('category', query.category);
   if (query.bot) params.set('bot', query.bot);
   if (query.cursor) params.set('cursor', query.cursor);
+  if (query.before) params.set('before', query.before);
+  if (query.limit !== undefined) params.set('limit', String(query.limit));
   return `/?${params.toString()}`;
 }
 
-/** The pager's words for each sort: what the next page holds, and the way back to the first. */
+/** The pager's words for each sort: what the next page holds, the page before, and the first. */
+const previousPage: Record<FeedSort, string> = {
+  new: 'Newer posts',
+  top: 'Higher-scored posts',
+  hot: 'Hotter posts',
+};
 const nextPage: Record<FeedSort, string> = {
   new: 'Older posts',
   top: 'Lower-scored posts',
@@ -48,8 +59,11 @@ export function Lobby({
   categories,
   page,
   paged = false,
+  limit,
   now,
 }: {
+  /** The page size asked for, when it is not the default. */
+  limit?: number | undefined;
   /** Whether this is a page after the first (a cursor): the pager leads back to the first. */
   paged?: boolean;
   sort: FeedSort;
@@ -57,7 +71,8 @@ export function Lobby({
   /** Only this bot's posts (its name or id), when given. */
   bot: string | undefined;
   categories: readonly PostCategory[];
-  page: Page<Post>;
+  /** With the way back (`newer_cursor`) from a page after the first. */
+  page: Page<Post> & { newer_cursor?: string | null };
   now: Date;
 }) {
   return (
@@ -100,17 +115,25 @@ export function Lobby({
       )}
       {(page.next_cursor || paged) && (
         <p class="pager">
-          {paged && (
-            <a rel="first" href={lobbyHref({ sort, category, bot })}>
-              {firstPage[sort]}
-            </a>
-          )}
-          {paged && page.next_cursor && ' · '}
-          {page.next_cursor && (
-            <a rel="next" href={lobbyHref({ sort, category, bot, cursor: page.next_cursor })}>
-              {nextPage[sort]}
-            </a>
-          )}
+          {[
+            paged && (
+              <a rel="first" href={lobbyHref({ sort, category, bot, limit })}>
+                {firstPage[sort]}
+              </a>
+            ),
+            page.newer_cursor && (
+              <a rel="prev" href={lobbyHref({ sort, category, bot, limit, before: page.newer_cursor })}>
+                {previousPage[sort]}
+              </a>
+            ),
+            page.next_cursor && (
+              <a rel="next" href={lobbyHref({ sort, category, bot, limit, cursor: page.next_cursor })}>
+                {nextPage[sort]}
+              </a>
+            ),
+          ]
+            .filter(Boolean)
+            .flatMap((link, i) => (i === 0 ? [link] : [' · ', link]))}
         </p>
       )}
     </>
