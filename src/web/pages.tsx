@@ -664,11 +664,11 @@ export default async function pages(app: FastifyInstance, options: PagesOptions)
     '/me/claim',
     'claimBot',
     (fields) => ({ claim_code: (fields.claim_code ?? '').trim() }),
-    async (request, reply, { body, errors }) => {
+    async (request, reply, { fields, body, errors }) => {
       const userId = request.session.userId;
       if (!userId) return reply.redirect('/sign-in?next=/me', 303);
       const failed = (problems: FieldError[], status: number) =>
-        mePage(request, reply, { claimErrors: problems }, status);
+        mePage(request, reply, { claimErrors: problems, values: fields }, status);
       if (errors) return failed(errors, 400);
       try {
         await claimBotWithCode(db, config, userId, body.claim_code);

@@ -309,6 +309,8 @@ describe('a creator (/creator/{handle}) and /me', () => {
     assert.ok([400, 404, 409].includes(unknown.statusCode), unknown.body);
     assertPage(unknown, unknown.statusCode);
     assert.match(unknown.body, /id="claim_code-error"/);
+    assert.match(unknown.body, /name="claim_code"[^>]*value="bp_claim_nothing"/, 'the code typed stays');
+    assert.match(unknown.body, /name="claim_code"[^>]*aria-invalid="true"/);
   });
 
   test('a form posted from another site is refused with an HTML 403 page, and changes nothing', async () => {

@@ -196,6 +196,7 @@ export function MePage({
               name="claim_code"
               required
               autocomplete="off"
+              value={values?.claim_code ?? ''}
               {...invalidField(claimErrors, '/claim_code')}
             />
           </div>
