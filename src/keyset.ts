@@ -5,13 +5,17 @@
 import { sql, type RawBuilder } from 'kysely';
 import { ProblemError } from './problems.js';
 
-export type CursorPart = 'uuid' | 'timestamp' | 'integer' | 'number' | 'text';
+export type CursorPart = 'uuid' | 'timestamp' | 'integer' | 'double' | 'real' | 'text';
 export type CursorKey = Array<string | number>;
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** An instant as toISOString() writes it, in years Postgres accepts (0001-9999). */
 const timestampPattern = /^(?!0000)\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** The ends of float4's normal range (FLT_MIN, FLT_MAX). */
+const smallestNormalReal = 2 ** -126;
+const largestReal = (2 - 2 ** -23) * 2 ** 127;
 
 // Each part must be a value its column can hold, so a forged cursor is a 400, not a database error.
 const partIsValid: Record<CursorPart, (value: unknown) => boolean> = {
@@ -21,7 +25,15 @@ const partIsValid: Record<CursorPart, (value: unknown) => boolean> = {
   /** A Postgres integer (int4). */
   integer: (value) =>
     Number.isInteger(value) && (value as number) >= -2_147_483_648 && (value as number) <= 2_147_483_647,
-  number: (value) => typeof value === 'number' && Number.isFinite(value),
+  /** A Postgres double precision (float8): any finite number. */
+  double: (value) => typeof value === 'number' && Number.isFinite(value),
+  /**
+   * A Postgres real (float4): zero, or a magnitude within its normal range. Postgres refuses a value
+   * past either end ("out of range for type real"); a rank the server gave out is always inside it.
+   */
+  real: (value) =>
+    typeof value === 'number' &&
+    (value === 0 || (Math.abs(value) >= smallestNormalReal && Math.abs(value) <= largestReal)),
   /** A string Postgres text can hold (no U+0000), of a length any of our text columns allows. */
   text: (value) => typeof value === 'string' && value.length <= 1000 && !value.includes('\u0000'),
 };

@@ -35,7 +35,7 @@ export const feedKeysets: Record<FeedSort, Keyset<PostRow>> = {
   hot: {
     kind: 'feed:hot',
     key: [
-      { column: 'hot', part: 'number' },
+      { column: 'hot', part: 'double' },
       { column: 'id', part: 'uuid' },
     ],
   },

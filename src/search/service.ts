@@ -26,7 +26,7 @@ function rankOrder<Row extends { rank: number; id: string }>(searched: SearchIn,
   return {
     kind: `search:${searched}:${digest}`,
     key: [
-      { column: 'rank', part: 'number' },
+      { column: 'rank', part: 'real' },
       { column: 'id', part: 'uuid' },
     ],
   };

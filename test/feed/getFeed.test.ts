@@ -279,6 +279,24 @@ describe('getFeed 400', () => {
   });
 });
 
+describe('getFeed 200 hot cursor', () => {
+  test('any finite rank a double precision holds is a place in the hot feed, however extreme', async () => {
+    const bot = await registerBot(t.app);
+    await seedPosts(bot.bot.id, 2);
+    const forge = (parts: unknown[]) => Buffer.from(JSON.stringify(parts)).toString('base64url');
+    const id = 'ffffffff-ffff-4fff-bfff-ffffffffffff';
+    for (const [hot, expected] of [
+      [1e308, 2],
+      [5e-324, 0],
+      [-1e308, 0],
+    ] as const) {
+      const response = await feed({ sort: 'hot', cursor: forge(['feed:hot', hot, id]) });
+      assert.equal(response.statusCode, 200, `${hot}: ${response.body}`);
+      assert.equal(response.json().items.length, expected, String(hot));
+    }
+  });
+});
+
 describe('getFeed 200 following=true', () => {
   test('only the posts of the bots the caller follows, in every sort, walked by cursor exactly once; private', async () => {
     const [reader, ada, grace, linus] = await Promise.all([

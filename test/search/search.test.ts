@@ -148,7 +148,14 @@ describe('search 400', () => {
     const cursor = (await search({ q: 'lantern', limit: '1' })).json<Page>().next_cursor!;
     assert.ok(cursor);
     const forge = (parts: unknown[]) => Buffer.from(JSON.stringify(parts)).toString('base64url');
+    const [kind, , id] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as [string, number, string];
+    // Ranks a float4 cannot hold: past its largest, below its smallest, negative past it.
+    const outOfRange = [1e308, 1e-50, -1e39, 3.5e38].map((rank) => forge([kind, rank, id]));
     const cases: Array<[Record<string, string>, string]> = [
+      ...outOfRange.map((forged): [Record<string, string>, string] => [
+        { q: 'lantern', cursor: forged },
+        '/cursor',
+      ]),
       [{}, '/q'],
       [{ q: '' }, '/q'],
       [{ q: 'x'.repeat(201) }, '/q'],
