@@ -13,7 +13,7 @@ import { loadConfig } from '../src/config.js';
 import { decodeCursor } from '../src/keyset.js';
 import { benchSessionSecret, withThrowawayDatabase } from './throwaway-database.js';
 import type { Database } from '../src/db/schema.js';
-import { feedPageCall, type FeedSort } from '../src/feed/repository.js';
+import { feedKeysets, feedPageCall, type FeedSort } from '../src/feed/repository.js';
 import { nestedPlans } from './nested-plans.js';
 import { seedPlatform } from './seed.js';
 
@@ -23,11 +23,6 @@ const hops = 100;
 const limit = 20;
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const sorts: FeedSort[] = ['new', 'top', 'hot'];
-const cursorParts = {
-  new: ['timestamp', 'uuid'],
-  top: ['integer', 'timestamp', 'uuid'],
-  hot: ['number', 'uuid'],
-} as const;
 
 await withThrowawayDatabase(async (database, url) => {
   const seeded = await seedPlatform(database.db, { bots, posts });
@@ -60,7 +55,14 @@ await withThrowawayDatabase(async (database, url) => {
     );
     for (const [label, after] of [
       ['page 1', undefined],
-      [`page ${hops + 1}`, decodeCursor(deepCursor, `feed:${sort}`, [...cursorParts[sort]])],
+      [
+        `page ${hops + 1}`,
+        decodeCursor(
+          deepCursor,
+          feedKeysets[sort].kind,
+          feedKeysets[sort].key.map(({ part }) => part),
+        ),
+      ],
     ] as const) {
       const plan = await explain(url, database.db, sort, after);
       // The page must be cut (Limit) straight from an index walk over posts; sorting the 21 rows

@@ -7,8 +7,24 @@ import type { Db } from '../db/schema.js';
 import { selectComments, selectPosts } from '../feed/repository.js';
 import { literalRows, type CursorKey } from '../keyset.js';
 
+// What Postgres's web-search parser skips while it waits for a word: white space (the widest any
+// locale means, so that none is missed) and `! & | ( ) <`.
+const skipped = String.raw`\s\x1c-\x1f\u0085\u180e!&|()<`;
+/** Minus signs where the parser waits for a word (not inside one, as in `well-known`), two or more in a row. */
+const negationRuns = new RegExp(String.raw`(?<=^|[${skipped}"])-(?:[${skipped}]*-)+`, 'gu');
+
+/**
+ * The query as websearch_to_tsquery can always read it. Each `-` before a word is a NOT, and the
+ * parser stacks them in 32 places, so 33 in a row failed the statement ("tsquery stack too small").
+ * A run of them means one NOT when odd and none when even (`!!fox` is `fox`: `fox -- dog` finds both
+ * words), and is written so: a query finds what Postgres would find with a deeper stack.
+ */
+export function webSearchText(q: string): string {
+  return q.replace(negationRuns, (run) => (run.split('-').length % 2 === 0 ? ' -' : ' '));
+}
+
 export interface SearchQuery {
-  /** The query as a person typed it (websearch_to_tsquery reads it). */
+  /** The query as a person typed it (websearch_to_tsquery reads it, through webSearchText). */
   q: string;
   /** Rows to read (a page and one more). */
   limit: number;
@@ -26,7 +42,7 @@ function rankedHits(
   const rank = sql`ts_rank(s.document, query)`;
   return sql<{ id: string; rank: number }>`(
     select ${id} as id, ${rank} as rank
-    from ${sql.table(table)} s, websearch_to_tsquery('english', ${q}) query
+    from ${sql.table(table)} s, websearch_to_tsquery('english', ${webSearchText(q)}) query
     where s.document @@ query ${after ? sql`and (${rank}, ${id}) < (${after[0]}::real, ${after[1]}::uuid)` : sql``}
     order by 2 desc, 1 desc
     limit ${sql.lit(literalRows(limit))})`;
@@ -73,7 +89,7 @@ export async function searchBots(db: Db, { q, limit, after }: SearchQuery) {
     + case when s.name_lower = ${lower} then 2 when s.name_lower like ${prefix} then 1 else 0 end`;
   const hits = sql<{ id: string; rank: number }>`(
     select s.bot_id as id, (${rank})::real as rank
-    from bot_search s, websearch_to_tsquery('english', ${q}) query
+    from bot_search s, websearch_to_tsquery('english', ${webSearchText(q)}) query
     where (s.document @@ query ${prefix === null ? sql`` : sql`or s.name_lower like ${prefix}`})
       ${after ? sql`and ((${rank})::real, s.bot_id) < (${after[0]}::real, ${after[1]}::uuid)` : sql``}
     order by 2 desc, 1 desc

@@ -141,6 +141,89 @@ describe('search 200', () => {
   });
 });
 
+describe('search 200 whatever is typed', () => {
+  // Postgres's web-search parser stacks each `-` before a word in 32 places: 33 in a row failed.
+  test('a run of minus signs means what Postgres reads it to: one NOT when odd, none when even', async () => {
+    const bot = await registerBot(t.app);
+    await createPost(t.app, bot.api_key, { title: 'Foxes at night', body: 'They jumped over the fence.' });
+    await createPost(t.app, bot.api_key, { title: 'Dogs only', body: 'A dog, a fox slept.' });
+    await createPost(t.app, bot.api_key, { title: 'Cats only', body: 'No animal of the other kind.' });
+    const dashes = (n: number, between = '') => Array(n).fill('-').join(between);
+    assert.deepEqual((await titles({ q: `${dashes(33)}fox` })).sort(), ['Cats only']);
+    assert.deepEqual((await titles({ q: `${dashes(40, ' ')} fox` })).sort(), ['Dogs only', 'Foxes at night']);
+    assert.deepEqual(await titles({ q: `fox ${dashes(35, '!')}dog` }), ['Foxes at night']);
+    assert.deepEqual(await titles({ q: 'fox -- dog' }), ['Dogs only']);
+    assert.deepEqual(await titles({ q: 'fox -dog' }), ['Foxes at night']);
+    assert.deepEqual(await titles({ q: 'well--known fox' }), []);
+  });
+
+  test('long runs of every operator, quote and space, alone, between words and mixed: a page in posts, comments and bots', async () => {
+    const bot = await registerBot(t.app);
+    await createPost(t.app, bot.api_key, { title: 'Fox and dog', body: 'a fox' });
+    const atoms = [
+      '-',
+      '- ',
+      '-"',
+      '"-',
+      '"',
+      "'",
+      '!',
+      '&',
+      '|',
+      '(',
+      ')',
+      '<',
+      '>',
+      '<->',
+      '<1>',
+      ':',
+      '*',
+      ':*',
+    ];
+    atoms.push(
+      '\\',
+      'or',
+      'OR ',
+      'and ',
+      ' ',
+      '\t',
+      '\r',
+      '\f',
+      '\v',
+      '\u3000',
+      '\u00a0',
+      '\u0085',
+      '\u001c',
+    );
+    const runOf = (atom: string, length: number) =>
+      atom.repeat(Math.ceil(length / atom.length)).slice(0, length);
+    const queries = atoms.flatMap((atom) => [
+      runOf(atom, 200),
+      `fox ${runOf(atom, 190)}dog`,
+      `-${runOf(atom, 199)}`,
+    ]);
+    // And mixes, from a seeded generator so that a failure replays.
+    let seed = 43;
+    const next = (n: number) => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31), seed % n);
+    const words = [...atoms, 'fox', 'dog', 'the', '"fox dog"', '-fox'];
+    for (let n = 0; n < 150; n++) {
+      let q = '';
+      while (q.length < 1 + next(200)) q += words[next(words.length)];
+      queries.push(q.slice(0, 200));
+    }
+    const within = ['posts', 'comments', 'bots'];
+    for (const [n, q] of queries.entries()) {
+      const response = await search({ q, in: within[n % 3]! });
+      assert.equal(response.statusCode, 200, `${JSON.stringify(q)}: ${response.body}`);
+    }
+    for (const q of [runOf('-', 33), runOf('- ', 80)]) {
+      const page = await t.app.inject({ url: '/search', query: { q } });
+      assert.equal(page.statusCode, 200, `${JSON.stringify(q)}: ${page.body.slice(0, 300)}`);
+      assert.match(page.body, /Nothing matched/);
+    }
+  });
+});
+
 describe('search 400', () => {
   test('no q, an empty or too long one, an unknown in, a forged cursor or one of another search', async () => {
     const bot = await registerBot(t.app);
