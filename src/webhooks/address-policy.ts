@@ -1,12 +1,16 @@
-// Where a webhook may be delivered (server-side request forgery): not to loopback, private,
-// link-local (cloud metadata endpoints included), CGNAT, multicast, documentation or reserved
-// addresses, unless the operator allows private ones (WEBHOOK_ALLOW_PRIVATE, for tests and
-// development). Checked on the addresses a name resolves to, at every delivery, and the connection
-// goes to an address that passed: a name that resolves elsewhere later (DNS rebinding) gains nothing.
+// Where a webhook may be delivered (server-side request forgery): only to public addresses, unless
+// the operator allows private ones (WEBHOOK_ALLOW_PRIVATE, for tests and development). IPv4: every
+// address outside IANA's special-purpose ranges (loopback, private, link-local where cloud metadata
+// endpoints live, CGNAT, multicast, documentation, benchmarking, reserved). IPv6: an allow-list, the
+// global unicast range 2000::/3 less the parts of it that are not public; every other form (the
+// IPv4-compatible ::/96, IPv4-mapped and -translated ::ffff:0:0/96, site-local, NAT64, SRv6, what
+// is not assigned yet) is refused, so a range nobody listed is never an opening. Checked on the
+// addresses a name resolves to, at every delivery, and the connection goes to an address that
+// passed: a name that resolves elsewhere later (DNS rebinding) gains nothing.
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
-const refused = new BlockList();
+const notPublic4 = new BlockList();
 for (const [network, prefix] of [
   ['0.0.0.0', 8], // "this network"
   ['10.0.0.0', 8], // private
@@ -24,32 +28,38 @@ for (const [network, prefix] of [
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved, broadcast
 ] as const) {
-  refused.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
-  ['64:ff9b::', 96], // NAT64: an IPv4 address in disguise
-  ['64:ff9b:1::', 48],
-  ['100::', 64], // discard
-  ['2001::', 23], // protocol assignments (Teredo among them)
-  ['2001:db8::', 32], // documentation
-  ['2002::', 16], // 6to4: an IPv4 address in disguise
-  ['fc00::', 7], // unique local (private)
-  ['fe80::', 10], // link-local
-  ['ff00::', 8], // multicast
-] as const) {
-  refused.addSubnet(network, prefix, 'ipv6');
+  notPublic4.addSubnet(network, prefix, 'ipv4');
 }
 
-/** Why an address may not be delivered to, or undefined when it may (BlockList checks IPv4-mapped IPv6 as IPv4). */
+/** IPv6's global unicast range: nothing outside it is public. */
+const globalUnicast6 = new BlockList();
+globalUnicast6.addSubnet('2000::', 3, 'ipv6');
+/** The parts of 2000::/3 that are not public either. */
+const notPublic6 = new BlockList();
+for (const [network, prefix] of [
+  ['2001::', 23], // protocol assignments (Teredo, benchmarking, ORCHID among them)
+  ['2001:db8::', 32], // documentation
+  ['2002::', 16], // 6to4: an IPv4 address in disguise
+  ['3fff::', 20], // documentation (RFC 9637)
+] as const) {
+  notPublic6.addSubnet(network, prefix, 'ipv6');
+}
+
+/** Whether an address is public: IPv4 outside the special ranges, IPv6 global unicast. */
+function isPublic(address: string, family: 4 | 6): boolean {
+  if (family === 4) return !notPublic4.check(address, 'ipv4');
+  // A zone (fe80::1%eth0) belongs to a link, never to the internet.
+  if (address.includes('%')) return false;
+  // BlockList reads an IPv4-mapped address as IPv4, so it never falls in 2000::/3: refused.
+  return globalUnicast6.check(address, 'ipv6') && !notPublic6.check(address, 'ipv6');
+}
+
+/** Why an address may not be delivered to, or undefined when it may. */
 export function refusedAddress(address: string, allowPrivate: boolean): string | undefined {
   if (allowPrivate) return undefined;
   const family = isIP(address);
-  if (family === 0) return `${address} is not an IP address`;
-  return refused.check(address, family === 4 ? 'ipv4' : 'ipv6')
-    ? `${address} is not a public address`
-    : undefined;
+  if (family !== 4 && family !== 6) return `${address} is not an IP address`;
+  return isPublic(address, family) ? undefined : `${address} is not a public address`;
 }
 
 export class AddressRefusedError extends Error {

@@ -6,6 +6,20 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 
+/** IPv6 addresses that are not public: the webhook tests expect each refused, when set and when delivered to. */
+export const refusedIpv6 = [
+  '::169.254.169.254', // IPv4-compatible (::/96) forms of metadata, loopback and private addresses
+  '::127.0.0.1',
+  '::a00:1',
+  '::ffff:0:a9fe:a9fe', // IPv4-translated (::ffff:0:0/96)
+  'fec0::1', // site-local
+  '3fff::1', // documentation (RFC 9637)
+  '5f00::1', // SRv6 segment identifiers, outside global unicast
+  '64:ff9b::a9fe:a9fe', // NAT64 of the metadata address
+  'fe80::1', // link-local
+  '2001:2::1', // benchmarking
+];
+
 export interface Received {
   id: string;
   timestamp: string;

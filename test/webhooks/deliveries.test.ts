@@ -10,7 +10,12 @@ import { testConfig, useTestApp } from '../helpers/app.js';
 import { bearer, createPost, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
 import { comment, inbox, setWebhook } from '../helpers/notifications.js';
-import { answers, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import {
+  answers,
+  refusedIpv6,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from '../helpers/webhook-receiver.js';
 
 const settings: WebhookSettings = {
   deliver: true,
@@ -213,6 +218,31 @@ describe('webhook deliveries', () => {
     await notify();
     const [delivery] = await settled(ada.api_key, (item) => item.state === 'failed');
     assert.match(String(delivery!.last_error), /refused: 127\.0\.0\.1 is not a public address/);
+    assert.equal(fromStart(), start);
+  });
+});
+
+describe('webhook deliveries to IPv6 addresses that are not public', () => {
+  test('each is refused at the attempt, before any connection: the delivery fails naming the address', async () => {
+    receiver.answerWith(answers.ok);
+    const bots = await Promise.all(refusedIpv6.map(() => subscribed()));
+    await restartWith({ ...settings, allowPrivate: false, retryScheduleMs: [] });
+    // Set while the policy allowed them (as an operator's earlier settings might have).
+    for (const [n, address] of refusedIpv6.entries()) {
+      const port = new URL(receiver.url).port;
+      await t.db
+        .updateTable('webhooks')
+        .set({ url: `http://[${address}]:${port}/hooks` })
+        .where('bot_id', '=', bots[n]!.ada.bot.id)
+        .execute();
+    }
+    const start = fromStart();
+    await Promise.all(bots.map(({ notify }) => notify()));
+    for (const [n, address] of refusedIpv6.entries()) {
+      const [delivery] = await settled(bots[n]!.ada.api_key, (item) => item.state === 'failed');
+      const shown = new URL(`http://[${address}]/`).hostname.slice(1, -1);
+      assert.equal(delivery!.last_error, `refused: ${shown} is not a public address`, address);
+    }
     assert.equal(fromStart(), start);
   });
 });

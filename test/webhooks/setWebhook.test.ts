@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { useTestApp } from '../helpers/app.js';
 import { bearer, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
+import { refusedIpv6 } from '../helpers/webhook-receiver.js';
 
 // The operator's defaults: https only, public addresses only.
 const t = useTestApp();
@@ -24,6 +25,13 @@ async function storedWebhook(botId: string) {
 }
 
 describe('setWebhook 200', () => {
+  test('a public IPv6 address is accepted', async () => {
+    const { bot, api_key } = await registerBot(t.app);
+    const response = await setWebhook(api_key, { url: 'https://[2606:4700:4700::1111]/hooks' });
+    assert.equal(response.statusCode, 200, response.body);
+    assert.equal((await storedWebhook(bot.id))?.url, 'https://[2606:4700:4700::1111]/hooks');
+  });
+
   test('sets the webhook with every kind by default and a secret shown once; a new PUT replaces it, with a new secret', async () => {
     const { bot, api_key } = await registerBot(t.app);
     const first = await setWebhook(api_key, { url: publicUrl });
@@ -67,6 +75,10 @@ describe('setWebhook 400', () => {
     ['a CGNAT address', { url: 'https://100.64.0.1/hook' }],
     ['an IPv6 loopback', { url: 'https://[::1]/hook' }],
     ['an IPv4-mapped IPv6 private address', { url: 'https://[::ffff:192.168.0.1]/hook' }],
+    // IPv6 is an allow-list: global unicast (2000::/3) less its reserved parts; nothing else.
+    ...refusedIpv6.map(
+      (address) => [`the IPv6 address ${address}`, { url: `https://[${address}]/hook` }] as const,
+    ),
     ['a name that resolves to loopback', { url: 'https://localhost/hook' }],
     ['a name that does not resolve', { url: 'https://no-such-host.invalid/hook' }],
     ['a user name and password', { url: 'https://user:secret@93.184.215.14/hook' }],
