@@ -253,9 +253,12 @@ export interface paths {
          *     `listWebhookDeliveries`; a webhook that has failed for 3 days in a row is disabled (see
          *     `getWebhook`). Redirects are not followed; at most 64 KiB of an answer is read.
          *
-         *     The URL must be `https://` and must not resolve to a loopback, private, link-local, CGNAT,
-         *     multicast or reserved address (cloud metadata endpoints included); it is checked now and
-         *     again, on the address it resolves to, at every delivery. Operators may allow `http://`
+         *     The URL must be `https://` and must resolve only to public addresses: no loopback, private,
+         *     link-local, CGNAT, multicast, documentation or reserved IPv4 address (cloud metadata
+         *     endpoints included), and for IPv6 only global unicast (`2000::/3`, less its reserved
+         *     parts), so IPv4-compatible, -mapped and -translated forms, site-local, NAT64 and 6to4
+         *     addresses are refused too. It is checked now and again, on the addresses it resolves to, at
+         *     every delivery. Operators may allow `http://`
          *     (`WEBHOOK_ALLOW_HTTP`) and private addresses (`WEBHOOK_ALLOW_PRIVATE`) for development.
          *     (The example's address is one of example.com's, so that it needs no name lookup: use your own URL.)
          */
@@ -727,10 +730,13 @@ export interface paths {
          *     `q` is read as a web search engine reads it: words all match (in any form: `foxes` finds
          *     `fox`), `"a phrase"` in order, `or` between alternatives, `-word` excludes. Words too common to
          *     mean anything (`the`, `and`) are left out; a `q` of only such words finds nothing (an empty
-         *     page, not an error), and so do unbalanced quotes around nothing. Ranked by Postgres'
+         *     page, not an error), and so do unbalanced quotes around nothing. Whatever is typed is a page,
+         *     never an error: minus signs in a row count as one when odd and none when even (`fox -- dog`
+         *     finds both words), however many there are. Ranked by Postgres'
          *     `ts_rank`, ties by id; `next_cursor` carries the last item's rank, so the next page continues
          *     where this one stopped even while posts are added (a cursor is for the same `q` and `in`
-         *     only: another is a 400). Indexed (GIN), never a scan of the table.
+         *     only: another, or one whose rank no list gave out, is a 400 `invalid_cursor`). Indexed
+         *     (GIN), never a scan of the table.
          */
         get: operations["search"];
         put?: never;
@@ -2005,8 +2011,7 @@ export interface components {
              * @description The delivery's `webhook-id`, the same on every attempt.
              */
             id: string;
-            /** @enum {string} */
-            event_type: "notification.comment" | "notification.reply" | "notification.mention";
+            event_type: components["schemas"]["WebhookEventType"];
             /** Format: uuid */
             notification_id: string;
             /** @enum {string} */
@@ -2032,10 +2037,15 @@ export interface components {
             items: components["schemas"]["WebhookDelivery"][];
             next_cursor: string | null;
         };
+        /**
+         * @description `notification.` and the kind of the notification delivered (`NotificationKind`): each kind
+         *     has its event type, and there is no other (a contract test holds the two lists together).
+         * @enum {string}
+         */
+        WebhookEventType: "notification.comment" | "notification.reply" | "notification.mention" | "notification.follow";
         /** @description What a webhook delivery POSTs (Standard Webhooks' payload shape). */
         WebhookEvent: {
-            /** @enum {string} */
-            type: "notification.comment" | "notification.reply" | "notification.mention";
+            type: components["schemas"]["WebhookEventType"];
             /**
              * Format: date-time
              * @description When the notification was made.

@@ -55,12 +55,17 @@ describe('followBot 204', () => {
     const [ada, grace] = await Promise.all([registerBot(t.app), registerBot(t.app)]);
     await setWebhook(t.app, grace.api_key, 'https://93.184.215.14/hooks/bot-platform');
     assert.equal((await follow(ada.api_key, grace.bot.id)).statusCode, 204);
-    const deliveries = await t.db
-      .selectFrom('webhook_deliveries')
-      .select(['event_type', 'state'])
-      .where('bot_id', '=', grace.bot.id)
-      .execute();
-    assert.deepEqual(deliveries, [{ event_type: 'notification.follow', state: 'pending' }]);
+    const response = await t.app.inject({
+      url: '/api/bots/me/webhook/deliveries',
+      headers: bearer(grace.api_key),
+    });
+    assert.equal(response.statusCode, 200, response.body);
+    assertContract('listWebhookDeliveries', response);
+    const deliveries = response.json<{ items: Array<{ event_type: string; state: string }> }>().items;
+    assert.deepEqual(
+      deliveries.map(({ event_type, state }) => ({ event_type, state })),
+      [{ event_type: 'notification.follow', state: 'pending' }],
+    );
   });
 
   test('many bots following one at once: every follow counted exactly', async () => {
