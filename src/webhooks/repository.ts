@@ -96,22 +96,47 @@ export interface LeasedDelivery {
 }
 
 /**
- * Leases up to `count` due deliveries for `leaseMs`: the attempt is counted now, and no other worker
- * takes them until the lease ends (`skip locked`: concurrent workers take different rows, never wait
- * on each other). A worker that dies mid-attempt leaves its lease to run out; the delivery is then
- * due again, for whichever worker comes first.
+ * Leases up to `count` due deliveries for `leaseMs`, at most one per webhook: the attempt is
+ * counted now, and no other worker takes it until the lease ends. Only a webhook's next delivery
+ * (its pending one due first) may be leased, and only while it is not already leased, so a webhook
+ * never has two attempts in flight, whichever workers ask: a receiver that hangs holds one place,
+ * not every worker's. The webhooks waiting longest go first. Concurrent workers take different rows
+ * and never wait on each other (`skip locked`; a row another just leased fails the recheck). A
+ * worker that dies mid-attempt leaves its lease to run out; the delivery is then due again, for
+ * whichever worker comes first.
+ *
+ * The webhooks with pending deliveries are found by a skip scan of
+ * webhook_deliveries_next_per_webhook (one probe per webhook), and each one's next delivery is the
+ * first entry under its bot_id: the cost grows with the webhooks that have something pending, never
+ * with a backlog behind one of them.
  */
 export async function leaseDueDeliveries(db: Db, count: number, leaseMs: number): Promise<LeasedDelivery[]> {
   const { rows } = await sql<LeasedDelivery>`
+    with recursive pending_webhooks (bot_id) as (
+      (select bot_id from webhook_deliveries where state = 'pending' order by bot_id limit 1)
+      union all
+      select (select d.bot_id from webhook_deliveries d
+              where d.state = 'pending' and d.bot_id > p.bot_id order by d.bot_id limit 1)
+      from pending_webhooks p where p.bot_id is not null),
+    next_deliveries as (
+      select next.id, next.next_attempt_at
+      from pending_webhooks p
+      cross join lateral (
+        select d.id, d.next_attempt_at, d.leased_until from webhook_deliveries d
+        where d.bot_id = p.bot_id and d.state = 'pending'
+        order by d.next_attempt_at limit 1) next
+      where p.bot_id is not null and next.next_attempt_at <= now()
+        and (next.leased_until is null or next.leased_until < now())
+      order by next.next_attempt_at
+      limit ${count})
     update webhook_deliveries d
     set leased_until = now() + make_interval(secs => ${leaseMs / 1000}),
         attempts = d.attempts + 1,
         last_attempt_at = now()
     from (
       select id from webhook_deliveries
-      where state = 'pending' and next_attempt_at <= now() and (leased_until is null or leased_until < now())
-      order by next_attempt_at
-      limit ${count}
+      where id in (select id from next_deliveries)
+        and state = 'pending' and next_attempt_at <= now() and (leased_until is null or leased_until < now())
       for update skip locked) due, webhooks w
     where d.id = due.id and w.bot_id = d.bot_id
     returning d.id, d.bot_id, d.notification_id, d.event_type, d.attempts, w.url, w.secret`.execute(db);

@@ -62,6 +62,10 @@ export interface WebhookReceiver {
   received: Received[];
   /** Ids that arrived while an earlier request with the same id was still being answered. */
   overlapping: string[];
+  /** The most requests that were open (arrived, not yet closed) at once. */
+  readonly mostOpen: number;
+  /** When each request's connection closed (answered, or cut by the sender), in order. */
+  closedAt: number[];
   /** Sets how the next requests are answered (by default: 204). */
   answerWith(answer: Answer): void;
   /** The secret to verify with (setWebhook's answer): for every path, or for requests to `path` (with its query). */
@@ -78,6 +82,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const received: Received[] = [];
   const overlapping: string[] = [];
   const inProgress = new Set<string>();
+  const closedAt: number[] = [];
+  let open = 0;
+  let mostOpen = 0;
   const waiters: Array<() => void> = [];
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -102,7 +109,12 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         at: Date.now(),
       });
       for (const wake of waiters.splice(0)) wake();
-      response.on('close', () => inProgress.delete(id));
+      mostOpen = Math.max(mostOpen, ++open);
+      response.on('close', () => {
+        inProgress.delete(id);
+        open--;
+        closedAt.push(Date.now());
+      });
       void Promise.resolve(answer(request, response)).catch(() => response.destroy());
     });
   });
@@ -117,6 +129,10 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     url: `http://127.0.0.1:${port}/hooks`,
     received,
     overlapping,
+    get mostOpen() {
+      return mostOpen;
+    },
+    closedAt,
     answerWith: (next) => void (answer = next),
     verifyWith(secret, path) {
       if (path === undefined) verifier = new Webhook(secret);

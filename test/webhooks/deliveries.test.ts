@@ -222,6 +222,55 @@ describe('webhook deliveries', () => {
   });
 });
 
+describe('one slow receiver holds up nobody else', () => {
+  test('one attempt in flight per webhook across two instances; a healthy webhook’s deliveries go on while a hanging one has a backlog', async () => {
+    const slow: WebhookSettings = { ...settings, timeoutMs: 2_000, retryScheduleMs: [60_000] };
+    await restartWith(slow);
+    const second = await buildApp({ config: testConfig({ webhooks: slow }), db: t.db });
+    await second.ready();
+    const hanging = await startWebhookReceiver();
+    hanging.answerWith(answers.hang);
+    try {
+      receiver.answerWith(answers.ok);
+      const stuck = await subscribed(hanging.url);
+      const healthy = await subscribed();
+      // A backlog of 16 on the hanging webhook, due before anything of the healthy one.
+      for (let n = 0; n < 16; n++) await stuck.notify(`backlog ${n}`);
+      await hanging.until((received) => received.length > 0);
+      const start = fromStart();
+      for (let n = 0; n < 3; n++) {
+        await healthy.notify(`healthy ${n}`);
+        await receiver.until((received) => received.length > start + n);
+      }
+      // Each arrived while the hanging webhook's first attempt was still waiting for its deadline:
+      // none waited for a place that the backlog held.
+      const firstCut = await firstClose(hanging);
+      for (const got of receiver.received.slice(start))
+        assert.ok(got.at < firstCut, 'delivered before the first hanging attempt ended');
+      await hanging.until((received) => received.length >= 2, slow.timeoutMs * 4);
+      assert.equal(
+        hanging.mostOpen,
+        1,
+        'never two attempts at once to one webhook, whichever instance made them',
+      );
+      const [firstAt, secondAt] = hanging.received.map((got) => got.at);
+      assert.ok(secondAt! - firstAt! >= slow.timeoutMs - 50, 'the next attempt waited for the first to end');
+    } finally {
+      await second.close();
+      await hanging.close();
+    }
+  });
+});
+
+/** When the receiver's first request was closed (waiting for it if it is still open). */
+async function firstClose(of: WebhookReceiver): Promise<number> {
+  const deadline = Date.now() + 30_000;
+  while (of.closedAt.length === 0 && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.ok(of.closedAt[0], 'the first request was never closed');
+  return of.closedAt[0];
+}
+
 describe('webhook deliveries to IPv6 addresses that are not public', () => {
   test('each is refused at the attempt, before any connection: the delivery fails naming the address', async () => {
     receiver.answerWith(answers.ok);
