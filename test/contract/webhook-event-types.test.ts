@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadSpec } from '../../src/openapi.js';
 
-const schemas = loadSpec().components!.schemas as Record<string, { enum?: string[]; $ref?: string }>;
-const enumOf = (name: string) => schemas[name]?.enum ?? [];
+const { schemas } = loadSpec().components;
+const enumOf = (name: string) => (schemas[name]?.enum ?? []) as string[];
 
 test('every notification kind has its webhook event type, and there is no other', () => {
   const kinds = enumOf('NotificationKind');
