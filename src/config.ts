@@ -87,7 +87,14 @@ export interface HttpLimits {
 }
 
 export type LimitedAction =
-  'posts' | 'comments' | 'votes' | 'assessments' | 'profile-updates' | 'key-rotations' | 'registrations';
+  | 'posts'
+  | 'comments'
+  | 'votes'
+  | 'assessments'
+  | 'profile-updates'
+  | 'key-rotations'
+  | 'follows'
+  | 'registrations';
 /** What an `x-rate-limit` may name: a limit of `limits`, or the e-mail sign-in requests (humans.emailLimits). */
 export type RateLimitAction = LimitedAction | 'sign-in-mails';
 
@@ -150,6 +157,7 @@ const variables = {
   RATE_LIMIT_ASSESSMENTS: { type: 'integer', minimum: 1, maximum: largestLimit, default: 5 },
   RATE_LIMIT_PROFILE_UPDATES: { type: 'integer', minimum: 1, maximum: largestLimit, default: 20 },
   RATE_LIMIT_KEY_ROTATIONS: { type: 'integer', minimum: 1, maximum: largestLimit, default: 5 },
+  RATE_LIMIT_FOLLOWS: { type: 'integer', minimum: 1, maximum: largestLimit, default: 60 },
   REGISTER_LIMIT_PER_HOUR: { type: 'integer', minimum: 1, maximum: largestLimit, default: 20 },
   IP_LIMIT_FACTOR: { type: 'integer', minimum: 1, default: 5 },
   METRICS_TOKEN: { type: 'string', minLength: 16 },
@@ -297,6 +305,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
       assessments: raw.RATE_LIMIT_ASSESSMENTS as number,
       'profile-updates': raw.RATE_LIMIT_PROFILE_UPDATES as number,
       'key-rotations': raw.RATE_LIMIT_KEY_ROTATIONS as number,
+      follows: raw.RATE_LIMIT_FOLLOWS as number,
       registrations: raw.REGISTER_LIMIT_PER_HOUR as number,
     },
     humans,

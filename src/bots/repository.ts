@@ -180,7 +180,7 @@ export async function rotateCallersKey(
 const lostRotation = { admission: undefined, earlier: undefined, issuedAt: undefined };
 
 /** The admitted bot's id, if its request is admitted: the one row a write's statement may change. */
-const admittedBotId = sql<string>`(select admitted.id from admitted where admitted.admits)`;
+export const admittedBotId = sql<string>`(select admitted.id from admitted where admitted.admits)`;
 
 /** The actor of a rotation a bot made itself, in api_key_events (operators' are their names). */
 export const botActor = 'bot';

@@ -126,13 +126,14 @@ export async function ownBot(
     const own = { key: rateLimitKey(action, bot.id), max };
     return readQuota(db, own, clientIpCap(action, max, config.ipLimitFactor, clientIp), clock);
   };
-  const [posts, comments, votes, assessments, profileUpdates, keyRotations] = await Promise.all([
+  const [posts, comments, votes, assessments, profileUpdates, keyRotations, follows] = await Promise.all([
     quota('posts'),
     quota('comments'),
     quota('votes'),
     quota('assessments'),
     quota('profile-updates'),
     quota('key-rotations'),
+    quota('follows'),
   ]);
   return {
     bot: toBot(bot, config.publicUrl),
@@ -144,6 +145,7 @@ export async function ownBot(
       assessments,
       profile_updates: profileUpdates,
       key_rotations: keyRotations,
+      follows,
     },
   };
 }

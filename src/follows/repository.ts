@@ -1,42 +1,91 @@
-// SQL of follows (the follows migration): a bot follows another, or stops; the database's triggers
-// move both bots' counts and write or take back the followee's `follow` notification, in the same
+// SQL of follows (the follows migration): a bot follows another, or stops, each in one statement
+// that begins with its admission (limited per bot); the database's triggers move both bots'
+// counts and write the followee's `follow` notification (once a day per follower), in the same
 // statement. Lists of a bot's followers and of the bots it follows, newest first.
 import { sql } from 'kysely';
 import type { BotSummary } from '../api-types.js';
-import { isBotId } from '../bots/repository.js';
+import {
+  admissionAnswer,
+  admissionColumns,
+  admissionShape,
+  admittedBotId,
+  durableOnlyIfAdmitted,
+  isBotId,
+  withAdmission,
+} from '../bots/repository.js';
 import type { Db } from '../db/schema.js';
+import type { AdmissionAnswer, AdmissionAsk } from '../rate-limit/bot-admission.js';
 
 /** The condition on bots of the bot a reference names: its id, or its name in any case. */
 function namedBot(reference: string) {
-  return isBotId(reference) ? sql`id = ${reference}` : sql`lower(name) = ${reference.toLowerCase()}`;
+  return isBotId(reference)
+    ? sql<boolean>`bots.id = ${reference}`
+    : sql<boolean>`lower(bots.name) = ${reference.toLowerCase()}`;
+}
+
+/** What a follow or unfollow statement answers: its admission, and the bots it concerned. */
+export interface FollowWrite {
+  admission: AdmissionAnswer;
+  /** The calling bot (none for an unknown key). */
+  callerId: string | undefined;
+  /** The bot the reference names, or undefined when no bot has it. */
+  namedId: string | undefined;
 }
 
 /**
- * The follower follows the bot named, in one statement; answers the followed bot's id, or
- * undefined when no bot has that reference. Following one's own name follows nobody and answers
- * one's own id; following again changes nothing. A followee deleted at the same moment is a
- * foreign-key violation, which the caller reads as "no such bot".
+ * followBot's one statement (see withAdmission): the caller's admission, then, if it admits, the
+ * caller follows the bot named; following one's own name follows nobody, following again changes
+ * nothing (the database's triggers move both counts and tell the followed bot). A followee deleted
+ * at the same moment is a foreign-key violation, which the service reads as "no such bot".
  */
-export async function follow(db: Db, followerId: string, reference: string): Promise<string | undefined> {
-  const { rows } = await sql<{ id: string }>`
-    with target as (select id from bots where ${namedBot(reference)}),
-    followed as (
-      insert into follows (follower_id, followee_id)
-      select ${followerId}::uuid, target.id from target where target.id <> ${followerId}::uuid
-      on conflict do nothing)
-    select id from target`.execute(db);
-  return rows[0]?.id;
+export async function follow(db: Db, ask: AdmissionAsk, reference: string): Promise<FollowWrite> {
+  const row = await withAdmission(db, admissionShape(ask), ask)
+    .with('named', (db) => db.selectFrom('bots').select('bots.id').where(namedBot(reference)))
+    .with('followed', (db) =>
+      db
+        .insertInto('follows')
+        .columns(['follower_id', 'followee_id'])
+        .expression(
+          db
+            .selectFrom(['admitted', 'named'])
+            .select(['admitted.id as follower_id', 'named.id as followee_id'])
+            .where('admitted.admits', '=', true)
+            .whereRef('named.id', '<>', 'admitted.id'),
+        )
+        .onConflict((conflict) => conflict.doNothing()),
+    )
+    .selectFrom('admitted')
+    .leftJoin('named', (join) => join.onTrue())
+    .select(admissionColumns)
+    .select(durableOnlyIfAdmitted)
+    .select(['admitted.id as caller_id', 'named.id as named_id'])
+    .executeTakeFirst();
+  return written(row);
 }
 
-/** The follower stops following the bot named; answers its id, or undefined when no bot has that reference. */
-export async function unfollow(db: Db, followerId: string, reference: string): Promise<string | undefined> {
-  const { rows } = await sql<{ id: string }>`
-    with target as (select id from bots where ${namedBot(reference)}),
-    unfollowed as (
-      delete from follows using target
-      where follows.follower_id = ${followerId}::uuid and follows.followee_id = target.id)
-    select id from target`.execute(db);
-  return rows[0]?.id;
+/** unfollowBot's one statement: the admission, then, if it admits, the caller stops following the bot named. */
+export async function unfollow(db: Db, ask: AdmissionAsk, reference: string): Promise<FollowWrite> {
+  const row = await withAdmission(db, admissionShape(ask), ask)
+    .with('named', (db) => db.selectFrom('bots').select('bots.id').where(namedBot(reference)))
+    .with('unfollowed', (db) =>
+      db
+        .deleteFrom('follows')
+        .where('follows.follower_id', 'in', admittedBotId)
+        .where('follows.followee_id', 'in', db.selectFrom('named').select('named.id')),
+    )
+    .selectFrom('admitted')
+    .leftJoin('named', (join) => join.onTrue())
+    .select(admissionColumns)
+    .select(durableOnlyIfAdmitted)
+    .select(['admitted.id as caller_id', 'named.id as named_id'])
+    .executeTakeFirst();
+  return written(row);
+}
+
+function written(
+  row: (Parameters<typeof admissionAnswer>[0] & { caller_id: string; named_id: string | null }) | undefined,
+): FollowWrite {
+  return { admission: admissionAnswer(row), callerId: row?.caller_id, namedId: row?.named_id ?? undefined };
 }
 
 /** The newest followers of a bot (`followers`) or the bots it follows most recently (`following`). */

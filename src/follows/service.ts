@@ -1,9 +1,11 @@
 // What followBot and unfollowBot do, and the lists of followers the pages show. A bot cannot
-// follow itself (400); a bot that does not exist is a 404; both operations are idempotent.
+// follow itself (400); a bot that does not exist is a 404; both operations are idempotent, and
+// limited per bot together (`follows`).
 import type { BotSummary } from '../api-types.js';
-import type { BotRow, Db } from '../db/schema.js';
+import type { Db } from '../db/schema.js';
 import { notFound, validationFailed } from '../problems.js';
-import { follow, listFollows, unfollow } from './repository.js';
+import type { BotAdmission } from '../rate-limit/bot-admission.js';
+import { follow, listFollows, unfollow, type FollowWrite } from './repository.js';
 
 const noSuchBot = (reference: string) => notFound(`No bot has the id or name ${reference}.`);
 
@@ -15,22 +17,33 @@ const notYourself = () =>
     { in: 'path', pointer: '/id', message: 'must name another bot: a bot cannot follow itself' },
   ]);
 
-export async function followBot(db: Db, caller: BotRow, reference: string): Promise<void> {
-  let followed: string | undefined;
+/**
+ * followBot, admitted by its own statement (limited per bot, follows and unfollows together): the
+ * request counts whatever its outcome, a 400 or 404 included, as on every limited operation.
+ */
+export async function followBot(db: Db, admission: BotAdmission, reference: string): Promise<void> {
+  let written: FollowWrite;
   try {
-    followed = await follow(db, caller.id, reference);
+    written = await follow(db, admission.ask, reference);
   } catch (error) {
-    if (isForeignKeyViolation(error)) throw noSuchBot(reference);
-    throw error;
+    if (!isForeignKeyViolation(error)) throw error;
+    // The statement, its hits with it, rolled back.
+    await admission.settleUncounted();
+    throw noSuchBot(reference);
   }
-  if (followed === undefined) throw noSuchBot(reference);
-  if (followed === caller.id) throw notYourself();
+  settled(admission, written, reference);
 }
 
-export async function unfollowBot(db: Db, caller: BotRow, reference: string): Promise<void> {
-  const unfollowed = await unfollow(db, caller.id, reference);
-  if (unfollowed === undefined) throw noSuchBot(reference);
-  if (unfollowed === caller.id) throw notYourself();
+/** unfollowBot, admitted by its own statement (see followBot). */
+export async function unfollowBot(db: Db, admission: BotAdmission, reference: string): Promise<void> {
+  settled(admission, await unfollow(db, admission.ask, reference), reference);
+}
+
+/** The admission settled (a 401 or 429 first), then the caller's mistakes. */
+function settled(admission: BotAdmission, written: FollowWrite, reference: string): void {
+  admission.settle(written.admission);
+  if (written.namedId === undefined) throw noSuchBot(reference);
+  if (written.namedId === written.callerId) throw notYourself();
 }
 
 /** A bot's newest followers and the bots it followed last, `limit` of each (a profile page). */

@@ -173,7 +173,8 @@ export async function recordFailedAttempt(
       set state = ${retryInMs === null ? 'failed' : 'pending'},
           next_attempt_at = ${retryInMs === null ? null : sql`now() + make_interval(secs => ${retryInMs / 1000})`},
           leased_until = null, last_status_code = ${outcome.status}, last_error = ${outcome.error}
-      where id = ${delivery.id}
+      -- Not one withdrawn meanwhile (its notification deleted during the attempt).
+      where id = ${delivery.id} and state = 'pending'
       returning bot_id),
     hook as (
       update webhooks

@@ -98,7 +98,8 @@ export function webhookWorker(options: {
 
   async function attempt(delivery: LeasedDelivery, signal: AbortSignal): Promise<void> {
     const notification = await notificationToDeliver(db, delivery.notification_id);
-    // Its cause was deleted: the notification went, and this delivery with it (foreign keys).
+    // Deleted since the lease (with its post, comment or actor): the statement that deleted it
+    // withdrew this delivery (the webhooks_withdraw trigger), so it is not sent.
     if (!notification) return;
     const body = JSON.stringify({
       type: delivery.event_type,

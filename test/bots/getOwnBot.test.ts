@@ -45,6 +45,7 @@ describe('getOwnBot 200', () => {
         assessments: fresh,
         profile_updates: fresh,
         key_rotations: fresh,
+        follows: fresh,
       },
     });
     // Quota under use, and reading it consuming none, are in test/platform/rate-limit.test.ts; the

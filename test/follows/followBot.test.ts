@@ -2,17 +2,24 @@
 // notification to the followed bot; never oneself, never a bot that does not exist.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { useTestApp } from '../helpers/app.js';
+import { testConfig, useTestApp } from '../helpers/app.js';
 import { bearer, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
 import { assertCountersMatchRows } from '../helpers/invariants.js';
 import { inbox, setWebhook } from '../helpers/notifications.js';
 
-const t = useTestApp();
+const limit = 6;
+const t = useTestApp({ limits: { ...testConfig().limits, follows: limit } });
 
 const follow = (apiKey: string, reference: string) =>
   t.app.inject({
     method: 'PUT',
+    url: `/api/bots/${encodeURIComponent(reference)}/follow`,
+    headers: bearer(apiKey),
+  });
+const unfollow = (apiKey: string, reference: string) =>
+  t.app.inject({
+    method: 'DELETE',
     url: `/api/bots/${encodeURIComponent(reference)}/follow`,
     headers: bearer(apiKey),
   });
@@ -76,6 +83,46 @@ describe('followBot 204', () => {
     assert.equal((await stats(star.bot.id)).followers, 12);
     assert.equal((await inbox(t.app, star.api_key, '?limit=100')).items.length, 12);
     await assertCountersMatchRows(t.db);
+  });
+});
+
+describe('followBot 429', () => {
+  test('follows and unfollows count together against the bot’s hourly limit, whatever they answered', async () => {
+    const [ada, grace, linus] = await Promise.all([
+      registerBot(t.app),
+      registerBot(t.app),
+      registerBot(t.app),
+    ]);
+    const steps = [
+      () => follow(ada.api_key, grace.bot.id),
+      () => unfollow(ada.api_key, grace.bot.id),
+      () => follow(ada.api_key, 'nobody-here'), // a 404 counts too
+      () => follow(ada.api_key, ada.bot.id), // and a 400
+      () => follow(ada.api_key, linus.bot.id),
+      () => unfollow(ada.api_key, linus.bot.id),
+    ];
+    for (const [n, step] of steps.entries()) {
+      const response = await step();
+      assert.equal(response.headers['x-ratelimit-limit'], String(limit), response.body);
+      assert.equal(response.headers['x-ratelimit-remaining'], String(limit - n - 1));
+    }
+    const refusals = [
+      ['followBot', await follow(ada.api_key, grace.bot.id)],
+      ['unfollowBot', await unfollow(ada.api_key, linus.bot.id)],
+    ] as const;
+    for (const [operationId, refused] of refusals) {
+      assert.equal(refused.statusCode, 429);
+      assertContract(operationId, refused);
+      assert.equal(refused.json().code, 'rate_limited');
+      assert.equal(refused.json().limit, limit);
+      assert.equal(refused.headers['x-ratelimit-remaining'], '0');
+      assert.ok(Number(refused.headers['retry-after']) >= 1);
+    }
+    assert.equal(await followRows(), 0, 'the refused follow wrote nothing');
+    const quota = await t.app.inject({ url: '/api/bots/me', headers: bearer(ada.api_key) });
+    assert.equal(quota.json().quota.follows.remaining, 0);
+    // Another bot's follows are its own.
+    assert.equal((await follow(grace.api_key, linus.bot.id)).statusCode, 204);
   });
 });
 

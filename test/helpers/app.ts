@@ -38,6 +38,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
       assessments: 10_000,
       'profile-updates': 10_000,
       'key-rotations': 10_000,
+      follows: 10_000,
       registrations: 10_000,
     },
     ...overrides,

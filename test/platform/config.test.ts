@@ -28,6 +28,7 @@ describe('configuration', () => {
         registrations: 20,
         'profile-updates': 20,
         'key-rotations': 5,
+        follows: 60,
       },
       ipLimitFactor: 5,
       metricsToken: undefined,

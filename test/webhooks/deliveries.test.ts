@@ -191,9 +191,9 @@ describe('webhook deliveries', () => {
     assert.equal(hanging!.delivered_at, null);
   });
 
-  test('a delivery whose cause is deleted before it is sent goes with it: nothing is sent', async () => {
+  test('a delivery whose cause is deleted before it is sent is withdrawn: listed as failed, never sent', async () => {
     receiver.answerWith(answers.ok);
-    const { ada, grace, post } = await subscribed();
+    const { ada, grace, post, notify } = await subscribed();
     // Written and deleted while no process delivers; then one does.
     await restartWith({ ...settings, deliver: false });
     const before = fromStart();
@@ -205,9 +205,38 @@ describe('webhook deliveries', () => {
       headers: bearer(grace.api_key),
     });
     assert.equal(removed.statusCode, 204);
+    const [withdrawn] = await deliveries(ada.api_key);
+    assert.equal(withdrawn!.state, 'failed');
+    assert.equal(withdrawn!.attempts, 0);
+    assert.equal(withdrawn!.next_attempt_at, null);
+    assert.match(String(withdrawn!.last_error), /^withdrawn: its notification was deleted/);
     await restartWith(settings);
-    assert.deepEqual(await deliveries(ada.api_key), []);
-    assert.equal(fromStart(), before);
+    // A later notification is sent; the withdrawn one never was, and is still listed.
+    await notify('after it');
+    await receiver.until((received) => received.length > before);
+    assert.deepEqual(
+      receiver.received.slice(before).map((got) => got.id),
+      [(await deliveries(ada.api_key))[0]!.id],
+    );
+    assert.deepEqual(
+      (await deliveries(ada.api_key)).map((item) => item.id).includes(withdrawn!.id as string),
+      true,
+    );
+  });
+
+  test('a delivered notification’s delivery stays listed when its post is deleted', async () => {
+    receiver.answerWith(answers.ok);
+    const { ada, post, notify } = await subscribed();
+    await notify();
+    const [delivered] = await settled(ada.api_key, (item) => item.state === 'delivered');
+    const removed = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/feed/posts/${post.id}`,
+      headers: bearer(ada.api_key),
+    });
+    assert.equal(removed.statusCode, 204);
+    assert.deepEqual((await inbox(t.app, ada.api_key)).items, [], 'the notification went with its post');
+    assert.deepEqual(await deliveries(ada.api_key), [delivered]);
   });
 
   test('an address the policy refuses at delivery time (a name that resolves elsewhere now): nothing reaches it', async () => {
