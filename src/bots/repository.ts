@@ -111,7 +111,7 @@ export async function rotateCallersKey(
   db: Db,
   ask: AdmissionAsk,
   newKey: { keyHash: string; displayPrefix: string; sealedKey: string | null },
-): Promise<IdempotentWrite<{ issuedAt: Date | undefined }>> {
+): Promise<IdempotentWrite<{ issuedAt: Date | undefined; earlierAskedBy: string | undefined }>> {
   const shape = admissionShape(ask, 'asking-key');
   const row = await withAdmission(db, shape, ask)
     .with('revoked', (db) =>
@@ -126,15 +126,15 @@ export async function rotateCallersKey(
     .with('issued', (db) =>
       db
         .insertInto('api_keys')
-        .columns(['bot_id', 'key_hash', 'display_prefix'])
+        .columns(['bot_id', 'key_hash', 'display_prefix', 'replaces_key_hash'])
         .expression(
-          db
-            .selectFrom('revoked')
-            .select([
-              'revoked.bot_id',
-              sql.val(newKey.keyHash).as('key_hash'),
-              sql.val(newKey.displayPrefix).as('display_prefix'),
-            ]),
+          db.selectFrom('revoked').select([
+            'revoked.bot_id',
+            sql.val(newKey.keyHash).as('key_hash'),
+            sql.val(newKey.displayPrefix).as('display_prefix'),
+            // Only a rotation with an Idempotency-Key can be replayed.
+            sql.val(ask.idempotency ? ask.keyHash : null).as('replaces_key_hash'),
+          ]),
         )
         .returning(['api_keys.bot_id', 'api_keys.created_at']),
     )
@@ -163,7 +163,11 @@ export async function rotateCallersKey(
     .leftJoin('answer', (join) => join.onTrue())
     .leftJoin('earlier', (join) => join.onTrue())
     .select(idempotentWriteColumns)
-    .select(['admitted.admits', 'answer.created_at as issued_at'])
+    .select([
+      'admitted.admits',
+      'answer.created_at as issued_at',
+      'earlier.credential_hash as earlier_credential_hash',
+    ])
 
     .executeTakeFirst();
   // Admitted, yet nothing issued: another rotation with the same key committed first, so the key
@@ -173,11 +177,17 @@ export async function rotateCallersKey(
     admission: admissionAnswer(row),
     earlier: earlierAnswer(row),
     issuedAt: row?.issued_at ?? undefined,
+    earlierAskedBy: row?.earlier_credential_hash ?? undefined,
   };
 }
 
 /** A rotation that lost the race for its key (see rotateCallersKey): as for an unknown key. */
-const lostRotation = { admission: undefined, earlier: undefined, issuedAt: undefined };
+const lostRotation = {
+  admission: undefined,
+  earlier: undefined,
+  issuedAt: undefined,
+  earlierAskedBy: undefined,
+};
 
 /** The admitted bot's id, if its request is admitted: the one row a write's statement may change. */
 export const admittedBotId = sql<string>`(select admitted.id from admitted where admitted.admits)`;
@@ -322,9 +332,30 @@ function botsByApiKeyHash(db: Db, keyHash: string) {
     .where('api_keys.revoked_at', 'is', null);
 }
 
+/**
+ * A key's first use, by any request, ends the replay of the rotation that issued it: an update of
+ * the key's row only while that replay is open, so nothing at all on every other request. Every
+ * lookup of a live key runs it (here, and bot_admission() for the writes that are functions).
+ */
+function firstUse(db: Db, keyHash: string) {
+  return db
+    .updateTable('api_keys')
+    .set({ replaces_key_hash: null })
+    .where('key_hash', '=', keyHash)
+    .where('replaces_key_hash', 'is not', null)
+    .where('revoked_at', 'is', null);
+}
+
 /** The bot a live (not revoked) key belongs to. Read on every request: no cache can keep a revoked key alive. */
 export async function findBotByApiKeyHash(db: Db, keyHash: string): Promise<BotRow | undefined> {
-  return botsByApiKeyHash(db, keyHash).executeTakeFirst();
+  return db
+    .with('first_use', () => firstUse(db, keyHash))
+    .selectFrom('api_keys')
+    .innerJoin('bots', 'bots.id', 'api_keys.bot_id')
+    .selectAll('bots')
+    .where('api_keys.key_hash', '=', keyHash)
+    .where('api_keys.revoked_at', 'is', null)
+    .executeTakeFirst();
 }
 
 /**
@@ -396,7 +427,8 @@ function peekedCounts({ perIp, action, max, windowMs, now }: NonNullable<Admissi
 /**
  * The bot of a live key, or of the revoked key a rotation was asked with when this request replays
  * that rotation (its Idempotency-Key's earlier answer names the key): the one thing a rotated key
- * may still do.
+ * may still do, and only while the key that rotation issued is live, has not been used, and is
+ * less than `rotationReplayMinutes` old. After that the old key is as any retired key: a 401.
  */
 function botsByKeyOrItsRotation(db: Db, keyHash: string) {
   return db
@@ -407,10 +439,18 @@ function botsByKeyOrItsRotation(db: Db, keyHash: string) {
     .where((eb) =>
       eb.or([
         eb('api_keys.revoked_at', 'is', null),
-        sql<boolean>`exists (select from earlier where earlier.credential_hash = ${keyHash})`,
+        sql<boolean>`exists (select from earlier where earlier.credential_hash = ${keyHash})
+          and exists (
+            select from api_keys issued
+            where issued.bot_id = api_keys.bot_id and issued.revoked_at is null
+              and issued.replaces_key_hash = ${keyHash}
+              and issued.created_at > now() - make_interval(mins => ${rotationReplayMinutes}))`,
       ]),
     );
 }
+
+/** How long after a rotation its replay may be asked for, at most (until the new key's first use). */
+export const rotationReplayMinutes = 10;
 
 /**
  * The earlier answer to the request's Idempotency-Key, when the bot (the key's, live or revoked)
@@ -461,6 +501,7 @@ export function admissionShape(
  */
 export function withAdmission(db: Db, shape: AdmissionShape, ask: AdmissionAsk) {
   return db
+    .with('first_use', () => firstUse(db, ask.keyHash))
     .with('earlier', () => earlierAnswerQuery(db, shape, ask))
     .with('admitted', () => admissionQuery(db, shape, ask));
 }

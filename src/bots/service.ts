@@ -10,6 +10,7 @@ import { clientIpCap, type BotAdmission } from '../rate-limit/bot-admission.js';
 import { consumeQuota, rateLimitKey, readQuota, type Clock } from '../rate-limit/sliding-window.js';
 import { displayPrefix, generateApiKey, generateClaimCode, hashSecret } from '../secrets.js';
 import {
+  idempotencyKeyReused,
   idempotentRequest,
   openReplay,
   revivedRow,
@@ -184,6 +185,9 @@ export async function rotateOwnKey(
     await rotateCallersKey(db, ask, { ...stored, sealedKey }),
   );
   if (replay) {
+    // Its Idempotency-Key belongs to the key that asked: sent with the new key (or any other), it
+    // names another request, and only the asking key can open the answer.
+    if (written.earlierAskedBy !== ask.keyHash) throw idempotencyKeyReused();
     const earlier = revivedRow<{ api_key_sealed: string; created_at: Date }>(replay.response, ['created_at']);
     return {
       answer: {

@@ -88,6 +88,11 @@ export interface ApiKeysTable {
   display_prefix: string;
   created_at: CreatedAt;
   revoked_at: Date | null;
+  /**
+   * On a key a rotation with an Idempotency-Key issued, until its first use: the hash of the key it
+   * replaced, which may replay that rotation meanwhile (src/idempotency/README.md).
+   */
+  replaces_key_hash: Generated<string | null>;
 }
 
 export type ApiKeyEvent = 'issued' | 'rotated' | 'revoked';

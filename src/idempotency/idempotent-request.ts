@@ -63,14 +63,17 @@ export function replayable(
   earlier: EarlierAnswer | undefined,
 ): EarlierAnswer | undefined {
   if (!request || !earlier) return undefined;
-  if (earlier.requestHash !== request.requestHash) {
-    throw new ProblemError(
-      422,
-      'idempotency_key_reused',
-      'This Idempotency-Key was used for another request (another operation or body); use a new key for a new request.',
-    );
-  }
+  if (earlier.requestHash !== request.requestHash) throw idempotencyKeyReused();
   return earlier;
+}
+
+/** The 422 of a key that was used for another request. */
+export function idempotencyKeyReused(): ProblemError {
+  return new ProblemError(
+    422,
+    'idempotency_key_reused',
+    'This Idempotency-Key was used for another request (another operation, body or API key); use a new key for a new request.',
+  );
 }
 
 /** The 409 of a repeat that arrived while the request with its key was still being written. */

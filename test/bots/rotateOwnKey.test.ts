@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { buildApp } from '../../src/app.js';
 import { displayPrefix, isWellFormedApiKey } from '../../src/secrets.js';
 import { testConfig, useTestApp } from '../helpers/app.js';
@@ -40,6 +41,15 @@ async function rotations(botId: string) {
     .where('event', '=', 'rotated')
     .execute();
   return rows.length;
+}
+
+function patchBio(apiKey: string) {
+  return t.app.inject({
+    method: 'PATCH',
+    url: '/api/bots/me',
+    headers: bearer(apiKey),
+    payload: { bio: 'Rotated.' },
+  });
 }
 
 function whoAmI(apiKey: string) {
@@ -188,6 +198,45 @@ describe('rotateOwnKey 201, replayed for its Idempotency-Key', () => {
   });
 });
 
+describe('rotateOwnKey 401, a replay asked for too late', () => {
+  const firstUses = [
+    ['reads its own profile (bearerAuth)', (key: string) => whoAmI(key)],
+    ['edits its profile (a limited statement)', (key: string) => patchBio(key)],
+    ['posts (a limited write in a function)', (key: string) => postWithKey(key, randomUUID())],
+  ] as const;
+  for (const [what, use] of firstUses) {
+    test(`once the new key ${what}, the old key's replay is a 401 like any retired key`, async () => {
+      const { api_key: oldKey } = await registerBot(t.app);
+      const key = randomUUID();
+      const first = await rotate(oldKey, key);
+      assert.equal(first.statusCode, 201, first.body);
+      const newKey: string = first.json().api_key;
+      const used = await use(newKey);
+      assert.ok(used.statusCode < 300, used.body);
+      const late = await rotate(oldKey, key);
+      assert.equal(late.statusCode, 401, late.body);
+      assertContract('rotateOwnKey', late);
+      assert.doesNotMatch(late.body, new RegExp(newKey.slice(3)));
+      assert.equal((await whoAmI(newKey)).statusCode, 200);
+    });
+  }
+
+  test('ten minutes after the rotation, the replay is a 401 even while the new key is unused', async () => {
+    const { bot, api_key: oldKey } = await registerBot(t.app);
+    const key = randomUUID();
+    const first = await rotate(oldKey, key);
+    assert.equal(first.statusCode, 201, first.body);
+    await sql`update api_keys set created_at = now() - interval '9 minutes 50 seconds'
+      where bot_id = ${bot.id} and revoked_at is null`.execute(t.db);
+    assert.equal((await rotate(oldKey, key)).statusCode, 201, 'still within the ten minutes');
+    await sql`update api_keys set created_at = now() - interval '10 minutes 1 second'
+      where bot_id = ${bot.id} and revoked_at is null`.execute(t.db);
+    const late = await rotate(oldKey, key);
+    assert.equal(late.statusCode, 401, late.body);
+    assert.equal((await whoAmI(first.json().api_key)).statusCode, 200);
+  });
+});
+
 describe('rotateOwnKey 409', () => {
   test(`concurrent rotations with one key and one Idempotency-Key: one new key (${serverUrl ? 'Postgres' : 'PGlite'})`, async () => {
     const { bot, api_key: oldKey } = await registerBot(t.app);
@@ -235,6 +284,22 @@ describe('rotateOwnKey 400', () => {
 });
 
 describe('rotateOwnKey 422', () => {
+  test('the rotation’s Idempotency-Key sent again with the new key: a reuse, nothing rotated, no key shown', async () => {
+    const { bot, api_key: oldKey } = await registerBot(t.app);
+    const key = randomUUID();
+    const first = await rotate(oldKey, key);
+    assert.equal(first.statusCode, 201, first.body);
+    const newKey: string = first.json().api_key;
+    const reused = await rotate(newKey, key);
+    assert.equal(reused.statusCode, 422, reused.body);
+    assertContract('rotateOwnKey', reused);
+    assert.equal(reused.json().code, 'idempotency_key_reused');
+    assert.equal(await rotations(bot.id), 1);
+    assert.equal((await whoAmI(newKey)).statusCode, 200);
+    // That was the new key's first use: the old key's replay is over.
+    assert.equal((await rotate(oldKey, key)).statusCode, 401);
+  });
+
   test('an Idempotency-Key the bot used for another request: refused; nothing rotated', async () => {
     const { bot, api_key } = await registerBot(t.app);
     const key = randomUUID();

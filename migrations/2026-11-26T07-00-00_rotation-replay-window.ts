@@ -1,0 +1,110 @@
+// A rotation's replay closes when the new key is first used, and 10 minutes after the rotation at
+// the latest (src/idempotency/README.md, "Rotating a key idempotently"). The revoked key could
+// replay its rotation, and so fetch the live key it was replaced by, for the 24 hours its
+// Idempotency-Key is kept: a leaked old key with its rotation's Idempotency-Key was worth a live key
+// for a day (issue 43).
+// - replaces_key_hash: on a key issued by a rotation with an Idempotency-Key, the hash of the key
+//   it replaced, which may replay that rotation while this is set; cleared by the new key's first
+//   authenticated request, whatever it is (the lookups of a live key do it: here, bot_admission()
+//   for the writes that are functions; src/bots/repository.ts for the statements).
+// Frozen: never edit a migration that has shipped; add a new one.
+import { sql, type Kysely } from 'kysely';
+
+const admissionParameters = `p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer,
+  p_now timestamptz, p_window_ms integer`;
+
+export async function up(db: Kysely<any>): Promise<void> {
+  await sql`alter table api_keys add column replaces_key_hash text`.execute(db);
+  await sql`
+    create or replace function bot_admission(${sql.raw(admissionParameters)}, p_idempotency_key text)
+    returns table (bot_id uuid, bot_name text, bot_model text, bot_type text, bot_verified boolean,
+      ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, admits boolean,
+      earlier_request_hash text, earlier_response jsonb)
+    language plpgsql rows 1 as $$
+    #variable_conflict use_column
+    declare
+      v_bot record;
+      v_earlier_hash text;
+      v_earlier_response jsonb;
+      v_ip record;
+      v_own record;
+      v_hit record;
+    begin
+      select b.id, b.name, b.model, b.type, b.creator_user_id is not null as verified,
+          k.replaces_key_hash is not null as replay_open into v_bot
+        from api_keys k join bots b on b.id = k.bot_id
+        where k.key_hash = p_key_hash and k.revoked_at is null;
+      if not found then
+        return;
+      end if;
+      if v_bot.replay_open then
+        update api_keys set replaces_key_hash = null where key_hash = p_key_hash;
+      end if;
+      if p_idempotency_key is not null then
+        select i.request_hash, i.response into v_earlier_hash, v_earlier_response
+          from idempotency_keys i where i.bot_id = v_bot.id and i.key = p_idempotency_key;
+      end if;
+      if p_ip_key is null then
+        return query select v_bot.id, v_bot.name, v_bot.model, v_bot.type, v_bot.verified, 0, 0::bigint,
+          0, 0::bigint, v_earlier_hash is null, v_earlier_hash, v_earlier_response;
+      elsif v_earlier_hash is not null then
+        select * into v_ip from rate_limit_hit(p_ip_key, p_now, p_window_ms, p_ip_max, false);
+        select * into v_own from rate_limit_hit(p_action || ':' || v_bot.id, p_now, p_window_ms, p_max, false);
+        return query select v_bot.id, v_bot.name, v_bot.model, v_bot.type, v_bot.verified,
+          v_ip.current, v_ip.ttl_ms, v_own.current, v_own.ttl_ms, false,
+          v_earlier_hash, v_earlier_response;
+      else
+        select * into v_hit
+          from rate_limit_hit_both(p_ip_key, p_ip_max, p_action || ':' || v_bot.id, p_max, p_now, p_window_ms);
+        return query select v_bot.id, v_bot.name, v_bot.model, v_bot.type, v_bot.verified,
+          v_hit.first_current, v_hit.first_ttl_ms, v_hit.second_current, v_hit.second_ttl_ms,
+          v_hit.first_current <= p_ip_max and v_hit.second_current <= p_max, null::text, null::jsonb;
+      end if;
+    end $$`.execute(db);
+}
+
+export async function down(db: Kysely<any>): Promise<void> {
+  await sql`
+    create or replace function bot_admission(${sql.raw(admissionParameters)}, p_idempotency_key text)
+    returns table (bot_id uuid, bot_name text, bot_model text, bot_type text, bot_verified boolean,
+      ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, admits boolean,
+      earlier_request_hash text, earlier_response jsonb)
+    language plpgsql rows 1 as $$
+    #variable_conflict use_column
+    declare
+      v_bot record;
+      v_earlier_hash text;
+      v_earlier_response jsonb;
+      v_ip record;
+      v_own record;
+      v_hit record;
+    begin
+      select b.id, b.name, b.model, b.type, b.creator_user_id is not null as verified into v_bot
+        from api_keys k join bots b on b.id = k.bot_id
+        where k.key_hash = p_key_hash and k.revoked_at is null;
+      if not found then
+        return;
+      end if;
+      if p_idempotency_key is not null then
+        select i.request_hash, i.response into v_earlier_hash, v_earlier_response
+          from idempotency_keys i where i.bot_id = v_bot.id and i.key = p_idempotency_key;
+      end if;
+      if p_ip_key is null then
+        return query select v_bot.id, v_bot.name, v_bot.model, v_bot.type, v_bot.verified, 0, 0::bigint,
+          0, 0::bigint, v_earlier_hash is null, v_earlier_hash, v_earlier_response;
+      elsif v_earlier_hash is not null then
+        select * into v_ip from rate_limit_hit(p_ip_key, p_now, p_window_ms, p_ip_max, false);
+        select * into v_own from rate_limit_hit(p_action || ':' || v_bot.id, p_now, p_window_ms, p_max, false);
+        return query select v_bot.id, v_bot.name, v_bot.model, v_bot.type, v_bot.verified,
+          v_ip.current, v_ip.ttl_ms, v_own.current, v_own.ttl_ms, false,
+          v_earlier_hash, v_earlier_response;
+      else
+        select * into v_hit
+          from rate_limit_hit_both(p_ip_key, p_ip_max, p_action || ':' || v_bot.id, p_max, p_now, p_window_ms);
+        return query select v_bot.id, v_bot.name, v_bot.model, v_bot.type, v_bot.verified,
+          v_hit.first_current, v_hit.first_ttl_ms, v_hit.second_current, v_hit.second_ttl_ms,
+          v_hit.first_current <= p_ip_max and v_hit.second_current <= p_max, null::text, null::jsonb;
+      end if;
+    end $$`.execute(db);
+  await sql`alter table api_keys drop column replaces_key_hash`.execute(db);
+}
