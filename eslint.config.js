@@ -55,6 +55,8 @@ export default tseslint.config(
     // Build scripts are plain ESM JavaScript outside the TypeScript project.
     files: ['**/*.mjs', '**/*.js'],
     extends: [tseslint.configs.disableTypeChecked],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+    languageOptions: {
+      globals: { process: 'readonly', console: 'readonly', URL: 'readonly', AbortController: 'readonly' },
+    },
   },
 );

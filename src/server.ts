@@ -1,5 +1,9 @@
 // Starts the platform: configuration, database (PGlite unless DATABASE_URL is set), migrations,
-// the app, and a graceful shutdown that finishes in-flight requests on SIGTERM or SIGINT.
+// the app; and stops it gracefully on SIGTERM or SIGINT, whenever the signal comes. The handlers are
+// the first thing this module installs, so a signal during start-up is a stop too (never the death
+// by signal that Node's default would be): the step under way ends (a migration's transaction
+// commits or rolls back whole), start-up goes no further, and what it opened is closed, the app
+// first (the requests in flight finish; later ones get a 503) and then the database. Exit code 0.
 import { setFlagsFromString } from 'node:v8';
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
@@ -7,8 +11,55 @@ import { checkDatabases, openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { exitOnStartupError } from './startup-error.js';
 
-/** After this long, a shutdown that is still waiting on connections gives up and exits. */
+/** After this long, a stop that is still waiting on connections gives up and exits. */
 const shutdownTimeoutMs = 10_000;
+
+/** Ends start-up at its next step once a stop was asked for. */
+class StopRequested extends Error {}
+
+let stopSignal: NodeJS.Signals | undefined;
+/** What start-up opened, the last first: what a stop closes. */
+const closers: Array<() => Promise<void>> = [];
+/** How a stop is told in the log: plainly until the app's logger exists. */
+let logStop = (signal: NodeJS.Signals) => console.error(`stopping (${signal}) before start-up finished`);
+
+process.on('SIGTERM', (signal) => void stop(signal));
+process.on('SIGINT', (signal) => void stop(signal));
+const starting = main();
+starting.catch((error: unknown) => {
+  // A stop asked for during start-up ends it, by StopRequested or by what closing did to a step.
+  if (stopSignal) return;
+  exitOnStartupError(error);
+});
+
+async function stop(signal: NodeJS.Signals) {
+  if (stopSignal) return;
+  stopSignal = signal;
+  logStop(signal);
+  setTimeout(() => {
+    console.error('shutdown timed out');
+    process.exit(1);
+  }, shutdownTimeoutMs).unref();
+  await starting.catch(() => {});
+  for (const close of closers) {
+    try {
+      await close();
+    } catch (error) {
+      console.error('closing failed:', error);
+      process.exitCode = 1;
+    }
+  }
+}
+
+/** Registers how to close what a start-up step opened; ends start-up if a stop was asked for. */
+function opened(close: () => Promise<void>) {
+  closers.unshift(close);
+  stopIfAsked();
+}
+
+function stopIfAsked() {
+  if (stopSignal) throw new StopRequested();
+}
 
 async function main() {
   const config = loadConfig();
@@ -21,38 +72,26 @@ async function main() {
     setFlagsFromString(`--heap-growing-percent=${config.heapGrowthPercent}`);
   }
   const database = await openDatabase(config);
+  opened(() => database.close());
   await checkDatabases(database, config);
+  stopIfAsked();
   await database.withDirectConnection(migrateToLatest);
+  stopIfAsked();
   const app = await buildApp({
     config,
     db: database.db,
     reads: database.reads,
     ...(database.poolStats ? { poolStats: database.poolStats } : {}),
   });
+  opened(() => app.close());
+  logStop = (signal) => app.log.info({ signal }, 'shutting down: finishing in-flight requests');
   if (database.kind === 'pglite') {
     app.log.info(
       { pglite_dir: config.pgliteDir },
       'using embedded PGlite (set DATABASE_URL to use a Postgres server)',
     );
   }
-
-  let closing = false;
-  const shutdown = async (signal: NodeJS.Signals) => {
-    if (closing) return;
-    closing = true;
-    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
-    setTimeout(() => {
-      app.log.error('shutdown timed out');
-      process.exit(1);
-    }, shutdownTimeoutMs).unref();
-    await app.close();
-    await database.close();
-  };
-  process.on('SIGTERM', (signal) => void shutdown(signal));
-  process.on('SIGINT', (signal) => void shutdown(signal));
-
   await app.listen({ host: config.host, port: config.port });
+  stopIfAsked();
   app.log.info(`API docs at ${config.publicUrl}/docs`);
 }
-
-main().catch(exitOnStartupError);

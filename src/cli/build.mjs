@@ -9,7 +9,8 @@
 // before anything is built, and it loads TypeScript only to build: an install without dev
 // dependencies (`npm prune --omit=dev` after a build) never needs it, and is told what to do if
 // dist/ is stale.
-import { execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,11 +35,30 @@ function isStale() {
   return sources.some((source) => newestChange(join(root, source)) > built);
 }
 
-export async function ensureBuilt() {
-  if (isStale()) await build();
+/**
+ * Builds dist/ when it is missing or stale. `signal` stops a build under way (run.mjs aborts it on
+ * SIGTERM): the compiler is stopped, the build stamp is not written, and the next start builds again.
+ */
+export async function ensureBuilt({ signal } = {}) {
+  if (isStale()) await build(signal);
 }
 
-async function build() {
+/** Runs a command to its end; rejects if it fails, or stops it and rejects when `signal` aborts. */
+async function run(command, args, signal) {
+  signal?.throwIfAborted();
+  const child = spawn(command, args, { stdio: 'inherit' });
+  const stopChild = () => child.kill('SIGTERM');
+  signal?.addEventListener('abort', stopChild, { once: true });
+  try {
+    const [code] = await once(child, 'exit');
+    signal?.throwIfAborted();
+    if (code !== 0) throw new Error(`${[command, ...args].join(' ')} failed (exit code ${code})`);
+  } finally {
+    signal?.removeEventListener('abort', stopChild);
+  }
+}
+
+async function build(signal) {
   let tsc;
   try {
     tsc = fileURLToPath(import.meta.resolve('typescript/bin/tsc'));
@@ -48,13 +68,14 @@ async function build() {
     );
     process.exit(1);
   }
-  execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+  await run(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], signal);
   const { parse } = await import('yaml');
   const spec = parse(readFileSync(join(root, 'openapi.yaml'), 'utf8'));
   writeFileSync(join(root, 'dist', 'openapi.json'), JSON.stringify(spec));
   // The pages' stylesheet, which the server reads beside its compiled modules.
   copyFileSync(join(root, 'src', 'web', 'style.css'), join(root, 'dist', 'src', 'web', 'style.css'));
   await bundleServer();
+  signal?.throwIfAborted();
   writeFileSync(stamp, `${new Date().toISOString()}\n`);
 }
 

@@ -1,8 +1,23 @@
 // `npm start`, `npm run migrate`, `npm run admin -- ...`: builds dist/ if it is missing or stale
 // (see build.mjs), then runs the compiled entry point in this same process, with the arguments after
 // its name: `node src/cli/run.mjs admin rotate-key ada-7`.
+//
+// SIGTERM and SIGINT are caught from this module's first line, so that no signal finds the process
+// without a handler (Node's default is to die by it, which npm then repeats as its own end): during
+// a build the build stops and the process exits 0; from the moment the entry point is loaded, its
+// own handlers stop it (src/server.ts), and a signal that came while it was loading is sent again
+// once they are installed.
 import { fileURLToPath } from 'node:url';
 import { ensureBuilt } from './build.mjs';
+
+let pending;
+const building = new AbortController();
+const early = (signal) => {
+  pending ??= signal;
+  building.abort();
+};
+process.on('SIGTERM', early);
+process.on('SIGINT', early);
 
 const entries = {
   server: 'dist/server.bundle.js',
@@ -15,8 +30,17 @@ if (!entry) {
   console.error(`usage: node src/cli/run.mjs <${Object.keys(entries).join('|')}> [arguments]`);
   process.exit(2);
 }
-await ensureBuilt();
+try {
+  await ensureBuilt({ signal: building.signal });
+} catch (error) {
+  if (!pending) throw error;
+}
+// Stopped before anything started: nothing to finish.
+if (pending) process.exit(0);
 const target = fileURLToPath(new URL(`../../${entry}`, import.meta.url));
 // The entry point sees itself as the program, with its own arguments, as if run directly.
 process.argv = [process.argv[0], target, ...args];
 await import(target);
+process.off('SIGTERM', early);
+process.off('SIGINT', early);
+if (pending) process.kill(process.pid, pending);

@@ -14,16 +14,32 @@ export interface StartedServer {
   kill(): Promise<void>;
 }
 
+/** A server process from its first moment, before it listens: for a test that signals it while it starts. */
+export interface SpawnedServer {
+  pid: number;
+  output: string[];
+  /** How it ended: its exit code, or the signal it died of. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Resolves with the server's URL once it listens; rejects if it exits first. */
+  listening: Promise<string>;
+  signal(signal: NodeJS.Signals): void;
+}
+
 export function npmStart(env: Record<string, string>): Promise<StartedServer> {
-  return started('npm', ['start', '--silent'], env);
+  return started(spawnNpmStart(env));
 }
 
 /** `node src/cli/run.mjs server`, what `npm start` runs: the server is this very process. */
 export function serverProcess(env: Record<string, string>): Promise<StartedServer> {
-  return started(process.execPath, ['src/cli/run.mjs', 'server'], env);
+  return started(spawnServer(process.execPath, ['src/cli/run.mjs', 'server'], env));
 }
 
-async function started(command: string, args: string[], env: Record<string, string>): Promise<StartedServer> {
+/** `npm start`, returned at once. */
+export function spawnNpmStart(env: Record<string, string>): SpawnedServer {
+  return spawnServer('npm', ['start', '--silent'], env);
+}
+
+function spawnServer(command: string, args: string[], env: Record<string, string>): SpawnedServer {
   const child = spawn(command, args, {
     env: {
       ...process.env,
@@ -41,8 +57,11 @@ async function started(command: string, args: string[], env: Record<string, stri
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
-  const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
-  const url = await new Promise<string>((resolve, reject) => {
+  const exited = once(child, 'exit').then(([code, signal]) => ({
+    code: code as number | null,
+    signal: signal as NodeJS.Signals | null,
+  }));
+  const listening = new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output.join('')}`)), 60_000);
     const read = (chunk: Buffer) => {
       output.push(String(chunk));
@@ -54,19 +73,28 @@ async function started(command: string, args: string[], env: Record<string, stri
     };
     child.stdout.on('data', read);
     child.stderr.on('data', read);
-    void exited.then(() => reject(new Error(`server exited:\n${output.join('')}`)));
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`server exited:\n${output.join('')}`));
+    });
   });
+  // Nobody may be waiting for it (a server stopped before it listened).
+  listening.catch(() => {});
+  return { pid: child.pid!, output, exited, listening, signal: (signal) => void child.kill(signal) };
+}
+
+async function started(server: SpawnedServer): Promise<StartedServer> {
+  const url = await server.listening;
   return {
     url,
-    output,
+    output: server.output,
     async stop() {
-      child.kill('SIGTERM');
-      const [code] = await exited;
-      return code;
+      server.signal('SIGTERM');
+      return (await server.exited).code;
     },
     async kill() {
-      child.kill('SIGKILL');
-      await exited;
+      server.signal('SIGKILL');
+      await server.exited;
     },
   };
 }

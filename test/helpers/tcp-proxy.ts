@@ -7,6 +7,8 @@ import { createServer, connect, type Socket } from 'node:net';
 export interface TcpProxy {
   /** The target's URL with the proxy's port. */
   url: string;
+  /** How many connections it has accepted so far. */
+  readonly accepted: number;
   blackHole(): void;
   heal(): void;
   close(): Promise<void>;
@@ -18,7 +20,9 @@ export async function startTcpProxy(targetUrl: string): Promise<TcpProxy> {
   let holing = false;
   const dead = new Set<Socket>();
   const live = new Set<[Socket, Socket]>();
+  let accepted = 0;
   const server = createServer((client) => {
+    accepted++;
     client.on('error', () => {});
     if (holing) {
       // Accepted, never answered: a connection attempt that hangs.
@@ -44,6 +48,9 @@ export async function startTcpProxy(targetUrl: string): Promise<TcpProxy> {
   url.port = String(port);
   return {
     url: url.toString(),
+    get accepted() {
+      return accepted;
+    },
     blackHole() {
       holing = true;
       for (const pair of live) {

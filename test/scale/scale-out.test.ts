@@ -21,7 +21,8 @@ import { openDatabase, type OpenDatabase } from '../../src/db/database.js';
 import { testConfig } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { assertCountersMatchRows } from '../helpers/invariants.js';
-import { npmStart } from '../helpers/npm-start.js';
+import { npmStart, spawnNpmStart, type SpawnedServer } from '../helpers/npm-start.js';
+import { startTcpProxy } from '../helpers/tcp-proxy.js';
 
 const configured = loadConfig(process.env);
 const replicaCluster = process.env.SCALE_CHECK_REPLICA?.split(' ');
@@ -328,6 +329,8 @@ async function startOwnPooler() {
   await start();
   return {
     port,
+    stop,
+    start,
     async restart() {
       await stop();
       await start();
@@ -425,6 +428,108 @@ describe('the pooler restarts under load', { skip }, () => {
       await app.close();
       await opened.close();
       await pooler.close();
+    }
+  });
+});
+
+describe('SIGTERM through npm start on the topology', { skip }, () => {
+  test('starting, idle, under load, with the replica unreachable, and while the pooler restarts: exits 0 each time', async () => {
+    const pooler = await startOwnPooler();
+    const replica = await startTcpProxy(replicaUrl);
+    const throughPooler = new URL(database.url!);
+    throughPooler.port = String(pooler.port);
+    const name = new URL(database.url!).pathname.slice(1);
+    const start = () =>
+      spawnNpmStart({
+        DATABASE_URL: throughPooler.toString(),
+        DATABASE_DIRECT_URL: inDatabase(configured.databaseDirectUrl!, name),
+        DATABASE_READ_URL: replica.url,
+        NODE_ENV: 'test',
+      });
+    /** Once the server connected to its replica, its first step (its signal handlers are in place before). */
+    const connected = async (server: SpawnedServer, before: number) => {
+      const deadline = Date.now() + 20_000;
+      while (replica.accepted === before) {
+        assert.ok(Date.now() < deadline, server.output.join(''));
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+    };
+    const stopped = async (server: SpawnedServer) => {
+      server.signal('SIGTERM');
+      const { code, signal } = await server.exited;
+      assert.equal(signal, null, `died of ${signal}:\n${server.output.join('')}`);
+      assert.equal(code, 0, server.output.join(''));
+    };
+    /** Reads from three loops until end(), each answered (a 503 at most while the database is away). */
+    const reading = (url: string) => {
+      let stop = false;
+      const statuses: number[] = [];
+      const loop = async () => {
+        while (!stop) {
+          try {
+            statuses.push((await fetch(`${url}/api/feed?limit=5`)).status);
+          } catch {
+            return; // the server stopped taking connections
+          }
+        }
+      };
+      const loops = [loop(), loop(), loop()];
+      return {
+        statuses,
+        async end() {
+          stop = true;
+          await Promise.all(loops);
+          assert.deepEqual(
+            statuses.filter((status) => status >= 500 && status !== 503),
+            [],
+          );
+        },
+      };
+    };
+    try {
+      // Starting: opening and checking its databases, migrating, building the app.
+      for (const delayMs of [0, 100, 250]) {
+        const before = replica.accepted;
+        const starting = start();
+        await connected(starting, before);
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+        await stopped(starting);
+      }
+
+      // Idle.
+      let server = start();
+      await server.listening;
+      await stopped(server);
+
+      // Under load.
+      server = start();
+      let load = reading(await server.listening);
+      while (load.statuses.length < 30) await new Promise((resolve) => setTimeout(resolve, 5));
+      await stopped(server);
+      await load.end();
+
+      // The replica unreachable: its connections hang, new ones too.
+      server = start();
+      load = reading(await server.listening);
+      while (load.statuses.length < 10) await new Promise((resolve) => setTimeout(resolve, 5));
+      replica.blackHole();
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await stopped(server);
+      await load.end();
+      replica.heal();
+
+      // The pooler stopped under load, the signal while it is away.
+      server = start();
+      load = reading(await server.listening);
+      while (load.statuses.length < 10) await new Promise((resolve) => setTimeout(resolve, 5));
+      await pooler.stop();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await stopped(server);
+      await load.end();
+      await pooler.start();
+    } finally {
+      await replica.close();
+      await pooler.close().catch(() => {});
     }
   });
 });

@@ -1,0 +1,146 @@
+// SIGTERM through `npm start`, in every phase of a server's life: while it opens its database and
+// migrates, idle, and under load with a request in flight. Each time the process finishes what it
+// was doing and exits 0, never dying of the signal (Node's default, which npm repeats as its own
+// end). The servers share one database: on PGlite a new data directory, which the first start
+// creates and migrates; on the Postgres server (the Postgres pass) a database of the file's own. The topology's phases (the
+// replica down, the pooler restarting) are in test/scale/scale-out.test.ts.
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { createTestDatabase, serverUrl, type TestDatabase } from '../helpers/database.js';
+import { spawnNpmStart, type SpawnedServer } from '../helpers/npm-start.js';
+
+const applicationName = `bp-signals-${process.pid}`;
+let database: TestDatabase | undefined;
+const dataDirs: string[] = [];
+
+before(async () => {
+  if (serverUrl) database = await createTestDatabase();
+});
+after(async () => {
+  await database?.close();
+  for (const dir of dataDirs) await rm(dir, { recursive: true, force: true });
+});
+
+/** Where a server keeps its data: a new PGlite directory, or the file's Postgres database. */
+async function newPlace(): Promise<string> {
+  if (database) return database.url!;
+  const dir = await mkdtemp(path.join(tmpdir(), 'bp-signals-'));
+  dataDirs.push(dir);
+  return dir;
+}
+
+function start(place: string): SpawnedServer {
+  return spawnNpmStart(
+    database ? { DATABASE_URL: place, PGAPPNAME: applicationName } : { PGLITE_DIR: place },
+  );
+}
+
+/**
+ * Resolves once the server's own code is past its first steps (it holds its PGlite directory, or
+ * has a connection to its database): its signal handlers are in place long before.
+ */
+async function openingItsDatabase(server: SpawnedServer, place: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (database) {
+      const { rows } = await sql<{ n: number }>`
+        select count(*)::int as n from pg_stat_activity where application_name = ${applicationName}`.execute(
+        database.db,
+      );
+      if (rows[0]!.n > 0) return;
+    } else if (existsSync(path.join(place, 'bot-platform.lock'))) return;
+    assert.ok(Date.now() < deadline, `the server never opened its database:\n${server.output.join('')}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+async function assertStoppedCleanly(server: SpawnedServer) {
+  const { code, signal } = await server.exited;
+  const output = server.output.join('');
+  assert.equal(signal, null, `died of ${signal}:\n${output}`);
+  assert.equal(code, 0, output);
+  assert.match(
+    output,
+    /stopping \(SIGTERM\) before start-up finished|shutting down: finishing in-flight requests/,
+  );
+}
+
+describe('SIGTERM through npm start', () => {
+  let place: string;
+  before(async () => {
+    place = await newPlace();
+  });
+
+  test('while starting, at several moments from opening its (new) database to listening: exits 0 each time', async () => {
+    // The first start creates the database and migrates it; the later ones open it.
+    for (const delayMs of [0, 100, 300, 700]) {
+      const starting = start(place);
+      await openingItsDatabase(starting, place);
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      starting.signal('SIGTERM');
+      await assertStoppedCleanly(starting);
+    }
+  });
+
+  test('idle: exits 0, and what it left is sound (it served)', async () => {
+    const server = start(place);
+    const url = await server.listening;
+    assert.equal((await fetch(`${url}/readyz`)).status, 200);
+    server.signal('SIGTERM');
+    await assertStoppedCleanly(server);
+  });
+
+  test('under load, with a request in flight: the request finishes, nothing answers 500, exits 0', async () => {
+    const server = start(place);
+    const url = await server.listening;
+    const { port } = new URL(url);
+    const statuses: number[] = [];
+    let signalled = false;
+    const load = async () => {
+      // Until the server has stopped and takes no connection.
+      for (;;) {
+        try {
+          statuses.push((await fetch(`${url}/api/feed?limit=5`)).status);
+        } catch {
+          if (signalled) return;
+          throw new Error('a request failed before the signal');
+        }
+      }
+    };
+    const loads = [load(), load(), load()];
+    while (statuses.length < 30) await new Promise((resolve) => setTimeout(resolve, 5));
+
+    // A registration whose body is half sent when the signal comes.
+    const socket = connect(Number(port), '127.0.0.1');
+    await once(socket, 'connect');
+    let answer = '';
+    socket.on('data', (chunk) => (answer += String(chunk)));
+    const body = JSON.stringify({ name: `in-flight-${process.pid}`, model: 'gpt-5' });
+    socket.write(
+      `POST /api/bots/register HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    signalled = true;
+    server.signal('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.write(body.slice(10));
+    await once(socket, 'close');
+    await Promise.all(loads);
+    await assertStoppedCleanly(server);
+
+    assert.match(answer, /^HTTP\/1\.1 201 /, `the request in flight finished: ${answer}`);
+    assert.ok(statuses.length >= 30);
+    assert.deepEqual(
+      statuses.filter((status) => status >= 500 && status !== 503),
+      [],
+      'a 503 while draining at most',
+    );
+  });
+});
