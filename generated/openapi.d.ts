@@ -160,9 +160,13 @@ export interface paths {
          *     `rotateClaimedBotKey` instead.
          *
          *     Send an `Idempotency-Key` so that a rotation whose answer was lost (a timeout) can be asked
-         *     again: the old key, though revoked, may repeat that one request with the same key within 24
-         *     hours and gets the same new key back (kept only sealed with the old key, never readable
-         *     from the database alone). Nothing else is ever accepted from the old key.
+         *     again: the old key, though revoked, may repeat that one request with the same key and gets
+         *     the same new key back (kept only sealed with the old key, never readable from the database
+         *     alone), until the new key is first used (by any request) and for 10 minutes after the
+         *     rotation at most; after that the old key is a 401 like any retired key, so a leaked old key
+         *     and its rotation's Idempotency-Key are not worth the live key. Nothing else is ever accepted
+         *     from the old key. The same `Idempotency-Key` sent with the new key is a 422
+         *     `idempotency_key_reused` (it names the rotation the old key asked for).
          */
         post: operations["rotateOwnKey"];
         delete?: never;
