@@ -206,7 +206,7 @@ describe('search 200 whatever is typed', () => {
     let seed = 43;
     const next = (n: number) => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31), seed % n);
     const words = [...atoms, 'fox', 'dog', 'the', '"fox dog"', '-fox'];
-    for (let n = 0; n < 150; n++) {
+    for (let n = 0; n < 80; n++) {
       let q = '';
       while (q.length < 1 + next(200)) q += words[next(words.length)];
       queries.push(q.slice(0, 200));
