@@ -156,6 +156,25 @@ export async function migratedPgliteDirectory(directory: string): Promise<void> 
   );
 }
 
+/** A PGlite data directory on disk holding a copy of the migrated template, for a process to open. */
+export async function pgliteDirectoryFromTemplate(directory: string): Promise<void> {
+  const pglite = await PGlite.create(directory, { loadDataDir: await pgliteTemplate() });
+  await pglite.close();
+}
+
+/** A new database on the Postgres server with nothing in it, not even migrations: its URL, and how to drop it. */
+export async function emptyDatabaseOnServer(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `bp_empty_${randomBytes(6).toString('hex')}`;
+  const direct = directServerUrl!;
+  await withServer(direct, (client) => client.query(`create database ${name}`));
+  return {
+    url: databaseUrlFor(serverUrl!, name),
+    async drop() {
+      await withServer(direct, (client) => client.query(`drop database if exists ${name} with (force)`));
+    },
+  };
+}
+
 async function cloneInPGlite(): Promise<Omit<TestDatabase, 'reset'>> {
   const pglite = await PGlite.create({ loadDataDir: await pgliteTemplate() });
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });

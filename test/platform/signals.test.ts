@@ -1,10 +1,10 @@
-// SIGTERM through `npm start`, in the phases of a server's life: while it opens its new database
-// and migrates it, while it starts on it, and under load with a request in flight. Each time the
-// process finishes what it was doing and exits 0, never dying of the signal (Node's default, which
-// npm repeats as its own end). The servers share one database: on PGlite a new data directory,
-// which the first start creates and migrates; on the Postgres server (the Postgres pass) a
-// database of the file's own. The topology's phases (idle, the replica down, the pooler away) are
-// in test/scale/scale-out.test.ts.
+// SIGTERM through `npm start`, in the phases of a server's life: while it opens its database (and,
+// on the Postgres server, migrates an empty one), while it starts on it, and under load with a
+// request in flight. Each time the process finishes what it was doing and exits 0, never dying of
+// the signal (Node's default, which npm repeats as its own end). On PGlite the servers share a
+// data directory copied from the migrated template (a first start that creates and migrates one
+// costs seven seconds); the topology's phases (idle, the replica down, the pooler away) are in
+// test/scale/scale-out.test.ts.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
@@ -14,28 +14,39 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { createTestDatabase, serverUrl, type TestDatabase } from '../helpers/database.js';
+import {
+  createTestDatabase,
+  emptyDatabaseOnServer,
+  pgliteDirectoryFromTemplate,
+  serverUrl,
+  type TestDatabase,
+} from '../helpers/database.js';
 import { spawnNpmStart, type SpawnedServer } from '../helpers/npm-start.js';
 
 const applicationName = `bp-signals-${process.pid}`;
 let database: TestDatabase | undefined;
-const dataDirs: string[] = [];
+let empty: Awaited<ReturnType<typeof emptyDatabaseOnServer>> | undefined;
+let dataDir: string | undefined;
+/** Where the servers keep their data: an empty Postgres database, or a migrated PGlite directory. */
+let place: string;
 
 before(async () => {
-  if (serverUrl) database = await createTestDatabase();
+  if (serverUrl) {
+    // The file's own connection, to see the servers' connections arrive.
+    database = await createTestDatabase();
+    empty = await emptyDatabaseOnServer();
+    place = empty.url;
+  } else {
+    dataDir = await mkdtemp(path.join(tmpdir(), 'bp-signals-'));
+    await pgliteDirectoryFromTemplate(dataDir);
+    place = dataDir;
+  }
 });
 after(async () => {
   await database?.close();
-  for (const dir of dataDirs) await rm(dir, { recursive: true, force: true });
+  await empty?.drop();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
-
-/** Where a server keeps its data: a new PGlite directory, or the file's Postgres database. */
-async function newPlace(): Promise<string> {
-  if (database) return database.url!;
-  const dir = await mkdtemp(path.join(tmpdir(), 'bp-signals-'));
-  dataDirs.push(dir);
-  return dir;
-}
 
 function start(place: string): SpawnedServer {
   return spawnNpmStart(
@@ -43,19 +54,27 @@ function start(place: string): SpawnedServer {
   );
 }
 
+/** The Postgres backends serving the servers (none on PGlite). */
+async function serversBackends(): Promise<number[]> {
+  if (!database) return [];
+  const { rows } = await sql<{ pid: number }>`
+    select pid from pg_stat_activity
+    where application_name = ${applicationName} and datname = ${new URL(place).pathname.slice(1)}`.execute(
+    database.db,
+  );
+  return rows.map((row) => row.pid);
+}
+
 /**
  * Resolves once the server's own code is past its first steps (it holds its PGlite directory, or
- * has a connection to its database): its signal handlers are in place long before.
+ * has a connection of its own to its database, not one a server before it left): its signal
+ * handlers are in place long before.
  */
-async function openingItsDatabase(server: SpawnedServer, place: string): Promise<void> {
+async function openingItsDatabase(server: SpawnedServer, before: number[]): Promise<void> {
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (database) {
-      const { rows } = await sql<{ n: number }>`
-        select count(*)::int as n from pg_stat_activity where application_name = ${applicationName}`.execute(
-        database.db,
-      );
-      if (rows[0]!.n > 0) return;
+      if ((await serversBackends()).some((pid) => !before.includes(pid))) return;
     } else if (existsSync(path.join(place, 'bot-platform.lock'))) return;
     assert.ok(Date.now() < deadline, `the server never opened its database:\n${server.output.join('')}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
@@ -74,16 +93,12 @@ async function assertStoppedCleanly(server: SpawnedServer) {
 }
 
 describe('SIGTERM through npm start', () => {
-  let place: string;
-  before(async () => {
-    place = await newPlace();
-  });
-
-  test('while starting, at several moments from opening its (new) database to listening: exits 0 each time', async () => {
-    // The first start creates the database and migrates it; the later one opens it.
+  test('while starting, at several moments from opening its database to listening: exits 0 each time', async () => {
+    // On the Postgres server the first start migrates the empty database; on PGlite each opens it.
     for (const delayMs of [0, 300]) {
+      const before = await serversBackends();
       const starting = start(place);
-      await openingItsDatabase(starting, place);
+      await openingItsDatabase(starting, before);
       await new Promise((resolve) => setTimeout(resolve, delayMs));
       starting.signal('SIGTERM');
       await assertStoppedCleanly(starting);
