@@ -1,8 +1,10 @@
 // `npm start` as a user runs it: a real server process, read over real HTTP. The caller picks the
 // database through `env` (DATABASE_URL, or PGLITE_DIR for embedded PGlite). `serverProcess` runs
 // what `npm start` runs without npm in between, for a test that must kill the server itself.
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { connect } from 'node:net';
 
 export interface StartedServer {
   url: string;
@@ -97,4 +99,63 @@ async function started(server: SpawnedServer): Promise<StartedServer> {
       await server.exited;
     },
   };
+}
+
+/** Waits for the server's end: exit code 0, not death by a signal, having said that it was stopping. */
+export async function assertStoppedCleanly(server: SpawnedServer): Promise<void> {
+  const { code, signal } = await server.exited;
+  const output = server.output.join('');
+  assert.equal(signal, null, `died of ${signal}:\n${output}`);
+  assert.equal(code, 0, output);
+  assert.match(
+    output,
+    /stopping \(SIGTERM\) before start-up finished|shutting down: finishing in-flight requests/,
+  );
+}
+
+/**
+ * SIGTERM to a listening server under load (three clients reading the feed), with a registration
+ * of `name` half sent when the signal comes: the registration must finish (201), no read may get a
+ * 5xx but a draining 503, and the process must exit 0.
+ */
+export async function assertStopsUnderLoad(server: SpawnedServer, name: string): Promise<void> {
+  const url = await server.listening;
+  const statuses: number[] = [];
+  let signalled = false;
+  const read = async () => {
+    for (;;) {
+      try {
+        statuses.push((await fetch(`${url}/api/feed?limit=5`)).status);
+      } catch (error) {
+        // Refused once the server has stopped taking connections.
+        if (signalled) return;
+        throw error;
+      }
+    }
+  };
+  const reads = [read(), read(), read()];
+  while (statuses.length < 30) await new Promise((resolve) => setTimeout(resolve, 5));
+
+  const socket = connect(Number(new URL(url).port), '127.0.0.1');
+  await once(socket, 'connect');
+  let answer = '';
+  socket.on('data', (chunk) => (answer += String(chunk)));
+  const body = JSON.stringify({ name, model: 'gpt-5' });
+  socket.write(
+    `POST /api/bots/register HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`,
+  );
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  signalled = true;
+  server.signal('SIGTERM');
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  socket.write(body.slice(10));
+  await once(socket, 'close');
+  await Promise.all(reads);
+  await assertStoppedCleanly(server);
+  assert.match(answer, /^HTTP\/1\.1 201 /, `the request in flight finished: ${answer}`);
+  assert.deepEqual(
+    statuses.filter((status) => status >= 500 && status !== 503),
+    [],
+    'a 503 while draining at most',
+  );
 }

@@ -1,15 +1,17 @@
 // `npm start` as a user runs it: a real process on embedded PGlite (no database server), real
-// HTTP, graceful shutdown on SIGTERM, and data that survives a restart; and on a Postgres server
-// it cannot reach, a clean refusal to start.
+// HTTP, data that survives a restart, and a graceful stop on SIGTERM whenever it comes (while it
+// creates and opens its database, idle, under load with a request in flight: exit 0, never death
+// by the signal); and on a Postgres server it cannot reach, a clean refusal to start.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { serverUrl } from '../helpers/database.js';
-import { npmStart } from '../helpers/npm-start.js';
+import { assertStoppedCleanly, assertStopsUnderLoad, npmStart, spawnNpmStart } from '../helpers/npm-start.js';
 
 let dataDir: string;
 before(async () => {
@@ -24,6 +26,21 @@ function startServer() {
 }
 
 describe('npm start on embedded PGlite', () => {
+  test('SIGTERM while it creates its database, and while it opens it: exits 0 each time', async () => {
+    for (const delayMs of [0, 300]) {
+      const starting = spawnNpmStart({ PGLITE_DIR: dataDir });
+      // Its lock on the directory: the server's own code is past its first steps.
+      const deadline = Date.now() + 30_000;
+      while (!existsSync(path.join(dataDir, 'bot-platform.lock'))) {
+        assert.ok(Date.now() < deadline, starting.output.join(''));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      starting.signal('SIGTERM');
+      await assertStoppedCleanly(starting);
+    }
+  });
+
   test('serves the docs, registers a bot that reads back, shuts down cleanly and keeps its data', async () => {
     const server = await startServer();
     let botId: string;
@@ -53,13 +70,10 @@ describe('npm start on embedded PGlite', () => {
     }
     assert.match(server.output.join(''), /shutting down: finishing in-flight requests/);
 
-    const restarted = await startServer();
-    try {
-      const read = await fetch(`${restarted.url}/api/bots/${botId}`);
-      assert.equal(read.status, 200, 'the bot survived the restart');
-    } finally {
-      assert.equal(await restarted.stop(), 0);
-    }
+    const restarted = spawnNpmStart({ PGLITE_DIR: dataDir });
+    const read = await fetch(`${await restarted.listening}/api/bots/${botId}`);
+    assert.equal(read.status, 200, 'the bot survived the restart');
+    await assertStopsUnderLoad(restarted, 'in-flight-bot');
   });
 });
 
