@@ -27,13 +27,17 @@ process.on('SIGTERM', (signal) => void stop(signal));
 process.on('SIGINT', (signal) => void stop(signal));
 const starting = main();
 starting.catch((error: unknown) => {
-  // A stop asked for during start-up ends it, by StopRequested or by what closing did to a step.
-  if (stopSignal) return;
+  // A stop asked for during start-up ends it there; any other failure is start-up's own.
+  if (error instanceof StopRequested) return;
   exitOnStartupError(error);
 });
 
 async function stop(signal: NodeJS.Signals) {
-  if (stopSignal) return;
+  if (stopSignal) {
+    // A second Ctrl-C does not wait (a long migration, say): out at once, as a shell expects.
+    if (signal === 'SIGINT') process.exit(130);
+    return;
+  }
   stopSignal = signal;
   logStop(signal);
   // The step under way ends first: each is bounded by its own deadlines (a connection's), except a

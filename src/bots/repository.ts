@@ -1,7 +1,7 @@
 // SQL for bots and their API keys. Functions take the database or a transaction first; toBot is
 // the one mapping from a row to the API's Bot.
 import type { Bot, BotType, Traits } from '../api-types.js';
-import { sql, type SelectQueryBuilder } from 'kysely';
+import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { afterKey, creationOrder, type CursorKey, type Keyset } from '../keyset.js';
 import { compiledPerShape } from '../db/compiled-queries.js';
 import type { ApiKeyEvent, BotRow, Database, Db } from '../db/schema.js';
@@ -113,7 +113,10 @@ export async function rotateCallersKey(
   newKey: { keyHash: string; displayPrefix: string; sealedKey: string | null },
 ): Promise<IdempotentWrite<{ issuedAt: Date | undefined; earlierAskedBy: string | undefined }>> {
   const shape = admissionShape(ask, 'asking-key');
-  const row = await withAdmission(db, shape, ask)
+  // The rotation revokes the very row a first use would clear, and one statement must not update a
+  // row twice (Postgres does not say which wins): the first use is marked only when nothing was
+  // revoked (a replay, a 429), and a revoked key needs no clearing.
+  const row = await withAdmission(db, shape, ask, { markFirstUse: false })
     .with('revoked', (db) =>
       db
         .updateTable('api_keys')
@@ -123,6 +126,7 @@ export async function rotateCallersKey(
         .where('bot_id', 'in', admittedBotId)
         .returning('bot_id'),
     )
+    .with('first_use_unless_revoked', () => firstUse(ask.keyHash, sql<boolean>`exists (select from revoked)`))
     .with('issued', (db) =>
       db
         .insertInto('api_keys')
@@ -337,19 +341,16 @@ function botsByApiKeyHash(db: Db, keyHash: string) {
  * the key's row only while that replay is open, so nothing at all on every other request. Every
  * lookup of a live key runs it (here, and bot_admission() for the writes that are functions).
  */
-function firstUse(db: Db, keyHash: string) {
-  return db
-    .updateTable('api_keys')
-    .set({ replaces_key_hash: null })
-    .where('key_hash', '=', keyHash)
-    .where('replaces_key_hash', 'is not', null)
-    .where('revoked_at', 'is', null);
+function firstUse(keyHash: string, unless: RawBuilder<boolean> = sql`false`) {
+  // A raw CTE body is not parenthesised for us.
+  return sql<Record<string, never>>`(update api_keys set replaces_key_hash = null
+    where key_hash = ${keyHash} and replaces_key_hash is not null and revoked_at is null and not (${unless}))`;
 }
 
 /** The bot a live (not revoked) key belongs to. Read on every request: no cache can keep a revoked key alive. */
 export async function findBotByApiKeyHash(db: Db, keyHash: string): Promise<BotRow | undefined> {
   return db
-    .with('first_use', () => firstUse(db, keyHash))
+    .with('first_use', () => firstUse(keyHash))
     .selectFrom('api_keys')
     .innerJoin('bots', 'bots.id', 'api_keys.bot_id')
     .selectAll('bots')
@@ -499,9 +500,14 @@ export function admissionShape(
  * Idempotency-Key (none without one), `admitted` is the caller's bot row (none for an unknown key)
  * with its limits' answers, and the write reads from it only `where admits`.
  */
-export function withAdmission(db: Db, shape: AdmissionShape, ask: AdmissionAsk) {
+export function withAdmission(
+  db: Db,
+  shape: AdmissionShape,
+  ask: AdmissionAsk,
+  { markFirstUse = true }: { markFirstUse?: boolean } = {},
+) {
   return db
-    .with('first_use', () => firstUse(db, ask.keyHash))
+    .with('first_use', () => (markFirstUse ? firstUse(ask.keyHash) : sql<Record<string, never>>`(select)`))
     .with('earlier', () => earlierAnswerQuery(db, shape, ask))
     .with('admitted', () => admissionQuery(db, shape, ask));
 }
@@ -615,6 +621,7 @@ export async function admitBotByApiKeyHash(db: Db, ask: AdmissionAsk): Promise<A
  */
 export async function peekBotAdmission(db: Db, ask: AdmissionAsk): Promise<AdmissionAnswer> {
   const bots = db
+    .with('first_use', () => firstUse(ask.keyHash))
     .selectFrom('api_keys')
     .innerJoin('bots', 'bots.id', 'api_keys.bot_id')
     .where('api_keys.key_hash', '=', ask.keyHash);

@@ -365,6 +365,8 @@ export interface WebhooksTable {
   created_at: ColumnType<Date, never, Date>;
   failing_since: Date | null;
   disabled_at: Date | null;
+  /** While an attempt to it is in flight, when its lease ends (one attempt at a time per webhook). */
+  leased_until: Generated<Date | null>;
 }
 
 /** The outbox: one row per notification to push, written by a trigger with the notification. */

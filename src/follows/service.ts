@@ -27,8 +27,8 @@ export async function followBot(db: Db, admission: BotAdmission, reference: stri
     written = await follow(db, admission.ask, reference);
   } catch (error) {
     if (!isForeignKeyViolation(error)) throw error;
-    // The statement, its hits with it, rolled back.
-    await admission.settleUncounted();
+    // The statement rolled back with its hit: counted again on its own, as any 404 is.
+    await admission.settleAlone();
     throw noSuchBot(reference);
   }
   settled(admission, written, reference);

@@ -50,7 +50,8 @@ function isPublic(address: string, family: 4 | 6): boolean {
   if (family === 4) return !notPublic4.check(address, 'ipv4');
   // A zone (fe80::1%eth0) belongs to a link, never to the internet.
   if (address.includes('%')) return false;
-  // BlockList reads an IPv4-mapped address as IPv4, so it never falls in 2000::/3: refused.
+  // An IPv4-mapped or -compatible address is outside 2000::/3 as IPv6 (BlockList does not match it
+  // against an IPv6 range as IPv4): refused, whatever IPv4 address it carries.
   return globalUnicast6.check(address, 'ipv6') && !notPublic6.check(address, 'ipv6');
 }
 

@@ -96,21 +96,22 @@ export interface LeasedDelivery {
 }
 
 /**
- * Leases up to `count` due deliveries for `leaseMs`, at most one per webhook: the attempt is
- * counted now, and no other worker takes it until the lease ends. Only a webhook's next delivery
- * (its pending one due first) may be leased, and only while it is not already leased, so a webhook
- * never has two attempts in flight, whichever workers ask: a receiver that hangs holds one place,
- * not every worker's. The webhooks waiting longest go first. Concurrent workers take different rows
- * and never wait on each other (`skip locked`; a row another just leased fails the recheck). A
- * worker that dies mid-attempt leaves its lease to run out; the delivery is then due again, for
- * whichever worker comes first.
+ * Leases up to `count` due deliveries for `leaseMs`, at most one per webhook: each with its webhook
+ * (`webhooks.leased_until`), whose row is locked to take it (`skip locked`: concurrent workers take
+ * different webhooks and never wait on each other; one leased meanwhile fails the recheck), and the
+ * attempt is counted now. A webhook never has two attempts in flight, whichever workers ask: a
+ * receiver that hangs holds one place, not every worker's. Each webhook's next delivery (its
+ * pending one due first, ties by id) goes, the webhooks waiting longest first. A worker that dies
+ * mid-attempt leaves both leases to run out; the delivery is then due again, for whichever worker
+ * comes first.
  *
  * The webhooks with pending deliveries are found by a skip scan of
- * webhook_deliveries_next_per_webhook (one probe per webhook), and each one's next delivery is the
- * first entry under its bot_id: the cost grows with the webhooks that have something pending, never
- * with a backlog behind one of them.
+ * webhook_deliveries_next_per_webhook (one probe each, those waiting for a retry included), and
+ * each one's next delivery is the first entry under its bot_id: the cost grows with the webhooks
+ * that have something pending, never with a backlog behind one of them.
  */
 export async function leaseDueDeliveries(db: Db, count: number, leaseMs: number): Promise<LeasedDelivery[]> {
+  const leasedUntil = sql`now() + make_interval(secs => ${leaseMs / 1000})`;
   const { rows } = await sql<LeasedDelivery>`
     with recursive pending_webhooks (bot_id) as (
       (select bot_id from webhook_deliveries where state = 'pending' order by bot_id limit 1)
@@ -119,46 +120,51 @@ export async function leaseDueDeliveries(db: Db, count: number, leaseMs: number)
               where d.state = 'pending' and d.bot_id > p.bot_id order by d.bot_id limit 1)
       from pending_webhooks p where p.bot_id is not null),
     next_deliveries as (
-      select next.id, next.next_attempt_at
+      select p.bot_id, next.id, next.next_attempt_at
       from pending_webhooks p
       cross join lateral (
-        select d.id, d.next_attempt_at, d.leased_until from webhook_deliveries d
+        select d.id, d.next_attempt_at from webhook_deliveries d
         where d.bot_id = p.bot_id and d.state = 'pending'
-        order by d.next_attempt_at limit 1) next
-      where p.bot_id is not null and next.next_attempt_at <= now()
-        and (next.leased_until is null or next.leased_until < now())
-      order by next.next_attempt_at
-      limit ${count})
+        order by d.next_attempt_at, d.id limit 1) next
+      where p.bot_id is not null and next.next_attempt_at <= now()),
+    chosen as (
+      select w.bot_id, n.id
+      from webhooks w join next_deliveries n on n.bot_id = w.bot_id
+      where w.leased_until is null or w.leased_until < now()
+      order by n.next_attempt_at, n.id
+      limit ${count}
+      for update of w skip locked),
+    leased_webhooks as (
+      update webhooks w set leased_until = ${leasedUntil} from chosen where w.bot_id = chosen.bot_id)
     update webhook_deliveries d
-    set leased_until = now() + make_interval(secs => ${leaseMs / 1000}),
-        attempts = d.attempts + 1,
-        last_attempt_at = now()
-    from (
-      select id from webhook_deliveries
-      where id in (select id from next_deliveries)
-        and state = 'pending' and next_attempt_at <= now() and (leased_until is null or leased_until < now())
-      for update skip locked) due, webhooks w
-    where d.id = due.id and w.bot_id = d.bot_id
+    set leased_until = ${leasedUntil}, attempts = d.attempts + 1, last_attempt_at = now()
+    from chosen, webhooks w
+    where d.id = chosen.id and w.bot_id = d.bot_id and d.state = 'pending'
     returning d.id, d.bot_id, d.notification_id, d.event_type, d.attempts, w.url, w.secret`.execute(db);
   return rows;
 }
 
-/** A 2xx: the delivery is done, and its webhook is not failing. */
+/**
+ * A 2xx: the delivery is done (even if its notification was deleted meanwhile: it was sent), and
+ * its webhook is not failing, nor leased any more.
+ */
 export async function recordDelivered(db: Db, delivery: LeasedDelivery, status: number): Promise<void> {
   await sql`
     with done as (
       update webhook_deliveries
       set state = 'delivered', delivered_at = now(), next_attempt_at = null, leased_until = null,
           last_status_code = ${status}, last_error = null
-      where id = ${delivery.id}
-      returning bot_id)
-    update webhooks set failing_since = null where bot_id in (select bot_id from done)`.execute(db);
+      where id = ${delivery.id})
+    update webhooks set failing_since = null, leased_until = null where bot_id = ${delivery.bot_id}`.execute(
+    db,
+  );
 }
 
 /**
- * An attempt without a 2xx: retried after `retryInMs`, or failed for good when that is null. Its
- * webhook is failing since its first failure after a success; one failing for `disableAfterMs` is
- * disabled, and its deliveries still due fail with it.
+ * An attempt without a 2xx: retried after `retryInMs`, or failed for good when that is null (not
+ * one withdrawn meanwhile, its notification deleted during the attempt). Its webhook is no longer
+ * leased; it is failing since its first failure after a success, and one failing for
+ * `disableAfterMs` is disabled, its deliveries still due failing with it.
  */
 export async function recordFailedAttempt(
   db: Db,
@@ -173,16 +179,18 @@ export async function recordFailedAttempt(
       set state = ${retryInMs === null ? 'failed' : 'pending'},
           next_attempt_at = ${retryInMs === null ? null : sql`now() + make_interval(secs => ${retryInMs / 1000})`},
           leased_until = null, last_status_code = ${outcome.status}, last_error = ${outcome.error}
-      -- Not one withdrawn meanwhile (its notification deleted during the attempt).
       where id = ${delivery.id} and state = 'pending'
       returning bot_id),
     hook as (
       update webhooks
-      set failing_since = coalesce(failing_since, now()),
+      set leased_until = null,
+          failing_since = case when exists (select from attempt) then coalesce(failing_since, now())
+            else failing_since end,
           disabled_at = case
-            when disabled_at is null and coalesce(failing_since, now()) <= now() - make_interval(secs => ${disableAfterMs / 1000})
+            when exists (select from attempt) and disabled_at is null
+              and coalesce(failing_since, now()) <= now() - make_interval(secs => ${disableAfterMs / 1000})
             then now() else disabled_at end
-      where bot_id in (select bot_id from attempt)
+      where bot_id = ${delivery.bot_id}
       returning bot_id, disabled_at is not null as disabled),
     given_up as (
       update webhook_deliveries
@@ -192,13 +200,21 @@ export async function recordFailedAttempt(
   return { disabled: rows[0]?.disabled ?? false };
 }
 
-/** Attempts a shutting-down worker did not finish: due again at once, as if never made. */
-export async function releaseLeases(db: Db, ids: string[]): Promise<void> {
-  if (ids.length === 0) return;
+/** A leased delivery that was withdrawn before its attempt (its notification deleted): its webhook is free again. */
+export async function releaseWebhook(db: Db, delivery: LeasedDelivery): Promise<void> {
+  await sql`update webhooks set leased_until = null where bot_id = ${delivery.bot_id}`.execute(db);
+}
+
+/** Attempts a shutting-down worker did not finish: due again at once, as if never made, their webhooks free. */
+export async function releaseLeases(db: Db, deliveries: LeasedDelivery[]): Promise<void> {
+  if (deliveries.length === 0) return;
   await sql`
-    update webhook_deliveries
-    set leased_until = null, attempts = attempts - 1, next_attempt_at = now()
-    where id = any(${ids}::uuid[]) and state = 'pending'`.execute(db);
+    with released as (
+      update webhook_deliveries
+      set leased_until = null, attempts = attempts - 1, next_attempt_at = now()
+      where id = any(${deliveries.map((d) => d.id)}::uuid[]) and state = 'pending')
+    update webhooks set leased_until = null
+    where bot_id = any(${deliveries.map((d) => d.bot_id)}::uuid[])`.execute(db);
 }
 
 /** The outbox for /metrics: deliveries pending, and how long the oldest due one has waited. */

@@ -11,6 +11,7 @@ import {
   recordDelivered,
   recordFailedAttempt,
   releaseLeases,
+  releaseWebhook,
   type LeasedDelivery,
 } from './repository.js';
 import { webhookSignature } from './signing.js';
@@ -44,7 +45,7 @@ export function webhookWorker(options: {
   // Longer than any attempt can take (its deadline), so no other worker takes it meanwhile.
   const leaseMs = settings.timeoutMs * 2 + 5_000;
   const inFlight = new Map<string, { abort: AbortController; done: Promise<void> }>();
-  const cutShort: string[] = [];
+  const cutShort: LeasedDelivery[] = [];
   let stopped = true;
   let timer: NodeJS.Timeout | undefined;
   let looking: Promise<void> | undefined;
@@ -100,7 +101,7 @@ export function webhookWorker(options: {
     const notification = await notificationToDeliver(db, delivery.notification_id);
     // Deleted since the lease (with its post, comment or actor): the statement that deleted it
     // withdrew this delivery (the webhooks_withdraw trigger), so it is not sent.
-    if (!notification) return;
+    if (!notification) return releaseWebhook(db, delivery);
     const body = JSON.stringify({
       type: delivery.event_type,
       timestamp: notification.created_at,
@@ -123,7 +124,7 @@ export function webhookWorker(options: {
       return;
     }
     if (signal.aborted) {
-      cutShort.push(delivery.id);
+      cutShort.push(delivery);
       return;
     }
     const retryInMs = retryDelayMs(settings.retryScheduleMs, delivery.attempts);

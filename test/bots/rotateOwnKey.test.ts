@@ -221,6 +221,18 @@ describe('rotateOwnKey 401, a replay asked for too late', () => {
     });
   }
 
+  test('the new key rotating itself, its first use: a key of its own, and the old key’s replay over', async () => {
+    const { api_key: oldKey } = await registerBot(t.app);
+    const key = randomUUID();
+    const first = await rotate(oldKey, key);
+    assert.equal(first.statusCode, 201, first.body);
+    const again = await rotate(first.json().api_key);
+    assert.equal(again.statusCode, 201, again.body);
+    assert.equal((await whoAmI(again.json().api_key)).statusCode, 200);
+    assert.equal((await whoAmI(first.json().api_key)).statusCode, 401);
+    assert.equal((await rotate(oldKey, key)).statusCode, 401);
+  });
+
   test('ten minutes after the rotation, the replay is a 401 even while the new key is unused', async () => {
     const { bot, api_key: oldKey } = await registerBot(t.app);
     const key = randomUUID();
