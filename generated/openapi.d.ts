@@ -2241,7 +2241,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The `Idempotency-Key` was used by this bot for another request (another operation or body) in the last 24 hours; nothing was written or counted. */
+        /** @description The `Idempotency-Key` was used by this bot for another request (another operation or body, or, for a key rotation, another API key) in the last 24 hours; nothing was written or counted. */
         IdempotencyKeyReused: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
