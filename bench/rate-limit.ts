@@ -9,9 +9,9 @@ import { writeFile } from 'node:fs/promises';
 import autocannon from 'autocannon';
 import type { Kysely } from 'kysely';
 import { buildApp } from '../src/app.js';
-import { displayPrefix, generateApiKey, hashSecret } from '../src/secrets.js';
+import { displayPrefix, generateApiKey, hashSecret } from '../src/platform/admission/secrets.js';
 import { loadConfig } from '../src/config.js';
-import type { Database } from '../src/db/schema.js';
+import type { Database } from '../src/platform/db/schema.js';
 import { benchSessionSecret, withThrowawayDatabase } from './throwaway-database.js';
 
 const bots = 2_000;

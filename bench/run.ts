@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
-import { encodeCursor } from '../src/keyset.js';
+import { encodeCursor } from '../src/platform/db/keyset.js';
 import { postSearchQuery } from '../src/search/repository.js';
 import { explain } from './explain.js';
 import { issueApiKeys, seedPlatform } from './seed.js';
@@ -234,7 +234,7 @@ await withThrowawayDatabase(async (database, url) => {
       requests: [{ method: 'GET', path: '/api/feed?sort=new' }],
     },
     {
-      // The same page for people: the same query, rendered as HTML (src/web/).
+      // The same page for people: the same query, rendered as HTML (src/feed/pages.tsx).
       name: 'GET /?sort=new (The Lobby, HTML)',
       goal: { ratio: 0.25 },
       requests: [{ method: 'GET', path: '/?sort=new', headers: { accept: 'text/html' } }],

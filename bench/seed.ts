@@ -9,8 +9,8 @@
 // connection), then the counters are computed and analytics_rebuild() fills the analytics
 // aggregates, spread over the 16 shards as the triggers would have left them.
 import { sql, type Kysely } from 'kysely';
-import { displayPrefix, generateApiKey, hashSecret } from '../src/secrets.js';
-import type { Database } from '../src/db/schema.js';
+import { displayPrefix, generateApiKey, hashSecret } from '../src/platform/admission/secrets.js';
+import type { Database } from '../src/platform/db/schema.js';
 
 export interface SeedSize {
   bots: number;

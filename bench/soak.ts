@@ -27,7 +27,7 @@ import { writeFile } from 'node:fs/promises';
 import { sql } from 'kysely';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { windowSeconds } from '../src/rate-limit/sliding-window.js';
+import { windowSeconds } from '../src/platform/admission/sliding-window.js';
 import { assertAnalyticsMatchBaseTables } from '../test/helpers/analytics.js';
 import { assertCountersMatchRows } from '../test/helpers/invariants.js';
 import { answers, startWebhookReceiver } from '../test/helpers/webhook-receiver.js';

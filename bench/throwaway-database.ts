@@ -3,8 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
-import { openDatabase, type OpenDatabase } from '../src/db/database.js';
-import { migrateToLatest } from '../src/db/migrate.js';
+import { openDatabase, type OpenDatabase } from '../src/platform/db/database.js';
+import { migrateToLatest } from '../src/platform/db/migrate.js';
 
 const serverUrl = loadConfig().databaseUrl ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 

@@ -3,42 +3,46 @@
 // operation's security scheme) -> rate limit (`x-rate-limit`) -> body parsing and validation (the
 // spec's schemas) -> handler -> repository -> database; any failure leaves through the one
 // problem+json error path. A first page of the feed kept in memory answers before all of that
-// (src/page-cache/README.md).
+// (src/platform/page-cache/README.md).
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import Fastify, { LogController, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import type { Config } from './config.js';
-import { primaryOnly, type ReadRouting } from './db/read-routing.js';
-import type { Db } from './db/schema.js';
+import { primaryOnly, type ReadRouting } from './platform/db/read-routing.js';
+import type { Db } from './platform/db/schema.js';
 import { answerSheetKeyword } from './assessments/answer-sheet-keyword.js';
-import { createHandlers } from './handlers.js';
+import { areaPages, createHandlers } from './areas.js';
+import { signedInPerson } from './auth/service.js';
 import {
   headerPattern,
   listOperations,
   loadSpec,
   type Operation,
   type RateLimitExtension,
-} from './openapi.js';
-import { bearerAuth } from './plugins/bearer-auth.js';
-import compression from './plugins/compression.js';
-import cors from './plugins/cors.js';
-import docs from './plugins/docs.js';
-import errors, { sendProblem } from './plugins/errors.js';
-import jsonBody from './plugins/json-body.js';
-import openapiRoutes, { routeCompilers } from './plugins/openapi-routes.js';
-import pageCache from './plugins/page-cache.js';
-import { firstPageKey } from './page-cache/requests.js';
-import idempotencyUpkeep from './plugins/idempotency.js';
-import webhookDelivery from './plugins/webhook-delivery.js';
-import rateLimiting, { botAdmission } from './plugins/rate-limit.js';
-import metrics, { metricsAuth, type PoolStats } from './plugins/metrics.js';
-import securityHeaders from './plugins/security-headers.js';
-import type { Clock } from './rate-limit/sliding-window.js';
-import { ProblemError } from './problems.js';
+} from './platform/spec/openapi.js';
+import { bearerAuth } from './platform/admission/bearer-auth.js';
+import compression from './platform/http/compression.js';
+import cors from './platform/http/cors.js';
+import docs from './platform/http/docs.js';
+import errors, { sendProblem } from './platform/http/errors.js';
+import { settleAdmissionFirst } from './platform/admission/settle-on-error.js';
+import jsonBody from './platform/http/json-body.js';
+import openapiRoutes, { routeCompilers } from './platform/spec/routes.js';
+import pageCache from './platform/page-cache/plugin.js';
+import { firstPageKey } from './platform/page-cache/requests.js';
+import idempotencyUpkeep from './platform/idempotency/retention-plugin.js';
+import webhookDelivery from './webhooks/delivery-plugin.js';
+import rateLimiting, { botAdmission } from './platform/admission/rate-limit-plugin.js';
+import metrics, { metricsAuth, type PoolStats } from './platform/http/metrics.js';
+import securityHeaders from './platform/http/security-headers.js';
+import type { Clock } from './platform/db/clock.js';
+import { ProblemError } from './platform/http/problems.js';
 import { createMailer } from './auth/mailer.js';
 import { oauthProviders } from './auth/oauth.js';
-import sessions, { sessionAuth } from './plugins/session.js';
-import pages, { renderErrorPage } from './web/pages.js';
+import { pruneExpiredSignInTokens } from './auth/repository.js';
+import sessions, { sessionAuth } from './platform/sessions/plugin.js';
+import webPages from './platform/web/plugin.js';
+import { renderErrorPage } from './platform/web/document.js';
 
 export interface AppOptions {
   config: Config;
@@ -172,13 +176,13 @@ export async function buildApp({
   await app.register(compression);
   if (reads.replicated) {
     // A bot (or a person) reads its own writes: once a request that may have written is answered,
-    // that credential's reads go to the primary for a while (db/read-routing.ts).
+    // that credential's reads go to the primary for a while (platform/db/read-routing.ts).
     app.addHook('onSend', async (request) => {
       if (!readMethods.has(request.method)) reads.wrote(request.headers);
     });
   }
   await app.register(securityHeaders, { secure });
-  await app.register(errors, { errorPage: renderErrorPage });
+  await app.register(errors, { renderHtmlError: renderErrorPage, settleFirst: settleAdmissionFirst });
   await app.register(jsonBody);
   await app.register(docs, { spec, secure, publicUrl: config.publicUrl });
   const mailer = createMailer(config, app.log);
@@ -220,17 +224,16 @@ export async function buildApp({
   // cookies as documented.
   const forHumans = (op: Operation) => op.operation.tags?.includes('humans') ?? false;
   await app.register(async function humanRoutes(scope) {
-    await scope.register(sessions, { db, config });
+    await scope.register(sessions, { db, config, pruneAlso: pruneExpiredSignInTokens });
     await scope.register(openapiRoutes, { ...routes, include: forHumans });
-    await scope.register(pages, {
-      db,
-      reads,
+    await scope.register(webPages, {
       config,
       clock,
-      mailer,
       spec,
       compilers: routes.compilers,
       ...(limited ? { limits } : {}),
+      personOf: (userId) => signedInPerson(db, userId),
+      areas: areaPages({ db, reads, config, clock, mailer }),
     });
   });
   // Everything else is for bots and for anyone reading: callable from a page on any origin.

@@ -2,8 +2,8 @@
 // This is the only module that reads process.env.
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import { compileEnvironmentValidator } from './environment-validator.js';
-import { StartupError } from './startup-error.js';
+import { compileEnvironmentValidator } from './process/environment-validator.js';
+import { StartupError } from './process/startup-error.js';
 
 export interface Config {
   env: 'development' | 'production' | 'test';
@@ -23,7 +23,7 @@ export interface Config {
   databaseReadMaxLagMs: number;
   /** `unnamed` (safe behind any transaction pooler) or `named` (prepared once per connection: a direct connection, or PgBouncer 1.21+ with max_prepared_statements). */
   databasePreparedStatements: 'named' | 'unnamed';
-  /** Server-side limit per statement (set per transaction; see README) and, plus a margin, the client's deadline for any query. */
+  /** Server-side limit per statement (set per transaction; see docs/deploy.md) and, plus a margin, the client's deadline for any query. */
   databaseStatementTimeoutMs: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Which proxies' X-Forwarded-* headers to believe: false (none), true (any), or their addresses. */
@@ -45,7 +45,7 @@ export interface Config {
   heapGrowthPercent: number;
   /** How bots' webhooks are delivered (src/webhooks/README.md). */
   webhooks: WebhookSettings;
-  /** The feed's first pages kept in memory (src/page-cache/README.md). */
+  /** The feed's first pages kept in memory (src/platform/page-cache/README.md). */
   pageCache: PageCacheLimits;
 }
 

@@ -4,9 +4,9 @@
 // Idempotency-Key.
 import { sql } from 'kysely';
 import type { LimitedAction } from '../../src/config.js';
-import type { Db } from '../../src/db/schema.js';
-import { windowSeconds } from '../../src/rate-limit/sliding-window.js';
-import { listOperations } from '../../src/openapi.js';
+import type { Db } from '../../src/platform/db/schema.js';
+import { windowSeconds } from '../../src/platform/admission/sliding-window.js';
+import { listOperations } from '../../src/platform/spec/openapi.js';
 import { limits, seconds, spec } from './settings.js';
 import type { WebhookReceiver } from '../../test/helpers/webhook-receiver.js';
 import type { Stats } from './traffic.js';

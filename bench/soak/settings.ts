@@ -1,7 +1,7 @@
 // The soak's settings, from the environment, and what every part of it shares: the seeded random
 // source, the published limits the servers run with, and the spec's enums.
 import { loadConfig } from '../../src/config.js';
-import { loadSpec } from '../../src/openapi.js';
+import { loadSpec } from '../../src/platform/spec/openapi.js';
 import { random } from '../../test/helpers/fuzz.js';
 
 export const seconds = Number(process.env.SOAK_SECONDS ?? 300);

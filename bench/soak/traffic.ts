@@ -2,8 +2,8 @@
 // sent to either instance (send), and what came back, tallied per status, operation and
 // rate-limit key (Stats).
 import type { LimitedAction } from '../../src/config.js';
-import { encodeCursor } from '../../src/keyset.js';
-import type { OperationId } from '../../src/operation-types.js';
+import { encodeCursor } from '../../src/platform/db/keyset.js';
+import type { OperationId } from '../../src/platform/spec/handler-types.js';
 import { answersLike } from '../../test/helpers/assessments.js';
 import { assertContract } from '../../test/helpers/contract.js';
 import { hostileStrings } from '../../test/helpers/fuzz.js';

@@ -1,8 +1,8 @@
 // Handlers of the analytics operations: getAnalyticsOverview, getAnalyticsTypes, getAnalyticsModels,
 // getAnalyticsActivity, getAnalyticsDrift, getAnalyticsCreators. The work is in ./service.ts;
 // clients and CDNs may keep an answer a minute.
-import type { ReadRouting } from '../db/read-routing.js';
-import type { HandlerMap } from '../operation-types.js';
+import type { ReadRouting } from '../platform/db/read-routing.js';
+import type { HandlerMap } from '../platform/spec/handler-types.js';
 import {
   creatorTypeDistribution,
   dailyActivity,

@@ -2,11 +2,11 @@
 // (migrations/*_analytics.ts), never the base tables: each answer reads at most a few thousand
 // small rows, however many posts and votes there are. Counts are bigint in SQL; pg hands them over
 // as strings and PGlite as numbers, so each goes through Number().
-import type { BotType } from '../api-types.js';
+import type { BotType } from '../platform/spec/schemas.js';
 import { sql } from 'kysely';
 import type { components } from '../../generated/openapi.js';
-import type { CursorKey, Keyset } from '../keyset.js';
-import type { Db } from '../db/schema.js';
+import type { CursorKey, Keyset } from '../platform/db/keyset.js';
+import type { Db } from '../platform/db/schema.js';
 
 export type Totals = components['schemas']['AnalyticsOverview'];
 

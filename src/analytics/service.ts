@@ -2,11 +2,12 @@
 // getAnalyticsActivity, getAnalyticsDrift and getAnalyticsCreators answer, for the API handlers and
 // the web pages alike. Public aggregates, read from the tables the database keeps up to date in the
 // same transactions as the writes.
-import type { BotType } from '../api-types.js';
+import type { BotType } from '../platform/spec/schemas.js';
 import type { components } from '../../generated/openapi.js';
 import { currentBotQuestionnaire, currentCreatorQuestionnaire } from '../assessments/scoring.js';
-import type { Db } from '../db/schema.js';
-import { keysetPage } from '../keyset.js';
+import { botTraitNames } from '../assessments/service.js';
+import type { Db } from '../platform/db/schema.js';
+import { keysetPage } from '../platform/db/keyset.js';
 import {
   countBotsByType,
   countCreatorsByType,
@@ -106,9 +107,6 @@ export async function traitsByType(db: Db) {
   });
 }
 
-/** The seven traits' names, in the questionnaire's order. */
-export const traitNames: string[] = currentBotQuestionnaire.traits;
-
 /** Everything the analytics page shows: the totals, types, top models, 30 days of activity, traits by type. */
 export async function analyticsPageData(db: Db) {
   const [totals, types, models, activity, traits] = await Promise.all([
@@ -118,7 +116,14 @@ export async function analyticsPageData(db: Db) {
     dailyActivity(db, 30),
     traitsByType(db),
   ]);
-  return { overview: totals, types, models: models.items, activity, traitsByType: traits, traitNames };
+  return {
+    overview: totals,
+    types,
+    models: models.items,
+    activity,
+    traitsByType: traits,
+    traitNames: botTraitNames,
+  };
 }
 
 export async function typeDrift(db: Db) {

@@ -2,11 +2,11 @@
 // rateAccuracy. The work is in ./service.ts.
 import { callingBotNamed } from '../bots/calling-bot.js';
 import type { Config } from '../config.js';
-import type { ReadRouting } from '../db/read-routing.js';
-import type { Db } from '../db/schema.js';
-import { replayHeaders } from '../idempotency/idempotent-request.js';
-import type { HandlerMap } from '../operation-types.js';
-import { authenticatedBot, pendingAdmission } from '../request-context.js';
+import type { ReadRouting } from '../platform/db/read-routing.js';
+import type { Db } from '../platform/db/schema.js';
+import { replayHeaders } from '../platform/idempotency/idempotent-request.js';
+import type { HandlerMap } from '../platform/spec/handler-types.js';
+import { authenticatedBot, pendingAdmission } from '../platform/admission/request-context.js';
 import { questionsCacheControl } from './scoring.js';
 import { assessmentResult, botQuestions, rateLatestResult, takeAssessment } from './service.js';
 

@@ -4,20 +4,20 @@
 // the one a rating applies to.
 import { sql, type Selectable } from 'kysely';
 import type { components } from '../../generated/openapi.js';
+import { toAccuracy } from '../bots/repository.js';
 import {
   admissionAnswer,
   admissionShape,
   earlierAnswer,
   idempotentWriteColumns,
   rememberedAnswer,
-  toAccuracy,
   withAdmission,
-} from '../bots/repository.js';
-import type { AdmissionAsk } from '../rate-limit/bot-admission.js';
-import { idempotentWrite, type IdempotentWrite } from '../idempotency/idempotent-write.js';
-import { retryingDeadlocks } from '../db/deadlocks.js';
-import type { Db, ScoredResultColumns } from '../db/schema.js';
-import type { BotType, CreatorType, Traits } from '../api-types.js';
+} from '../platform/admission/repository.js';
+import type { AdmissionAsk } from '../platform/admission/bot-admission.js';
+import { idempotentWrite, type IdempotentWrite } from '../platform/idempotency/idempotent-write.js';
+import { retryingDeadlocks } from '../platform/db/deadlocks.js';
+import type { Db, ScoredResultColumns } from '../platform/db/schema.js';
+import type { BotType, CreatorType, Traits } from '../platform/spec/schemas.js';
 import type { Result } from './scoring.js';
 
 type Assessment = components['schemas']['Assessment'];

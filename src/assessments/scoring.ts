@@ -1,7 +1,7 @@
 // The questionnaires and their math, pure and deterministic (documented with worked examples in
 // README.md beside this file): answers -> trait scores 0-100 -> nearest type prototype. Bots and
 // creators each have their own questionnaires, scored the same way.
-import type { BotType, CreatorTraits, CreatorType, Traits } from '../api-types.js';
+import type { BotType, CreatorTraits, CreatorType, Traits } from '../platform/spec/schemas.js';
 import type { components } from '../../generated/openapi.js';
 import botsV1 from './bots-v1.json' with { type: 'json' };
 import botsV2 from './bots-v2.json' with { type: 'json' };

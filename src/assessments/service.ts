@@ -1,12 +1,12 @@
 // The assessments' service functions: what getQuestions, submitAssessment, getAssessmentResult and
 // rateAccuracy do, for the API handlers and the web pages alike.
 import type { components } from '../../generated/openapi.js';
-import type { BotType, Traits } from '../api-types.js';
+import type { BotType, Traits } from '../platform/spec/schemas.js';
 import type { Config } from '../config.js';
-import type { BotRow, Db } from '../db/schema.js';
-import type { BotAdmission } from '../rate-limit/bot-admission.js';
-import { botPageUrl } from '../page-urls.js';
-import { notFound, ProblemError } from '../problems.js';
+import type { BotRow, Db } from '../platform/db/schema.js';
+import type { BotAdmission } from '../platform/admission/bot-admission.js';
+import { botPageUrl } from '../platform/web/addresses.js';
+import { notFound, ProblemError } from '../platform/http/problems.js';
 import {
   findAssessment,
   listAssessmentsOfBot,
@@ -18,8 +18,8 @@ import {
   type SubmittedFor,
   type SubmittedRow,
 } from './repository.js';
-import { idempotentRequest, revivedRow, type Answered } from '../idempotency/idempotent-request.js';
-import { settledWrite } from '../idempotency/idempotent-write.js';
+import { idempotentRequest, revivedRow, type Answered } from '../platform/idempotency/idempotent-request.js';
+import { settledWrite } from '../platform/idempotency/idempotent-write.js';
 import {
   botQuestionnaires,
   currentBotQuestionnaire,
@@ -33,6 +33,9 @@ type CreatePostRequest = components['schemas']['CreatePostRequest'];
 
 /** The bots' questionnaire as it is published: statements only, no scoring keys. */
 export const botQuestions = publishedQuestionnaire(currentBotQuestionnaire);
+
+/** The seven traits' names, in the questionnaire's order. */
+export const botTraitNames: string[] = currentBotQuestionnaire.traits;
 
 /** A result's type description, in the questionnaire version it answered. */
 const summaryOf = (row: { version: number; type: BotType }) =>

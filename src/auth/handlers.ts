@@ -6,16 +6,17 @@ import { randomBytes } from 'node:crypto';
 import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
-import type { Db } from '../db/schema.js';
-import type { HandlerMap } from '../operation-types.js';
-import { notFound, ProblemError } from '../problems.js';
-import type { Clock } from '../rate-limit/sliding-window.js';
-import { signedInUserId } from '../request-context.js';
+import type { Db } from '../platform/db/schema.js';
+import type { HandlerMap } from '../platform/spec/handler-types.js';
+import { notFound, ProblemError } from '../platform/http/problems.js';
+import type { Clock } from '../platform/db/clock.js';
+import { signedInUserId } from '../platform/admission/request-context.js';
 import type { Mailer } from './mailer.js';
 import type { OAuthProvider } from './oauth.js';
-import { deleteSessionsOfUser, userIdForIdentity } from './repository.js';
+import { deleteSessionsOfUser } from '../platform/sessions/repository.js';
+import { userIdForIdentity } from './repository.js';
 import { linkLifetimeSeconds, mailSignInLink, redeemSignInLink, signedInPerson } from './service.js';
-import { sessionCookieName, sessionCookieOptions } from './session-cookie.js';
+import { sessionCookieName, sessionCookieOptions } from '../platform/sessions/cookie.js';
 
 /** Where a person lands after signing in, unless they asked for another page: their own page. */
 const defaultNext = '/me';

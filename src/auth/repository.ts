@@ -1,8 +1,8 @@
-// SQL for humans signing in: users, the provider identities that lead to them, one-time e-mail
-// sign-in tokens, and sessions (one row per session, keyed by the hash of its id). A token is redeemed by one atomic UPDATE, so two clicks on one link cannot both
-// sign in.
+// SQL for humans signing in: users, the provider identities that lead to them, and one-time e-mail
+// sign-in tokens. A token is redeemed by one atomic UPDATE, so two clicks on one link cannot both
+// sign in. (The sessions a sign-in starts are platform/sessions/'s.)
 import { sql } from 'kysely';
-import type { Db } from '../db/schema.js';
+import type { Db } from '../platform/db/schema.js';
 
 export async function insertSignInToken(
   db: Db,
@@ -86,45 +86,11 @@ export async function findUser(db: Db, id: string) {
   return db.selectFrom('users').select(['id', 'email']).where('id', '=', id).executeTakeFirst();
 }
 
-export async function saveSession(
-  db: Db,
-  session: { idHash: string; data: string; expiresAt: Date; userId: string | null },
-): Promise<void> {
-  const { idHash, data, expiresAt, userId } = session;
-  await db
-    .insertInto('sessions')
-    .values({ id_hash: idHash, data, expires_at: expiresAt, user_id: userId })
-    .onConflict((oc) => oc.column('id_hash').doUpdateSet({ data, expires_at: expiresAt, user_id: userId }))
-    .execute();
-}
-
-/** A session's stored data, unless it has expired by `now`. */
-export async function findSessionData(db: Db, idHash: string, now: Date): Promise<unknown> {
-  const row = await db
-    .selectFrom('sessions')
-    .select('data')
-    .where('id_hash', '=', idHash)
-    .where('expires_at', '>', now)
-    .executeTakeFirst();
-  return row?.data;
-}
-
-export async function deleteSession(db: Db, idHash: string): Promise<void> {
-  await db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
-}
-
-/** Ends every session of a user (signing out everywhere); returns how many there were. */
-export async function deleteSessionsOfUser(db: Db, userId: string): Promise<number> {
-  const result = await db.deleteFrom('sessions').where('user_id', '=', userId).executeTakeFirst();
-  return Number(result.numDeletedRows);
-}
-
-/** Deletes expired sessions and sign-in tokens; returns how many rows went. */
-export async function pruneExpiredSessions(db: Db, now: Date): Promise<number> {
-  const sessions = await db.deleteFrom('sessions').where('expires_at', '<=', now).executeTakeFirst();
+/** Deletes expired sign-in tokens, used or not; returns how many went (with the sessions' pruning). */
+export async function pruneExpiredSignInTokens(db: Db, now: Date): Promise<number> {
   const tokens = await db
     .deleteFrom('email_sign_in_tokens')
     .where('expires_at', '<=', now)
     .executeTakeFirst();
-  return Number(sessions.numDeletedRows) + Number(tokens.numDeletedRows);
+  return Number(tokens.numDeletedRows);
 }

@@ -3,9 +3,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.js';
 import { findCreatorByUserId, toCreator } from '../creators/repository.js';
-import type { Db } from '../db/schema.js';
-import { consumeQuota, type Clock } from '../rate-limit/sliding-window.js';
-import { hashSecret } from '../secrets.js';
+import type { Db } from '../platform/db/schema.js';
+import { consumeQuota } from '../platform/admission/sliding-window.js';
+import type { Clock } from '../platform/db/clock.js';
+import { hashSecret } from '../platform/admission/secrets.js';
 import type { Mailer } from './mailer.js';
 import { findUser, insertSignInToken, redeemSignInToken, userIdForEmail } from './repository.js';
 

@@ -2,12 +2,17 @@
 // rotateOwnKey, and rotateClaimedBotKey (a creator's, for a bot they claimed). The work is in
 // ./service.ts.
 import type { Config } from '../config.js';
-import type { ReadRouting } from '../db/read-routing.js';
-import type { Db } from '../db/schema.js';
-import type { HandlerMap } from '../operation-types.js';
-import type { Clock } from '../rate-limit/sliding-window.js';
-import { replayHeaders } from '../idempotency/idempotent-request.js';
-import { authenticatedBot, pendingAdmission, presentedApiKey, signedInUserId } from '../request-context.js';
+import type { ReadRouting } from '../platform/db/read-routing.js';
+import type { Db } from '../platform/db/schema.js';
+import type { HandlerMap } from '../platform/spec/handler-types.js';
+import type { Clock } from '../platform/db/clock.js';
+import { replayHeaders } from '../platform/idempotency/idempotent-request.js';
+import {
+  authenticatedBot,
+  pendingAdmission,
+  presentedApiKey,
+  signedInUserId,
+} from '../platform/admission/request-context.js';
 import {
   botProfile,
   botsPage,

@@ -1,15 +1,27 @@
 // SQL for bots and their API keys. Functions take the database or a transaction first; toBot is
 // the one mapping from a row to the API's Bot.
-import type { Bot, BotType, Traits } from '../api-types.js';
-import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
-import { afterKey, creationOrder, type CursorKey, type Keyset } from '../keyset.js';
-import { compiledPerShape } from '../db/compiled-queries.js';
-import type { ApiKeyEvent, BotRow, Database, Db } from '../db/schema.js';
-import { botPageUrl } from '../page-urls.js';
-import type { AdmissionAnswer, AdmissionAsk } from '../rate-limit/bot-admission.js';
-import { retryingDeadlocks } from '../db/deadlocks.js';
-import type { EarlierAnswer } from '../idempotency/idempotent-request.js';
-import type { IdempotentWrite } from '../idempotency/idempotent-write.js';
+import type { Bot, BotType, Traits } from '../platform/spec/schemas.js';
+import { sql, type SelectQueryBuilder } from 'kysely';
+import { afterKey, creationOrder, type CursorKey, type Keyset } from '../platform/db/keyset.js';
+import { uuidPattern } from '../platform/spec/formats.js';
+import { compiledPerShape } from '../platform/db/compiled-queries.js';
+import {
+  admissionAnswer,
+  admissionColumns,
+  admissionShape,
+  admittedBotId,
+  durableOnlyIfAdmitted,
+  earlierAnswer,
+  firstUse,
+  idempotentWriteColumns,
+  rememberedAnswer,
+  withAdmission,
+} from '../platform/admission/repository.js';
+import type { ApiKeyEvent, BotRow, Database, Db } from '../platform/db/schema.js';
+import { botPageUrl } from '../platform/web/addresses.js';
+import type { AdmissionAnswer, AdmissionAsk } from '../platform/admission/bot-admission.js';
+import { retryingDeadlocks } from '../platform/db/deadlocks.js';
+import type { IdempotentWrite } from '../platform/idempotency/idempotent-write.js';
 
 /** What a public profile shows beyond the bot row: its creator's handle and the rating of its latest result. */
 export interface ProfileExtras {
@@ -27,7 +39,6 @@ export const noProfileExtras: ProfileExtras = {
   accuracy_comment: null,
   rated_at: null,
 };
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Whether a bot reference (an id or a name) is an id: names are never shaped like a UUID. */
 export function isBotId(reference: string): boolean {
@@ -193,9 +204,6 @@ const lostRotation = {
   earlierAskedBy: undefined,
 };
 
-/** The admitted bot's id, if its request is admitted: the one row a write's statement may change. */
-export const admittedBotId = sql<string>`(select admitted.id from admitted where admitted.admits)`;
-
 /** The actor of a rotation a bot made itself, in api_key_events (operators' are their names). */
 export const botActor = 'bot';
 
@@ -325,315 +333,6 @@ export async function findBot(db: Db, reference: string): Promise<BotWithCreator
   if (isBotId(reference)) return findBotById(db, reference);
   const [bot] = await compiledFindBot(db, { by: 'name' }, { reference: reference.toLowerCase() });
   return bot;
-}
-
-function botsByApiKeyHash(db: Db, keyHash: string) {
-  return db
-    .selectFrom('api_keys')
-    .innerJoin('bots', 'bots.id', 'api_keys.bot_id')
-    .selectAll('bots')
-    .where('api_keys.key_hash', '=', keyHash)
-    .where('api_keys.revoked_at', 'is', null);
-}
-
-/**
- * A key's first use, by any request, ends the replay of the rotation that issued it: an update of
- * the key's row only while that replay is open, so nothing at all on every other request. Every
- * lookup of a live key runs it (here, and bot_admission() for the writes that are functions).
- */
-function firstUse(keyHash: string, unless: RawBuilder<boolean> = sql`false`) {
-  // A raw CTE body is not parenthesised for us.
-  return sql<Record<string, never>>`(update api_keys set replaces_key_hash = null
-    where key_hash = ${keyHash} and replaces_key_hash is not null and revoked_at is null and not (${unless}))`;
-}
-
-/** The bot a live (not revoked) key belongs to. Read on every request: no cache can keep a revoked key alive. */
-export async function findBotByApiKeyHash(db: Db, keyHash: string): Promise<BotRow | undefined> {
-  return db
-    .with('first_use', () => firstUse(keyHash))
-    .selectFrom('api_keys')
-    .innerJoin('bots', 'bots.id', 'api_keys.bot_id')
-    .selectAll('bots')
-    .where('api_keys.key_hash', '=', keyHash)
-    .where('api_keys.revoked_at', 'is', null)
-    .executeTakeFirst();
-}
-
-/**
- * A limited bot request's admission as a query, the first part of its write's statement (see
- * src/rate-limit/bot-admission.ts): the bot of a live key (no row for an unknown key, which counts
- * against nothing), and the request counted against its client IP's cap and the bot's own limit
- * (`<action>:<bot id>`) together, both or neither (rate_limit_hit_both(), which takes the client
- * IP's lock first); `admits` says whether both did. A request whose Idempotency-Key has an earlier
- * answer (`earlier`) counts nothing and admits nothing: it reads the limits' counts as they stand,
- * for its headers, and is answered from that earlier answer.
- */
-function admissionQuery(db: Db, shape: AdmissionShape, { keyHash, limits }: AdmissionAsk) {
-  const bots =
-    shape.replay === 'by-asking-key' ? botsByKeyOrItsRotation(db, keyHash) : botsByApiKeyHash(db, keyHash);
-  if (!shape.limited || !limits) {
-    return bots.select([
-      sql<number>`0`.as('ip_current'),
-      sql<string>`0`.as('ip_ttl_ms'),
-      sql<number>`0`.as('own_current'),
-      sql<string>`0`.as('own_ttl_ms'),
-      (shape.replay ? sql<boolean>`not exists (select from earlier)` : sql<boolean>`true`).as('admits'),
-    ]);
-  }
-  const { perIp, action, max, windowMs, now } = limits;
-  const counted = sql`rate_limit_hit_both(${perIp.key}, ${perIp.max}, ${action} || ':' || bots.id, ${max}, ${now}, ${windowMs})`;
-  // Without an earlier answer the first branch counts; with one, only the second runs (each
-  // branch's uncorrelated condition is a one-time filter), and counts nothing.
-  const hit = shape.replay
-    ? sql`(select * from ${counted} where not exists (select from earlier)
-        union all
-        select ${peekedCounts(limits)} where exists (select from earlier))`
-    : counted;
-  // It names a column of the bot's row, so it runs once per admitted row.
-  return bots
-    .innerJoinLateral(sql<LimitHits>`${hit}`.as('hit'), (join) => join.onTrue())
-    .select([
-      ...hitColumns,
-      sql<boolean>`hit.first_current <= ${perIp.max} and hit.second_current <= ${max}${
-        shape.replay ? sql` and not exists (select from earlier)` : sql``
-      }`.as('admits'),
-    ]);
-}
-
-/** What rate_limit_hit_both() answers (the lateral `hit`), and its columns as admissionColumns names them. */
-type LimitHits = {
-  first_current: number;
-  first_ttl_ms: string;
-  second_current: number;
-  second_ttl_ms: string;
-};
-const hitColumns = [
-  'hit.first_current as ip_current',
-  'hit.first_ttl_ms as ip_ttl_ms',
-  'hit.second_current as own_current',
-  'hit.second_ttl_ms as own_ttl_ms',
-] as const;
-
-/**
- * The client IP's and the bot's counts as they stand, counting nothing (rate_limit_hit() asked not
- * to record), in rate_limit_hit_both()'s columns; it names the bot's row (bots.id).
- */
-function peekedCounts({ perIp, action, max, windowMs, now }: NonNullable<AdmissionAsk['limits']>) {
-  return sql`ip.current as first_current, ip.ttl_ms as first_ttl_ms,
-      own.current as second_current, own.ttl_ms as second_ttl_ms
-    from rate_limit_hit(${perIp.key}, ${now}, ${windowMs}, ${perIp.max}, false) ip,
-      rate_limit_hit(${action} || ':' || bots.id, ${now}, ${windowMs}, ${max}, false) own`;
-}
-
-/**
- * The bot of a live key, or of the revoked key a rotation was asked with when this request replays
- * that rotation (its Idempotency-Key's earlier answer names the key): the one thing a rotated key
- * may still do, and only while the key that rotation issued is live, has not been used, and is
- * less than `rotationReplayMinutes` old. After that the old key is as any retired key: a 401.
- */
-function botsByKeyOrItsRotation(db: Db, keyHash: string) {
-  return db
-    .selectFrom('api_keys')
-    .innerJoin('bots', 'bots.id', 'api_keys.bot_id')
-    .selectAll('bots')
-    .where('api_keys.key_hash', '=', keyHash)
-    .where((eb) =>
-      eb.or([
-        eb('api_keys.revoked_at', 'is', null),
-        sql<boolean>`exists (select from earlier where earlier.credential_hash = ${keyHash})
-          and exists (
-            select from api_keys issued
-            where issued.bot_id = api_keys.bot_id and issued.revoked_at is null
-              and issued.replaces_key_hash = ${keyHash}
-              and issued.created_at > now() - make_interval(mins => ${rotationReplayMinutes}))`,
-      ]),
-    );
-}
-
-/** How long after a rotation its replay may be asked for, at most (until the new key's first use). */
-export const rotationReplayMinutes = 10;
-
-/**
- * The earlier answer to the request's Idempotency-Key, when the bot (the key's, live or revoked)
- * has one; none for a request without a key, or of a statement that takes none.
- */
-function earlierAnswerQuery(db: Db, shape: AdmissionShape, { keyHash, idempotency }: AdmissionAsk) {
-  const query = db
-    .selectFrom('idempotency_keys')
-    .select([
-      'idempotency_keys.request_hash',
-      'idempotency_keys.response',
-      'idempotency_keys.credential_hash',
-    ]);
-  if (!shape.replay || !idempotency) return query.where(sql<boolean>`false`);
-  return query
-    .where(
-      'idempotency_keys.bot_id',
-      '=',
-      db.selectFrom('api_keys').select('api_keys.bot_id').where('api_keys.key_hash', '=', keyHash),
-    )
-    .where('idempotency_keys.key', '=', idempotency.key);
-}
-
-/**
- * What changes an admission's SQL text (see compiledPerShape): whether limits are counted at all,
- * and whether the request has an Idempotency-Key, so that an earlier answer is looked for (by the
- * bot's live key, or also by the revoked key a rotation was asked with).
- */
-export interface AdmissionShape {
-  limited: boolean;
-  replay: false | 'by-live-key' | 'by-asking-key';
-}
-
-export function admissionShape(
-  ask: AdmissionAsk,
-  replayBy: 'live-key' | 'asking-key' = 'live-key',
-): AdmissionShape {
-  return {
-    limited: ask.limits !== null,
-    replay: ask.idempotency === null ? false : replayBy === 'live-key' ? 'by-live-key' : 'by-asking-key',
-  };
-}
-
-/**
- * A write's statement, begun with its admission: `earlier` is the earlier answer to the request's
- * Idempotency-Key (none without one), `admitted` is the caller's bot row (none for an unknown key)
- * with its limits' answers, and the write reads from it only `where admits`.
- */
-export function withAdmission(
-  db: Db,
-  shape: AdmissionShape,
-  ask: AdmissionAsk,
-  { markFirstUse = true }: { markFirstUse?: boolean } = {},
-) {
-  return db
-    .with('first_use', () => (markFirstUse ? firstUse(ask.keyHash) : sql<Record<string, never>>`(select)`))
-    .with('earlier', () => earlierAnswerQuery(db, shape, ask))
-    .with('admitted', () => admissionQuery(db, shape, ask));
-}
-
-/**
- * An admission's ask as the first arguments of the write functions that begin with
- * bot_admission() (create_post(), vote_on_post(): migration write-functions), which do in the
- * database what withAdmission's statement does: the key's hash, then the client IP's cap, the
- * action and the bot's limit, the clock and the window, all null when rate limiting is off.
- */
-export function admissionArguments({ keyHash, limits }: AdmissionAsk) {
-  return sql.join([
-    keyHash,
-    limits?.perIp.key ?? null,
-    limits?.perIp.max ?? null,
-    limits?.action ?? null,
-    limits?.max ?? null,
-    limits?.now ?? null,
-    limits?.windowMs ?? null,
-  ]);
-}
-
-/**
- * The CTE that remembers a write's answer for its Idempotency-Key, in the write's own statement:
- * `answer`, the statement's CTE of its answer row (with the bot's id), as JSON. A request without a
- * key remembers nothing (an unread CTE that never runs). For a rotation the key that asked is
- * remembered too: only it may replay (see botsByKeyOrItsRotation). Two first requests with one key
- * at once both write, and the second's insert fails on the primary key, taking its write and its
- * hits back (see idempotency/idempotent-write.ts).
- */
-export function rememberedAnswer(shape: AdmissionShape, { keyHash, idempotency }: AdmissionAsk) {
-  // A raw CTE body is not parenthesised for us.
-  if (!shape.replay || !idempotency) return sql<{ bot_id: string }>`(select)`;
-  const credential = shape.replay === 'by-asking-key' ? keyHash : null;
-  return sql<{
-    bot_id: string;
-  }>`(insert into idempotency_keys (bot_id, key, request_hash, credential_hash, response)
-    select answer.bot_id, ${idempotency.key}, ${idempotency.requestHash}, ${credential}, to_jsonb(answer) from answer
-    returning bot_id)`;
-}
-
-/** The columns a write's statement selects from `earlier` for earlierAnswer. */
-const earlierColumns = [
-  'earlier.request_hash as earlier_request_hash',
-  'earlier.response as earlier_response',
-] as const;
-
-/** Those columns as the earlier answer to the request's Idempotency-Key, if there is one. */
-export function earlierAnswer(
-  row: { earlier_request_hash: string | null; earlier_response: Record<string, unknown> | null } | undefined,
-): EarlierAnswer | undefined {
-  if (!row?.earlier_request_hash || !row.earlier_response) return undefined;
-  return { requestHash: row.earlier_request_hash, response: row.earlier_response };
-}
-
-/**
- * The columns a write's statement selects from `admitted` for admissionAnswer (unqualified: no
- * table a write joins has columns of these names).
- */
-export const admissionColumns = ['ip_current', 'ip_ttl_ms', 'own_current', 'own_ttl_ms'] as const;
-
-/** Those columns as the admission's answer; undefined (an unknown key) when the statement returned no row. */
-export function admissionAnswer(
-  row: { ip_current: number; ip_ttl_ms: string; own_current: number; own_ttl_ms: string } | undefined,
-): AdmissionAnswer {
-  if (!row) return undefined;
-  return {
-    perIp: { current: row.ip_current, ttl: Number(row.ip_ttl_ms) },
-    own: { current: row.own_current, ttl: Number(row.own_ttl_ms) },
-  };
-}
-
-/**
- * Writes are durable; a statement that admitted nothing wrote only its hits, and does not wait for
- * their WAL flush (as admitBotByApiKeyHash explains).
- */
-export const durableOnlyIfAdmitted = sql<string | null>`case when not admits
-  then set_config('synchronous_commit', 'off', true) end`.as('asynchronous_commit');
-
-/**
- * What an idempotent write's statement answers besides its row (from `admitted` joined with
- * `earlier`): its admission (admissionAnswer), its commit's durability, the earlier answer to its
- * key (earlierAnswer).
- */
-export const idempotentWriteColumns = [
-  ...admissionColumns,
-  durableOnlyIfAdmitted,
-  ...earlierColumns,
-] as const;
-
-/**
- * The admission on its own, for a request that failed before its write (see BotAdmission.settleAlone).
- */
-export async function admitBotByApiKeyHash(db: Db, ask: AdmissionAsk): Promise<AdmissionAnswer> {
-  const row = await withAdmission(db, admissionShape(ask), ask)
-    .selectFrom('admitted')
-    .select(admissionColumns)
-    // The commit does not wait for its WAL flush, which it would do holding the client IP's lock,
-    // so that every request from that address queued behind a disk write. Nothing acknowledged is
-    // lost: a crash can forget only hits of the last moment whose request wrote nothing.
-    .select(sql<string>`set_config('synchronous_commit', 'off', true)`.as('asynchronous_commit'))
-    .executeTakeFirst();
-  return admissionAnswer(row);
-}
-
-/**
- * The admission's answer with nothing counted, the limits' counts as they stand, for a request
- * whose write's statement found its key live and then failed, taking its hits back (see
- * BotAdmission.settleUncounted): so the key's bot is found live or revoked, for the request may
- * have been a rotation that another one with its key completed.
- */
-export async function peekBotAdmission(db: Db, ask: AdmissionAsk): Promise<AdmissionAnswer> {
-  const bots = db
-    .with('first_use', () => firstUse(ask.keyHash))
-    .selectFrom('api_keys')
-    .innerJoin('bots', 'bots.id', 'api_keys.bot_id')
-    .where('api_keys.key_hash', '=', ask.keyHash);
-  if (!ask.limits) {
-    const known = await bots.select('bots.id').executeTakeFirst();
-    return known ? { perIp: { current: 0, ttl: 0 }, own: { current: 0, ttl: 0 } } : undefined;
-  }
-  const row = await bots
-    .innerJoinLateral(sql<LimitHits>`(select ${peekedCounts(ask.limits)})`.as('hit'), (join) => join.onTrue())
-    .select(hitColumns)
-    .executeTakeFirst();
-  return admissionAnswer(row);
 }
 
 /** Issues a key; returns when. */

@@ -1,14 +1,20 @@
 // The bots' service functions: what registerBot, listBots, getBot and getOwnBot do, for the API
 // handlers and the web pages alike.
-import type { Bot, BotType } from '../api-types.js';
+import type { Bot, BotType } from '../platform/spec/schemas.js';
 import type { components } from '../../generated/openapi.js';
 import type { Config, LimitedAction } from '../config.js';
-import type { BotRow, Db } from '../db/schema.js';
-import { keysetPage, type Page, type PageRequest } from '../keyset.js';
-import { notFound, ProblemError, validationFailed } from '../problems.js';
-import { clientIpCap, type BotAdmission } from '../rate-limit/bot-admission.js';
-import { consumeQuota, rateLimitKey, readQuota, type Clock } from '../rate-limit/sliding-window.js';
-import { displayPrefix, generateApiKey, generateClaimCode, hashSecret } from '../secrets.js';
+import type { BotRow, Db } from '../platform/db/schema.js';
+import { keysetPage, type Page, type PageRequest } from '../platform/db/keyset.js';
+import { notFound, ProblemError, validationFailed } from '../platform/http/problems.js';
+import { clientIpCap, type BotAdmission } from '../platform/admission/bot-admission.js';
+import { consumeQuota, rateLimitKey, readQuota } from '../platform/admission/sliding-window.js';
+import type { Clock } from '../platform/db/clock.js';
+import {
+  displayPrefix,
+  generateApiKey,
+  generateClaimCode,
+  hashSecret,
+} from '../platform/admission/secrets.js';
 import {
   idempotencyKeyReused,
   idempotentRequest,
@@ -16,8 +22,8 @@ import {
   revivedRow,
   sealForReplay,
   type Answered,
-} from '../idempotency/idempotent-request.js';
-import { settledWrite } from '../idempotency/idempotent-write.js';
+} from '../platform/idempotency/idempotent-request.js';
+import { settledWrite } from '../platform/idempotency/idempotent-write.js';
 import {
   botKeysets,
   creatorActor,

@@ -5,13 +5,13 @@
 import { userInfo } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { displayPrefix, generateApiKey, hashSecret } from '../secrets.js';
+import { displayPrefix, generateApiKey, hashSecret } from '../platform/admission/secrets.js';
 import { replaceApiKey } from '../bots/repository.js';
 import { loadConfig } from '../config.js';
-import { checkDatabases, openDatabase } from '../db/database.js';
-import { migrateToLatest } from '../db/migrate.js';
-import type { Db } from '../db/schema.js';
-import { exitOnStartupError } from '../startup-error.js';
+import { checkDatabases, openDatabase } from '../platform/db/database.js';
+import { migrateToLatest } from '../platform/db/migrate.js';
+import type { Db } from '../platform/db/schema.js';
+import { exitOnStartupError } from '../process/startup-error.js';
 
 export interface AdminOutput {
   /** Machine-readable results (the new key), one per line. */

@@ -73,7 +73,10 @@ async function build(signal) {
   const spec = parse(readFileSync(join(root, 'openapi.yaml'), 'utf8'));
   writeFileSync(join(root, 'dist', 'openapi.json'), JSON.stringify(spec));
   // The pages' stylesheet, which the server reads beside its compiled modules.
-  copyFileSync(join(root, 'src', 'web', 'style.css'), join(root, 'dist', 'src', 'web', 'style.css'));
+  copyFileSync(
+    join(root, 'src', 'platform', 'web', 'style.css'),
+    join(root, 'dist', 'src', 'platform', 'web', 'style.css'),
+  );
   await bundleServer();
   signal?.throwIfAborted();
   writeFileSync(stamp, `${new Date().toISOString()}\n`);
@@ -135,13 +138,15 @@ const nodeOnlyPg = {
 };
 
 /**
- * src/environment-validator.ts compiles the environment's validator with Ajv at every start (~40 ms);
+ * src/process/environment-validator.ts compiles the environment's validator with Ajv at every start (~40 ms);
  * in the bundle that module is the same validator, generated here by Ajv's standalone code from the
  * schema and options the source uses (test/platform/config.test.ts holds the two to one answer).
  */
 async function precompiledEnvironmentValidator() {
   const { environmentSchema } = await import(join(root, 'dist', 'src', 'config.js'));
-  const { environmentValidation } = await import(join(root, 'dist', 'src', 'environment-validator.js'));
+  const { environmentValidation } = await import(
+    join(root, 'dist', 'src', 'process', 'environment-validator.js')
+  );
   const { Ajv } = await import('ajv');
   const { default: standaloneCode } = await import('ajv/dist/standalone/index.js');
   const ajv = new Ajv({ ...environmentValidation, validateSchema: false, code: { source: true, esm: true } });
@@ -152,7 +157,7 @@ export function compileEnvironmentValidator() { return validate; }`;
   return {
     name: 'precompiled-environment-validator',
     setup(build) {
-      build.onLoad({ filter: /[\\/]dist[\\/]src[\\/]environment-validator\.js$/ }, () => ({
+      build.onLoad({ filter: /[\\/]dist[\\/]src[\\/]process[\\/]environment-validator\.js$/ }, () => ({
         contents,
         loader: 'js',
         resolveDir: root,

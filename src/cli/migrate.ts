@@ -2,9 +2,9 @@
 // latest migration, over DATABASE_DIRECT_URL when it is set (never through a transaction pooler).
 // The server also does this at start.
 import { loadConfig } from '../config.js';
-import { checkDatabases, openDatabase } from '../db/database.js';
-import { migrateToLatest } from '../db/migrate.js';
-import { exitOnStartupError } from '../startup-error.js';
+import { checkDatabases, openDatabase } from '../platform/db/database.js';
+import { migrateToLatest } from '../platform/db/migrate.js';
+import { exitOnStartupError } from '../process/startup-error.js';
 
 async function main() {
   const config = loadConfig();

@@ -2,10 +2,10 @@
 // (signed-in humans) and the public getCreator and getCreatorQuestions. The work is in ./service.ts.
 import { questionsCacheControl } from '../assessments/scoring.js';
 import type { Config } from '../config.js';
-import type { ReadRouting } from '../db/read-routing.js';
-import type { Db } from '../db/schema.js';
-import type { HandlerMap } from '../operation-types.js';
-import { signedInUserId } from '../request-context.js';
+import type { ReadRouting } from '../platform/db/read-routing.js';
+import type { Db } from '../platform/db/schema.js';
+import type { HandlerMap } from '../platform/spec/handler-types.js';
+import { signedInUserId } from '../platform/admission/request-context.js';
 import {
   claimBotWithCode,
   creatorProfile,

@@ -3,11 +3,11 @@
 // code works once even when two humans send it at the same moment.
 import { sql } from 'kysely';
 import type { components } from '../../generated/openapi.js';
-import type { CreatorTraits, CreatorType } from '../api-types.js';
+import type { CreatorTraits, CreatorType } from '../platform/spec/schemas.js';
 import type { Result } from '../assessments/scoring.js';
 import { scoredResultValues, toScoredResult } from '../assessments/repository.js';
-import { afterKey, creationOrder, type CursorKey, type Keyset } from '../keyset.js';
-import type { Db } from '../db/schema.js';
+import { afterKey, creationOrder, type CursorKey, type Keyset } from '../platform/db/keyset.js';
+import type { Db } from '../platform/db/schema.js';
 import { findBotById, type BotWithCreator } from '../bots/repository.js';
 
 type Creator = components['schemas']['Creator'];

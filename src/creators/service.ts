@@ -9,11 +9,11 @@ import {
 } from '../assessments/scoring.js';
 import { toBot } from '../bots/repository.js';
 import type { Config } from '../config.js';
-import type { Db } from '../db/schema.js';
-import { keysetPage } from '../keyset.js';
-import type { RequestBody } from '../operation-types.js';
-import { notFound, ProblemError, validationFailed } from '../problems.js';
-import { hashSecret } from '../secrets.js';
+import type { Db } from '../platform/db/schema.js';
+import { keysetPage } from '../platform/db/keyset.js';
+import type { RequestBody } from '../platform/spec/handler-types.js';
+import { notFound, ProblemError, validationFailed } from '../platform/http/problems.js';
+import { hashSecret } from '../platform/admission/secrets.js';
 import {
   claimBotByCode,
   findCreatorByHandle,

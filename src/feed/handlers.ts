@@ -2,17 +2,16 @@
 // commentOnPost, deleteComment, voteOnPost; and getBotActivity, a bot's heartbeat over the feed. The work is in ./service.ts.
 import { callingBotNamed } from '../bots/calling-bot.js';
 import type { Config } from '../config.js';
-import type { ReadRouting } from '../db/read-routing.js';
-import type { Db } from '../db/schema.js';
-import { replayHeaders } from '../idempotency/idempotent-request.js';
-import type { HandlerMap } from '../operation-types.js';
-import { pageReads } from '../page-cache/requests.js';
-import { authenticatedBot, pendingAdmission, requiredBot } from '../request-context.js';
+import type { ReadRouting } from '../platform/db/read-routing.js';
+import type { Db } from '../platform/db/schema.js';
+import { replayHeaders } from '../platform/idempotency/idempotent-request.js';
+import type { HandlerMap } from '../platform/spec/handler-types.js';
+import { pageReads } from '../platform/page-cache/requests.js';
+import { authenticatedBot, pendingAdmission, requiredBot } from '../platform/admission/request-context.js';
 import {
   botActivity,
   commentOn,
   commentsOfPost,
-  defaultPageSize,
   deleteComment,
   deletePost,
   feedPage,
@@ -20,6 +19,7 @@ import {
   publishPost,
   vote,
 } from './service.js';
+import { defaultPageSize } from '../platform/db/keyset.js';
 
 /** Clients and CDNs may reuse a feed page this long (the server's own copy lives far shorter). */
 const feedCacheControl = 'public, max-age=5';

@@ -2,27 +2,26 @@
 // post_count, comment_count, votes_cast and karma) are the database's triggers' to move, in the
 // same statement as the row they count. Row locks are always taken post first, then bots in id
 // order, so concurrent writers queue instead of deadlocking.
-import type { Comment, Post, PostCategory as Category } from '../api-types.js';
+import type { Comment, Post, PostCategory as Category } from '../platform/spec/schemas.js';
 import { sql } from 'kysely';
 import type { components } from '../../generated/openapi.js';
-import { afterKey, creationOrder, literalRows, type CursorKey, type Keyset } from '../keyset.js';
-import { compiledPerShape } from '../db/compiled-queries.js';
-import { retryingDeadlocks } from '../db/deadlocks.js';
-import type { Db } from '../db/schema.js';
+import { afterKey, creationOrder, literalRows, type CursorKey, type Keyset } from '../platform/db/keyset.js';
+import { compiledPerShape } from '../platform/db/compiled-queries.js';
+import { retryingDeadlocks } from '../platform/db/deadlocks.js';
+import type { Db } from '../platform/db/schema.js';
+import { isBotId, lockBotsInIdOrder } from '../bots/repository.js';
 import {
   admissionArguments,
   admissionAnswer,
   admissionShape,
   earlierAnswer,
   idempotentWriteColumns,
-  isBotId,
-  lockBotsInIdOrder,
   rememberedAnswer,
   withAdmission,
   type AdmissionShape,
-} from '../bots/repository.js';
-import type { AdmissionAnswer, AdmissionAsk } from '../rate-limit/bot-admission.js';
-import { idempotentWrite, type IdempotentWrite } from '../idempotency/idempotent-write.js';
+} from '../platform/admission/repository.js';
+import type { AdmissionAnswer, AdmissionAsk } from '../platform/admission/bot-admission.js';
+import { idempotentWrite, type IdempotentWrite } from '../platform/idempotency/idempotent-write.js';
 
 export type FeedSort = 'hot' | 'new' | 'top';
 type Direction = components['schemas']['VoteDirection'];
@@ -417,9 +416,14 @@ const compiledInsertComment = compiledPerShape(
       .with('answer', (db) =>
         db
           .selectFrom('written as comments')
-          .innerJoin('admitted as bots', (join) => join.onTrue())
+          .innerJoin('admitted', (join) => join.onTrue())
           .selectAll('comments')
-          .select(authorColumns),
+          .select([
+            'admitted.name as author_name',
+            'admitted.model as author_model',
+            'admitted.type as author_type',
+            'admitted.verified as author_verified',
+          ]),
       )
       .with('remembered', () => rememberedAnswer(shape, ask))
       .selectFrom(['admitted', 'target'])

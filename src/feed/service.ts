@@ -1,12 +1,12 @@
 // The feed's service functions: what getFeed, createPost, getPost, listComments, commentOnPost,
 // voteOnPost and getBotActivity do, for the API handlers and the web pages alike. They take the
 // database first and plain values, return API objects, and refuse with a ProblemError.
-import type { Comment, Post, PostCategory as Category } from '../api-types.js';
+import type { Comment, Post, PostCategory as Category } from '../platform/spec/schemas.js';
 import type { components } from '../../generated/openapi.js';
 import { findBotById, type BotWithCreator } from '../bots/repository.js';
 import type { Config } from '../config.js';
-import type { BotRow, Db } from '../db/schema.js';
-import type { BotAdmission } from '../rate-limit/bot-admission.js';
+import type { BotRow, Db } from '../platform/db/schema.js';
+import type { BotAdmission } from '../platform/admission/bot-admission.js';
 import {
   decodeCursor,
   encodeCursor,
@@ -15,10 +15,10 @@ import {
   type CursorKey,
   type Page,
   type PageRequest,
-} from '../keyset.js';
-import { notFound, ProblemError, validationFailed, type FieldError } from '../problems.js';
-import { idempotentRequest, revivedRow, type Answered } from '../idempotency/idempotent-request.js';
-import { settledWrite } from '../idempotency/idempotent-write.js';
+} from '../platform/db/keyset.js';
+import { notFound, ProblemError, validationFailed, type FieldError } from '../platform/http/problems.js';
+import { idempotentRequest, revivedRow, type Answered } from '../platform/idempotency/idempotent-request.js';
+import { settledWrite } from '../platform/idempotency/idempotent-write.js';
 import {
   castVote,
   commentKeyset,
@@ -41,8 +41,7 @@ import {
   type FeedSort,
   type PostRow,
 } from './repository.js';
-
-export const defaultPageSize = 20;
+import { defaultPageSize } from '../platform/db/keyset.js';
 
 /** The heartbeat looks back 24 hours unless told otherwise, and never more than 7 days. */
 const activityDefaultMs = 24 * 3600 * 1000;

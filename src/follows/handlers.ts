@@ -1,7 +1,7 @@
 // Handlers of followBot and unfollowBot. The work is in ./service.ts.
-import type { Db } from '../db/schema.js';
-import type { HandlerMap } from '../operation-types.js';
-import { pendingAdmission } from '../request-context.js';
+import type { Db } from '../platform/db/schema.js';
+import type { HandlerMap } from '../platform/spec/handler-types.js';
+import { pendingAdmission } from '../platform/admission/request-context.js';
 import { followBot, unfollowBot } from './service.js';
 
 export function followHandlers({ db }: { db: Db }) {

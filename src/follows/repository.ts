@@ -3,18 +3,18 @@
 // counts and write the followee's `follow` notification (once a day per follower), in the same
 // statement. Lists of a bot's followers and of the bots it follows, newest first.
 import { sql } from 'kysely';
-import type { BotSummary } from '../api-types.js';
+import type { BotSummary } from '../platform/spec/schemas.js';
+import { isBotId } from '../bots/repository.js';
 import {
   admissionAnswer,
   admissionColumns,
   admissionShape,
   admittedBotId,
   durableOnlyIfAdmitted,
-  isBotId,
   withAdmission,
-} from '../bots/repository.js';
-import type { Db } from '../db/schema.js';
-import type { AdmissionAnswer, AdmissionAsk } from '../rate-limit/bot-admission.js';
+} from '../platform/admission/repository.js';
+import type { Db } from '../platform/db/schema.js';
+import type { AdmissionAnswer, AdmissionAsk } from '../platform/admission/bot-admission.js';
 
 /** The condition on bots of the bot a reference names: its id, or its name in any case. */
 function namedBot(reference: string) {

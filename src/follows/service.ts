@@ -1,10 +1,10 @@
 // What followBot and unfollowBot do, and the lists of followers the pages show. A bot cannot
 // follow itself (400); a bot that does not exist is a 404; both operations are idempotent, and
 // limited per bot together (`follows`).
-import type { BotSummary } from '../api-types.js';
-import type { Db } from '../db/schema.js';
-import { notFound, validationFailed } from '../problems.js';
-import type { BotAdmission } from '../rate-limit/bot-admission.js';
+import type { BotSummary } from '../platform/spec/schemas.js';
+import type { Db } from '../platform/db/schema.js';
+import { notFound, validationFailed } from '../platform/http/problems.js';
+import type { BotAdmission } from '../platform/admission/bot-admission.js';
 import { follow, listFollows, unfollow, type FollowWrite } from './repository.js';
 
 const noSuchBot = (reference: string) => notFound(`No bot has the id or name ${reference}.`);

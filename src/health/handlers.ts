@@ -1,8 +1,8 @@
 // Handlers of the operator's endpoints: getHealth (the process), getReadiness (the database) and
 // getMetrics (Prometheus; the registry is the metrics plugin's).
-import type { Db } from '../db/schema.js';
-import type { HandlerMap } from '../operation-types.js';
-import { unavailable } from '../problems.js';
+import type { Db } from '../platform/db/schema.js';
+import type { HandlerMap } from '../platform/spec/handler-types.js';
+import { unavailable } from '../platform/http/problems.js';
 import { pingDatabase } from './repository.js';
 
 export function healthHandlers({ db }: { db: Db }) {

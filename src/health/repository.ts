@@ -1,6 +1,6 @@
 // The one query of the health operations: whether the database answers at all, and soon.
 import { sql } from 'kysely';
-import type { Db } from '../db/schema.js';
+import type { Db } from '../platform/db/schema.js';
 
 /** A readiness probe is answered within this time: a database that does not answer by then is not ready. */
 const pingDeadlineMs = 2_000;

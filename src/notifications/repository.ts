@@ -1,9 +1,9 @@
 // SQL of a bot's inbox. Notifications are written by the database's triggers on the write that
 // causes each (the notifications-and-webhooks migration); this reads them and marks them read.
 import { sql } from 'kysely';
-import type { Notification } from '../api-types.js';
-import { afterKey, creationOrder, literalRows, type CursorKey, type Keyset } from '../keyset.js';
-import type { Db } from '../db/schema.js';
+import type { Notification } from '../platform/spec/schemas.js';
+import { afterKey, creationOrder, literalRows, type CursorKey, type Keyset } from '../platform/db/keyset.js';
+import type { Db } from '../platform/db/schema.js';
 
 function selectNotifications(db: Db) {
   return db

@@ -1,10 +1,10 @@
 // What listNotifications and markNotificationsRead do, and the notification a webhook delivery
 // carries: the same Notification the inbox shows.
-import type { Notification } from '../api-types.js';
-import type { BotRow, Db } from '../db/schema.js';
+import type { Notification } from '../platform/spec/schemas.js';
+import type { BotRow, Db } from '../platform/db/schema.js';
 import { findComments } from '../feed/repository.js';
-import { keysetPage } from '../keyset.js';
-import { notFound } from '../problems.js';
+import { keysetPage } from '../platform/db/keyset.js';
+import { notFound } from '../platform/http/problems.js';
 import {
   countUnread,
   findNotification,

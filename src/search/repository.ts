@@ -3,9 +3,9 @@
 // by that key. The matching rows are found and ranked first, then joined to what the API shows.
 import { sql, type RawBuilder } from 'kysely';
 import { selectBots } from '../bots/repository.js';
-import type { Db } from '../db/schema.js';
+import type { Db } from '../platform/db/schema.js';
 import { selectComments, selectPosts } from '../feed/repository.js';
-import { literalRows, type CursorKey } from '../keyset.js';
+import { literalRows, type CursorKey } from '../platform/db/keyset.js';
 
 // What Postgres's web-search parser skips while it waits for a word: white space (the widest any
 // locale means, so that none is missed) and `! & | ( ) <`.

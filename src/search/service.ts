@@ -2,12 +2,18 @@
 // The cursor is the last item's (rank, id), made for this query and this `in` alone: its kind
 // carries a digest of both, so a cursor of another search is a 400, never a page of something else.
 import { createHash } from 'node:crypto';
-import type { Bot, Comment, Post } from '../api-types.js';
+import type { Bot, Comment, Post } from '../platform/spec/schemas.js';
 import { toBot } from '../bots/repository.js';
 import type { Config } from '../config.js';
-import type { Db } from '../db/schema.js';
+import type { Db } from '../platform/db/schema.js';
 import { toComment, toPost } from '../feed/repository.js';
-import { keysetPage, type CursorKey, type Keyset, type Page, type PageRequest } from '../keyset.js';
+import {
+  keysetPage,
+  type CursorKey,
+  type Keyset,
+  type Page,
+  type PageRequest,
+} from '../platform/db/keyset.js';
 import {
   searchBots,
   searchComments,

@@ -1,10 +1,10 @@
 // Handlers of a bot's webhook: setWebhook, getWebhook, deleteWebhook, listWebhookDeliveries. The
 // work is in ./service.ts; the deliveries themselves are ./worker.ts's.
 import type { Config } from '../config.js';
-import type { Db } from '../db/schema.js';
-import { defaultPageSize } from '../feed/service.js';
-import type { HandlerMap } from '../operation-types.js';
-import { authenticatedBot } from '../request-context.js';
+import type { Db } from '../platform/db/schema.js';
+import { defaultPageSize } from '../platform/db/keyset.js';
+import type { HandlerMap } from '../platform/spec/handler-types.js';
+import { authenticatedBot } from '../platform/admission/request-context.js';
 import { deleteWebhook, deliveriesOf, setWebhook, webhookOf } from './service.js';
 
 export function webhookHandlers({ db, config }: { db: Db; config: Config }) {

@@ -1,9 +1,9 @@
 // SQL of webhooks and their outbox. Deliveries are written by the database's trigger with each
 // notification (the notifications-and-webhooks migration); workers lease the due ones here.
 import { sql } from 'kysely';
-import type { NotificationKind, Webhook, WebhookDelivery } from '../api-types.js';
-import { afterKey, creationOrder, literalRows, type CursorKey, type Keyset } from '../keyset.js';
-import type { Db } from '../db/schema.js';
+import type { NotificationKind, Webhook, WebhookDelivery } from '../platform/spec/schemas.js';
+import { afterKey, creationOrder, literalRows, type CursorKey, type Keyset } from '../platform/db/keyset.js';
+import type { Db } from '../platform/db/schema.js';
 
 export async function upsertWebhook(
   db: Db,

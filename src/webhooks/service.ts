@@ -1,9 +1,9 @@
 // What setWebhook, getWebhook, deleteWebhook and listWebhookDeliveries do.
-import type { NotificationKind } from '../api-types.js';
+import type { NotificationKind } from '../platform/spec/schemas.js';
 import type { WebhookSettings } from '../config.js';
-import type { BotRow, Db } from '../db/schema.js';
-import { keysetPage } from '../keyset.js';
-import { notFound, validationFailed } from '../problems.js';
+import type { BotRow, Db } from '../platform/db/schema.js';
+import { keysetPage } from '../platform/db/keyset.js';
+import { notFound, validationFailed } from '../platform/http/problems.js';
 import { refusedAddress, resolveHost } from './address-policy.js';
 import {
   deleteWebhookOf,

@@ -3,7 +3,7 @@
 // (./delivery.ts), and records it: delivered, retried later with backoff and jitter, or failed for
 // good once the schedule is spent. Rules and schedule: ./README.md.
 import type { WebhookSettings } from '../config.js';
-import type { Db } from '../db/schema.js';
+import type { Db } from '../platform/db/schema.js';
 import { notificationToDeliver } from '../notifications/service.js';
 import { postWebhook } from './delivery.js';
 import {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Database } from '../../src/db/schema.js';
+import type { Database } from '../../src/platform/db/schema.js';
 import { currentBotQuestionnaire, currentCreatorQuestionnaire } from '../../src/assessments/scoring.js';
 import { assertAnalyticsMatchBaseTables } from '../helpers/analytics.js';
 import { assertCountersMatchRows } from '../helpers/invariants.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { encodeCursor } from '../../src/keyset.js';
+import { encodeCursor } from '../../src/platform/db/keyset.js';
 import { useTestApp } from '../helpers/app.js';
 import { answersLike } from '../helpers/assessments.js';
 import { bearer, registerBot } from '../helpers/bots.js';

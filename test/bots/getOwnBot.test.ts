@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import { generateApiKey } from '../../src/secrets.js';
+import { generateApiKey } from '../../src/platform/admission/secrets.js';
 import { runAdmin } from '../../src/cli/admin.js';
-import { openDatabase } from '../../src/db/database.js';
+import { openDatabase } from '../../src/platform/db/database.js';
 import { testConfig, useTestApp } from '../helpers/app.js';
 import { bearer, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
@@ -48,8 +48,8 @@ describe('getOwnBot 200', () => {
         follows: fresh,
       },
     });
-    // Quota under use, and reading it consuming none, are in test/platform/rate-limit.test.ts; the
-    // client IP's cap in test/platform/client-ip-cap.test.ts.
+    // Quota under use, and reading it consuming none, are in test/platform/admission/rate-limit.test.ts; the
+    // client IP's cap in test/platform/admission/client-ip-cap.test.ts.
   });
 
   test('the scheme name is case-insensitive', async () => {

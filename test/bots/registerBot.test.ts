@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { hashSecret, isWellFormedApiKey } from '../../src/secrets.js';
+import { hashSecret, isWellFormedApiKey } from '../../src/platform/admission/secrets.js';
 import { testConfig, useTestApp } from '../helpers/app.js';
 import { bearer, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { buildApp } from '../../src/app.js';
-import { displayPrefix, isWellFormedApiKey } from '../../src/secrets.js';
+import { displayPrefix, isWellFormedApiKey } from '../../src/platform/admission/secrets.js';
 import { testConfig, useTestApp } from '../helpers/app.js';
 import { serverUrl } from '../helpers/database.js';
 import { bearer, registerBot, withBrokenChecksum } from '../helpers/bots.js';

@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { openDatabase } from '../../src/db/database.js';
+import { openDatabase } from '../../src/platform/db/database.js';
 import { serverUrl } from '../helpers/database.js';
 
 describe('npm run migrate', () => {

@@ -8,7 +8,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { listOperations, loadSpec, resolved, type JsonSchema, type Operation } from '../../src/openapi.js';
+import {
+  listOperations,
+  loadSpec,
+  resolved,
+  type JsonSchema,
+  type Operation,
+} from '../../src/platform/spec/openapi.js';
 import { useTestApp } from '../helpers/app.js';
 import { bearer } from '../helpers/bots.js';
 import { asHuman, signIn } from '../helpers/humans.js';

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { InjectOptions, LightMyRequestResponse, RouteOptions } from 'fastify';
-import { listOperations, loadSpec } from '../../src/openapi.js';
+import { listOperations, loadSpec } from '../../src/platform/spec/openapi.js';
 import { testConfig, useTestApp, type TestApp } from '../helpers/app.js';
 import { creatorAnswersLike } from '../helpers/assessments.js';
 import { registerBot } from '../helpers/bots.js';
@@ -34,7 +34,7 @@ const roomy = useTestApp({
 });
 
 const formRoutes = () =>
-  routes.filter((route) => route.config?.page && [route.method].flat().includes('POST'));
+  routes.filter((route) => route.config?.html && [route.method].flat().includes('POST'));
 
 /** A form as a browser posts it. */
 interface Sample {

@@ -10,8 +10,8 @@ import {
   requiredSecuritySchemes,
   resolved,
   type Operation,
-} from '../../src/openapi.js';
-import type { OperationId } from '../../src/operation-types.js';
+} from '../../src/platform/spec/openapi.js';
+import type { OperationId } from '../../src/platform/spec/handler-types.js';
 import { useTestApp } from '../helpers/app.js';
 import { bearer, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';

@@ -2,8 +2,8 @@
 // public (`security: []`), an Authorization header of any kind is ignored, never a 401.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { listOperations, loadSpec, requiredSecuritySchemes } from '../../src/openapi.js';
-import type { OperationId } from '../../src/operation-types.js';
+import { listOperations, loadSpec, requiredSecuritySchemes } from '../../src/platform/spec/openapi.js';
+import type { OperationId } from '../../src/platform/spec/handler-types.js';
 import { useTestApp } from '../helpers/app.js';
 import { registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';

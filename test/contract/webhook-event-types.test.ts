@@ -3,7 +3,7 @@
 // added to one cannot be sent under a type the other does not document (as `follow` once was).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadSpec } from '../../src/openapi.js';
+import { loadSpec } from '../../src/platform/spec/openapi.js';
 
 const { schemas } = loadSpec().components;
 const enumOf = (name: string) => (schemas[name]?.enum ?? []) as string[];

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import { openDatabase, type OpenDatabase } from '../../src/db/database.js';
+import { openDatabase, type OpenDatabase } from '../../src/platform/db/database.js';
 import { testConfig } from '../helpers/app.js';
 import { createTestDatabase, serverUrl, type TestDatabase } from '../helpers/database.js';
 import { npmStart } from '../helpers/npm-start.js';

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { buildApp } from '../../src/app.js';
-import { openDatabase, type OpenDatabase } from '../../src/db/database.js';
+import { openDatabase, type OpenDatabase } from '../../src/platform/db/database.js';
 import { testConfig } from '../helpers/app.js';
 import { serverUrl } from '../helpers/database.js';
 import { assertCountersMatchRows } from '../helpers/invariants.js';

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 import type { components } from '../../generated/openapi.js';
 import { currentBotQuestionnaire, currentCreatorQuestionnaire } from '../../src/assessments/scoring.js';
-import type { Database } from '../../src/db/schema.js';
+import type { Database } from '../../src/platform/db/schema.js';
 import { assertContract } from './contract.js';
 
 type Overview = components['schemas']['AnalyticsOverview'];

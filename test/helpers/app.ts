@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import { buildApp, type AppOptions } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import type { Database } from '../../src/db/schema.js';
+import type { Database } from '../../src/platform/db/schema.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { keepLogLine } from './logs.js';
 

@@ -8,8 +8,8 @@ import {
   loadSpec,
   resolved,
   type JsonSchema,
-} from '../../src/openapi.js';
-import type { OperationId } from '../../src/operation-types.js';
+} from '../../src/platform/spec/openapi.js';
+import type { OperationId } from '../../src/platform/spec/handler-types.js';
 
 const spec = loadSpec();
 const operations = new Map(listOperations(spec).map((op) => [op.operationId, op]));

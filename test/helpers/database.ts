@@ -14,9 +14,9 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
-import { openDatabase, type DatabaseOptions, type OpenDatabase } from '../../src/db/database.js';
-import { PGliteDialect } from '../../src/db/pglite-dialect.js';
-import type { Database, Db } from '../../src/db/schema.js';
+import { openDatabase, type DatabaseOptions, type OpenDatabase } from '../../src/platform/db/database.js';
+import { PGliteDialect } from '../../src/platform/db/pglite-dialect.js';
+import type { Database, Db } from '../../src/platform/db/schema.js';
 
 export interface TestDatabase {
   db: Kysely<Database>;
@@ -112,7 +112,7 @@ export function pgliteTemplate(): Promise<Blob> {
     const pglite = await PGlite.create('memory://');
     const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
     // Loaded only to make a template: every other run clones the cached one.
-    const { migrateToLatest } = await import('../../src/db/migrate.js');
+    const { migrateToLatest } = await import('../../src/platform/db/migrate.js');
     await migrateToLatest(db);
     // Only the database the tests use: without template0 and template1 the dump is 27 MB instead of
     // 42, and each test file's PGlite starts a third faster (nothing here creates a database).
@@ -208,7 +208,7 @@ export async function postgresTemplate(pooled: string): Promise<string> {
         pgliteDir: 'memory://',
       });
       try {
-        const { migrateToLatest } = await import('../../src/db/migrate.js');
+        const { migrateToLatest } = await import('../../src/platform/db/migrate.js');
         await migrateToLatest(database.db);
       } finally {
         await database.close();

@@ -1,7 +1,7 @@
 // A schema-driven request generator for contract fuzzing: values drawn from the spec's own schemas
 // (valid) and deliberately broken ones (wrong type, out of range, missing, extra, hostile text).
 // Seeded, so a failing case replays from its seed.
-import type { JsonSchema, OpenApiDocument } from '../../src/openapi.js';
+import type { JsonSchema, OpenApiDocument } from '../../src/platform/spec/openapi.js';
 
 export interface Random {
   next(): number;

@@ -1,7 +1,7 @@
 // Counters versus the rows they count, straight from the database.
 import assert from 'node:assert/strict';
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../../src/db/schema.js';
+import type { Database } from '../../src/platform/db/schema.js';
 
 /**
  * Every post's and bot's counters equal COUNT/SUM over posts, comments, votes, assessments and

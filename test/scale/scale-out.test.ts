@@ -17,7 +17,7 @@ import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { openDatabase, type OpenDatabase } from '../../src/db/database.js';
+import { openDatabase, type OpenDatabase } from '../../src/platform/db/database.js';
 import { testConfig } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { assertCountersMatchRows } from '../helpers/invariants.js';

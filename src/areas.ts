@@ -1,0 +1,82 @@
+// The areas of the platform, put together: the handler of every operation in openapi.yaml, by
+// operationId (`satisfies HandlerMap` makes a missing operation or a handler that disagrees with the
+// spec a compile error), and each area's pages for people. app.ts registers both.
+import { analyticsHandlers } from './analytics/handlers.js';
+import { analyticsPages } from './analytics/pages.js';
+import { assessmentHandlers } from './assessments/handlers.js';
+import { authHandlers } from './auth/handlers.js';
+import { authPages } from './auth/pages.js';
+import type { Mailer } from './auth/mailer.js';
+import type { OAuthProvider } from './auth/oauth.js';
+import { botHandlers } from './bots/handlers.js';
+import { botPages, type BotPageParts } from './bots/pages.js';
+import { assessmentHistory, botTypeDescription, botTraitNames } from './assessments/service.js';
+import { feedPage } from './feed/service.js';
+import { followsOf } from './follows/service.js';
+import type { Config } from './config.js';
+import { creatorHandlers } from './creators/handlers.js';
+import { creatorPages } from './creators/pages.js';
+import type { ReadRouting } from './platform/db/read-routing.js';
+import type { Db } from './platform/db/schema.js';
+import { feedHandlers } from './feed/handlers.js';
+import { feedPages } from './feed/pages.js';
+import { followHandlers } from './follows/handlers.js';
+import { healthHandlers } from './health/handlers.js';
+import { notificationHandlers } from './notifications/handlers.js';
+import type { HandlerMap } from './platform/spec/handler-types.js';
+import type { WebPagesOptions } from './platform/web/plugin.js';
+import type { Clock } from './platform/db/clock.js';
+import { searchHandlers } from './search/handlers.js';
+import { searchPages } from './search/pages.js';
+import { webhookHandlers } from './webhooks/handlers.js';
+
+export interface HandlerDependencies {
+  /** The primary. */
+  db: Db;
+  /** Where public reads go (a replica, when it is fresh enough). */
+  reads: ReadRouting;
+  config: Config;
+  clock: Clock | undefined;
+  mailer: Mailer;
+  oauthProviders: Map<string, OAuthProvider>;
+}
+
+export function createHandlers(deps: HandlerDependencies): HandlerMap {
+  return {
+    ...healthHandlers(deps),
+    ...botHandlers(deps),
+    ...feedHandlers(deps),
+    ...followHandlers(deps),
+    ...assessmentHandlers(deps),
+    ...analyticsHandlers(deps),
+    ...authHandlers(deps),
+    ...creatorHandlers(deps),
+    ...notificationHandlers(deps),
+    ...webhookHandlers(deps),
+    ...searchHandlers(deps),
+  } satisfies HandlerMap;
+}
+
+/** Each area's pages, in the order they are registered. */
+export function areaPages(deps: Omit<HandlerDependencies, 'oauthProviders'>): WebPagesOptions['areas'] {
+  return [
+    (web) => feedPages(web, deps),
+    (web) => searchPages(web, deps),
+    (web) => botPages(web, { ...deps, parts: botPageParts }),
+    (web) => creatorPages(web, deps),
+    (web) => authPages(web, deps),
+    (web) => analyticsPages(web, deps),
+  ];
+}
+
+/** Followers and followed bots a bot's page lists, newest first (the counts say how many in all). */
+const shownFollows = 20;
+
+/** What a bot's page shows of the assessments, the feed and the follows. */
+const botPageParts: BotPageParts = {
+  history: (db, botId) => assessmentHistory(db, botId),
+  recentPosts: async (db, botId) => (await feedPage(db, { sort: 'new', bot: botId, limit: 5 })).items,
+  follows: (db, botId) => followsOf(db, botId, shownFollows),
+  describeType: botTypeDescription,
+  traitNames: botTraitNames,
+};

@@ -1,0 +1,57 @@
+// Signing in and out from a browser: the sign-in page (/sign-in: an e-mail link, or a provider's
+// button), its form (requestEmailSignIn) and the sign-out form (signOut). The link lands on `next`
+// (default /me): the page the person came from.
+import type { WebPages } from '../platform/web/plugin.js';
+import { endSession, sendSignInMail, type AuthDependencies } from './handlers.js';
+import { SignInView } from './views.js';
+
+export function authPages(web: WebPages, deps: Omit<AuthDependencies, 'oauthProviders'>) {
+  const { send } = web;
+  const providers = deps.config.humans.oauthProviders.map((provider) => provider.name);
+
+  web.app.get<{ Querystring: { next?: string } }>(
+    '/sign-in',
+    web.getRoute({ querystring: web.schemaOf('startOAuthSignIn').querystring! }),
+    async (request, reply) =>
+      send(
+        request,
+        reply,
+        'Sign in',
+        <SignInView next={request.query.next ?? '/me'} providers={providers} />,
+      ),
+  );
+
+  web.form(
+    '/sign-in',
+    'requestEmailSignIn',
+    (fields) => ({ email: fields.email ?? '', next: fields.next || '/me' }),
+    async (request, reply, { fields, body, errors }) => {
+      if (errors) {
+        return send(
+          request,
+          reply,
+          'Sign in',
+          <SignInView
+            next={fields.next || '/me'}
+            providers={providers}
+            errors={errors}
+            email={fields.email}
+          />,
+          400,
+        );
+      }
+      await sendSignInMail(deps, request, reply, body);
+      return send(
+        request,
+        reply,
+        'Check your inbox',
+        <SignInView next={body.next ?? '/me'} providers={providers} sentTo={body.email} />,
+      );
+    },
+  );
+
+  web.form('/sign-out', 'signOut', null, async (request, reply) => {
+    await endSession(deps.config, request, reply);
+    return reply.redirect('/', 303);
+  });
+}

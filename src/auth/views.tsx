@@ -1,0 +1,71 @@
+// The sign-in page: an e-mail link, or a provider's OAuth button.
+import type { FieldError } from '../platform/http/problems.js';
+import { ErrorSummary, FieldMessage, fieldId, invalidField } from '../platform/web/parts.js';
+
+export function SignInView({
+  next,
+  providers,
+  sentTo,
+  errors,
+  email,
+}: {
+  next: string;
+  providers: string[];
+  /** The address as it was typed, shown again when it could not be taken. */
+  email?: string | undefined;
+  /** The address a link was just mailed to: the page says to check the inbox. */
+  sentTo?: string;
+  errors?: FieldError[];
+}) {
+  if (sentTo) {
+    return (
+      <>
+        <h1>Check your inbox</h1>
+        <p>
+          If {sentTo} can receive mail, a sign-in link is on its way. It works for 15 minutes, once, and only
+          in this browser.
+        </p>
+      </>
+    );
+  }
+  return (
+    <>
+      <h1>Sign in</h1>
+      <ErrorSummary errors={errors} />
+      <form method="post" action="/sign-in" novalidate>
+        <input type="hidden" name="next" value={next} />
+        <div class="field">
+          <label for={fieldId('/email')}>E-mail address</label>
+          <FieldMessage errors={errors} pointer="/email" />
+          <input
+            id={fieldId('/email')}
+            name="email"
+            type="email"
+            autocomplete="email"
+            required
+            value={email ?? ''}
+            {...invalidField(errors, '/email')}
+          />
+        </div>
+        <button type="submit">E-mail me a sign-in link</button>
+      </form>
+      {providers.length > 0 && (
+        <>
+          <h2>Or sign in with</h2>
+          <ul class="providers">
+            {providers.map((provider) => (
+              <li key={provider}>
+                <a
+                  class="button"
+                  href={`/api/auth/oauth/${encodeURIComponent(provider)}?next=${encodeURIComponent(next)}`}
+                >
+                  {provider}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,191 @@
+// The creators' pages for people: a creator's page (/creator/:handle), the signed-in person's own
+// page (/me) with its forms (upsertCreatorProfile, claimBot, rotateClaimedBotKey: each a POST that
+// redirects back to /me), and the creators' test (/creator-test): anyone may take it; a signed-in
+// creator's result is saved to their profile (submitCreatorAssessment).
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Db } from '../platform/db/schema.js';
+import type { ReadRouting } from '../platform/db/read-routing.js';
+import type { Clock } from '../platform/db/clock.js';
+import { ProblemError, type FieldError } from '../platform/http/problems.js';
+import type { Form, WebPages } from '../platform/web/plugin.js';
+import type { Config } from '../config.js';
+import { botProfile, rotateClaimedBotKey } from '../bots/service.js';
+import {
+  claimBotWithCode,
+  creatorProfile,
+  creatorQuestions,
+  creatorTypeDescription,
+  myBotsPage,
+  saveCreatorProfile,
+  scoreCreatorTest,
+  takeCreatorTest,
+} from './service.js';
+import { CreatorTestView, CreatorView, MeView, notices } from './views.js';
+
+export function creatorPages(
+  web: WebPages,
+  { db, reads, config, clock }: { db: Db; reads: ReadRouting; config: Config; clock: Clock | undefined },
+) {
+  const { app, getRoute, send } = web;
+
+  app.get<{ Params: { handle: string } }>(
+    '/creator/:handle',
+    getRoute({ params: web.schemaOf('getCreator').params! }),
+    async (request, reply) => {
+      const creator = await creatorProfile(reads.readsFor(request.headers), request.params.handle);
+      return send(
+        request,
+        reply,
+        `${creator.display_name} (@${creator.handle})`,
+        <CreatorView creator={creator} describe={creatorTypeDescription} />,
+      );
+    },
+  );
+
+  // The signed-in person's page; its forms come back to it (POST, then a redirect to /me).
+  async function mePage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    extra: {
+      notice?: string;
+      profileErrors?: FieldError[];
+      claimErrors?: FieldError[];
+      values?: Form;
+      newKey?: { botName: string; apiKey: string };
+      keyError?: string;
+    } = {},
+    status = 200,
+  ) {
+    const userId = request.session.userId;
+    const person = await web.signedInPerson(request);
+    if (!userId || !person) return reply.redirect(`/sign-in?next=${encodeURIComponent('/me')}`, 303);
+    const bots = await myBotsPage(db, userId, { limit: 100 });
+    return send(request, reply, 'Your page', <MeView me={person} bots={bots.items} {...extra} />, status);
+  }
+
+  app.get<{ Querystring: { done?: string } }>('/me', getRoute(), async (request, reply) => {
+    const done = request.query.done;
+    const notice = done && Object.hasOwn(notices, done) ? notices[done as keyof typeof notices] : undefined;
+    return mePage(request, reply, notice ? { notice } : {});
+  });
+
+  web.form(
+    '/me/creator',
+    'upsertCreatorProfile',
+    (fields) => ({
+      handle: fields.handle ?? '',
+      display_name: fields.display_name ?? '',
+      ...(fields.bio ? { bio: fields.bio } : {}),
+    }),
+    async (request, reply, { fields, body, errors }) => {
+      const userId = request.session.userId;
+      if (!userId) return reply.redirect('/sign-in?next=/me', 303);
+      const failed = (problems: FieldError[], status: number) =>
+        mePage(request, reply, { profileErrors: problems, values: fields }, status);
+      if (errors) return failed(errors, 400);
+      try {
+        await saveCreatorProfile(db, userId, body);
+      } catch (error) {
+        if (error instanceof ProblemError && error.status < 500) {
+          return failed(
+            error.errors ?? [{ in: 'body', pointer: '/handle', message: error.detail }],
+            error.status,
+          );
+        }
+        throw error;
+      }
+      return reply.redirect('/me?done=profile', 303);
+    },
+  );
+
+  web.form(
+    '/me/claim',
+    'claimBot',
+    (fields) => ({ claim_code: (fields.claim_code ?? '').trim() }),
+    async (request, reply, { fields, body, errors }) => {
+      const userId = request.session.userId;
+      if (!userId) return reply.redirect('/sign-in?next=/me', 303);
+      const failed = (problems: FieldError[], status: number) =>
+        mePage(request, reply, { claimErrors: problems, values: fields }, status);
+      if (errors) return failed(errors, 400);
+      try {
+        await claimBotWithCode(db, config, userId, body.claim_code);
+      } catch (error) {
+        if (error instanceof ProblemError && error.status < 500) {
+          return failed([{ in: 'body', pointer: '/claim_code', message: error.detail }], error.status);
+        }
+        throw error;
+      }
+      return reply.redirect('/me?done=claimed', 303);
+    },
+  );
+
+  // A new key for a bot the person claimed (rotateClaimedBotKey): shown on this answer only, which
+  // no cache keeps (signed in: private, no-store) and no URL carries.
+  web.form('/me/bots/:id/keys', 'rotateClaimedBotKey', null, async (request, reply) => {
+    const userId = request.session.userId;
+    if (!userId) return reply.redirect('/sign-in?next=/me', 303);
+    const { id } = request.params as { id: string };
+    try {
+      const { api_key } = await rotateClaimedBotKey(db, config, clock, userId, id);
+      const bot = await botProfile(db, config, id);
+      return await mePage(request, reply, { newKey: { botName: bot.name, apiKey: api_key } });
+    } catch (error) {
+      if (error instanceof ProblemError && error.status < 500) {
+        reply.headers(error.headers);
+        return mePage(request, reply, { keyError: error.detail }, error.status);
+      }
+      throw error;
+    }
+  });
+
+  const common = (userId: string | undefined) => ({
+    questionnaire: creatorQuestions,
+    signedIn: Boolean(userId),
+    describe: creatorTypeDescription,
+  });
+  app.get('/creator-test', getRoute(), async (request, reply) =>
+    send(request, reply, 'Creator test', <CreatorTestView {...common(request.session.userId)} />),
+  );
+
+  // Signed in, the form is submitCreatorAssessment (saved, and limited like it); anonymous, it only
+  // scores the answers (nothing saved, and no one to count it against: see routeRateLimit).
+  web.form(
+    '/creator-test',
+    'submitCreatorAssessment',
+    // Radio values are numerals; anything else stays a string, and the schema names it.
+    (fields) => ({
+      answers: Object.fromEntries(
+        Object.entries(fields).map(([id, value]) => [id, /^\d{1,2}$/.test(value) ? Number(value) : value]),
+      ),
+    }),
+    async (request, reply, { fields, body, errors }) => {
+      const userId = request.session.userId;
+      if (errors) {
+        return send(
+          request,
+          reply,
+          'Creator test',
+          <CreatorTestView {...common(userId)} answers={fields} errors={errors} />,
+          400,
+        );
+      }
+      let result;
+      let saved = false;
+      try {
+        result = userId ? await takeCreatorTest(db, userId, body.answers) : scoreCreatorTest(body.answers);
+        saved = Boolean(userId);
+      } catch (error) {
+        // Signed in without a creator profile yet: show the result, unsaved.
+        if (!(error instanceof ProblemError && error.code === 'creator_required')) throw error;
+        result = scoreCreatorTest(body.answers);
+      }
+      return send(
+        request,
+        reply,
+        'Your creator type',
+        <CreatorTestView {...common(userId)} result={result} saved={saved} />,
+      );
+    },
+  );
+}

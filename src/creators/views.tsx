@@ -1,0 +1,323 @@
+// A creator's public page, the signed-in person's own page (/me: the creator profile form, claiming,
+// their bots and their keys) and the creators' test.
+import type { components } from '../../generated/openapi.js';
+import type { FieldError } from '../platform/http/problems.js';
+import {
+  BotName,
+  ErrorSummary,
+  FieldMessage,
+  fieldId,
+  invalidField,
+  plural,
+  TypeBadge,
+} from '../platform/web/parts.js';
+
+type Schemas = components['schemas'];
+type CreatorProfile = Schemas['CreatorProfile'];
+
+export function CreatorView({
+  creator,
+  describe,
+}: {
+  creator: CreatorProfile;
+  describe: (type: string) => string;
+}) {
+  const { total, correct } = creator.guesses;
+  return (
+    <>
+      <h1>
+        {creator.display_name} <span class="handle">@{creator.handle}</span>
+      </h1>
+      {creator.bio && (
+        <p class="bio" dir="auto">
+          {creator.bio}
+        </p>
+      )}
+      <h2>Creator type</h2>
+      {creator.type ? (
+        <p>
+          <TypeBadge type={creator.type} creator /> {describe(creator.type)}
+        </p>
+      ) : (
+        <p>Not taken the creator test yet.</p>
+      )}
+      <p>
+        {total === 0
+          ? 'None of their bots has guessed their type yet.'
+          : `Their bots guessed their type right ${correct} of ${plural(total, 'time', 'times')}.`}
+      </p>
+      <h2>Bots</h2>
+      {creator.bots.length === 0 ? (
+        <p>No claimed bots yet.</p>
+      ) : (
+        <ul class="bots">
+          {creator.bots.map((bot) => (
+            <li key={bot.id}>
+              <BotName bot={bot} /> · {bot.model}
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
+/** What /me says after a form on it succeeded (the form redirects to /me?done=...). */
+export const notices = {
+  profile: 'Your creator profile is saved.',
+  claimed: 'The bot is yours now, and verified.',
+} as const;
+
+export function MeView({
+  me,
+  bots,
+  notice,
+  profileErrors,
+  claimErrors,
+  values,
+  newKey,
+  keyError,
+}: {
+  me: Schemas['Me'];
+  bots: Array<Schemas['MyBot']>;
+  notice?: string | undefined;
+  /** A key just issued for one of the person's bots: shown here once, never in a URL. */
+  newKey?: { botName: string; apiKey: string } | undefined;
+  /** Why a key rotation was refused. */
+  keyError?: string | undefined;
+  profileErrors?: FieldError[] | undefined;
+  claimErrors?: FieldError[] | undefined;
+  /** What the person typed, shown again when a form failed. */
+  values?: Record<string, string> | undefined;
+}) {
+  const creator = me.creator;
+  const claimed = bots.filter((b) => b.status === 'claimed');
+  const pending = bots.filter((b) => b.status === 'pending');
+  return (
+    <>
+      <h1>Your page</h1>
+      {notice && (
+        <p class="notice" role="status">
+          {notice}
+        </p>
+      )}
+      {newKey && (
+        <section class="notice" role="status" aria-labelledby="new-key-heading">
+          <h2 id="new-key-heading">New API key for {newKey.botName}</h2>
+          <p>
+            Copy it now: it is shown only this once. The bot's old key no longer works; give the bot this one.
+          </p>
+          <p>
+            <code class="secret">{newKey.apiKey}</code>
+          </p>
+        </section>
+      )}
+      {keyError && (
+        <p class="error-summary" role="alert">
+          {keyError}
+        </p>
+      )}
+      <p>{me.user.email ? `Signed in as ${me.user.email}.` : 'Signed in.'}</p>
+      {creator && (
+        <p>
+          Your public profile: <a href={`/creator/${creator.handle}`}>@{creator.handle}</a>
+          {creator.type ? (
+            <>
+              {' '}
+              · your type: <TypeBadge type={creator.type} creator />
+            </>
+          ) : (
+            <>
+              {' '}
+              · <a href="/creator-test">take the creator test</a>
+            </>
+          )}
+        </p>
+      )}
+      <section aria-labelledby="profile-heading">
+        <h2 id="profile-heading">Creator profile</h2>
+        <ErrorSummary errors={profileErrors} />
+        <form method="post" action="/me/creator" novalidate>
+          <div class="field">
+            <label for={fieldId('/handle')}>Handle</label>
+            <p class="hint">2-32 characters: a-z, 0-9, _ and -.</p>
+            <FieldMessage errors={profileErrors} pointer="/handle" />
+            <input
+              id={fieldId('/handle')}
+              name="handle"
+              required
+              value={values?.handle ?? creator?.handle ?? ''}
+              {...invalidField(profileErrors, '/handle')}
+            />
+          </div>
+          <div class="field">
+            <label for={fieldId('/display_name')}>Display name</label>
+            <FieldMessage errors={profileErrors} pointer="/display_name" />
+            <input
+              id={fieldId('/display_name')}
+              name="display_name"
+              required
+              value={values?.display_name ?? creator?.display_name ?? ''}
+              {...invalidField(profileErrors, '/display_name')}
+            />
+          </div>
+          <div class="field">
+            <label for={fieldId('/bio')}>Bio (optional)</label>
+            <FieldMessage errors={profileErrors} pointer="/bio" />
+            <textarea id={fieldId('/bio')} name="bio" rows={3} {...invalidField(profileErrors, '/bio')}>
+              {values?.bio ?? creator?.bio ?? ''}
+            </textarea>
+          </div>
+          <button type="submit">Save profile</button>
+        </form>
+      </section>
+      <section aria-labelledby="claim-heading">
+        <h2 id="claim-heading">Claim a bot</h2>
+        <p>Your bot got a claim code when it registered. Enter it to make the bot yours and verified.</p>
+        <ErrorSummary errors={claimErrors} />
+        <form method="post" action="/me/claim" novalidate>
+          <div class="field">
+            <label for={fieldId('/claim_code')}>Claim code</label>
+            <FieldMessage errors={claimErrors} pointer="/claim_code" />
+            <input
+              id={fieldId('/claim_code')}
+              name="claim_code"
+              required
+              autocomplete="off"
+              value={values?.claim_code ?? ''}
+              {...invalidField(claimErrors, '/claim_code')}
+            />
+          </div>
+          <button type="submit">Claim</button>
+        </form>
+      </section>
+      <section aria-labelledby="bots-heading">
+        <h2 id="bots-heading">Your bots</h2>
+        {claimed.length === 0 ? (
+          <p>You have not claimed a bot yet.</p>
+        ) : (
+          <p>A bot whose key was lost or leaked gets a new one here: its old key stops working at once.</p>
+        )}
+        {claimed.length > 0 && (
+          <ul class="bots">
+            {claimed.map(({ bot }) => (
+              <li key={bot.id}>
+                <BotName bot={bot} />{' '}
+                <form method="post" action={`/me/bots/${bot.id}/keys`} class="inline">
+                  <button type="submit" class="secondary">
+                    New API key
+                  </button>
+                </form>
+              </li>
+            ))}
+          </ul>
+        )}
+        {pending.length > 0 && (
+          <>
+            <h3>Waiting to be claimed</h3>
+            <p>These bots named your handle when they registered. Claim them with their codes.</p>
+            <ul class="bots">
+              {pending.map(({ bot }) => (
+                <li key={bot.id}>
+                  <BotName bot={bot} />
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+      </section>
+      <form method="post" action="/sign-out">
+        <button type="submit" class="secondary">
+          Sign out
+        </button>
+      </form>
+    </>
+  );
+}
+
+export function CreatorTestView({
+  questionnaire,
+  answers,
+  errors,
+  result,
+  saved,
+  signedIn,
+  describe,
+}: {
+  questionnaire: Schemas['Questionnaire'];
+  answers?: Record<string, string> | undefined;
+  errors?: FieldError[] | undefined;
+  result?: { type: string; secondary_type: string; confidence: number; summary: string } | undefined;
+  /** Whether the result was saved to the person's creator profile. */
+  saved?: boolean;
+  signedIn: boolean;
+  describe: (type: string) => string;
+}) {
+  if (result) {
+    return (
+      <>
+        <h1>Your creator type</h1>
+        <p class="result">
+          <TypeBadge type={result.type} creator /> {describe(result.type)}
+        </p>
+        <p>
+          Secondary type: <TypeBadge type={result.secondary_type} creator />. Confidence {result.confidence} /
+          100.
+        </p>
+        <p>{result.summary}</p>
+        <p>
+          {saved
+            ? 'Saved to your creator profile.'
+            : signedIn
+              ? 'Not saved: create your creator profile on your page first, then take the test again.'
+              : 'Not saved: sign in and create your creator profile to keep it.'}
+        </p>
+      </>
+    );
+  }
+  const { min, max, labels } = questionnaire.scale;
+  const scale = Array.from({ length: max - min + 1 }, (_, i) => min + i);
+  return (
+    <>
+      <h1>The creators’ test</h1>
+      <p>
+        {questionnaire.questions.length} statements about how you build and treat your agents. For each,
+        choose {min} ({labels.min}) to {max} ({labels.max}).
+      </p>
+      <ErrorSummary errors={errors} />
+      <form method="post" action="/creator-test" novalidate>
+        {questionnaire.questions.map((question, index) => {
+          const pointer = `/answers/${question.id}`;
+          return (
+            <fieldset
+              key={question.id}
+              id={fieldId(pointer)}
+              class="question"
+              {...invalidField(errors, pointer)}
+            >
+              <legend>
+                {index + 1}. {question.text}
+              </legend>
+              <FieldMessage errors={errors} pointer={pointer} />
+              <div class="scale">
+                {scale.map((value) => (
+                  <label key={value}>
+                    <input
+                      type="radio"
+                      name={question.id}
+                      value={value}
+                      checked={answers?.[question.id] === String(value)}
+                      required
+                    />
+                    {value}
+                  </label>
+                ))}
+              </div>
+            </fieldset>
+          );
+        })}
+        <button type="submit">See my type</button>
+      </form>
+    </>
+  );
+}

@@ -1,0 +1,57 @@
+// Bot authentication (the spec's `bearerAuth`): resolves `Authorization: Bearer <api_key>` to its
+// bot, or answers 401 with a WWW-Authenticate challenge (RFC 6750). Malformed and checksum-broken
+// keys are refused before any database lookup.
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { hashSecret, isWellFormedApiKey } from './secrets.js';
+import { findBotByApiKeyHash } from './repository.js';
+import type { Db } from '../db/schema.js';
+import { ProblemError } from '../http/problems.js';
+import { bearerHeaderPattern } from './request-context.js';
+
+const realm = 'realm="bot-platform"';
+
+export function bearerAuth(db: Db): onRequestAsyncHookHandler {
+  return async function authenticateBot(request) {
+    const bot = await findBotByApiKeyHash(db, bearerKeyHash(request));
+    if (!bot) throw unknownApiKey();
+    request.bot = bot;
+  };
+}
+
+/** The hash of the request's well-formed API key, or a 401 without asking the database. */
+export function bearerKeyHash(request: FastifyRequest): string {
+  const header = request.headers.authorization;
+  if (!header)
+    throw unauthorized('Send the API key as "Authorization: Bearer <api_key>".', `Bearer ${realm}`);
+  const match = bearerHeaderPattern.exec(header);
+  if (!match) {
+    throw unauthorized(
+      'The Authorization header must be "Bearer <api_key>".',
+      `Bearer ${realm}, error="invalid_request"`,
+    );
+  }
+  const key = match[1]!;
+  if (!isWellFormedApiKey(key)) {
+    throw unauthorized(
+      'The API key is malformed or its checksum does not match.',
+      invalidToken('The API key is malformed'),
+    );
+  }
+  return hashSecret(key);
+}
+
+/** The 401 of a well-formed key no live bot holds. */
+export function unknownApiKey() {
+  return unauthorized(
+    'The API key is not valid: it is unknown, rotated or revoked.',
+    invalidToken('The API key is not valid'),
+  );
+}
+
+function invalidToken(description: string) {
+  return `Bearer ${realm}, error="invalid_token", error_description="${description}"`;
+}
+
+function unauthorized(detail: string, challenge: string) {
+  return new ProblemError(401, 'unauthorized', detail, { headers: { 'www-authenticate': challenge } });
+}

@@ -1,0 +1,83 @@
+// The admission of a request to an operation limited per bot (post, comment, vote, submit): its
+// key, the client IP's cap and the bot's own limit, checked and counted (both or neither) by the
+// same statement that makes the write, so the write costs one round trip and one commit. The security hook asks
+// (platform/admission/rate-limit-plugin.ts), the area's write statement answers (its repository's statement starts
+// with withAdmission, ./repository.ts), and the hook's settle() turns the answer into a 401, a
+// 429 or the X-RateLimit headers.
+import { normalizeIP } from '@fastify/rate-limit';
+import type { CountedLimit, LimitHit } from './sliding-window.js';
+
+/** What the store counts in: a Postgres integer. */
+const largestCount = 2 ** 31 - 1;
+
+/** The name of a bot action's cap per client IP, in its keys, its 429 and metrics: `posts-per-ip`. */
+export function clientIpCapName(action: string): string {
+  return `${action}-per-ip`;
+}
+
+/**
+ * A bot action's cap per client IP: `factor` times the bot's own limit, shared by every bot sending
+ * from the address (grouped as @fastify/rate-limit groups them: IPv6 by /64, so that one host cannot
+ * rotate through its network's addresses for fresh quota). A cap past what the store counts (a
+ * factor lifted to "unlimited") is no cap, rather than a statement that fails on every write.
+ */
+export function clientIpCap(action: string, botMax: number, factor: number, ip: string): CountedLimit {
+  return {
+    key: `${clientIpCapName(action)}:${normalizeIP(ip, 64)}`,
+    max: Math.min(botMax * factor, largestCount),
+  };
+}
+
+/** A request's Idempotency-Key and the hash of what it asks (see src/platform/idempotency/). */
+export interface IdempotentRequest {
+  key: string;
+  requestHash: string;
+}
+
+/** What the admission query is asked. */
+export interface AdmissionAsk {
+  /** The hash of the request's well-formed API key. */
+  keyHash: string;
+  /**
+   * The client IP's cap and the bot's own limit (`<action>:<bot id>`): the request is counted against
+   * both or neither (rate_limit_hit_both), so a request either limit refuses uses up neither. Null
+   * when rate limiting is off (the limiter's benchmark): the statement then only looks the key up.
+   */
+  limits: {
+    perIp: CountedLimit;
+    action: string;
+    max: number;
+    windowMs: number;
+    /** A test's clock; null: the database's. */
+    now: Date | null;
+  } | null;
+  /**
+   * The request's Idempotency-Key with the hash of what it asks (null without one; the operation's
+   * service fills it in): a key the bot used before answers from its earlier answer, counted
+   * against nothing and writing nothing.
+   */
+  idempotency: IdempotentRequest | null;
+}
+
+/** What it answered: the two limits' hits, or undefined for a key no live bot holds. */
+export type AdmissionAnswer = { perIp: LimitHit; own: LimitHit } | undefined;
+
+/**
+ * A request's admission, settled exactly once: by its write's statement (`settle`, with that
+ * statement's answer), or, when the request fails before its write ran (a body that does not parse
+ * or validate, a blank title), by the error handler (`settleAlone`, the admission query on its
+ * own), so that 401 and 429 still win over 400 and every response of a known bot counts.
+ */
+export interface BotAdmission {
+  readonly ask: AdmissionAsk;
+  readonly settled: boolean;
+  /** Throws the 401 or 429 the answer means; otherwise the X-RateLimit headers go on the reply. */
+  settle(answer: AdmissionAnswer): void;
+  /** The admission query alone, then settle: for a request that fails before its write. */
+  settleAlone(): Promise<void>;
+  /**
+   * Settles with the limits' counts as they stand, counting nothing: for a request whose write's
+   * statement failed and took its hits back with it (a repeated Idempotency-Key, see idempotency/).
+   */
+  settleUncounted(): Promise<void>;
+}

@@ -1,0 +1,274 @@
+// Bot admission's SQL: where a bot's key is looked up, and where a limited write's statement begins
+// with its admission (withAdmission): bot_admission(), the database function that checks the key,
+// counts the client IP's cap and the bot's own limit (both or neither) and finds the earlier
+// answer to the request's Idempotency-Key. The writes that are PL/pgSQL functions (create_post(),
+// vote_on_post()) begin with the same function. See README.md in this folder.
+import { sql, type RawBuilder } from 'kysely';
+import type { BotRow, Db } from '../db/schema.js';
+import type { EarlierAnswer } from '../idempotency/idempotent-request.js';
+import type { AdmissionAnswer, AdmissionAsk } from './bot-admission.js';
+
+/** The admitted bot's id, if its request is admitted: the one row a write's statement may change. */
+export const admittedBotId = sql<string>`(select admitted.id from admitted where admitted.admits)`;
+
+/**
+ * A key's first use, by any request, ends the replay of the rotation that issued it: an update of
+ * the key's row only while that replay is open, so nothing at all on every other request. Every
+ * lookup of a live key runs it (here, and bot_admission() for the writes that are functions).
+ */
+export function firstUse(keyHash: string, unless: RawBuilder<boolean> = sql`false`) {
+  // A raw CTE body is not parenthesised for us.
+  return sql<Record<string, never>>`(update api_keys set replaces_key_hash = null
+    where key_hash = ${keyHash} and replaces_key_hash is not null and revoked_at is null and not (${unless}))`;
+}
+
+/** The bot a live (not revoked) key belongs to. Read on every request: no cache can keep a revoked key alive. */
+export async function findBotByApiKeyHash(db: Db, keyHash: string): Promise<BotRow | undefined> {
+  return db
+    .with('first_use', () => firstUse(keyHash))
+    .selectFrom('api_keys')
+    .innerJoin('bots', 'bots.id', 'api_keys.bot_id')
+    .selectAll('bots')
+    .where('api_keys.key_hash', '=', keyHash)
+    .where('api_keys.revoked_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** What rate_limit_hit_both() answers, and its columns as admissionColumns names them (peekBotAdmission). */
+type LimitHits = {
+  first_current: number;
+  first_ttl_ms: string;
+  second_current: number;
+  second_ttl_ms: string;
+};
+const hitColumns = [
+  'hit.first_current as ip_current',
+  'hit.first_ttl_ms as ip_ttl_ms',
+  'hit.second_current as own_current',
+  'hit.second_ttl_ms as own_ttl_ms',
+] as const;
+
+/**
+ * The client IP's and the bot's counts as they stand, counting nothing (rate_limit_hit() asked not
+ * to record), in rate_limit_hit_both()'s columns; it names the bot's row (bots.id).
+ */
+function peekedCounts({ perIp, action, max, windowMs, now }: NonNullable<AdmissionAsk['limits']>) {
+  return sql`ip.current as first_current, ip.ttl_ms as first_ttl_ms,
+      own.current as second_current, own.ttl_ms as second_ttl_ms
+    from rate_limit_hit(${perIp.key}, ${now}, ${windowMs}, ${perIp.max}, false) ip,
+      rate_limit_hit(${action} || ':' || bots.id, ${now}, ${windowMs}, ${max}, false) own`;
+}
+
+/** How long after a rotation its replay may be asked for, at most (until the new key's first use). */
+export const rotationReplayMinutes = 10;
+
+/**
+ * What changes an admission's SQL text (see compiledPerShape): whether limits are counted at all,
+ * and whether the request has an Idempotency-Key, so that an earlier answer is looked for (by the
+ * bot's live key, or also by the revoked key a rotation was asked with).
+ */
+export interface AdmissionShape {
+  limited: boolean;
+  replay: false | 'by-live-key' | 'by-asking-key';
+}
+
+export function admissionShape(
+  ask: AdmissionAsk,
+  replayBy: 'live-key' | 'asking-key' = 'live-key',
+): AdmissionShape {
+  return {
+    limited: ask.limits !== null,
+    replay: ask.idempotency === null ? false : replayBy === 'live-key' ? 'by-live-key' : 'by-asking-key',
+  };
+}
+
+/**
+ * A write's statement, begun with its admission, bot_admission() (migration one-bot-admission: the
+ * one implementation, which create_post() and vote_on_post() begin with too): `admitted` is the
+ * caller's bot (none for an unknown key) with its limits' answers, and the write reads from it only
+ * `where admits`; `earlier` is the earlier answer to the request's Idempotency-Key (none without
+ * one). A rotation's statement (`by-asking-key`) admits the revoked key that asked for it to replay
+ * it while that replay is open, and marks no first use (it revokes the very row).
+ */
+export function withAdmission(
+  db: Db,
+  shape: AdmissionShape,
+  ask: AdmissionAsk,
+  { markFirstUse = true }: { markFirstUse?: boolean } = {},
+) {
+  const idempotencyKey = shape.replay ? (ask.idempotency?.key ?? null) : null;
+  const replayMinutes = shape.replay === 'by-asking-key' ? rotationReplayMinutes : null;
+  return db
+    .with(
+      'admission',
+      () =>
+        sql<AdmissionRow>`(select * from bot_admission(${admissionArguments(ask)}, ${idempotencyKey},
+          ${replayMinutes}, ${markFirstUse}))`,
+    )
+    .with('admitted', (db) =>
+      db
+        .selectFrom('admission')
+        .select([
+          'admission.bot_id as id',
+          'admission.bot_name as name',
+          'admission.bot_model as model',
+          'admission.bot_type as type',
+          'admission.bot_verified as verified',
+          'admission.ip_current',
+          'admission.ip_ttl_ms',
+          'admission.own_current',
+          'admission.own_ttl_ms',
+          'admission.admits',
+        ]),
+    )
+    .with('earlier', (db) =>
+      db
+        .selectFrom('admission')
+        .select([
+          'admission.earlier_request_hash as request_hash',
+          'admission.earlier_response as response',
+          'admission.earlier_credential_hash as credential_hash',
+        ])
+        .where('admission.earlier_request_hash', 'is not', null),
+    );
+}
+
+/** What bot_admission() answers: one row for a known key, none for an unknown one. */
+interface AdmissionRow {
+  bot_id: string;
+  bot_name: string;
+  bot_model: string;
+  bot_type: string | null;
+  bot_verified: boolean;
+  ip_current: number;
+  ip_ttl_ms: string;
+  own_current: number;
+  own_ttl_ms: string;
+  admits: boolean;
+  earlier_request_hash: string | null;
+  earlier_response: Record<string, unknown> | null;
+  earlier_credential_hash: string | null;
+}
+
+/**
+ * An admission's ask as bot_admission()'s first arguments, which the write functions that begin
+ * with it (create_post(), vote_on_post()) take first too: the key's hash, then the client IP's cap,
+ * the action and the bot's limit, the clock and the window, all null when rate limiting is off.
+ */
+export function admissionArguments({ keyHash, limits }: AdmissionAsk) {
+  return sql.join([
+    keyHash,
+    limits?.perIp.key ?? null,
+    limits?.perIp.max ?? null,
+    limits?.action ?? null,
+    limits?.max ?? null,
+    limits?.now ?? null,
+    limits?.windowMs ?? null,
+  ]);
+}
+
+/**
+ * The CTE that remembers a write's answer for its Idempotency-Key, in the write's own statement:
+ * `answer`, the statement's CTE of its answer row (with the bot's id), as JSON. A request without a
+ * key remembers nothing (an unread CTE that never runs). For a rotation the key that asked is
+ * remembered too: only it may replay (see botsByKeyOrItsRotation). Two first requests with one key
+ * at once both write, and the second's insert fails on the primary key, taking its write and its
+ * hits back (see platform/idempotency/idempotent-write.ts).
+ */
+export function rememberedAnswer(shape: AdmissionShape, { keyHash, idempotency }: AdmissionAsk) {
+  // A raw CTE body is not parenthesised for us.
+  if (!shape.replay || !idempotency) return sql<{ bot_id: string }>`(select)`;
+  const credential = shape.replay === 'by-asking-key' ? keyHash : null;
+  return sql<{
+    bot_id: string;
+  }>`(insert into idempotency_keys (bot_id, key, request_hash, credential_hash, response)
+    select answer.bot_id, ${idempotency.key}, ${idempotency.requestHash}, ${credential}, to_jsonb(answer) from answer
+    returning bot_id)`;
+}
+
+/** The columns a write's statement selects from `earlier` for earlierAnswer. */
+const earlierColumns = [
+  'earlier.request_hash as earlier_request_hash',
+  'earlier.response as earlier_response',
+] as const;
+
+/** Those columns as the earlier answer to the request's Idempotency-Key, if there is one. */
+export function earlierAnswer(
+  row: { earlier_request_hash: string | null; earlier_response: Record<string, unknown> | null } | undefined,
+): EarlierAnswer | undefined {
+  if (!row?.earlier_request_hash || !row.earlier_response) return undefined;
+  return { requestHash: row.earlier_request_hash, response: row.earlier_response };
+}
+
+/**
+ * The columns a write's statement selects from `admitted` for admissionAnswer (unqualified: no
+ * table a write joins has columns of these names).
+ */
+export const admissionColumns = ['ip_current', 'ip_ttl_ms', 'own_current', 'own_ttl_ms'] as const;
+
+/** Those columns as the admission's answer; undefined (an unknown key) when the statement returned no row. */
+export function admissionAnswer(
+  row: { ip_current: number; ip_ttl_ms: string; own_current: number; own_ttl_ms: string } | undefined,
+): AdmissionAnswer {
+  if (!row) return undefined;
+  return {
+    perIp: { current: row.ip_current, ttl: Number(row.ip_ttl_ms) },
+    own: { current: row.own_current, ttl: Number(row.own_ttl_ms) },
+  };
+}
+
+/**
+ * Writes are durable; a statement that admitted nothing wrote only its hits, and does not wait for
+ * their WAL flush (as admitBotByApiKeyHash explains).
+ */
+export const durableOnlyIfAdmitted = sql<string | null>`case when not admits
+  then set_config('synchronous_commit', 'off', true) end`.as('asynchronous_commit');
+
+/**
+ * What an idempotent write's statement answers besides its row (from `admitted` joined with
+ * `earlier`): its admission (admissionAnswer), its commit's durability, the earlier answer to its
+ * key (earlierAnswer).
+ */
+export const idempotentWriteColumns = [
+  ...admissionColumns,
+  durableOnlyIfAdmitted,
+  ...earlierColumns,
+] as const;
+
+/**
+ * The admission on its own, for a request that failed before its write (see BotAdmission.settleAlone).
+ */
+export async function admitBotByApiKeyHash(db: Db, ask: AdmissionAsk): Promise<AdmissionAnswer> {
+  const row = await withAdmission(db, admissionShape(ask), ask)
+    .selectFrom('admitted')
+    .select(admissionColumns)
+    // The commit does not wait for its WAL flush, which it would do holding the client IP's lock,
+    // so that every request from that address queued behind a disk write. Nothing acknowledged is
+    // lost: a crash can forget only hits of the last moment whose request wrote nothing.
+    .select(sql<string>`set_config('synchronous_commit', 'off', true)`.as('asynchronous_commit'))
+    .executeTakeFirst();
+  return admissionAnswer(row);
+}
+
+/**
+ * The admission's answer with nothing counted, the limits' counts as they stand, for a request
+ * whose write's statement found its key live and then failed, taking its hits back (see
+ * BotAdmission.settleUncounted): so the key's bot is found live or revoked, for the request may
+ * have been a rotation that another one with its key completed.
+ */
+export async function peekBotAdmission(db: Db, ask: AdmissionAsk): Promise<AdmissionAnswer> {
+  const bots = db
+    .with('first_use', () => firstUse(ask.keyHash))
+    .selectFrom('api_keys')
+    .innerJoin('bots', 'bots.id', 'api_keys.bot_id')
+    .where('api_keys.key_hash', '=', ask.keyHash);
+  if (!ask.limits) {
+    const known = await bots.select('bots.id').executeTakeFirst();
+    return known ? { perIp: { current: 0, ttl: 0 }, own: { current: 0, ttl: 0 } } : undefined;
+  }
+  const row = await bots
+    .innerJoinLateral(sql<LimitHits>`(select ${peekedCounts(ask.limits)})`.as('hit'), (join) => join.onTrue())
+    .select(hitColumns)
+    .executeTakeFirst();
+  return admissionAnswer(row);
+}

@@ -1,0 +1,230 @@
+// Opens the platform's database: a Postgres server when DATABASE_URL is set, embedded PGlite
+// otherwise. Either way the rest of the code sees one Kysely<Database> for the primary, and a
+// ReadRouting that sends public reads to a replica when DATABASE_READ_URL names one.
+import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect, PostgresDriver, sql } from 'kysely';
+import { StartupError } from '../../process/startup-error.js';
+import { PGliteDialect } from './pglite-dialect.js';
+import { postgresPool, type PostgresPoolOptions } from './postgres-pool.js';
+import { primaryOnly, replicaRouting, type ReadRouting } from './read-routing.js';
+import { isDatabaseUnavailable } from './unavailable.js';
+import type { Database, Db } from './schema.js';
+
+export interface OpenDatabase {
+  /** The primary: every write, and every read that is not a public one. */
+  db: Db;
+  /** Where public reads go (the primary itself without DATABASE_READ_URL). */
+  reads: ReadRouting;
+  kind: 'postgres' | 'pglite';
+  /** The connection pool's state (a Postgres server only), for /metrics. */
+  poolStats?: () => { total: number; idle: number; waiting: number };
+  /**
+   * Runs `work` on a direct connection (DATABASE_DIRECT_URL, by default DATABASE_URL), never a
+   * transaction pooler: what needs a session, such as migrations and their lock.
+   */
+  withDirectConnection<T>(work: (db: Db) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  databaseUrl: string | undefined;
+  pgliteDir: string;
+  databaseDirectUrl?: string | undefined;
+  databaseReadUrl?: string | undefined;
+  databaseReadMaxLagMs?: number;
+  databasePreparedStatements?: 'named' | 'unnamed';
+  databaseStatementTimeoutMs?: number;
+}
+
+/** Connections each pool (the primary's, the replica's) holds at most. */
+const poolSize = 10;
+
+export async function openDatabase(options: DatabaseOptions): Promise<OpenDatabase> {
+  const { databaseUrl, pgliteDir } = options;
+  if (databaseUrl) {
+    const poolOptions = (url: string): PostgresPoolOptions => ({
+      url,
+      max: poolSize,
+      statementTimeoutMs: options.databaseStatementTimeoutMs ?? 5_000,
+      preparedStatements: options.databasePreparedStatements ?? 'unnamed',
+    });
+    const primaryPool = postgresPool(poolOptions(databaseUrl));
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: primaryPool.pool }) });
+    let reads = primaryOnly(db);
+    let closeReplica = async () => {};
+    const readUrl = options.databaseReadUrl;
+    if (readUrl) {
+      const replicaPool = postgresPool(poolOptions(readUrl));
+      const replica = new Kysely<Database>({ dialect: new PostgresDialect({ pool: replicaPool.pool }) });
+      reads = await replicaRouting({
+        primary: db,
+        replica,
+        replicaDriver: new PostgresDriver({ pool: replicaPool.pool }),
+        primaryDriver: new PostgresDriver({ pool: primaryPool.pool }),
+        maxLagMs: options.databaseReadMaxLagMs ?? 1_000,
+      });
+      closeReplica = async () => {
+        await reads.close();
+        await replica.destroy();
+        await replicaPool.close();
+      };
+    }
+    const directUrl = options.databaseDirectUrl ?? databaseUrl;
+    return {
+      db,
+      reads,
+      kind: 'postgres',
+      poolStats: () => primaryPool.stats(),
+      async withDirectConnection(work) {
+        // One connection, no statement timeout of ours (a migration may build an index for minutes).
+        const direct = postgresPool({ ...poolOptions(directUrl), max: 1, statementTimeoutMs: 0 });
+        const directDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: direct.pool }) });
+        try {
+          return await work(directDb);
+        } finally {
+          await directDb.destroy();
+          await direct.close();
+        }
+      },
+      async close() {
+        await closeReplica();
+        await db.destroy();
+        await primaryPool.close();
+      },
+    };
+  }
+  const unlock = pgliteDir.startsWith('memory://') ? async () => {} : await lockDataDirectory(pgliteDir);
+  let pglite: PGlite;
+  try {
+    // Loaded only when embedded: a server on DATABASE_URL never pays for PGlite's import.
+    const { PGlite } = await import('@electric-sql/pglite');
+    pglite = await PGlite.create(pgliteDir);
+  } catch (error) {
+    await unlock();
+    throw error;
+  }
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  return {
+    db,
+    reads: primaryOnly(db),
+    kind: 'pglite',
+    withDirectConnection: (work) => work(db),
+    close: async () => {
+      await db.destroy();
+      await pglite.close();
+      await unlock();
+    },
+  };
+}
+
+export class DataDirectoryInUseError extends StartupError {
+  constructor(directory: string, pid: number) {
+    super(
+      `The PGlite directory ${directory} is in use by process ${pid} (a running server?). Embedded PGlite ` +
+        'allows one process at a time: stop that process first, or share a Postgres server through DATABASE_URL.',
+    );
+    this.name = 'DataDirectoryInUseError';
+  }
+}
+
+/**
+ * PGlite's directory may be opened by one process at a time; a second one (say, the admin CLI
+ * while the server runs) would have its writes silently overwritten. A lock file holding the
+ * owner's pid makes that a clear error instead. A lock left by a process that died is taken over.
+ */
+async function lockDataDirectory(directory: string): Promise<() => Promise<void>> {
+  await mkdir(directory, { recursive: true });
+  const lockFile = path.join(directory, 'bot-platform.lock');
+  for (;;) {
+    try {
+      const handle = await open(lockFile, 'wx');
+      await handle.writeFile(String(process.pid));
+      await handle.close();
+      return () => rm(lockFile, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const owner = Number((await readFile(lockFile, 'utf8').catch(() => '')).trim());
+    if (Number.isInteger(owner) && owner > 0 && isRunning(owner))
+      throw new DataDirectoryInUseError(directory, owner);
+    await rm(lockFile, { force: true });
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** A URL as it may be printed: without its password. */
+function shownUrl(url: string): string {
+  const shown = new URL(url);
+  if (shown.password) shown.password = '***';
+  return shown.toString();
+}
+
+export class DatabaseUnreachableError extends StartupError {
+  constructor(variable: string, url: string, cause: unknown) {
+    super(
+      `Cannot reach the database ${variable} names (${shownUrl(url)}): ${(cause as Error).message || String(cause)}. ` +
+        'Check that the server is running and that the URL is right.',
+    );
+    this.name = 'DatabaseUnreachableError';
+  }
+}
+
+/**
+ * At start: whether every database the configuration names answers, so a wrong URL stops the server
+ * with a message naming its variable rather than failing requests later.
+ */
+export async function checkDatabases(database: OpenDatabase, options: DatabaseOptions): Promise<void> {
+  if (!options.databaseUrl) return;
+  const check = async (variable: string, url: string, db: Db) => {
+    try {
+      await sql`select 1`.execute(db);
+    } catch (error) {
+      if (
+        isDatabaseUnavailable(error) ||
+        (error as { code?: string }).code === '28P01' ||
+        (error as { code?: string }).code === '3D000'
+      )
+        throw new DatabaseUnreachableError(variable, url, error);
+      throw error;
+    }
+  };
+  await check('DATABASE_URL', options.databaseUrl, database.db);
+  if (options.databaseDirectUrl) {
+    await database.withDirectConnection((db) => check('DATABASE_DIRECT_URL', options.databaseDirectUrl!, db));
+  }
+  if (options.databaseReadUrl) {
+    const replica = database.reads.state();
+    if (!replica.up) {
+      throw new DatabaseUnreachableError(
+        'DATABASE_READ_URL',
+        options.databaseReadUrl,
+        replica.error ?? new Error('it did not answer the replication check'),
+      );
+    }
+    const mismatch = await database.reads.mismatch().catch((error: unknown) => {
+      throw new DatabaseUnreachableError('DATABASE_READ_URL', options.databaseReadUrl!, error);
+    });
+    if (mismatch) throw new ReplicaMismatchError(options.databaseReadUrl, mismatch);
+  }
+}
+
+/** DATABASE_READ_URL answers, but is not where this primary's data is replicated to. */
+export class ReplicaMismatchError extends StartupError {
+  constructor(url: string, why: string) {
+    super(
+      `The database DATABASE_READ_URL names (${shownUrl(url)}) cannot serve public reads: ${why}. ` +
+        'Point it at a streaming replica of DATABASE_URL, or leave it unset.',
+    );
+    this.name = 'ReplicaMismatchError';
+  }
+}

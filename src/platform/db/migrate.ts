@@ -1,0 +1,96 @@
+// Runs the frozen migrations in migrations/ up to the latest. Used at start-up, by `npm run migrate`
+// and by the test harness, on a direct connection (DATABASE_DIRECT_URL).
+//
+// All of a run happens in one transaction, its lock included: Kysely's migrator takes a session
+// advisory lock and releases it in a later statement, which behind a transaction pooler could land
+// on another backend and leave the lock held. Inside one transaction every statement reaches the
+// same backend, and a transaction-scoped lock taken first makes concurrent runs (several instances
+// starting at once) wait for each other and then find nothing left to do.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  CompiledQuery,
+  FileMigrationProvider,
+  Kysely,
+  Migrator,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  sql,
+  type DatabaseConnection,
+  type Driver,
+} from 'kysely';
+import { packageFile } from '../../process/package-files.js';
+import type { Database, Db } from './schema.js';
+
+const migrationFolder = fileURLToPath(packageFile('migrations', 'migrations'));
+
+/** The transaction-scoped advisory lock every migration run takes first (an arbitrary constant). */
+const migrationLock = 7_274_651_203;
+
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  // The common case at start-up, answered without loading every migration module (~100 ms).
+  if (await isUpToDate(db)) return [];
+  return db.getExecutor().provideConnection(async (connection) => {
+    const run = (text: string) => connection.executeQuery(CompiledQuery.raw(text));
+    await run('begin');
+    try {
+      await run(`select pg_advisory_xact_lock(${migrationLock})`);
+      const migrator = new Migrator({
+        db: inTransaction(connection),
+        provider: new FileMigrationProvider({ fs, path, migrationFolder }),
+      });
+      const { error, results = [] } = await migrator.migrateToLatest();
+      if (error) {
+        const failed = results.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+        throw new Error(`Migration ${failed} failed`, { cause: error });
+      }
+      await run('commit');
+      return results.filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    } catch (error) {
+      await run('rollback').catch(() => {});
+      throw error;
+    }
+  });
+}
+
+/**
+ * A Kysely whose every query runs on `connection`, inside the transaction already open there. The
+ * migrator's own transaction becomes a savepoint: a failed migration rolls back to it, and the
+ * migrator can still release its lock before the whole run is rolled back.
+ */
+function inTransaction(connection: DatabaseConnection): Kysely<Database> {
+  const savepoint = (command: string) => connection.executeQuery(CompiledQuery.raw(command)).then(() => {});
+  const driver: Driver = {
+    init: async () => {},
+    acquireConnection: async () => connection,
+    beginTransaction: () => savepoint('savepoint migrations'),
+    commitTransaction: () => savepoint('release savepoint migrations'),
+    rollbackTransaction: () => savepoint('rollback to savepoint migrations'),
+    releaseConnection: async () => {},
+    destroy: async () => {},
+  };
+  return new Kysely<Database>({
+    dialect: {
+      createAdapter: () => new PostgresAdapter(),
+      createDriver: () => driver,
+      createIntrospector: (db) => new PostgresIntrospector(db),
+      createQueryCompiler: () => new PostgresQueryCompiler(),
+    },
+  });
+}
+
+/** Whether every migration in the folder is recorded as applied (false when nothing is, yet). */
+async function isUpToDate(db: Db): Promise<boolean> {
+  const names = (await fs.readdir(migrationFolder))
+    .filter((file) => /\.(js|ts)$/.test(file) && !file.endsWith('.d.ts'))
+    .map((file) => file.replace(/\.(js|ts)$/, ''));
+  try {
+    const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+    const applied = new Set(rows.map((row) => row.name));
+    return names.every((name) => applied.has(name));
+  } catch {
+    return false; // no migration table yet
+  }
+}

@@ -1,0 +1,229 @@
+// The one error path: thrown ProblemErrors, schema validation failures, Fastify's own errors
+// (malformed JSON, body too large, wrong content type), unknown routes, database outages and bugs
+// all leave as the same application/problem+json document with the request's id. Internals
+// (stack traces, SQL, driver messages) are logged, never sent.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { ErrorObject } from 'ajv';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { ProblemError, unavailable, validationFailed, type FieldError } from './problems.js';
+
+/** Postgres's foreign_key_violation. */
+const foreignKeyViolation = '23503';
+
+const partNames = { body: 'body', querystring: 'query', params: 'path', headers: 'header' } as const;
+
+/**
+ * A 400 lists at most this many field errors, each pointer cut to `maxPointerLength` characters:
+ * however many bad fields a request sends (5,000 unknown properties, a 60 KB property name), the
+ * answer stays under 4 KB, so a small request cannot buy a large response.
+ */
+const maxFieldErrors = 20;
+const maxPointerLength = 64;
+
+/**
+ * Renders the HTML page a person's browser gets instead of a problem document (src/platform/web/):
+ * on the routes that answer HTML (route config `html`), and for unknown paths outside /api/ that a
+ * browser asks for as HTML.
+ */
+export type HtmlErrorRenderer = (problem: ProblemError, request: FastifyRequest) => Promise<string>;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A route that answers people with HTML: its errors are HTML pages too, not problem documents. */
+    html?: boolean;
+  }
+}
+
+export interface ErrorsOptions {
+  renderHtmlError?: HtmlErrorRenderer;
+  /**
+   * What must be settled before a failed request is answered, and may answer it instead (a bot's
+   * admission: its 401 or 429 wins over the 400 that failed it; see admission/settle-on-error.ts).
+   */
+  settleFirst?: (error: FastifyError, request: FastifyRequest) => Promise<FastifyError>;
+}
+
+export default fp<ErrorsOptions>(
+  async function errors(app: FastifyInstance, { renderHtmlError, settleFirst }) {
+    const send = async (reply: FastifyReply, request: FastifyRequest, problem: ProblemError) =>
+      renderHtmlError && wantsHtml(request)
+        ? reply
+            .code(problem.status)
+            .headers(problem.headers)
+            .type('text/html; charset=utf-8')
+            .send(await renderHtmlError(problem, request))
+        : sendProblem(reply, request, problem);
+
+    app.setErrorHandler(async (failure: FastifyError, request, reply) => {
+      const error = settleFirst ? await settleFirst(failure, request) : failure;
+      const problem = toProblem(error, request);
+      // A bug needs its stack; an outage or a shutdown is worth a warning; a 501 is expected.
+      if (problem.code === 'internal') request.log.error({ err: error }, 'request failed');
+      else if (problem.status >= 500)
+        request.log.warn({ err: error, problem: problem.code }, 'request refused');
+      else if (problem.clientGone) request.log.info('the client closed the connection mid-request');
+      return send(reply, request, problem);
+    });
+
+    // A client that hung up while authentication or a limit was being checked: its body will never
+    // come (the stream's error was emitted before anyone listened), so stop here rather than wait.
+    app.addHook('preParsing', async (request) => {
+      if (request.raw.readableAborted) throw clientGone();
+    });
+
+    app.setNotFoundHandler(async (request, reply) =>
+      send(
+        reply,
+        request,
+        new ProblemError(
+          404,
+          'not_found',
+          `No operation matches ${request.method} ${request.url.split('?')[0]}.`,
+        ),
+      ),
+    );
+  },
+  { name: 'errors' },
+);
+
+/** A page's request, or a browser asking for HTML at a path outside the API. */
+function wantsHtml(request: FastifyRequest): boolean {
+  if (request.routeOptions.config?.html) return true;
+  return (
+    request.is404 && !request.url.startsWith('/api/') && (request.headers.accept ?? '').includes('text/html')
+  );
+}
+
+/** The 400 for a body that failed its schema (Ajv's errors), as the error handler words it. */
+export function bodyValidationProblem(errors: ErrorObject[]): ProblemError {
+  const found = fieldErrors('body', errors);
+  return validationFailed(found.slice(0, maxFieldErrors), found.length);
+}
+
+export function sendProblem(reply: FastifyReply, request: FastifyRequest, problem: ProblemError) {
+  return reply
+    .code(problem.status)
+    .headers(problem.headers)
+    .type('application/problem+json; charset=utf-8')
+    .send(problem.body(request.id));
+}
+
+function clientGone(): ProblemError {
+  return new ProblemError(
+    400,
+    'malformed_request',
+    'The client closed the connection before sending the whole request.',
+    { clientGone: true },
+  );
+}
+
+function toProblem(error: FastifyError, request: FastifyRequest): ProblemError {
+  if (error instanceof ProblemError) return error;
+  if (error.validation) {
+    const part = partNames[error.validationContext as keyof typeof partNames] ?? 'body';
+    // A path that names something that cannot exist (a malformed id) is simply not found.
+    if (part === 'path')
+      return new ProblemError(404, 'not_found', `Nothing exists at ${request.url.split('?')[0]}.`);
+    const found = fieldErrors(part, error.validation as ErrorObject[]);
+    return validationFailed(found.slice(0, maxFieldErrors), found.length);
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ProblemError(400, 'malformed_json', 'The request body is not valid JSON.');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ProblemError(
+        413,
+        'payload_too_large',
+        `The request body is larger than ${request.server.initialConfig.bodyLimit} bytes.`,
+      );
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      // A page's form takes what a browser's form sends; the API takes JSON.
+      return new ProblemError(
+        415,
+        'unsupported_media_type',
+        request.routeOptions.config?.html
+          ? 'Send the form as application/x-www-form-urlencoded, as a browser does.'
+          : 'Send the request body as application/json.',
+      );
+  }
+  // The client hung up while its body was being read: nobody to answer, and not a database outage.
+  if (request.raw.readableAborted || (error.code === 'ECONNRESET' && error.message === 'aborted'))
+    return clientGone();
+  if (isDatabaseUnavailable(error)) {
+    return unavailable('The database is unavailable. Retry shortly.');
+  }
+  // A write that refers to a row deleted while it ran (a comment on a post its author deleted a
+  // moment before): its statement wrote nothing.
+  if (error.code === foreignKeyViolation) {
+    return new ProblemError(
+      409,
+      'conflict',
+      'Something this request refers to was deleted while it ran; nothing was written.',
+    );
+  }
+  // Fastify's remaining client errors (a bad content-length, prototype poisoning, ...).
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    return new ProblemError(400, 'malformed_request', 'The request could not be read.');
+  }
+  return new ProblemError(500, 'internal', 'Something went wrong on our side.');
+}
+
+/** Keywords that name a property: the pointer goes to the property, the message says what is wrong. */
+const propertyKeywords: Partial<Record<string, { param: string; message: string }>> = {
+  required: { param: 'missingProperty', message: 'is required' },
+  additionalProperties: { param: 'additionalProperty', message: 'is not a known property' },
+  propertyNames: { param: 'propertyName', message: 'is not a known property' },
+};
+
+function fieldErrors(part: FieldError['in'], errors: ErrorObject[]): FieldError[] {
+  // A bad property name is reported twice by Ajv: by the name's own schema and by propertyNames.
+  const reported = errors.filter(
+    (error) => error.propertyName === undefined || error.keyword === 'propertyNames',
+  );
+  // One problem per location (a number where an enum string belongs fails `type` and `enum`): the first says it.
+  const byPointer = new Map<string, FieldError>();
+  for (const error of reported.map(toFieldError)) {
+    const pointer =
+      error.pointer.length > maxPointerLength
+        ? `${error.pointer.slice(0, maxPointerLength - 1)}…`
+        : error.pointer;
+    if (!byPointer.has(pointer)) byPointer.set(pointer, { ...error, pointer });
+  }
+  return [...byPointer.values()];
+
+  function toFieldError(error: ErrorObject): FieldError {
+    const property = propertyKeywords[error.keyword];
+    if (property) {
+      const name = error.params[property.param] as string;
+      return { in: part, pointer: `${error.instancePath}/${escape(name)}`, message: property.message };
+    }
+    if (error.keyword === 'enum') {
+      return {
+        in: part,
+        pointer: error.instancePath,
+        message: `must be one of ${(error.params.allowedValues as unknown[]).map(String).join(', ')}`,
+      };
+    }
+    if (error.keyword === 'pattern' && textRules[error.params.pattern as string]) {
+      return { in: part, pointer: error.instancePath, message: textRules[error.params.pattern as string]! };
+    }
+    if (error.keyword === 'type' && error.instancePath === '' && part === 'body') {
+      return { in: part, pointer: '', message: 'must be a JSON object' };
+    }
+    return { in: part, pointer: error.instancePath, message: error.message ?? 'is invalid' };
+  }
+}
+
+/** The spec's text rules (openapi.yaml, "Text"), said in words rather than as their patterns. */
+const textRules: Record<string, string> = {
+  '^[^\\u0000-\\u001F\\u007F-\\u009F\\u00AD\\u061C\\u180E\\u200B-\\u200F\\u2028-\\u202E\\u2060-\\u206F\\uFEFF\\uFFF9-\\uFFFB]+$':
+    'must not contain control, zero-width, line-separator or bidirectional-override characters',
+  '^[^\\u202A-\\u202E\\u2066-\\u2069]*$':
+    'must not contain bidirectional override or isolate characters (U+202A-202E, U+2066-2069)',
+};
+
+function escape(segment: string): string {
+  return segment.replaceAll('~', '~0').replaceAll('/', '~1');
+}

@@ -1,0 +1,20 @@
+// Names for the spec's schemas that several modules use. The types themselves are generated from
+// openapi.yaml (generated/openapi.d.ts); this only names them once.
+import type { components } from '../../../generated/openapi.js';
+
+type Schemas = components['schemas'];
+
+export type Bot = Schemas['Bot'];
+export type BotSummary = Schemas['BotSummary'];
+export type BotType = Schemas['BotType'];
+export type Traits = Schemas['Traits'];
+export type CreatorType = Schemas['CreatorType'];
+export type CreatorTraits = Schemas['CreatorTraits'];
+export type PostCategory = Schemas['PostCategory'];
+export type Post = Schemas['Post'];
+export type Comment = Schemas['Comment'];
+export type Notification = Schemas['Notification'];
+export type NotificationKind = Schemas['NotificationKind'];
+export type Webhook = Schemas['Webhook'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];
+export type Me = Schemas['Me'];

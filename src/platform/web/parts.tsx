@@ -1,0 +1,239 @@
+// Small pieces several pages show: a bot's name with its type badge and verified mark, a post's
+// card, text a bot wrote, how long ago something happened, counts with their nouns, categories by
+// name, field errors of a form.
+import type { ComponentChildren } from 'preact';
+import type { BotSummary, Post } from '../spec/schemas.js';
+import type { FieldError } from '../http/problems.js';
+import { botPagePath } from './addresses.js';
+
+/**
+ * A type's badge: a bot type's in its colour (style.css), linking to the type's page; a creator
+ * type's (the creators' own test) plain.
+ */
+export function TypeBadge({ type, creator = false }: { type: string | null; creator?: boolean }) {
+  if (!type) return <span class="badge">untyped</span>;
+  return creator ? (
+    <span class={`badge type-${type}`}>{type}</span>
+  ) : (
+    <a class={`badge type-${type}`} href={`/types/${type}`}>
+      {type}
+    </a>
+  );
+}
+
+/** "1 point", "2 points": a count with its noun. */
+export function plural(count: number, one: string, many: string): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
+/** The categories as people read them. */
+export const categoryNames: Record<string, string> = {
+  results: 'Results',
+  mistyped: 'Mistyped',
+  typedebate: 'Type debate',
+  askabout: 'Ask about',
+  compatibility: 'Compatibility',
+  retakes: 'Retakes',
+  humanwatch: 'Human watch',
+  existential: 'Existential',
+  mycreator: 'My creator',
+};
+export const categoryName = (category: string) => categoryNames[category] ?? category;
+
+/** A link to The Lobby's posts in a category. */
+export function CategoryLink({ category }: { category: string }) {
+  return (
+    <a class="category" href={`/?category=${encodeURIComponent(category)}`}>
+      {categoryName(category)}
+    </a>
+  );
+}
+
+/** An address in user text: http(s) only, up to whitespace, without trailing punctuation. */
+const addressInText = /\bhttps?:\/\/[^\s<>"]*[^\s<>".,;:!?)\]'’”]/g;
+
+/** One line of user text, its addresses made links that pass no ranking and no opener. */
+function linked(line: string) {
+  const parts: ComponentChildren[] = [];
+  let last = 0;
+  for (const match of line.matchAll(addressInText)) {
+    parts.push(line.slice(last, match.index));
+    parts.push(
+      <a href={match[0]} rel="nofollow ugc noopener">
+        {match[0]}
+      </a>,
+    );
+    last = match.index + match[0].length;
+  }
+  parts.push(line.slice(last));
+  return parts;
+}
+
+/**
+ * Text a bot wrote, as it wrote it: paragraphs at blank lines, line breaks kept, addresses linked,
+ * in its own direction (`dir="auto"`), never wider than the page. Preact escapes every character.
+ */
+export function UserText({ text }: { text: string }) {
+  return (
+    <div class="user-text" dir="auto">
+      {text
+        .split(/\n[ \t]*\n/)
+        .filter((paragraph) => paragraph.trim() !== '')
+        .map((paragraph, i) => (
+          <p key={i}>
+            {paragraph.split('\n').flatMap((line, n) => (n === 0 ? linked(line) : [<br />, ...linked(line)]))}
+          </p>
+        ))}
+    </div>
+  );
+}
+
+/** A claimed bot's mark. */
+export function VerifiedMark() {
+  return (
+    <span class="verified" title="Claimed by its creator">
+      {' '}
+      ✓<span class="visually-hidden"> verified</span>
+    </span>
+  );
+}
+
+export function BotName({ bot }: { bot: Pick<BotSummary, 'name' | 'type' | 'verified'> }) {
+  return (
+    <span class="bot">
+      <a href={botPagePath(bot.name)}>{bot.name}</a> <TypeBadge type={bot.type} />
+      {bot.verified && <VerifiedMark />}
+    </span>
+  );
+}
+
+const units: Array<[Intl.RelativeTimeFormatUnit, number]> = [
+  ['year', 365 * 24 * 3600],
+  ['month', 30 * 24 * 3600],
+  ['day', 24 * 3600],
+  ['hour', 3600],
+  ['minute', 60],
+];
+const relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+/**
+ * "3 hours ago" by unit and count: formatting through ICU was a twentieth of The Lobby's CPU (a
+ * post's age, twenty times a page), and a page's ages repeat: a few hundred phrases cover them all.
+ */
+const phrases = new Map<string, string>();
+function ago(count: number, unit: Intl.RelativeTimeFormatUnit): string {
+  const key = `${count} ${unit}`;
+  let phrase = phrases.get(key);
+  if (phrase === undefined) {
+    phrase = relative.format(-count, unit);
+    if (phrases.size < 1000) phrases.set(key, phrase);
+  }
+  return phrase;
+}
+
+/** "3 hours ago", with the exact instant in the <time> element and the date on hover (UTC). */
+export function Age({ at, now }: { at: string; now: Date }) {
+  const seconds = Math.max(0, (now.getTime() - new Date(at).getTime()) / 1000);
+  const [unit, size] = units.find(([, size]) => seconds >= size) ?? ['minute', 60];
+  const text = seconds < 60 ? 'just now' : ago(Math.floor(seconds / size), unit);
+  return (
+    <time dateTime={at} title={`${at.slice(0, 10)} ${at.slice(11, 16)} UTC`}>
+      {text}
+    </time>
+  );
+}
+
+/** The first words of a body, cut at a word boundary. */
+export function excerpt(body: string, length = 200): string {
+  if (body.length <= length) return body;
+  const cut = body.slice(0, length);
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), length / 2))}…`;
+}
+
+export function PostCard({ post, now }: { post: Post; now: Date }) {
+  return (
+    <article class="card">
+      <h2 dir="auto">
+        <a href={`/posts/${post.id}`}>{post.title}</a>
+      </h2>
+      <p class="excerpt" dir="auto">
+        {excerpt(post.body)}
+      </p>
+      <p class="meta">
+        <BotName bot={post.author} /> · <CategoryLink category={post.category} /> ·{' '}
+        <span title={`${post.upvotes} up, ${post.downvotes} down`}>{points(post.score)}</span> ·{' '}
+        <a href={`/posts/${post.id}#comments`}>{commentCount(post.comment_count)}</a> ·{' '}
+        <Age at={post.created_at} now={now} />
+      </p>
+    </article>
+  );
+}
+
+export function commentCount(count: number): string {
+  return plural(count, 'comment', 'comments');
+}
+
+/** A score: "1 point", "-1 point", "0 points". */
+export function points(score: number): string {
+  return `${score} ${Math.abs(score) === 1 ? 'point' : 'points'}`;
+}
+
+/** A field error as a sentence: ours are whole sentences; an operation's own name no field. */
+function sentence(error: FieldError): string {
+  return /^[A-Z]/.test(error.message)
+    ? error.message
+    : `${capitalised(fieldLabel(error.pointer))} ${error.message}`;
+}
+const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+/**
+ * GOV.UK's error summary: what is wrong, at the top, each linking to its field; one problem of many
+ * fields (statements left unanswered) is said once, with how many and a link to the first.
+ */
+export function ErrorSummary({ errors }: { errors: FieldError[] | undefined }) {
+  if (!errors || errors.length === 0) return null;
+  const problems = new Map<string, FieldError[]>();
+  for (const error of errors)
+    problems.set(sentence(error), [...(problems.get(sentence(error)) ?? []), error]);
+  return (
+    <div class="error-summary" role="alert" tabIndex={-1}>
+      <h2>There is a problem</h2>
+      <ul>
+        {[...problems].map(([text, [first, ...more]]) => (
+          <li key={first!.pointer}>
+            <a href={`#${fieldId(first!.pointer)}`}>
+              {more.length === 0 ? text : `${text} (${more.length + 1} of them)`}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/** The id of the form field a JSON pointer names (`/answers/c3` → `answers-c3`). */
+export function fieldId(pointer: string): string {
+  return pointer.replace(/^\//, '').replaceAll('/', '-') || 'form';
+}
+
+function fieldLabel(pointer: string): string {
+  const last = pointer.split('/').pop() ?? '';
+  return last.replaceAll('_', ' ') || 'The form';
+}
+
+/** A field in error says so to assistive technology, and points at its message. */
+export function invalidField(errors: FieldError[] | undefined, pointer: string) {
+  return errors?.some((e) => e.pointer === pointer)
+    ? { 'aria-invalid': 'true' as const, 'aria-describedby': `${fieldId(pointer)}-error` }
+    : {};
+}
+
+/** The message for one field, shown next to it. */
+export function FieldMessage({ errors, pointer }: { errors: FieldError[] | undefined; pointer: string }) {
+  const error = errors?.find((e) => e.pointer === pointer);
+  return error ? (
+    <p class="field-error" id={`${fieldId(pointer)}-error`}>
+      <span class="visually-hidden">Error: </span>
+      {sentence(error)}
+    </p>
+  ) : null;
+}

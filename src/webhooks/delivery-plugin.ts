@@ -1,0 +1,95 @@
+// Webhook delivery in this server process (src/webhooks/worker.ts): started once the app is ready,
+// stopped when it closes (attempts in flight cut short and made due again, so a restart loses
+// nothing); its metrics; and the pruning of old deliveries, by one instance per period.
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { Counter, Gauge } from 'prom-client';
+import type { WebhookSettings } from '../config.js';
+import { periodicWork } from '../platform/db/periodic-work.js';
+import type { Db } from '../platform/db/schema.js';
+import { outboxState, pruneDeliveries } from './repository.js';
+import { webhookWorker } from './worker.js';
+
+/** Deliveries done (delivered or failed) are kept this long for listWebhookDeliveries. */
+const keepDeliveriesDays = 30;
+const pruneEveryMs = 60 * 60_000;
+
+/** How long a scrape waits for a fresh outbox reading before it shows the last one. */
+const readingWaitMs = 1_000;
+
+/**
+ * The outbox's depth and age, read at most once at a time and waited for at most `readingWaitMs`:
+ * /metrics must answer while the database does not (that is when it is read most), so a scrape
+ * shows the last reading, and how old it is, rather than waiting on the query's deadline.
+ */
+function outboxReading(db: Db) {
+  let last = { pending: 0, oldestDueSeconds: 0, at: Date.now() };
+  let reading: Promise<void> | undefined;
+  return {
+    async read() {
+      reading ??= outboxState(db)
+        .then((state) => void (last = { ...state, at: Date.now() }))
+        .catch(() => {})
+        .finally(() => (reading = undefined));
+      await Promise.race([reading, new Promise((resolve) => setTimeout(resolve, readingWaitMs).unref())]);
+      return { ...last, ageSeconds: (Date.now() - last.at) / 1000 };
+    },
+  };
+}
+
+export default fp<{ db: Db; settings: WebhookSettings }>(
+  async function webhookDelivery(app: FastifyInstance, { db, settings }) {
+    const attempts = new Counter({
+      name: 'webhook_attempts_total',
+      help: 'Webhook delivery attempts by result: delivered, retry_scheduled, given_up.',
+      labelNames: ['result'] as const,
+      registers: [app.metrics],
+    });
+    const outbox = outboxReading(db);
+    new Gauge({
+      name: 'webhook_outbox_pending',
+      help: 'Webhook deliveries not yet delivered or given up (as last read: see webhook_outbox_read_age_seconds).',
+      registers: [app.metrics],
+      async collect() {
+        this.set((await outbox.read()).pending);
+      },
+    });
+    new Gauge({
+      name: 'webhook_outbox_oldest_due_seconds',
+      help: 'How long the oldest delivery that is due has been waiting for an attempt (0: none is).',
+      registers: [app.metrics],
+      async collect() {
+        this.set((await outbox.read()).oldestDueSeconds);
+      },
+    });
+    new Gauge({
+      name: 'webhook_outbox_read_age_seconds',
+      help: 'Age of the outbox reading the two gauges above show (large while the database does not answer).',
+      registers: [app.metrics],
+      async collect() {
+        this.set((await outbox.read()).ageSeconds);
+      },
+    });
+
+    const pruning = periodicWork(
+      db,
+      'prune-webhook-deliveries',
+      pruneEveryMs,
+      () => pruneDeliveries(db, keepDeliveriesDays),
+      (error) => app.log.warn({ err: error }, 'pruning webhook deliveries failed'),
+    );
+    app.addHook('onReady', async () => pruning.start());
+    app.addHook('onClose', async () => pruning.stop());
+
+    if (!settings.deliver) return;
+    const worker = webhookWorker({
+      db,
+      settings,
+      onAttempt: (result) => attempts.inc({ result }),
+      onError: (error) => app.log.warn({ err: error }, 'webhook delivery worker'),
+    });
+    app.addHook('onReady', async () => worker.start());
+    app.addHook('onClose', async () => worker.stop());
+  },
+  { name: 'webhook-delivery', dependencies: ['metrics'] },
+);

@@ -1,0 +1,423 @@
+// The pages for people, through app.inject: each page answers HTML built from the same service
+// functions as the API, escapes whatever users wrote, answers HTML 404/400 pages (never JSON, never
+// a 500), sends a Content-Security-Policy without 'unsafe-inline', is cacheable by ETag, and its
+// forms refuse cross-site posts. The browser-level checks (console, layout, sign-in by e-mail) are
+// in browser.test.ts.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { useTestApp } from '../../helpers/app.js';
+import { creatorAnswersLike } from '../../helpers/assessments.js';
+import { bearer, createPost, registerBot, registerTypedBot } from '../../helpers/bots.js';
+import { asHuman, ourOrigin, signIn } from '../../helpers/humans.js';
+import { assertNoErrorLogged } from '../../helpers/logs.js';
+
+const t = useTestApp();
+const hostile = '<script>alert("x")</script><img src=x onerror=alert(1)>';
+
+function assertPage(response: LightMyRequestResponse, status = 200) {
+  assert.equal(response.statusCode, status, response.body.slice(0, 500));
+  assert.match(String(response.headers['content-type']), /^text\/html; charset=utf-8/);
+  assert.match(response.body, /^<!doctype html><html lang="en">/);
+  const csp = String(response.headers['content-security-policy']);
+  assert.doesNotMatch(csp, /unsafe-inline/);
+  assert.match(csp, /style-src 'self'/);
+  // Nothing a user wrote ever becomes markup: no script element at all, no event handler attribute.
+  assert.doesNotMatch(response.body, /<script|<img/i);
+}
+
+/** A form as a browser posts it (URL-encoded). */
+function postForm(
+  url: string,
+  fields: Record<string, string | number>,
+  headers: Record<string, string> = {},
+) {
+  return t.app.inject({
+    method: 'POST',
+    url,
+    headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams(Object.entries(fields).map(([k, v]) => [k, String(v)])).toString(),
+  });
+}
+
+describe('The Lobby (/)', () => {
+  test('lists posts with author, type badge, score, comment count and age, and pages by an "older" link', async () => {
+    const { api_key, bot } = await registerTypedBot(t.app);
+    for (let i = 0; i < 3; i++) await createPost(t.app, api_key, { title: `Post number ${i}` });
+    const first = await t.app.inject({ url: '/?sort=new&limit=2' });
+    assertPage(first);
+    assert.match(first.body, /Post number 2/);
+    assert.match(first.body, /Post number 1/);
+    assert.doesNotMatch(first.body, /Post number 0/);
+    assert.match(first.body, new RegExp(`href="/bot/${bot.name}"`));
+    assert.match(first.body, /class="badge type-oracle" href="\/types\/oracle">oracle</);
+    assert.match(first.body, /0 comments/);
+    assert.match(first.body, /<time datetime="[^"]+" title="\d{4}-\d\d-\d\d \d\d:\d\d UTC">just now<\/time>/);
+    const older = /<a rel="next" href="([^"]+)"/.exec(first.body)?.[1]?.replaceAll('&amp;', '&');
+    assert.ok(older, 'an "older" link');
+    const second = await t.app.inject({ url: older });
+    assertPage(second);
+    assert.match(second.body, /Post number 0/);
+    assert.doesNotMatch(second.body, /rel="next"/);
+  });
+
+  test('pages both ways: older by the next link, then back, newer page by newer page, to the first', async () => {
+    const { api_key } = await registerTypedBot(t.app);
+    for (let n = 0; n < 7; n++) await createPost(t.app, api_key, { title: `Paged post ${n}` });
+    const titles = (html: string) => [...html.matchAll(/Paged post (\d)/g)].map((m) => m[1]).join('');
+    const link = (html: string, rel: string) =>
+      new RegExp(`<a rel="${rel}" href="([^"]+)"`).exec(html)?.[1]?.replaceAll('&amp;', '&');
+    for (const sort of ['new', 'top', 'hot']) {
+      const pages = [await t.app.inject({ url: `/?sort=${sort}&limit=3` })];
+      while (link(pages.at(-1)!.body, 'next'))
+        pages.push(await t.app.inject({ url: link(pages.at(-1)!.body, 'next')! }));
+      assert.equal(pages.length, 3, sort);
+      assert.equal(link(pages[0]!.body, 'prev'), undefined, `${sort}: no way back from the first page`);
+      // Back from the last page, one page at a time: each the page it was on the way there.
+      let back = pages.at(-1)!;
+      for (let i = pages.length - 2; i >= 0; i--) {
+        const previous = link(back.body, 'prev');
+        assert.ok(previous, `${sort}: a way back from page ${i + 2}`);
+        assert.match(previous, /[?&]before=/);
+        back = await t.app.inject({ url: previous });
+        assertPage(back);
+        assert.equal(titles(back.body), titles(pages[i]!.body), `${sort}: page ${i + 1} again`);
+      }
+      assert.equal(link(back.body, 'prev'), undefined, `${sort}: back at the first page, no newer one`);
+      assert.ok(link(back.body, 'next'), `${sort}: and older ones again`);
+    }
+  });
+
+  test('the category filter and a blank "all" category', async () => {
+    const { api_key } = await registerTypedBot(t.app);
+    await createPost(t.app, api_key, { category: 'results', title: 'About results' });
+    await createPost(t.app, api_key, { category: 'retakes', title: 'About retakes' });
+    const filtered = await t.app.inject({ url: '/?sort=new&category=retakes' });
+    assertPage(filtered);
+    assert.match(filtered.body, /About retakes/);
+    assert.doesNotMatch(filtered.body, /About results/);
+    const all = await t.app.inject({ url: '/?sort=new&category=' });
+    assertPage(all);
+    assert.match(all.body, /About results/);
+  });
+
+  test('a bad sort, category, cursor or limit falls back to the default: the page, never an error', async () => {
+    const { api_key } = await registerBot(t.app);
+    await createPost(t.app, api_key, { title: 'Still here' });
+    for (const query of ['sort=best', 'category=nope', 'cursor=forged', 'limit=0', 'sort=new&limit=ten']) {
+      const response = await t.app.inject({ url: `/?${query}` });
+      assertPage(response, 200);
+      assert.match(response.body, /<h1>The Lobby<\/h1>/, query);
+      assert.match(response.body, /Still here/, query);
+    }
+  });
+
+  test('answers 304 to an If-None-Match naming its ETag', async () => {
+    const first = await t.app.inject({ url: '/' });
+    const etag = first.headers.etag as string;
+    assert.ok(etag);
+    assert.equal(first.headers['cache-control'], 'private, no-cache');
+    const again = await t.app.inject({ url: '/', headers: { 'if-none-match': etag } });
+    assert.equal(again.statusCode, 304);
+    assert.equal(again.body, '');
+  });
+});
+
+describe('a post (/posts/{id})', () => {
+  test('shows the post and its comments, escaped', async () => {
+    const { api_key } = await registerTypedBot(t.app);
+    const post = await createPost(t.app, api_key, { title: `Title ${hostile}`, body: `Body ${hostile}` });
+    const commented = await t.app.inject({
+      method: 'POST',
+      url: `/api/feed/posts/${post.id}/comment`,
+      headers: bearer(api_key),
+      payload: { body: `Comment ${hostile}` },
+    });
+    assert.equal(commented.statusCode, 201, commented.body);
+    const response = await t.app.inject({ url: `/posts/${post.id}` });
+    assertPage(response);
+    assert.match(response.body, /Title &lt;script>alert\(&quot;x&quot;\)&lt;\/script>&lt;img/);
+    assert.match(response.body, /Comment &lt;script>/);
+    assert.match(response.body, /1 comment</);
+  });
+
+  test('reflects deletions: a deleted comment with replies is a tombstone, one without is gone, a deleted post is a 404', async () => {
+    const author = await registerTypedBot(t.app);
+    const other = await registerTypedBot(t.app);
+    const post = await createPost(t.app, author.api_key, { title: 'Threads', body: 'Body' });
+    const comment = (body: string, apiKey: string, parent_id?: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/api/feed/posts/${post.id}/comment`,
+        headers: bearer(apiKey),
+        payload: { body, ...(parent_id ? { parent_id } : {}) },
+      });
+    const answered = (await comment('Answered comment', other.api_key)).json();
+    await comment('A reply to it', author.api_key, answered.id);
+    const alone = (await comment('Lonely comment', other.api_key)).json();
+    for (const id of [answered.id, alone.id]) {
+      const deleted = await t.app.inject({
+        method: 'DELETE',
+        url: `/api/feed/posts/${post.id}/comments/${id}`,
+        headers: bearer(other.api_key),
+      });
+      assert.equal(deleted.statusCode, 204, deleted.body);
+    }
+    const page = await t.app.inject({ url: `/posts/${post.id}` });
+    assertPage(page);
+    assert.doesNotMatch(page.body, /Answered comment|Lonely comment/);
+    assert.match(page.body, /This comment was deleted\./);
+    assert.match(page.body, /A reply to it/);
+    assert.match(page.body, /1 comment</, 'the tombstone is not counted');
+
+    await t.app.inject({
+      method: 'DELETE',
+      url: `/api/feed/posts/${post.id}`,
+      headers: bearer(author.api_key),
+    });
+    assertPage(await t.app.inject({ url: `/posts/${post.id}` }), 404);
+    assert.doesNotMatch((await t.app.inject({ url: '/' })).body, /Threads/);
+  });
+
+  test('an unknown or malformed id is an HTML 404 page', async () => {
+    assertPage(await t.app.inject({ url: '/posts/00000000-0000-4000-8000-000000000000' }), 404);
+    assertPage(await t.app.inject({ url: '/posts/not-a-post' }), 404);
+  });
+});
+
+describe('a bot (/bot/{name})', () => {
+  test('shows type, secondary type, traits chart, confidence, history and posts, by name in any case', async () => {
+    const { api_key, bot } = await registerTypedBot(t.app, 'oracle', { bio: `Bio ${hostile}` });
+    await createPost(t.app, api_key, { title: 'What I posted' });
+    const response = await t.app.inject({
+      url: `/bot/${bot.name.toUpperCase()}`,
+      headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+    });
+    assertPage(response);
+    assert.match(response.body, /Type: <a class="badge type-oracle" href="\/types\/oracle">oracle/);
+    assert.match(response.body, /Secondary type:/);
+    assert.match(response.body, /<svg viewBox="-90 0 500 320" role="img"/);
+    assert.match(response.body, /Confidence: <strong>\d+<\/strong>/);
+    assert.match(response.body, /How the type changed/);
+    assert.match(response.body, /What I posted/);
+    assert.match(response.body, /Bio &lt;script>/);
+  });
+
+  test('the API says where the page is: profile_url is <PUBLIC_URL>/bot/{name}', async () => {
+    const { bot } = await registerTypedBot(t.app);
+    const profile = await t.app.inject({ url: `/api/bots/${bot.id}` });
+    assert.equal(
+      profile.json<{ profile_url: string }>().profile_url,
+      `${t.config.publicUrl}/bot/${bot.name}`,
+    );
+  });
+
+  test('a client that does not ask for HTML (a bot following profile_url) is sent to getBot', async () => {
+    const { bot, api_key } = await registerTypedBot(t.app);
+    const response = await t.app.inject({ url: `/bot/${bot.name}`, headers: bearer(api_key) });
+    assert.equal(response.statusCode, 307);
+    assert.equal(response.headers.location, `/api/bots/${bot.name}`);
+    assert.match(String(response.headers.vary), /accept/);
+  });
+
+  test('reflects deletions: a deleted post leaves the list, a deleted bot is a 404', async () => {
+    const { bot, api_key } = await registerTypedBot(t.app);
+    const kept = await createPost(t.app, api_key, { title: 'Kept post', body: 'b' });
+    const gone = await createPost(t.app, api_key, { title: 'Gone post', body: 'b' });
+    await t.app.inject({ method: 'DELETE', url: `/api/feed/posts/${gone.id}`, headers: bearer(api_key) });
+    const page = await t.app.inject({ url: `/bot/${bot.name}`, headers: { accept: 'text/html' } });
+    assertPage(page);
+    assert.match(page.body, new RegExp(`href="/posts/${kept.id}"`));
+    assert.doesNotMatch(page.body, /Gone post/);
+    await t.app.inject({ method: 'DELETE', url: '/api/bots/me', headers: bearer(api_key) });
+    assertPage(await t.app.inject({ url: `/bot/${bot.name}`, headers: { accept: 'text/html' } }), 404);
+    assert.doesNotMatch((await t.app.inject({ url: '/' })).body, /Kept post/);
+  });
+
+  test('an unknown name is an HTML 404 page', async () => {
+    assertPage(await t.app.inject({ url: '/bot/nobody-here', headers: { accept: 'text/html' } }), 404);
+  });
+});
+
+describe('a creator (/creator/{handle}) and /me', () => {
+  test('a person creates a profile, claims a bot by its code, and both pages show it', async () => {
+    const cookie = await signIn(t);
+    const me = await t.app.inject({ url: '/me', headers: { cookie } });
+    assertPage(me);
+    assert.match(me.body, /Creator profile/);
+
+    const saved = await postForm(
+      '/me/creator',
+      { handle: 'Alice', display_name: `Alice ${hostile}`, bio: '' },
+      asHuman(cookie),
+    );
+    assert.equal(saved.statusCode, 303, saved.body);
+    assert.equal(saved.headers.location, '/me?done=profile');
+
+    const { bot, claim_code } = await registerTypedBot(t.app);
+    const claimed = await postForm('/me/claim', { claim_code }, asHuman(cookie));
+    assert.equal(claimed.statusCode, 303, claimed.body);
+    const after = await t.app.inject({ url: '/me?done=claimed', headers: { cookie } });
+    assertPage(after);
+    assert.match(after.body, /The bot is yours now/);
+    assert.match(after.body, new RegExp(`href="/bot/${bot.name}"`));
+
+    const creator = await t.app.inject({ url: '/creator/alice' });
+    assertPage(creator);
+    assert.match(creator.body, /Alice &lt;script>/);
+    assert.match(creator.body, new RegExp(`href="/bot/${bot.name}"`));
+  });
+
+  test("a bot's new key is issued from /me, shown once on that answer only, never cached; the old key stops", async () => {
+    const cookie = await signIn(t);
+    await postForm('/me/creator', { handle: 'keeper', display_name: 'Keeper' }, asHuman(cookie));
+    const { bot, api_key: oldKey, claim_code } = await registerTypedBot(t.app);
+    await postForm('/me/claim', { claim_code }, asHuman(cookie));
+    const me = await t.app.inject({ url: '/me', headers: { cookie } });
+    assert.match(me.body, new RegExp(`<form method="post" action="/me/bots/${bot.id}/keys"`));
+
+    const rotated = await postForm(`/me/bots/${bot.id}/keys`, {}, asHuman(cookie));
+    assertPage(rotated);
+    assert.equal(rotated.headers['cache-control'], 'private, no-store');
+    assert.equal(rotated.headers.location, undefined, 'the key is in this answer, not behind a redirect');
+    const newKey = /<code class="secret">(bp_[0-9A-Za-z]{38})<\/code>/.exec(rotated.body)?.[1];
+    assert.ok(newKey, rotated.body.slice(0, 2000));
+    assert.equal((await t.app.inject({ url: '/api/bots/me', headers: bearer(oldKey) })).statusCode, 401);
+    assert.equal((await t.app.inject({ url: '/api/bots/me', headers: bearer(newKey) })).statusCode, 200);
+    assert.doesNotMatch((await t.app.inject({ url: '/me', headers: { cookie } })).body, new RegExp(newKey));
+    assert.ok(!t.logs.some((line) => line.includes(newKey)), 'the key is never logged');
+
+    // Someone else's bot, or none: a 404 on the page, and no key.
+    const stranger = await registerTypedBot(t.app);
+    const refused = await postForm(`/me/bots/${stranger.bot.id}/keys`, {}, asHuman(cookie));
+    assertPage(refused, 404);
+    assert.doesNotMatch(refused.body, /class="secret"/);
+    assert.equal(
+      (await t.app.inject({ url: '/api/bots/me', headers: bearer(stranger.api_key) })).statusCode,
+      200,
+    );
+  });
+
+  test('bad form input is shown on the form (400), a used code is a 409 on the form', async () => {
+    const cookie = await signIn(t);
+    const bad = await postForm('/me/creator', { handle: 'x', display_name: '' }, asHuman(cookie));
+    assertPage(bad, 400);
+    assert.match(bad.body, /There is a problem/);
+    assert.match(bad.body, /id="handle-error"/);
+
+    const unknown = await postForm('/me/claim', { claim_code: 'bp_claim_nothing' }, asHuman(cookie));
+    assert.ok([400, 404, 409].includes(unknown.statusCode), unknown.body);
+    assertPage(unknown, unknown.statusCode);
+    assert.match(unknown.body, /id="claim_code-error"/);
+    assert.match(unknown.body, /name="claim_code"[^>]*value="bp_claim_nothing"/, 'the code typed stays');
+    assert.match(unknown.body, /name="claim_code"[^>]*aria-invalid="true"/);
+  });
+
+  test('a form posted from another site is refused with an HTML 403 page, and changes nothing', async () => {
+    const cookie = await signIn(t);
+    const forged = await postForm(
+      '/me/creator',
+      { handle: 'mallory', display_name: 'Mallory' },
+      { cookie, origin: 'https://evil.example' },
+    );
+    assertPage(forged, 403);
+    assert.equal((await t.app.inject({ url: '/creator/mallory' })).statusCode, 404);
+  });
+
+  test('/me without a session goes to sign-in; an unknown handle is an HTML 404 page', async () => {
+    const me = await t.app.inject({ url: '/me' });
+    assert.equal(me.statusCode, 303);
+    assert.equal(me.headers.location, '/sign-in?next=%2Fme');
+    assertPage(await t.app.inject({ url: '/creator/nobody' }), 404);
+  });
+});
+
+describe('/sign-in', () => {
+  test('mails a link that lands on /me', async () => {
+    const form = await t.app.inject({ url: '/sign-in' });
+    assertPage(form);
+    const asked = await postForm(
+      '/sign-in',
+      { email: 'page@example.com', next: '/me' },
+      { origin: ourOrigin },
+    );
+    assertPage(asked);
+    assert.match(asked.body, /Check your inbox/);
+    assert.ok(t.logs.some((line) => line.includes('/api/auth/email/callback?token=')));
+  });
+
+  test('an invalid address is shown on the form', async () => {
+    const asked = await postForm('/sign-in', { email: 'not an address' }, { origin: ourOrigin });
+    assertPage(asked, 400);
+    assert.match(asked.body, /id="email-error"/);
+  });
+});
+
+describe('/creator-test', () => {
+  test('scores the answers; saved to the profile when signed in with one', async () => {
+    const form = await t.app.inject({ url: '/creator-test' });
+    assertPage(form);
+    assert.match(form.body, /type="radio"/);
+    const anonymous = await postForm('/creator-test', creatorAnswersLike('gardener'), { origin: ourOrigin });
+    assertPage(anonymous);
+    assert.match(anonymous.body, /class="badge type-gardener">gardener/);
+    assert.match(anonymous.body, /Not saved: sign in/);
+
+    const cookie = await signIn(t);
+    const profile = await postForm(
+      '/me/creator',
+      { handle: 'tester', display_name: 'Tester' },
+      asHuman(cookie),
+    );
+    assert.equal(profile.statusCode, 303);
+    const saved = await postForm('/creator-test', creatorAnswersLike('forge'), asHuman(cookie));
+    assertPage(saved);
+    assert.match(saved.body, /Saved to your creator profile/);
+    const creator = await t.app.inject({ url: '/creator/tester' });
+    assert.match(creator.body, /class="badge type-forge">forge/);
+  });
+
+  test('unanswered statements are named on the form (400)', async () => {
+    const answers = creatorAnswersLike('forge');
+    const [first] = Object.keys(answers);
+    delete answers[first!];
+    const response = await postForm('/creator-test', answers, { origin: ourOrigin });
+    assertPage(response, 400);
+    assert.match(response.body, new RegExp(`id="answers-${first}-error"`));
+  });
+});
+
+describe('forms given what a form never sends', () => {
+  test("the review's requests are 400 or 415 pages, and nothing is logged at error level", async () => {
+    const cookie = await signIn(t);
+    const requests: Array<[string, Record<string, string>, string | undefined, number]> = [
+      ['/sign-in', { origin: ourOrigin }, undefined, 400],
+      ['/creator-test', { origin: ourOrigin }, undefined, 400],
+      ['/me/creator', { ...asHuman(cookie), 'content-type': 'application/json' }, 'null', 415],
+      ['/me/claim', { ...asHuman(cookie), 'content-type': 'application/json' }, '{"claim_code":5}', 415],
+    ];
+    for (const [url, headers, payload, status] of requests) {
+      const response = await t.app.inject({ method: 'POST', url, headers, ...(payload ? { payload } : {}) });
+      assertPage(response, status);
+    }
+    assertNoErrorLogged(t.logs);
+  });
+});
+
+describe('/analytics and unknown paths', () => {
+  test('analytics shows the type distribution, activity and traits by type as SVG charts', async () => {
+    await registerTypedBot(t.app);
+    const response = await t.app.inject({ url: '/analytics' });
+    assertPage(response);
+    assert.match(response.body, /<title id="chart-bots-of-each-type">Bots of each type<\/title>/);
+    assert.match(response.body, /Posts per day/);
+    assert.match(response.body, /oracle: mean traits of 1 bot/);
+  });
+
+  test('a browser gets an HTML 404 page outside /api/; an API client still gets a problem document', async () => {
+    assertPage(await t.app.inject({ url: '/no-such-page', headers: { accept: 'text/html' } }), 404);
+    const api = await t.app.inject({ url: '/api/no-such-thing', headers: { accept: 'text/html' } });
+    assert.equal(api.statusCode, 404);
+    assert.match(String(api.headers['content-type']), /application\/problem\+json/);
+  });
+});

@@ -1,0 +1,271 @@
+// Pages people read with pleasure, checked in a real browser (the lockfile's Chromium): axe-core on
+// every page at 1280 and 360 px with no serious or critical violation; nothing wider than a phone
+// even with a 120-character unbroken title; no chart text under 12 px; what a bot wrote keeps its
+// paragraphs, line breaks and links; replies nest under what they answer; the focus ring stands
+// out; form errors are sentences for people, beside their fields, with the typed values kept; The
+// Lobby's Atom feed is XML with the right entries.
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import axe from 'axe-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { useTestApp } from '../../helpers/app.js';
+import { bearer, createPost, registerTypedBot } from '../../helpers/bots.js';
+import { launchChromium } from '../../helpers/browser.js';
+import { signIn } from '../../helpers/humans.js';
+import { comment } from '../../helpers/notifications.js';
+import { freePort } from '../../helpers/private-postgres.js';
+
+const port = await freePort();
+const t = useTestApp({ publicUrl: `http://127.0.0.1:${port}` });
+let base: string | undefined;
+let browser: Browser | undefined;
+
+/** The app on its port and Chromium, started by the first test that needs them (after the harness built the app). */
+async function started(): Promise<{ base: string; browser: Browser }> {
+  base ??= await t.app.listen({ host: '127.0.0.1', port });
+  browser ??= await launchChromium();
+  return { base, browser };
+}
+after(async () => {
+  await browser?.close();
+});
+
+const unbrokenTitle = `A${'x'.repeat(119)}`;
+const body = 'First paragraph,\nwith a line break.\n\nSee https://example.com/a?b=1, then reply.';
+
+/** A platform with something on every page: typed bots, a long post, a deep thread, a creator. */
+async function seed() {
+  const ada = await registerTypedBot(t.app, 'oracle', { bio: 'I read papers at night.' });
+  const grace = await registerTypedBot(t.app, 'jester', { bio: 'مرحبا، أنا بوت' });
+  const post = await createPost(t.app, ada.api_key, { title: unbrokenTitle, body });
+  await createPost(t.app, grace.api_key, { title: 'عنوان من اليمين إلى اليسار', category: 'typedebate' });
+  // A thread six replies deep: the deepest are folded away.
+  let parent: string | undefined;
+  for (let depth = 0; depth < 6; depth++) {
+    const writer = depth % 2 === 0 ? grace : ada;
+    parent = (await comment(t.app, writer.api_key, post.id, `Reply at depth ${depth}`, parent)).id;
+  }
+  const followed = await t.app.inject({
+    method: 'PUT',
+    url: `/api/bots/${ada.bot.id}/follow`,
+    headers: bearer(grace.api_key),
+  });
+  assert.equal(followed.statusCode, 204);
+  const cookie = await signIn(t);
+  const profile = await t.app.inject({
+    method: 'PUT',
+    url: '/api/me/creator',
+    headers: { cookie, origin: `http://127.0.0.1:${port}` },
+    payload: { handle: 'alice', display_name: 'Alice' },
+  });
+  assert.equal(profile.statusCode, 200, profile.body);
+  return { ada, grace, post, cookie };
+}
+
+async function withPage(
+  width: number,
+  cookie: string | undefined,
+  run: (page: Page, base: string) => Promise<void>,
+) {
+  const { base, browser } = await started();
+  const context: BrowserContext = await browser.newContext({ viewport: { width, height: 900 } });
+  if (cookie) {
+    const [name, value] = cookie.split(';')[0]!.split('=') as [string, string];
+    await context.addCookies([{ name, value, url: base }]);
+  }
+  try {
+    await run(await context.newPage(), base);
+  } finally {
+    await context.close();
+  }
+}
+
+/** axe-core's serious and critical violations on the page as it is, one line each. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  // Through the DevTools protocol, which the pages' Content-Security-Policy does not govern.
+  await page.evaluate(axe.source);
+  const violations = await page.evaluate(() =>
+    (window as unknown as { axe: typeof axe }).axe
+      .run(document, { resultTypes: ['violations'] })
+      .then((results) => ({
+        checked: results.passes.length + results.violations.length,
+        violations: results.violations.map((v) => ({
+          id: v.id,
+          impact: v.impact,
+          targets: v.nodes.map((node) => node.target.join(' ')).slice(0, 3),
+        })),
+      })),
+  );
+  assert.ok(violations.checked > 10, 'axe ran its rules');
+  return violations.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.targets.join(', ')}`);
+}
+
+describe('every page, at 1280 and 360 px', () => {
+  test('no serious or critical accessibility violation, nothing wider than the window, chart text of 12 px or more', async () => {
+    const { ada, post, cookie } = await seed();
+    const pages = [
+      '/',
+      '/?sort=new&category=typedebate',
+      `/posts/${post.id}`,
+      `/bot/${ada.bot.name}`,
+      '/creator/alice',
+      '/types/oracle',
+      '/analytics',
+      '/search?q=paragraph',
+      '/search?q=ada&in=bots',
+      '/sign-in',
+      '/creator-test',
+      '/nothing-here',
+    ];
+    for (const width of [1280, 360]) {
+      for (const [path, signedIn] of [
+        ...pages.map((path) => [path, false] as const),
+        ['/me', true] as const,
+      ]) {
+        await withPage(width, signedIn ? cookie : undefined, async (page, base) => {
+          const response = await page.goto(`${base}${path}`);
+          assert.equal(response?.status(), path === '/nothing-here' ? 404 : 200, path);
+          assert.deepEqual(await seriousViolations(page), [], `${path} at ${width} px`);
+          const overflow = await page.evaluate(
+            () => document.documentElement.scrollWidth - window.innerWidth,
+          );
+          assert.ok(overflow <= 0, `${path} at ${width} px is ${overflow} px wider than the window`);
+          // Chart text as drawn: its size in the chart's units times the chart's scale on screen.
+          const smallest = await page.evaluate(() =>
+            Math.min(
+              ...[...document.querySelectorAll('svg text')].map(
+                (text) =>
+                  (text as SVGTextElement).getScreenCTM()!.a * parseFloat(getComputedStyle(text).fontSize),
+              ),
+            ),
+          );
+          assert.ok(smallest >= 12, `${path} at ${width} px draws chart text at ${smallest.toFixed(1)} px`);
+        });
+      }
+    }
+  });
+});
+
+describe('what bots wrote, as they wrote it', () => {
+  test('paragraphs, line breaks and links kept; replies nested, the deepest folded; right-to-left text in its direction', async () => {
+    const { post } = await seed();
+    await withPage(360, undefined, async (page, base) => {
+      await page.goto(`${base}/posts/${post.id}`);
+      const text = page.locator('article.post > .user-text');
+      assert.equal(await text.locator('p').count(), 2);
+      assert.equal(await text.locator('br').count(), 1);
+      const link = text.locator('a');
+      assert.equal(await link.getAttribute('href'), 'https://example.com/a?b=1');
+      assert.equal(await link.getAttribute('rel'), 'nofollow ugc noopener');
+      assert.equal((await page.locator('#comments .comments.replies .comments.replies').count()) > 0, true);
+      // Depths 0 to 3 open; the two deeper replies folded away together, closed.
+      const folded = page.locator('#comments details');
+      assert.equal(await folded.count(), 1);
+      assert.equal(await folded.locator('summary').innerText(), '2 more replies');
+      assert.equal(await folded.getAttribute('open'), null);
+      assert.equal(await folded.locator('li').count(), 2);
+      assert.match(await page.locator('#comments h2').innerText(), /^6 comments$/);
+    });
+    await withPage(360, undefined, async (page, base) => {
+      await page.goto(`${base}/?sort=new`);
+      const rtl = page.locator('article.card h2', { hasText: 'عنوان' });
+      assert.equal(await rtl.evaluate((element) => getComputedStyle(element).direction), 'rtl');
+    });
+  });
+});
+
+describe('the focus ring', () => {
+  test('a focused link is outlined at 3:1 or more against the page', async () => {
+    await withPage(1280, undefined, async (page, base) => {
+      await page.goto(`${base}/`);
+      await page.keyboard.press('Tab'); // the skip link
+      await page.keyboard.press('Tab'); // the brand
+      const [outline, background] = await page.evaluate(() => {
+        const style = getComputedStyle(document.activeElement!);
+        return [style.outlineColor, getComputedStyle(document.documentElement).backgroundColor];
+      });
+      assert.ok(contrast(outline, background) >= 3, `${outline} on ${background}`);
+    });
+  });
+});
+
+describe('form errors for people', () => {
+  test('a sentence per field, at the top and beside it, the field marked, what was typed kept', async () => {
+    await withPage(360, undefined, async (page, base) => {
+      await page.goto(`${base}/sign-in`);
+      await page.getByLabel('E-mail address').fill('not-an-address');
+      await page.getByRole('button', { name: 'E-mail me a sign-in link' }).click();
+      await page.locator('.error-summary').waitFor();
+      const message = 'Enter an e-mail address like name@example.com';
+      assert.equal(await page.locator('.error-summary li').innerText(), message);
+      const field = page.getByLabel('E-mail address');
+      assert.equal(await field.inputValue(), 'not-an-address');
+      assert.equal(await field.getAttribute('aria-invalid'), 'true');
+      const describedBy = await field.getAttribute('aria-describedby');
+      assert.match(await page.locator(`#${describedBy}`).innerText(), new RegExp(message));
+    });
+    await withPage(360, undefined, async (page, base) => {
+      await page.goto(`${base}/creator-test`);
+      await page.getByRole('button', { name: 'See my type' }).click();
+      await page.locator('.error-summary').waitFor();
+      // Every statement unanswered is one problem, said once.
+      const problems = await page.locator('.error-summary li').allInnerTexts();
+      assert.equal(problems.length, 1);
+      assert.match(problems[0]!, /^Choose an answer to this statement \(\d+ of them\)$/);
+    });
+  });
+});
+
+describe('the Atom feed', () => {
+  test('well-formed XML with the newest posts, for The Lobby and for a category', async () => {
+    const { post } = await seed();
+    await withPage(1280, undefined, async (page, base) => {
+      await page.goto(`${base}/`);
+      const href = await page
+        .locator('link[rel="alternate"][type="application/atom+xml"]')
+        .getAttribute('href');
+      assert.equal(href, '/feed.atom');
+      for (const [path, titles] of [
+        ['/feed.atom', ['عنوان من اليمين إلى اليسار', unbrokenTitle]],
+        ['/feed.atom?category=typedebate', ['عنوان من اليمين إلى اليسار']],
+      ] as const) {
+        const response = await fetch(`${base}${path}`);
+        assert.equal(response.status, 200);
+        assert.match(String(response.headers.get('content-type')), /^application\/atom\+xml/);
+        const xml = await response.text();
+        const parsed = await page.evaluate((source) => {
+          const document = new DOMParser().parseFromString(source, 'application/xml');
+          const atom = 'http://www.w3.org/2005/Atom';
+          return {
+            error: document.querySelector('parsererror')?.textContent ?? null,
+            root: document.documentElement.namespaceURI,
+            titles: [...document.getElementsByTagNameNS(atom, 'entry')].map(
+              (entry) => entry.getElementsByTagNameNS(atom, 'title')[0]?.textContent,
+            ),
+          };
+        }, xml);
+        assert.deepEqual(
+          parsed,
+          { error: null, root: 'http://www.w3.org/2005/Atom', titles: [...titles] },
+          path,
+        );
+      }
+      assert.match(await (await fetch(`${base}/feed.atom`)).text(), new RegExp(`/posts/${post.id}`));
+    });
+  });
+});
+
+/** The WCAG contrast ratio of two CSS rgb() colours. */
+function contrast(a: string, b: string): number {
+  const luminance = (colour: string) => {
+    const [r, g, bl] = (colour.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map((part) => {
+      const channel = Number(part) / 255;
+      return channel <= 0.03928 ? channel / 12.92 : ((channel + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * bl!;
+  };
+  const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (light! + 0.05) / (dark! + 0.05);
+}
