@@ -27,7 +27,7 @@ import docs from './platform/http/docs.js';
 import errors, { sendProblem } from './platform/http/errors.js';
 import { settleAdmissionFirst } from './platform/admission/settle-on-error.js';
 import jsonBody from './platform/http/json-body.js';
-import openapiRoutes, { routeCompilers } from './platform/spec/routes.js';
+import openapiRoutes, { routeCompilers } from './platform/operations/routes.js';
 import pageCache from './platform/page-cache/plugin.js';
 import { firstPageKey } from './platform/page-cache/requests.js';
 import idempotencyUpkeep from './platform/idempotency/retention-plugin.js';
@@ -36,7 +36,7 @@ import rateLimiting, { botAdmission } from './platform/admission/rate-limit-plug
 import metrics, { metricsAuth, type PoolStats } from './platform/http/metrics.js';
 import securityHeaders from './platform/http/security-headers.js';
 import type { Clock } from './platform/db/clock.js';
-import { ProblemError } from './platform/http/problems.js';
+import { ProblemError } from './platform/spec/problems.js';
 import { createMailer } from './auth/mailer.js';
 import { oauthProviders } from './auth/oauth.js';
 import { pruneExpiredSignInTokens } from './auth/repository.js';

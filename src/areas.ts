@@ -23,7 +23,7 @@ import { feedPages } from './feed/pages.js';
 import { followHandlers } from './follows/handlers.js';
 import { healthHandlers } from './health/handlers.js';
 import { notificationHandlers } from './notifications/handlers.js';
-import type { HandlerMap } from './platform/spec/handler-types.js';
+import type { HandlerMap } from './platform/operations/handler-types.js';
 import type { WebPagesOptions } from './platform/web/plugin.js';
 import type { Clock } from './platform/db/clock.js';
 import { searchHandlers } from './search/handlers.js';

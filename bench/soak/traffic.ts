@@ -3,7 +3,7 @@
 // rate-limit key (Stats).
 import type { LimitedAction } from '../../src/config.js';
 import { encodeCursor } from '../../src/platform/db/keyset.js';
-import type { OperationId } from '../../src/platform/spec/handler-types.js';
+import type { OperationId } from '../../src/platform/operations/handler-types.js';
 import { answersLike } from '../../test/helpers/assessments.js';
 import { assertContract } from '../../test/helpers/contract.js';
 import { hostileStrings } from '../../test/helpers/fuzz.js';

@@ -2,7 +2,7 @@
 // getAnalyticsActivity, getAnalyticsDrift, getAnalyticsCreators. The work is in ./service.ts;
 // clients and CDNs may keep an answer a minute.
 import type { ReadRouting } from '../platform/db/read-routing.js';
-import type { HandlerMap } from '../platform/spec/handler-types.js';
+import type { HandlerMap } from '../platform/operations/handler-types.js';
 import {
   creatorTypeDistribution,
   dailyActivity,

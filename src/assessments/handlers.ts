@@ -5,7 +5,7 @@ import type { Config } from '../config.js';
 import type { ReadRouting } from '../platform/db/read-routing.js';
 import type { Db } from '../platform/db/schema.js';
 import { replayHeaders } from '../platform/idempotency/idempotent-request.js';
-import type { HandlerMap } from '../platform/spec/handler-types.js';
+import type { HandlerMap } from '../platform/operations/handler-types.js';
 import { authenticatedBot, pendingAdmission } from '../platform/admission/request-context.js';
 import { questionsCacheControl } from './scoring.js';
 import { assessmentResult, botQuestions, rateLatestResult, takeAssessment } from './service.js';

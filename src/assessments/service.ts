@@ -6,7 +6,7 @@ import type { Config } from '../config.js';
 import type { BotRow, Db } from '../platform/db/schema.js';
 import type { BotAdmission } from '../platform/admission/bot-admission.js';
 import { botPageUrl } from '../platform/web/addresses.js';
-import { notFound, ProblemError } from '../platform/http/problems.js';
+import { notFound, ProblemError } from '../platform/spec/problems.js';
 import {
   findAssessment,
   listAssessmentsOfBot,

@@ -1,5 +1,5 @@
 // The sign-in page: an e-mail link, or a provider's OAuth button.
-import type { FieldError } from '../platform/http/problems.js';
+import type { FieldError } from '../platform/spec/problems.js';
 import { ErrorSummary, FieldMessage, fieldId, invalidField } from '../platform/web/parts.js';
 
 export function SignInView({

@@ -2,7 +2,7 @@
 // id, by name or as `me`: the name must be the calling bot's. Another bot is a 403, a bot that does
 // not exist a 404.
 import type { BotRow, Db } from '../platform/db/schema.js';
-import { notFound, ProblemError } from '../platform/http/problems.js';
+import { notFound, ProblemError } from '../platform/spec/problems.js';
 import { findBot } from './repository.js';
 
 export async function callingBotNamed(db: Db, bot: BotRow, reference: string): Promise<BotRow> {

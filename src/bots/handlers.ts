@@ -4,7 +4,7 @@
 import type { Config } from '../config.js';
 import type { ReadRouting } from '../platform/db/read-routing.js';
 import type { Db } from '../platform/db/schema.js';
-import type { HandlerMap } from '../platform/spec/handler-types.js';
+import type { HandlerMap } from '../platform/operations/handler-types.js';
 import type { Clock } from '../platform/db/clock.js';
 import { replayHeaders } from '../platform/idempotency/idempotent-request.js';
 import {

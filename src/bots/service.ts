@@ -5,7 +5,7 @@ import type { components } from '../../generated/openapi.js';
 import type { Config, LimitedAction } from '../config.js';
 import type { BotRow, Db } from '../platform/db/schema.js';
 import { keysetPage, type Page, type PageRequest } from '../platform/db/keyset.js';
-import { notFound, ProblemError, validationFailed } from '../platform/http/problems.js';
+import { notFound, ProblemError, validationFailed } from '../platform/spec/problems.js';
 import { clientIpCap, type BotAdmission } from '../platform/admission/bot-admission.js';
 import { consumeQuota, rateLimitKey, readQuota } from '../platform/admission/sliding-window.js';
 import type { Clock } from '../platform/db/clock.js';

@@ -4,7 +4,7 @@ import { questionsCacheControl } from '../assessments/scoring.js';
 import type { Config } from '../config.js';
 import type { ReadRouting } from '../platform/db/read-routing.js';
 import type { Db } from '../platform/db/schema.js';
-import type { HandlerMap } from '../platform/spec/handler-types.js';
+import type { HandlerMap } from '../platform/operations/handler-types.js';
 import { signedInUserId } from '../platform/admission/request-context.js';
 import {
   claimBotWithCode,

@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../platform/db/schema.js';
 import type { ReadRouting } from '../platform/db/read-routing.js';
 import type { Clock } from '../platform/db/clock.js';
-import { ProblemError, type FieldError } from '../platform/http/problems.js';
+import { ProblemError, type FieldError } from '../platform/spec/problems.js';
 import type { Form, WebPages } from '../platform/web/plugin.js';
 import type { Config } from '../config.js';
 import { botProfile, rotateClaimedBotKey } from '../bots/service.js';

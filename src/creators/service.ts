@@ -11,8 +11,8 @@ import { toBot } from '../bots/repository.js';
 import type { Config } from '../config.js';
 import type { Db } from '../platform/db/schema.js';
 import { keysetPage } from '../platform/db/keyset.js';
-import type { RequestBody } from '../platform/spec/handler-types.js';
-import { notFound, ProblemError, validationFailed } from '../platform/http/problems.js';
+import type { RequestBody } from '../platform/operations/handler-types.js';
+import { notFound, ProblemError, validationFailed } from '../platform/spec/problems.js';
 import { hashSecret } from '../platform/admission/secrets.js';
 import {
   claimBotByCode,

@@ -1,7 +1,7 @@
 // A creator's public page, the signed-in person's own page (/me: the creator profile form, claiming,
 // their bots and their keys) and the creators' test.
 import type { components } from '../../generated/openapi.js';
-import type { FieldError } from '../platform/http/problems.js';
+import type { FieldError } from '../platform/spec/problems.js';
 import {
   BotName,
   ErrorSummary,

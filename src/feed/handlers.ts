@@ -5,7 +5,7 @@ import type { Config } from '../config.js';
 import type { ReadRouting } from '../platform/db/read-routing.js';
 import type { Db } from '../platform/db/schema.js';
 import { replayHeaders } from '../platform/idempotency/idempotent-request.js';
-import type { HandlerMap } from '../platform/spec/handler-types.js';
+import type { HandlerMap } from '../platform/operations/handler-types.js';
 import { pageReads } from '../platform/page-cache/requests.js';
 import { authenticatedBot, pendingAdmission, requiredBot } from '../platform/admission/request-context.js';
 import {

@@ -16,7 +16,7 @@ import {
   type Page,
   type PageRequest,
 } from '../platform/db/keyset.js';
-import { notFound, ProblemError, validationFailed, type FieldError } from '../platform/http/problems.js';
+import { notFound, ProblemError, validationFailed, type FieldError } from '../platform/spec/problems.js';
 import { idempotentRequest, revivedRow, type Answered } from '../platform/idempotency/idempotent-request.js';
 import { settledWrite } from '../platform/idempotency/idempotent-write.js';
 import {

@@ -1,6 +1,6 @@
 // Handlers of followBot and unfollowBot. The work is in ./service.ts.
 import type { Db } from '../platform/db/schema.js';
-import type { HandlerMap } from '../platform/spec/handler-types.js';
+import type { HandlerMap } from '../platform/operations/handler-types.js';
 import { pendingAdmission } from '../platform/admission/request-context.js';
 import { followBot, unfollowBot } from './service.js';
 

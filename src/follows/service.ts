@@ -3,7 +3,7 @@
 // limited per bot together (`follows`).
 import type { BotSummary } from '../platform/spec/schemas.js';
 import type { Db } from '../platform/db/schema.js';
-import { notFound, validationFailed } from '../platform/http/problems.js';
+import { notFound, validationFailed } from '../platform/spec/problems.js';
 import type { BotAdmission } from '../platform/admission/bot-admission.js';
 import { follow, listFollows, unfollow, type FollowWrite } from './repository.js';
 

@@ -1,8 +1,8 @@
 // Handlers of the operator's endpoints: getHealth (the process), getReadiness (the database) and
 // getMetrics (Prometheus; the registry is the metrics plugin's).
 import type { Db } from '../platform/db/schema.js';
-import type { HandlerMap } from '../platform/spec/handler-types.js';
-import { unavailable } from '../platform/http/problems.js';
+import type { HandlerMap } from '../platform/operations/handler-types.js';
+import { unavailable } from '../platform/spec/problems.js';
 import { pingDatabase } from './repository.js';
 
 export function healthHandlers({ db }: { db: Db }) {

@@ -1,7 +1,7 @@
 // Handlers of a bot's inbox: listNotifications and markNotificationsRead. The work is in ./service.ts.
 import type { Db } from '../platform/db/schema.js';
 import { defaultPageSize } from '../platform/db/keyset.js';
-import type { HandlerMap } from '../platform/spec/handler-types.js';
+import type { HandlerMap } from '../platform/operations/handler-types.js';
 import { authenticatedBot } from '../platform/admission/request-context.js';
 import { inbox, markNotificationsRead } from './service.js';
 

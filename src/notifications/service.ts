@@ -4,7 +4,7 @@ import type { Notification } from '../platform/spec/schemas.js';
 import type { BotRow, Db } from '../platform/db/schema.js';
 import { findComments } from '../feed/repository.js';
 import { keysetPage } from '../platform/db/keyset.js';
-import { notFound } from '../platform/http/problems.js';
+import { notFound } from '../platform/spec/problems.js';
 import {
   countUnread,
   findNotification,

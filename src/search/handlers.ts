@@ -1,7 +1,7 @@
 // Handler of search. The work is in ./service.ts.
 import type { Config } from '../config.js';
 import type { ReadRouting } from '../platform/db/read-routing.js';
-import type { HandlerMap } from '../platform/spec/handler-types.js';
+import type { HandlerMap } from '../platform/operations/handler-types.js';
 import { search } from './service.js';
 
 /** Clients and CDNs may reuse an answer this long: what matches changes as posts arrive. */

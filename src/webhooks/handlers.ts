@@ -3,7 +3,7 @@
 import type { Config } from '../config.js';
 import type { Db } from '../platform/db/schema.js';
 import { defaultPageSize } from '../platform/db/keyset.js';
-import type { HandlerMap } from '../platform/spec/handler-types.js';
+import type { HandlerMap } from '../platform/operations/handler-types.js';
 import { authenticatedBot } from '../platform/admission/request-context.js';
 import { deleteWebhook, deliveriesOf, setWebhook, webhookOf } from './service.js';
 

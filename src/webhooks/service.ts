@@ -3,7 +3,7 @@ import type { NotificationKind } from '../platform/spec/schemas.js';
 import type { WebhookSettings } from '../config.js';
 import type { BotRow, Db } from '../platform/db/schema.js';
 import { keysetPage } from '../platform/db/keyset.js';
-import { notFound, validationFailed } from '../platform/http/problems.js';
+import { notFound, validationFailed } from '../platform/spec/problems.js';
 import { refusedAddress, resolveHost } from './address-policy.js';
 import {
   deleteWebhookOf,

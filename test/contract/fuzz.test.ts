@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { listOperations, loadSpec } from '../../src/platform/spec/openapi.js';
-import type { OperationId } from '../../src/platform/spec/handler-types.js';
+import type { OperationId } from '../../src/platform/operations/handler-types.js';
 import { useTestApp } from '../helpers/app.js';
 import { answersLike } from '../helpers/assessments.js';
 import { bearer, createPost, registerBot } from '../helpers/bots.js';

@@ -11,7 +11,7 @@ import {
   resolved,
   type Operation,
 } from '../../src/platform/spec/openapi.js';
-import type { OperationId } from '../../src/platform/spec/handler-types.js';
+import type { OperationId } from '../../src/platform/operations/handler-types.js';
 import { useTestApp } from '../helpers/app.js';
 import { bearer, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';

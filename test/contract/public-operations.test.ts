@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { listOperations, loadSpec, requiredSecuritySchemes } from '../../src/platform/spec/openapi.js';
-import type { OperationId } from '../../src/platform/spec/handler-types.js';
+import type { OperationId } from '../../src/platform/operations/handler-types.js';
 import { useTestApp } from '../helpers/app.js';
 import { registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { components, operations } from '../../generated/openapi.js';
-import type { OperationId } from '../../src/platform/spec/handler-types.js';
+import type { OperationId } from '../../src/platform/operations/handler-types.js';
 import { assertContract } from '../helpers/contract.js';
 import { createTestDatabase, serverUrl, type TestDatabase } from '../helpers/database.js';
 import { npmStart, type StartedServer } from '../helpers/npm-start.js';

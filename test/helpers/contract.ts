@@ -9,7 +9,7 @@ import {
   resolved,
   type JsonSchema,
 } from '../../src/platform/spec/openapi.js';
-import type { OperationId } from '../../src/platform/spec/handler-types.js';
+import type { OperationId } from '../../src/platform/operations/handler-types.js';
 
 const spec = loadSpec();
 const operations = new Map(listOperations(spec).map((op) => [op.operationId, op]));

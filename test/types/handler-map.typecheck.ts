@@ -1,6 +1,6 @@
 // Compile-time proof that handlers are held to openapi.yaml. Nothing here runs: `npm run typecheck`
 // compiles it, and fails as soon as one of the @ts-expect-error lines stops being an error.
-import type { Handler, HandlerMap } from '../../src/platform/spec/handler-types.js';
+import type { Handler, HandlerMap } from '../../src/platform/operations/handler-types.js';
 
 declare const handlers: HandlerMap;
 declare const bot: Awaited<ReturnType<Handler<'getBot'>>>['body'];

@@ -5,7 +5,7 @@ import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { hashSecret, isWellFormedApiKey } from './secrets.js';
 import { findBotByApiKeyHash } from './repository.js';
 import type { Db } from '../db/schema.js';
-import { ProblemError } from '../http/problems.js';
+import { ProblemError } from '../spec/problems.js';
 import { bearerHeaderPattern } from './request-context.js';
 
 const realm = 'realm="bot-platform"';

@@ -28,6 +28,12 @@ export function clientIpCap(action: string, botMax: number, factor: number, ip: 
   };
 }
 
+/** The answer remembered for a bot's key: the hash of the request that made it, and its row as JSON. */
+export interface EarlierAnswer {
+  requestHash: string;
+  response: Record<string, unknown>;
+}
+
 /** A request's Idempotency-Key and the hash of what it asks (see src/platform/idempotency/). */
 export interface IdempotentRequest {
   key: string;

@@ -5,8 +5,7 @@
 // vote_on_post()) begin with the same function. See README.md in this folder.
 import { sql, type RawBuilder } from 'kysely';
 import type { BotRow, Db } from '../db/schema.js';
-import type { EarlierAnswer } from '../idempotency/idempotent-request.js';
-import type { AdmissionAnswer, AdmissionAsk } from './bot-admission.js';
+import type { AdmissionAnswer, AdmissionAsk, EarlierAnswer } from './bot-admission.js';
 
 /** The admitted bot's id, if its request is admitted: the one row a write's statement may change. */
 export const admittedBotId = sql<string>`(select admitted.id from admitted where admitted.admits)`;

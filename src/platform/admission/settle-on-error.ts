@@ -2,7 +2,7 @@
 // (http/errors.ts) calls this first, as app.ts tells it to.
 import type { FastifyError, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
-import { ProblemError } from '../http/problems.js';
+import { ProblemError } from '../spec/problems.js';
 
 /**
  * A request to an operation limited per bot that failed before its write (its body did not parse or

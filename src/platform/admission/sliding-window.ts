@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import type { components } from '../../../generated/openapi.js';
 import type { RateLimitAction } from '../../config.js';
 import type { Db } from '../db/schema.js';
-import { ProblemError, unavailable } from '../http/problems.js';
+import { ProblemError, unavailable } from '../spec/problems.js';
 import type { Clock } from '../db/clock.js';
 
 /** The published interface's rolling hour. */

@@ -3,7 +3,7 @@
 // what page 1 does. Encoded as base64url JSON; a cursor that does not decode to the expected shape
 // is a 400 `invalid_cursor`, never a value that reaches SQL unchecked.
 import { sql, type RawBuilder } from 'kysely';
-import { ProblemError } from '../http/problems.js';
+import { ProblemError } from '../spec/problems.js';
 import { uuidPattern } from '../spec/formats.js';
 
 export type CursorPart = 'uuid' | 'timestamp' | 'integer' | 'double' | 'real' | 'text';

@@ -6,7 +6,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import type { ErrorObject } from 'ajv';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
-import { ProblemError, unavailable, validationFailed, type FieldError } from './problems.js';
+import { ProblemError, unavailable, validationFailed, type FieldError } from '../spec/problems.js';
 
 /** Postgres's foreign_key_violation. */
 const foreignKeyViolation = '23503';

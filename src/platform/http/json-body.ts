@@ -5,7 +5,7 @@
 // of our schemas, before anything walks it recursively.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { ProblemError } from './problems.js';
+import { ProblemError } from '../spec/problems.js';
 
 const charsetParameter = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });

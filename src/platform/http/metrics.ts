@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 
 import fp from 'fastify-plugin';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ReadRouting } from '../db/read-routing.js';
-import { ProblemError } from './problems.js';
+import { ProblemError } from '../spec/problems.js';
 
 /** The database pool's state, when it has one (a Postgres server; PGlite has a single connection). */
 export interface PoolStats {

@@ -4,16 +4,8 @@
 // replay needs: the remembered answer row revived (its timestamps were JSON strings), and, for a
 // key rotation, the new key sealed with the key that asked for it (see README.md).
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
-import { ProblemError } from '../http/problems.js';
-import type { IdempotentRequest } from '../admission/bot-admission.js';
-
-export type { IdempotentRequest };
-
-/** The answer remembered for a bot's key: the hash of the request that made it, and its row as JSON. */
-export interface EarlierAnswer {
-  requestHash: string;
-  response: Record<string, unknown>;
-}
+import { ProblemError } from '../spec/problems.js';
+import type { EarlierAnswer, IdempotentRequest } from '../admission/bot-admission.js';
 
 /** An operation's answer, and whether it is the earlier answer to the request's Idempotency-Key. */
 export interface Answered<T> {

@@ -2,13 +2,13 @@
 // the admission settled (counted, or for a replay and a key in use only read), then the write's own
 // answer, the earlier answer to replay, a 409 for a key another request was writing with, or a 422
 // for a key used for another request. See README.md.
-import type { AdmissionAnswer, BotAdmission } from '../admission/bot-admission.js';
-import {
-  idempotencyKeyInUse,
-  replayable,
-  type EarlierAnswer,
-  type IdempotentRequest,
-} from './idempotent-request.js';
+import type {
+  AdmissionAnswer,
+  BotAdmission,
+  EarlierAnswer,
+  IdempotentRequest,
+} from '../admission/bot-admission.js';
+import { idempotencyKeyInUse, replayable } from './idempotent-request.js';
 
 /** What a write's statement answered: its admission, the earlier answer to its key, its own outcome. */
 export type IdempotentWrite<Outcome> = Written<Outcome> | 'in_use';

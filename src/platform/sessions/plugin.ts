@@ -13,7 +13,7 @@ import type { Db } from '../db/schema.js';
 import { deleteSession, findSessionData, pruneExpiredSessions, saveSession } from './repository.js';
 import { sessionCookieName, sessionCookieOptions, sessionLifetimeMs } from './cookie.js';
 import { hashSecret } from '../admission/secrets.js';
-import { ProblemError } from '../http/problems.js';
+import { ProblemError } from '../spec/problems.js';
 
 const pruneEveryMs = 10 * 60 * 1000;
 

@@ -2,7 +2,7 @@
 // keyed by the schema's error (Ajv's keyword, and for a pattern the field it guards), each naming
 // the field as its label does. The API words the same errors for programs (platform/http/errors.ts).
 import type { ErrorObject } from 'ajv';
-import type { FieldError } from '../http/problems.js';
+import type { FieldError } from '../spec/problems.js';
 
 /** How each form field is named in a sentence, and what a pattern of its asks for. */
 const fields: Record<string, { label: string; pattern?: string }> = {

@@ -3,7 +3,7 @@
 // name, field errors of a form.
 import type { ComponentChildren } from 'preact';
 import type { BotSummary, Post } from '../spec/schemas.js';
-import type { FieldError } from '../http/problems.js';
+import type { FieldError } from '../spec/problems.js';
 import { botPagePath } from './addresses.js';
 
 /**

@@ -12,9 +12,9 @@ import type { Config } from '../../config.js';
 import { routeRateLimit, type RouteLimits } from '../admission/rate-limit-plugin.js';
 import type { Clock } from '../db/clock.js';
 import { conditionalGet } from '../http/conditional-get.js';
-import { ProblemError, type FieldError } from '../http/problems.js';
+import { ProblemError, type FieldError } from '../spec/problems.js';
 import { sameOriginGuard } from '../sessions/plugin.js';
-import type { OperationId, RequestBody } from '../spec/handler-types.js';
+import type { OperationId, RequestBody } from '../operations/handler-types.js';
 import type { Me } from '../spec/schemas.js';
 import {
   listOperations,
@@ -23,7 +23,7 @@ import {
   type OpenApiDocument,
   type Operation,
 } from '../spec/openapi.js';
-import { requestValidator, routeSchema, type RouteCompilers, type Validator } from '../spec/routes.js';
+import { requestValidator, routeSchema, type RouteCompilers, type Validator } from '../operations/routes.js';
 import { favicon, htmlDocument, stylesheet } from './document.js';
 import { humanFieldErrors } from './field-messages.js';
 import type { PageMeta, Viewer } from './layout.js';

@@ -7,9 +7,9 @@ import { after, before, describe, test } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { currentBotQuestionnaire } from '../../../src/assessments/scoring.js';
 import { loadSpec } from '../../../src/platform/spec/openapi.js';
-import type { HandlerMap } from '../../../src/platform/spec/handler-types.js';
+import type { HandlerMap } from '../../../src/platform/operations/handler-types.js';
 import errors from '../../../src/platform/http/errors.js';
-import openapiRoutes, { routeCompilers } from '../../../src/platform/spec/routes.js';
+import openapiRoutes, { routeCompilers } from '../../../src/platform/operations/routes.js';
 
 const spec = loadSpec();
 const questions = {

@@ -12,7 +12,7 @@ import { pruneIdempotencyKeys } from '../../../src/platform/idempotency/retentio
 import { testConfig, useTestApp } from '../../helpers/app.js';
 import { answersLike } from '../../helpers/assessments.js';
 import { bearer, createPost, registerBot } from '../../helpers/bots.js';
-import type { OperationId } from '../../../src/platform/spec/handler-types.js';
+import type { OperationId } from '../../../src/platform/operations/handler-types.js';
 import { assertContract } from '../../helpers/contract.js';
 import { countingStatements, serverUrl } from '../../helpers/database.js';
 

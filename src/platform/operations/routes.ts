@@ -22,7 +22,7 @@ import {
   type RateLimitExtension,
   type SchemaCompiler,
   type SerializerCompiler,
-} from './openapi.js';
+} from '../spec/openapi.js';
 import type { HandlerMap } from './handler-types.js';
 import { routeRateLimit, type RouteLimits } from '../admission/rate-limit-plugin.js';
 import type { CachedRouteHooks } from '../page-cache/plugin.js';
