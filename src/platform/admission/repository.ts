@@ -170,9 +170,9 @@ export function admissionArguments({ keyHash, limits }: AdmissionAsk) {
  * The CTE that remembers a write's answer for its Idempotency-Key, in the write's own statement:
  * `answer`, the statement's CTE of its answer row (with the bot's id), as JSON. A request without a
  * key remembers nothing (an unread CTE that never runs). For a rotation the key that asked is
- * remembered too: only it may replay (see botsByKeyOrItsRotation). Two first requests with one key
- * at once both write, and the second's insert fails on the primary key, taking its write and its
- * hits back (see platform/idempotency/idempotent-write.ts).
+ * remembered too: only it may replay (bot_admission()'s p_rotation_replay_minutes). Two first
+ * requests with one key at once both write, and the second's insert fails on the primary key,
+ * taking its write and its hits back (see platform/idempotency/idempotent-write.ts).
  */
 export function rememberedAnswer(shape: AdmissionShape, { keyHash, idempotency }: AdmissionAsk) {
   // A raw CTE body is not parenthesised for us.
