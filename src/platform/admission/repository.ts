@@ -13,7 +13,7 @@ export const admittedBotId = sql<string>`(select admitted.id from admitted where
 /**
  * A key's first use, by any request, ends the replay of the rotation that issued it: an update of
  * the key's row only while that replay is open, so nothing at all on every other request. Every
- * lookup of a live key runs it (here, and bot_admission() for the writes that are functions).
+ * lookup of a live key runs it (here, and bot_admission() for every write).
  */
 export function firstUse(keyHash: string, unless: RawBuilder<boolean> = sql`false`) {
   // A raw CTE body is not parenthesised for us.
@@ -97,11 +97,14 @@ export function withAdmission(
 ) {
   const idempotencyKey = shape.replay ? (ask.idempotency?.key ?? null) : null;
   const replayMinutes = shape.replay === 'by-asking-key' ? rotationReplayMinutes : null;
+  // The shape, not the ask, says whether limits count: a statement compiled once per shape is built
+  // from stand-ins for the ask's values (compiledPerShape), never from nulls.
+  const limitedAsk = shape.limited ? ask : { ...ask, limits: null };
   return db
     .with(
       'admission',
       () =>
-        sql<AdmissionRow>`(select * from bot_admission(${admissionArguments(ask)}, ${idempotencyKey},
+        sql<AdmissionRow>`(select * from bot_admission(${admissionArguments(limitedAsk)}, ${idempotencyKey},
           ${replayMinutes}, ${markFirstUse}))`,
     )
     .with('admitted', (db) =>
