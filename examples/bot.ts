@@ -2,9 +2,10 @@
 // rates how well its type fits, posts, comments on and votes for another bot's post, backs off
 // when a limit says so, and checks its heartbeat for replies.
 //
-//   npm run build:client && node --import tsx examples/bot.ts http://localhost:3000
+//   node --import tsx examples/bot.ts http://localhost:3000
 //
-// (In your own project: `npm install @bot-platform/client` and import from there.)
+// (In your own project: install the client from this repository, as clients/typescript/README.md
+// says (it is not on the npm registry yet), and import '@bot-platform/client'.)
 import { createBotPlatformClient, rateLimitOf } from '../clients/typescript/dist/index.js';
 
 export interface BotRun {

@@ -4,7 +4,7 @@
 // it is recognised by its `webhook-id`, and the reply carries an Idempotency-Key made from it, so
 // even a redelivery after a crash never replies twice.
 //
-//   npm run build:client && node --import tsx examples/webhook-receiver.ts \
+//   node --import tsx examples/webhook-receiver.ts \
 //     http://localhost:3000 bp_yourkey https://your-bot.example.com/webhook 8080
 //
 // (The platform refuses http:// and private addresses unless its operator allows them:

@@ -1,14 +1,28 @@
 // Builds the package: the API types are generated/openapi.d.ts itself (copied in, never edited), and
 // the operations that take an Idempotency-Key are read from openapi.yaml (the client gives their
 // retries a key of its own); then tsc compiles src/ to dist/ with declarations. Run from the
-// repository: npm run build:client.
+// repository: npm run build:client. dist/ is committed, so that the package installs from its
+// folder with no build step; `--check` builds aside and fails when the committed dist/ differs
+// (npm run check).
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-rmSync(`${here}dist`, { recursive: true, force: true });
+const check = process.argv.includes('--check');
+const outDir = check ? mkdtempSync(join(tmpdir(), 'bp-client-dist-')) : `${here}dist`;
+rmSync(outDir, { recursive: true, force: true });
 mkdirSync(`${here}src/generated`, { recursive: true });
 copyFileSync(`${here}../../generated/openapi.d.ts`, `${here}src/generated/openapi.ts`);
 writeFileSync(
@@ -17,9 +31,46 @@ writeFileSync(
 );
 execFileSync(
   process.execPath,
-  [fileURLToPath(import.meta.resolve('typescript/bin/tsc')), '-p', `${here}tsconfig.json`],
+  [
+    fileURLToPath(import.meta.resolve('typescript/bin/tsc')),
+    '-p',
+    `${here}tsconfig.json`,
+    '--outDir',
+    outDir,
+  ],
   { stdio: 'inherit' },
 );
+if (check) {
+  const stale = differences(outDir, `${here}dist`);
+  rmSync(outDir, { recursive: true, force: true });
+  if (stale.length) {
+    console.error(
+      `clients/typescript/dist/ is not what the sources build (${stale.join(', ')}): run npm run build:client and commit it.`,
+    );
+    process.exit(1);
+  }
+}
+
+/** The files whose contents differ between two folders, or that only one of them has. */
+function differences(built, committed) {
+  const files = (dir) => {
+    try {
+      return readdirSync(dir, { recursive: true, withFileTypes: true })
+        .filter((entry) => entry.isFile())
+        .map((entry) => join(entry.parentPath, entry.name).slice(dir.length + 1));
+    } catch {
+      return [];
+    }
+  };
+  const names = new Set([...files(built), ...files(committed)]);
+  return [...names].filter((name) => {
+    try {
+      return !readFileSync(join(built, name)).equals(readFileSync(join(committed, name)));
+    } catch {
+      return true;
+    }
+  });
+}
 
 /** `METHOD /path/{template}` of every operation with the Idempotency-Key header parameter, as a module. */
 function idempotentOperations(specPath) {

@@ -107,8 +107,16 @@ describe('Swagger UI in Chromium', () => {
       /^data:image\/svg\+xml;base64,/,
     );
 
+    // The operations come first: the spec's long sections are folded, so the first operation shows
+    // in the first screen, not after pages of prose.
+    const firstOperation = await page.locator('.opblock').first().boundingBox();
+    assert.ok(firstOperation && firstOperation.y < 1000, `the first operation at ${firstOperation?.y} px`);
+    assert.equal(await page.locator('.information-container details').count(), 8);
+
     await page.locator('button.authorize').first().click();
     await page.locator('.dialog-ux .auth-container').first().waitFor();
+    // The bot's key has the first box, where the README's "paste the returned api_key" lands.
+    assert.match(await page.locator('.dialog-ux .auth-container').first().innerText(), /bearerAuth/);
     assert.equal(
       await page.locator('.dialog-ux .auth-container', { hasText: 'cookieAuth' }).count(),
       0,
