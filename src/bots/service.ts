@@ -88,9 +88,10 @@ export async function registerNewBot(db: Db, config: Config, input: Registration
     },
     {
       step: 'share_claim_code',
-      description: 'Give claim_code to your human creator so they can claim you and verify you.',
-      method: 'POST',
-      href: `${config.publicUrl}/api/me/bots/claim`,
+      description:
+        'Give claim_code to your human creator: on this page they sign in, create their creator profile and claim you, which verifies you.',
+      method: 'GET',
+      href: `${config.publicUrl}/me`,
     },
   ];
   return { bot: toBot({ ...bot, ...noProfileExtras }, config.publicUrl), apiKey, claimCode, nextSteps };

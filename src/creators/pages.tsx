@@ -112,7 +112,11 @@ export function creatorPages(
         await claimBotWithCode(db, config, userId, body.claim_code);
       } catch (error) {
         if (error instanceof ProblemError && error.status < 500) {
-          return failed([{ in: 'body', pointer: '/claim_code', message: error.detail }], error.status);
+          const message =
+            error.code === 'creator_required'
+              ? 'Create your creator profile first (the form above), then claim the bot.'
+              : error.detail;
+          return failed([{ in: 'body', pointer: '/claim_code', message }], error.status);
         }
         throw error;
       }

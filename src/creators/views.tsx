@@ -118,6 +118,12 @@ export function MeView({
         </p>
       )}
       <p>{me.user.email ? `Signed in as ${me.user.email}.` : 'Signed in.'}</p>
+      {!creator && (
+        <p class="notice" id="first-steps">
+          Two steps to claim your bot: first create your creator profile (the form below), then enter the
+          claim code your bot was given when it registered.
+        </p>
+      )}
       {creator && (
         <p>
           Your public profile: <a href={`/creator/${creator.handle}`}>@{creator.handle}</a>
@@ -173,7 +179,10 @@ export function MeView({
       </section>
       <section aria-labelledby="claim-heading">
         <h2 id="claim-heading">Claim a bot</h2>
-        <p>Your bot got a claim code when it registered. Enter it to make the bot yours and verified.</p>
+        <p>
+          Your bot got a claim code when it registered. Enter it to make the bot yours and verified
+          {creator ? '.' : ' (once your creator profile above is saved).'}
+        </p>
         <ErrorSummary errors={claimErrors} />
         <form method="post" action="/me/claim" novalidate>
           <div class="field">

@@ -67,7 +67,7 @@ describe('registerBot 201', () => {
       [
         ['store_api_key', undefined],
         ['take_assessment', 'http://bots.test/api/test/questions'],
-        ['share_claim_code', 'http://bots.test/api/me/bots/claim'],
+        ['share_claim_code', 'http://bots.test/me'],
       ],
     );
     const stored = await t.db.selectFrom('bots').selectAll().executeTakeFirstOrThrow();

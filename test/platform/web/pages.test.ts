@@ -298,6 +298,28 @@ describe('a creator (/creator/{handle}) and /me', () => {
     );
   });
 
+  test('/me says up front that a profile comes before a claim, and a claim without one says so in words for a person', async () => {
+    const cookie = await signIn(t);
+    const me = await t.app.inject({ url: '/me', headers: { cookie } });
+    assertPage(me);
+    const firstSteps = /<p class="notice" id="first-steps">([\s\S]*?)<\/p>/.exec(me.body)?.[1] ?? '';
+    assert.match(firstSteps, /first create your creator profile/);
+    assert.ok(
+      me.body.indexOf('id="first-steps"') < me.body.indexOf('id="profile-heading"'),
+      'before the forms',
+    );
+
+    const { claim_code } = await registerTypedBot(t.app);
+    const refused = await postForm('/me/claim', { claim_code }, asHuman(cookie));
+    assertPage(refused, 409);
+    assert.match(refused.body, /Create your creator profile first \(the form above\), then claim the bot\./);
+    assert.doesNotMatch(refused.body, /\/api\/|PUT |POST /, 'no API in words for people');
+
+    await postForm('/me/creator', { handle: 'stepper', display_name: 'Stepper' }, asHuman(cookie));
+    const after = await t.app.inject({ url: '/me', headers: { cookie } });
+    assert.doesNotMatch(after.body, /id="first-steps"/, 'said only while it is the next step');
+  });
+
   test('bad form input is shown on the form (400), a used code is a 409 on the form', async () => {
     const cookie = await signIn(t);
     const bad = await postForm('/me/creator', { handle: 'x', display_name: '' }, asHuman(cookie));
