@@ -8,7 +8,12 @@ import type { Config } from '../config.js';
 export interface Mailer {
   sendSignInLink(to: string, link: string): Promise<void>;
   close(): void;
+  /** True when links go to the server's log, not to an inbox (no SMTP_URL: development and tests). */
+  logsLinks: boolean;
 }
+
+/** How a logged link begins, in the log and on the page that says where to look. */
+export const loggedLinkLead = 'Sign-in link for';
 
 export function createMailer(config: Config, log: FastifyBaseLogger): Mailer {
   const { smtpUrl, mailFrom } = config.humans;
@@ -16,12 +21,17 @@ export function createMailer(config: Config, log: FastifyBaseLogger): Mailer {
     // Production refuses to start this way (config.ts): a live link in a log is a key anyone reading it can use.
     if (config.env === 'production' && config.humans.emailSignIn)
       throw new Error('createMailer: no SMTP_URL in production');
+    if (config.humans.emailSignIn)
+      log.warn(
+        `E-mail sign-in has no SMTP_URL: sign-in links are written to this log ("${loggedLinkLead} ...")`,
+      );
     return {
+      logsLinks: true,
       async sendSignInLink(to, link) {
-        log.info(
-          { to, sign_in_link: link },
-          'no SMTP configured: here is the sign-in link that would have been mailed',
-        );
+        const line = `${loggedLinkLead} ${to} (not mailed: no SMTP_URL): ${link}`;
+        log.info({ to, sign_in_link: link }, line);
+        // In development the log is a terminal full of JSON: the link also stands on a line of its own.
+        if (config.env === 'development') process.stderr.write(`\n  ${line}\n\n`);
       },
       close() {},
     };
@@ -32,6 +42,7 @@ export function createMailer(config: Config, log: FastifyBaseLogger): Mailer {
       nodemailer.createTransport(smtpUrl),
     ));
   return {
+    logsLinks: false,
     async sendSignInLink(to, link) {
       await (
         await connect()

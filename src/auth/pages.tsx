@@ -3,6 +3,7 @@
 // (default /me): the page the person came from.
 import type { WebPages } from '../platform/web/plugin.js';
 import { endSession, sendSignInMail, type AuthDependencies } from './handlers.js';
+import { loggedLinkLead } from './mailer.js';
 import { SignInView } from './views.js';
 
 export function authPages(web: WebPages, deps: Omit<AuthDependencies, 'oauthProviders'>) {
@@ -41,11 +42,17 @@ export function authPages(web: WebPages, deps: Omit<AuthDependencies, 'oauthProv
         );
       }
       await sendSignInMail(deps, request, reply, body);
+      const loggedAs = deps.mailer.logsLinks ? loggedLinkLead : undefined;
       return send(
         request,
         reply,
-        'Check your inbox',
-        <SignInView next={body.next ?? '/me'} providers={providers} sentTo={body.email} />,
+        loggedAs ? "Your link is in the server's log" : 'Check your inbox',
+        <SignInView
+          next={body.next ?? '/me'}
+          providers={providers}
+          sentTo={body.email}
+          loggedAs={loggedAs}
+        />,
       );
     },
   );

@@ -6,6 +6,7 @@ export function SignInView({
   next,
   providers,
   sentTo,
+  loggedAs,
   errors,
   email,
 }: {
@@ -15,8 +16,23 @@ export function SignInView({
   email?: string | undefined;
   /** The address a link was just mailed to: the page says to check the inbox. */
   sentTo?: string;
+  /** The link went to the server's log (no mail server configured), which starts it with this. */
+  loggedAs?: string | undefined;
   errors?: FieldError[];
 }) {
+  if (sentTo && loggedAs) {
+    return (
+      <>
+        <h1>Your link is in the server's log</h1>
+        <p class="notice" id="link-in-log">
+          This server has no mail server set up (<code>SMTP_URL</code>), so nothing was mailed: the sign-in
+          link for {sentTo} is written to the server's log instead. Look in the terminal running the server
+          for the line that begins “{loggedAs} {sentTo}”, and open its link in this browser.
+        </p>
+        <p>It works for 15 minutes, once, and only in this browser.</p>
+      </>
+    );
+  }
   if (sentTo) {
     return (
       <>

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { buildApp } from '../../src/app.js';
-import { testConfig, useTestApp } from '../helpers/app.js';
+import { logCollector, testConfig, useTestApp } from '../helpers/app.js';
 import { assertContract } from '../helpers/contract.js';
 import { followLink, sessionCookieOf, signInCookieOf, uniqueEmail } from '../helpers/humans.js';
 import { serverLogStream } from '../helpers/logs.js';
@@ -196,5 +196,25 @@ describe('requestEmailSignIn 404', () => {
     } finally {
       await off.close();
     }
+  });
+});
+
+describe('without SMTP_URL (development)', () => {
+  test('the server says at start that links go to its log, and says nothing of it with SMTP or sign-in off', async () => {
+    const startLines = async (humans: Partial<typeof t.config.humans>) => {
+      const lines: string[] = [];
+      const app = await buildApp({
+        config: testConfig({ humans: { ...t.config.humans, ...humans } }),
+        db: t.db,
+        logStream: logCollector(lines),
+      });
+      await app.close();
+      return lines.filter((line) => line.includes('SMTP_URL'));
+    };
+    const [said] = await startLines({ smtpUrl: undefined });
+    assert.match(said ?? '', /E-mail sign-in has no SMTP_URL: sign-in links are written to this log/);
+    assert.equal(JSON.parse(said!).level, 40, 'a warning, above the request logs');
+    assert.deepEqual(await startLines({ smtpUrl }), []);
+    assert.deepEqual(await startLines({ smtpUrl: undefined, emailSignIn: false }), []);
   });
 });

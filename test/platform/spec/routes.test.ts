@@ -79,7 +79,7 @@ describe('routes and operations', () => {
   test('operationIds are unique and the handler map has exactly one handler for each', () => {
     const ids = operations.map((op) => op.operationId);
     assert.equal(new Set(ids).size, ids.length);
-    const mailer = { sendSignInLink: async () => {}, close() {} };
+    const mailer = { sendSignInLink: async () => {}, close() {}, logsLinks: true };
     const handlers = createHandlers({
       db: database.db,
       reads: primaryOnly(database.db),
