@@ -23,6 +23,8 @@ export interface Config {
   databaseReadMaxLagMs: number;
   /** `unnamed` (safe behind any transaction pooler) or `named` (prepared once per connection: a direct connection, or PgBouncer 1.21+ with max_prepared_statements). */
   databasePreparedStatements: 'named' | 'unnamed';
+  /** Connections each pool (the primary's, the replica's) holds at most, per instance. */
+  databasePoolMax: number;
   /** Server-side limit per statement (set per transaction; see docs/deploy.md) and, plus a margin, the client's deadline for any query. */
   databaseStatementTimeoutMs: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -143,6 +145,7 @@ const variables = {
   DATABASE_READ_URL: { type: 'string', pattern: '^postgres(ql)?://' },
   DATABASE_READ_MAX_LAG_MS: { type: 'integer', minimum: 0, maximum: 3_600_000, default: 1000 },
   DATABASE_PREPARED_STATEMENTS: { type: 'string', enum: ['unnamed', 'named'], default: 'unnamed' },
+  DATABASE_POOL_MAX: { type: 'integer', minimum: 1, maximum: 1_000, default: 10 },
   DATABASE_STATEMENT_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 600_000, default: 5000 },
   PGLITE_DIR: { type: 'string', minLength: 1, default: './data' },
   LOG_LEVEL: {
@@ -217,7 +220,18 @@ export class ConfigError extends StartupError {
 export const environmentSchema = { type: 'object', properties: variables };
 const validate = compileEnvironmentValidator(environmentSchema);
 
-export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config {
+export interface LoadOptions {
+  /**
+   * False for the command-line tools (`npm run migrate`, `npm run admin`), which serve no one: what
+   * only serving needs (SESSION_SECRET, SMTP_URL in production) is then not required.
+   */
+  serving?: boolean;
+}
+
+export function loadConfig(
+  environment: NodeJS.ProcessEnv = process.env,
+  { serving = true }: LoadOptions = {},
+): Config {
   const raw: Record<string, unknown> = {};
   for (const name of Object.keys(variables)) {
     const value = environment[name];
@@ -257,7 +271,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
       throw new ConfigError([`${name} needs DATABASE_URL (the primary) to be set as well`]);
     }
   }
-  const humans = loadHumansConfig(environment, raw, env);
+  const humans = loadHumansConfig(environment, raw, env, serving);
   return {
     env,
     host: raw.HOST as string,
@@ -269,6 +283,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     databaseReadUrl: raw.DATABASE_READ_URL as string | undefined,
     databaseReadMaxLagMs: raw.DATABASE_READ_MAX_LAG_MS as number,
     databasePreparedStatements: raw.DATABASE_PREPARED_STATEMENTS as Config['databasePreparedStatements'],
+    databasePoolMax: raw.DATABASE_POOL_MAX as number,
     databaseStatementTimeoutMs: raw.DATABASE_STATEMENT_TIMEOUT_MS as number,
     logLevel: raw.LOG_LEVEL as Config['logLevel'],
     trustProxy,
@@ -316,6 +331,7 @@ function loadHumansConfig(
   environment: NodeJS.ProcessEnv,
   raw: Record<string, unknown>,
   env: Config['env'],
+  serving: boolean,
 ): HumansConfig {
   const problems: string[] = [];
   const list = (value: unknown) =>
@@ -327,8 +343,8 @@ function loadHumansConfig(
       : [];
 
   let sessionSecrets = list(raw.SESSION_SECRET);
-  const sessionSecretEphemeral = sessionSecrets.length === 0 && env !== 'production';
-  if (sessionSecrets.length === 0 && env === 'production') {
+  const sessionSecretEphemeral = sessionSecrets.length === 0 && (env !== 'production' || !serving);
+  if (sessionSecrets.length === 0 && env === 'production' && serving) {
     problems.push(
       'SESSION_SECRET must be set in production: one secret of at least 32 characters, or a comma-separated list to rotate (the first signs)',
     );
@@ -382,7 +398,7 @@ function loadHumansConfig(
   });
 
   const emailSignIn = raw.EMAIL_SIGNIN === 'on';
-  if (env === 'production' && emailSignIn && !raw.SMTP_URL) {
+  if (env === 'production' && serving && emailSignIn && !raw.SMTP_URL) {
     // Without a mail server the links would go to the log, where anyone who reads it could use them.
     problems.push(
       'SMTP_URL must be set in production to mail sign-in links, or set EMAIL_SIGNIN=off to turn e-mail sign-in off',

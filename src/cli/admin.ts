@@ -85,7 +85,7 @@ export async function runAdmin(argv: string[], db: Db, io: AdminOutput): Promise
 }
 
 async function main() {
-  const config = loadConfig();
+  const config = loadConfig(process.env, { serving: false });
   const database = await openDatabase(config);
   try {
     await checkDatabases(database, config);

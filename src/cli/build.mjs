@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -40,7 +41,16 @@ function isStale() {
  * SIGTERM): the compiler is stopped, the build stamp is not written, and the next start builds again.
  */
 export async function ensureBuilt({ signal } = {}) {
-  if (isStale()) await build(signal);
+  if (!isStale()) return;
+  // On stderr, so that a tool's own output (npm run admin's key) stays alone on stdout.
+  const first = !existsSync(stamp);
+  console.error(
+    `${first ? 'First start' : 'The sources changed'}: building dist/ (TypeScript, then one bundle). ` +
+      'This takes 10 to 40 s, once; later starts take about a second.',
+  );
+  const started = performance.now();
+  await build(signal);
+  console.error(`Built dist/ in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
 }
 
 /** Runs a command to its end; rejects if it fails, or stops it and rejects when `signal` aborts. */

@@ -7,7 +7,7 @@ import { migrateToLatest } from '../platform/db/migrate.js';
 import { exitOnStartupError } from '../process/startup-error.js';
 
 async function main() {
-  const config = loadConfig();
+  const config = loadConfig(process.env, { serving: false });
   const database = await openDatabase(config);
   try {
     await checkDatabases(database, config);

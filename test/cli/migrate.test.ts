@@ -14,7 +14,16 @@ describe('npm run migrate', () => {
   test('applies every migration in migrations/ in order to an empty PGlite directory, then has nothing left to do', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'bp-migrate-'));
     try {
-      const env = { ...process.env, DATABASE_URL: '', PGLITE_DIR: dir };
+      // In production, with neither SESSION_SECRET nor SMTP_URL: a tool that serves no one needs neither.
+      const env = {
+        ...process.env,
+        DATABASE_URL: '',
+        PGLITE_DIR: dir,
+        NODE_ENV: 'production',
+        SESSION_SECRET: '',
+        SMTP_URL: '',
+        EMAIL_SIGNIN: 'on',
+      };
       const run = () => promisify(execFile)('npm', ['run', '--silent', 'migrate'], { env });
       const files = (await readdir(new URL('../../migrations', import.meta.url)))
         .map((f) => f.replace(/\.ts$/, ''))

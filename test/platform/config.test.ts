@@ -117,6 +117,20 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ EMAIL_SIGNIN: 'maybe' }), /EMAIL_SIGNIN/);
   });
 
+  test('the command-line tools serve no one: in production they need neither SESSION_SECRET nor SMTP_URL', () => {
+    const production = { NODE_ENV: 'production' };
+    assert.throws(() => loadConfig(production), /SESSION_SECRET must be set in production/);
+    assert.throws(() => loadConfig(production), /SMTP_URL must be set in production/);
+    const tool = loadConfig(production, { serving: false });
+    assert.equal(tool.env, 'production');
+    assert.equal(tool.humans.sessionSecretEphemeral, true);
+    // What is set is still checked.
+    assert.throws(
+      () => loadConfig({ ...production, SESSION_SECRET: 'short' }, { serving: false }),
+      /32 characters/,
+    );
+  });
+
   test('timeouts, the connection cap, the per-IP factor, heap growth and the metrics token are read and checked', () => {
     const config = loadConfig({
       REQUEST_TIMEOUT_MS: '20000',

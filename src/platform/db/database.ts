@@ -36,17 +36,16 @@ export interface DatabaseOptions {
   databaseReadMaxLagMs?: number;
   databasePreparedStatements?: 'named' | 'unnamed';
   databaseStatementTimeoutMs?: number;
+  /** Connections each pool (the primary's, the replica's) holds at most (DATABASE_POOL_MAX). */
+  databasePoolMax?: number;
 }
-
-/** Connections each pool (the primary's, the replica's) holds at most. */
-const poolSize = 10;
 
 export async function openDatabase(options: DatabaseOptions): Promise<OpenDatabase> {
   const { databaseUrl, pgliteDir } = options;
   if (databaseUrl) {
     const poolOptions = (url: string): PostgresPoolOptions => ({
       url,
-      max: poolSize,
+      max: options.databasePoolMax ?? 10,
       statementTimeoutMs: options.databaseStatementTimeoutMs ?? 5_000,
       preparedStatements: options.databasePreparedStatements ?? 'unnamed',
     });

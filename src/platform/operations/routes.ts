@@ -3,7 +3,7 @@
 // requirements and which answers are private (Cache-Control) all come from the spec.
 // Bodies are validated strictly (no coercion, no stripping: an unknown property is a 400); path and
 // query values are converted from their string form only when they are plain numerals.
-import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, LogLevel, onRequestAsyncHookHandler } from 'fastify';
 import type { KeywordDefinition, ValidateFunction } from 'ajv';
 import fp from 'fastify-plugin';
 import { conditionalGet } from '../http/conditional-get.js';
@@ -45,6 +45,8 @@ export interface OpenApiRoutesOptions {
   include?: (op: Operation) => boolean;
   /** Operations whose pages may be served from memory, by operationId (see platform/page-cache/plugin.ts). */
   cached?: Partial<Record<keyof HandlerMap, CachedRouteHooks>>;
+  /** Operations logged at a level of their own, by operationId (health probes: only at debug). */
+  logLevels?: Partial<Record<keyof HandlerMap, LogLevel>>;
 }
 
 export interface RouteCompilers {
@@ -81,7 +83,17 @@ declare module 'fastify' {
 export default fp<OpenApiRoutesOptions>(
   async function openapiRoutes(
     app: FastifyInstance,
-    { spec, handlers, security, limits, botAdmission, compilers, include = () => true, cached = {} },
+    {
+      spec,
+      handlers,
+      security,
+      limits,
+      botAdmission,
+      compilers,
+      include = () => true,
+      cached = {},
+      logLevels = {},
+    },
   ) {
     const { serializers } = compilers;
     // Each validator is compiled on its route's first request, so start-up compiles none.
@@ -116,9 +128,11 @@ export default fp<OpenApiRoutesOptions>(
       const admission = limited && botAdmission?.(limited);
       if (admission && securitySchemes(op, spec).join() !== 'bearerAuth')
         throw new Error(`${op.operationId}: an operation limited per bot must be secured by bearerAuth`);
+      const logLevel = logLevels[op.operationId as keyof HandlerMap];
       app.route({
         method: op.method.toUpperCase(),
         url: op.path.replace(/\{([^}]+)\}/g, ':$1'),
+        ...(logLevel ? { logLevel } : {}),
         config: {
           operationId: op.operationId,
           ...(limits && limited && !admission

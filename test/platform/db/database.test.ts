@@ -4,7 +4,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { DataDirectoryInUseError, openDatabase } from '../../../src/platform/db/database.js';
+import { serverUrl } from '../../helpers/database.js';
 
 describe('embedded PGlite directory', () => {
   test("one opener at a time; free again once closed; a dead owner's lock is taken over", async () => {
@@ -23,6 +25,24 @@ describe('embedded PGlite directory', () => {
       await second.close();
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a Postgres server', { skip: !serverUrl && 'runs in the Postgres pass' }, () => {
+  test('DATABASE_POOL_MAX bounds the connections an instance opens', async () => {
+    const database = await openDatabase({ databaseUrl: serverUrl, pgliteDir: '', databasePoolMax: 2 });
+    try {
+      let most = 0;
+      const sleeping = Array.from({ length: 6 }, () =>
+        sql`select pg_sleep(0.05)`.execute(database.db).then(() => {
+          most = Math.max(most, database.poolStats!().total);
+        }),
+      );
+      await Promise.all(sleeping);
+      assert.equal(most, 2, 'six statements at once share two connections');
+    } finally {
+      await database.close();
     }
   });
 });
