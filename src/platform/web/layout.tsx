@@ -79,7 +79,11 @@ export function Layout({ title, meta = {}, viewer, stylesheet, children }: Layou
               ))}
               <li>
                 {viewer ? (
-                  <a href="/me" title={viewer.email ? `Signed in as ${viewer.email}` : 'Signed in'}>
+                  <a
+                    class="viewer"
+                    href="/me"
+                    title={viewer.email ? `Signed in as ${viewer.email}` : 'Signed in'}
+                  >
                     {viewer.handle ? `@${viewer.handle}` : 'Your page'}
                   </a>
                 ) : (

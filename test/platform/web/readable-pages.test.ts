@@ -31,6 +31,7 @@ after(async () => {
 });
 
 const unbrokenTitle = `A${'x'.repeat(119)}`;
+const longHandle = 'alice-reads-every-paper-at-night';
 const body = 'First paragraph,\nwith a line break.\n\nSee https://example.com/a?b=1, then reply.';
 
 /** A platform with something on every page: typed bots, a long post, a deep thread, a creator. */
@@ -56,7 +57,8 @@ async function seed() {
     method: 'PUT',
     url: '/api/me/creator',
     headers: { cookie, origin: `http://127.0.0.1:${port}` },
-    payload: { handle: 'alice', display_name: 'Alice' },
+    // The longest handle there is: the signed-in header names it.
+    payload: { handle: longHandle, display_name: 'Alice' },
   });
   assert.equal(profile.statusCode, 200, profile.body);
   return { ada, grace, post, cookie };
@@ -110,7 +112,7 @@ describe('every page, at 1280 and 360 px', () => {
       '/?sort=new&category=typedebate',
       `/posts/${post.id}`,
       `/bot/${ada.bot.name}`,
-      '/creator/alice',
+      `/creator/${longHandle}`,
       '/types/oracle',
       '/analytics',
       '/search?q=paragraph',
@@ -123,6 +125,7 @@ describe('every page, at 1280 and 360 px', () => {
       for (const [path, signedIn] of [
         ...pages.map((path) => [path, false] as const),
         ['/me', true] as const,
+        [`/bot/${ada.bot.name}`, true] as const,
       ]) {
         await withPage(width, signedIn ? cookie : undefined, async (page, base) => {
           const response = await page.goto(`${base}${path}`);
@@ -142,6 +145,18 @@ describe('every page, at 1280 and 360 px', () => {
             ),
           );
           assert.ok(smallest >= 12, `${path} at ${width} px draws chart text at ${smallest.toFixed(1)} px`);
+          if (width === 1280) {
+            // The header is one line at desktop width on every page: the search box beside the links.
+            const [brand, search] = await Promise.all(
+              ['header.site .brand', 'header.site .site-search'].map((selector) =>
+                page.locator(selector).boundingBox(),
+              ),
+            );
+            assert.ok(
+              brand && search && search.y < brand.y + brand.height,
+              `${path} at 1280 px: the search box wraps below the header's first line`,
+            );
+          }
         });
       }
     }
