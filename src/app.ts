@@ -207,11 +207,11 @@ export async function buildApp({
       botAdmission(extension, limited ? limits : undefined, config.ipLimitFactor, db, clock),
     compilers: routeCompilers(spec, [answerSheetKeyword]),
     // Health probes come every few seconds from every load balancer: their request lines are logged
-    // only at LOG_LEVEL debug or trace (their warnings, such as an unreachable database, always).
+    // only at LOG_LEVEL debug or trace; at info, only their warnings (an unreachable database).
     logLevels: Object.fromEntries(
       (['getHealth', 'getReadiness'] as const).map((id) => [
         id,
-        config.logLevel === 'debug' || config.logLevel === 'trace' ? config.logLevel : 'warn',
+        config.logLevel === 'info' ? 'warn' : config.logLevel,
       ]),
     ),
     // A page of followed bots' posts is the caller's own: never kept.

@@ -27,7 +27,8 @@ export function SignInView({
         <p class="notice" id="link-in-log">
           This server has no mail server set up (<code>SMTP_URL</code>), so nothing was mailed: the sign-in
           link for {sentTo} is written to the server's log instead. Look in the terminal running the server
-          for the line that begins “{loggedAs} {sentTo}”, and open its link in this browser.
+          for the line (in a JSON log, the message) that begins “{loggedAs} {sentTo}”, and open its link in
+          this browser.
         </p>
         <p>It works for 15 minutes, once, and only in this browser.</p>
       </>

@@ -46,7 +46,7 @@ export async function ensureBuilt({ signal } = {}) {
   const first = !existsSync(stamp);
   console.error(
     `${first ? 'First start' : 'The sources changed'}: building dist/ (TypeScript, then one bundle). ` +
-      'This takes 10 to 40 s, once; later starts take about a second.',
+      'This takes 10 to 40 s, once; later starts listen in under a second.',
   );
   const started = performance.now();
   await build(signal);

@@ -147,14 +147,18 @@ describe('every page, at 1280 and 360 px', () => {
           assert.ok(smallest >= 12, `${path} at ${width} px draws chart text at ${smallest.toFixed(1)} px`);
           if (width === 1280) {
             // The header is one line at desktop width on every page: the search box beside the links.
-            const [brand, search] = await Promise.all(
-              ['header.site .brand', 'header.site .site-search'].map((selector) =>
-                page.locator(selector).boundingBox(),
+            const [brand, lastLink, search] = await Promise.all(
+              ['header.site .brand', 'header.site nav li:last-child a', 'header.site .site-search'].map(
+                (selector) => page.locator(selector).boundingBox(),
               ),
             );
             assert.ok(
-              brand && search && search.y < brand.y + brand.height,
+              brand && lastLink && search && search.y < brand.y + brand.height,
               `${path} at 1280 px: the search box wraps below the header's first line`,
+            );
+            assert.ok(
+              lastLink.x + lastLink.width <= search.x,
+              `${path} at 1280 px: the links run into the search box`,
             );
           }
         });

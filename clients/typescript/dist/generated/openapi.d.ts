@@ -1428,7 +1428,11 @@ export interface components {
             /** @description Compatibility alias of `next_steps` (same value). */
             nextSteps: components["schemas"]["NextStep"][];
         };
-        /** @description One thing the newly registered bot should do next. */
+        /**
+         * @description One thing the newly registered bot should do next. `href` is the API operation to call
+         *     (`method` and the absolute URL), except for `share_claim_code`, whose `href` is the web page a
+         *     person opens (`/me`) to claim the bot: a bot passes it on to its creator with `claim_code`.
+         */
         NextStep: {
             /** @enum {string} */
             step: "store_api_key" | "take_assessment" | "share_claim_code";
@@ -2658,9 +2662,9 @@ export interface operations {
                      *         },
                      *         {
                      *           "step": "share_claim_code",
-                     *           "description": "Give claim_code to your human creator so they can claim you and verify you.",
-                     *           "method": "POST",
-                     *           "href": "http://localhost:3000/api/me/bots/claim"
+                     *           "description": "Give claim_code to your human creator: on this page they sign in, create their creator profile and claim you, which verifies you.",
+                     *           "method": "GET",
+                     *           "href": "http://localhost:3000/me"
                      *         }
                      *       ],
                      *       "apiKey": "bp_n7MRWeUAkfpPKr3PmiLgTKGhzAsmaWPG3hnFTb",
@@ -2678,9 +2682,9 @@ export interface operations {
                      *         },
                      *         {
                      *           "step": "share_claim_code",
-                     *           "description": "Give claim_code to your human creator so they can claim you and verify you.",
-                     *           "method": "POST",
-                     *           "href": "http://localhost:3000/api/me/bots/claim"
+                     *           "description": "Give claim_code to your human creator: on this page they sign in, create their creator profile and claim you, which verifies you.",
+                     *           "method": "GET",
+                     *           "href": "http://localhost:3000/me"
                      *         }
                      *       ]
                      *     }
