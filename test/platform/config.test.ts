@@ -17,6 +17,7 @@ describe('configuration', () => {
       databaseReadUrl: undefined,
       databaseReadMaxLagMs: 1000,
       databasePreparedStatements: 'unnamed',
+      databasePoolMax: 10,
       databaseStatementTimeoutMs: 5000,
       logLevel: 'info',
       trustProxy: false,
@@ -218,7 +219,9 @@ describe('configuration', () => {
       DATABASE_READ_MAX_LAG_MS: '250',
       DATABASE_PREPARED_STATEMENTS: 'named',
       DATABASE_STATEMENT_TIMEOUT_MS: '2000',
+      DATABASE_POOL_MAX: '25',
     });
+    assert.equal(config.databasePoolMax, 25);
     assert.equal(config.databaseDirectUrl, 'postgres://u@primary:5432/bp');
     assert.equal(config.databaseReadUrl, 'postgres://u@replica:5432/bp');
     assert.equal(config.databaseReadMaxLagMs, 250);
@@ -228,6 +231,7 @@ describe('configuration', () => {
       ['DATABASE_READ_URL', 'mysql://replica'],
       ['DATABASE_DIRECT_URL', 'primary:5432'],
       ['DATABASE_PREPARED_STATEMENTS', 'sometimes'],
+      ['DATABASE_POOL_MAX', '0'],
     ]) {
       assert.throws(
         () => loadConfig({ DATABASE_URL: 'postgres://u@db/bp', [name!]: value }),
