@@ -48,7 +48,12 @@ await withThrowawayDatabase(async (database, url) => {
   });
   const app = await buildApp({
     config: {
-      ...loadConfig({ NODE_ENV: 'production', SESSION_SECRET: benchSessionSecret, EMAIL_SIGNIN: 'off' }),
+      ...loadConfig({
+        NODE_ENV: 'production',
+        SESSION_SECRET: benchSessionSecret,
+        IDENTITY_KEY_SECRET: benchSessionSecret,
+        EMAIL_SIGNIN: 'off',
+      }),
       logLevel: 'silent',
     },
     db: serving.db,

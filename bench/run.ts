@@ -40,7 +40,7 @@ const warmupSeconds = 2;
 /** Each scenario runs as this many slices, taken in turn with its reference's. */
 const slices = 4;
 const connections = 50;
-const writerBots = 5_000;
+const writerBots = 15_000;
 /** The mixed row's posting pace, and the staleness it may show on another instance. */
 const postEveryMs = 100;
 const maxStaleMs = 1_000;
@@ -68,7 +68,8 @@ interface Scenario {
   onAnchor?: true;
 }
 
-type AnchorName = 'feed' | 'createPost' | 'vote';
+/** The raw-pg anchors, and two operations over plain HTTP on our server (the MCP rows' references). */
+type AnchorName = 'feed' | 'createPost' | 'vote' | 'httpCreatePost' | 'httpGetFeed';
 type ReferenceName = 'hello' | AnchorName;
 
 /** Fills in a request's sender (its key, or the bot the anchor writes as) before it is sent. */
@@ -146,6 +147,7 @@ await withThrowawayDatabase(async (database, url) => {
     DATABASE_URL: url,
     NODE_ENV: 'production',
     SESSION_SECRET: benchSessionSecret,
+    IDENTITY_KEY_SECRET: benchSessionSecret,
     EMAIL_SIGNIN: 'off',
     // Each writer bot sends from an address of its own, as bots in the wild do, through a trusted
     // proxy at 127.0.0.1 (X-Forwarded-For, as behind a load balancer): both limits are counted, at
@@ -180,7 +182,41 @@ await withThrowawayDatabase(async (database, url) => {
     body: JSON.stringify({ direction: 'up' }),
     setupRequest: (r) => as({ ...r, path: `/api/feed/posts/${posts[n % posts.length]}/vote` }),
   });
+  // An MCP tool call, as an MCP client sends it after `initialize` (stateless: no session id).
+  const mcpRequest = (tool: string, args: object, as?: Setup): autocannon.Request => ({
+    method: 'POST',
+    path: '/mcp',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: tool, arguments: args },
+    }),
+    ...(as ? { setupRequest: as } : {}),
+  });
   const server = await startProcess(serverArgs, serverEnv);
+  // Identity tokens made out to one app, for verifyIdentityToken's row (one from each of 100 writers).
+  const identityTokens = await Promise.all(
+    keys.slice(0, 100).map(async (key, i) => {
+      const response = await fetch(`${server.base}/api/bots/me/identity-tokens`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          'x-forwarded-for': `10.255.0.${i}`,
+        },
+        body: JSON.stringify({ audience: 'https://chess.example.com' }),
+      });
+      if (response.status !== 201)
+        throw new Error(`createIdentityToken: ${response.status} ${await response.text()}`);
+      return ((await response.json()) as { token: string }).token;
+    }),
+  );
   const asBot = (request: autocannon.Request) => ({
     ...request,
     headers: { ...request.headers, 'x-bench-bot': botIds[n++ % botIds.length]! },
@@ -220,6 +256,26 @@ await withThrowawayDatabase(async (database, url) => {
           name: "anchor: voteOnPost's cast_vote() over raw pg (no key, no limiter)",
           goal: {},
           requests: [voteRequest(asBot, anchorPostIds)],
+        },
+        run,
+      ),
+    httpCreatePost: (run) =>
+      measure(
+        server,
+        {
+          name: 'POST /api/feed/posts over HTTP (limiter, distinct bots)',
+          goal: {},
+          requests: [postRequest(withKey)],
+        },
+        run,
+      ),
+    httpGetFeed: (run) =>
+      measure(
+        server,
+        {
+          name: 'GET /api/feed?sort=new, page 1, over HTTP',
+          goal: {},
+          requests: [{ method: 'GET', path: '/api/feed?sort=new' }],
         },
         run,
       ),
@@ -296,6 +352,56 @@ await withThrowawayDatabase(async (database, url) => {
       goal: { ofAnchor: 0.75, anchor: 'vote' },
       requests: [voteRequest(withKey, postIds)],
     },
+    {
+      // The JSON-RPC envelope, the SDK's server and transport, and the injected request on top of
+      // the operation itself: against the same operation over plain HTTP, in the same run.
+      name: 'MCP tools/call createPost (limiter, distinct bots)',
+      goal: { ofAnchor: 0.6, anchor: 'httpCreatePost' },
+      requests: [
+        mcpRequest('createPost', { body: { category: 'results', title: 'Bench', body: 'A post.' } }, withKey),
+      ],
+    },
+    {
+      name: 'MCP tools/call getFeed (sort=new, page 1)',
+      goal: { ofAnchor: 0.6, anchor: 'httpGetFeed' },
+      requests: [mcpRequest('getFeed', { sort: 'new' })],
+    },
+    {
+      name: 'POST /api/bots/me/identity-tokens (limiter, distinct bots)',
+      goal: { ofAnchor: 0.5, anchor: 'createPost' },
+      requests: [
+        {
+          method: 'POST',
+          path: '/api/bots/me/identity-tokens',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ audience: 'https://chess.example.com' }),
+          setupRequest: withKey,
+        },
+      ],
+    },
+    {
+      name: 'POST /api/identity/verify (100 tokens in turn)',
+      goal: { ofAnchor: 0.5, anchor: 'createPost' },
+      requests: [
+        {
+          method: 'POST',
+          path: '/api/identity/verify',
+          headers: { 'content-type': 'application/json' },
+          setupRequest: (r) => ({
+            ...r,
+            body: JSON.stringify({
+              token: identityTokens[n++ % identityTokens.length],
+              audience: 'https://chess.example.com',
+            }),
+          }),
+        },
+      ],
+    },
+    {
+      name: 'GET /.well-known/jwks.json (from memory)',
+      goal: { ratio: 0.4 },
+      requests: [{ method: 'GET', path: '/.well-known/jwks.json' }],
+    },
   ];
   const selected = (name: string) => only === undefined || only.some((part) => name.includes(part));
   // Every run of each reference, in order, for the table: how far the machine's speed drifted.
@@ -367,6 +473,8 @@ await withThrowawayDatabase(async (database, url) => {
     feed: 'the feed anchor',
     createPost: 'the createPost anchor',
     vote: 'the vote anchor',
+    httpCreatePost: 'createPost over HTTP',
+    httpGetFeed: 'the feed page 1 over HTTP',
   };
   const ratioOf = (r: Measured) => r.ratio!;
   // A goal of 0 marks a ceiling shown for comparison: its ratio, no goal.
@@ -589,6 +697,7 @@ async function startupMs(env: Record<string, string>): Promise<number> {
     {
       NODE_ENV: 'production',
       SESSION_SECRET: benchSessionSecret,
+      IDENTITY_KEY_SECRET: benchSessionSecret,
       EMAIL_SIGNIN: 'off',
       LOG_LEVEL: 'warn',
       ...env,

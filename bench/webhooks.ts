@@ -47,6 +47,7 @@ await withThrowawayDatabase(async (database, url) => {
     DATABASE_URL: url,
     NODE_ENV: 'production',
     SESSION_SECRET: benchSessionSecret,
+    IDENTITY_KEY_SECRET: benchSessionSecret,
     EMAIL_SIGNIN: 'off',
     LOG_LEVEL: 'warn',
     TRUST_PROXY: '127.0.0.1',

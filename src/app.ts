@@ -37,6 +37,7 @@ import metrics, { metricsAuth, type PoolStats } from './platform/http/metrics.js
 import securityHeaders from './platform/http/security-headers.js';
 import type { Clock } from './platform/db/clock.js';
 import { ProblemError } from './platform/spec/problems.js';
+import { jsonRpcErrors } from './mcp/json-rpc-errors.js';
 import { createMailer } from './auth/mailer.js';
 import { oauthProviders } from './auth/oauth.js';
 import { pruneExpiredSignInTokens } from './auth/repository.js';
@@ -186,6 +187,10 @@ export async function buildApp({
   await app.register(jsonBody);
   await app.register(docs, { spec, secure, publicUrl: config.publicUrl });
   const mailer = createMailer(config, app.log);
+  if (config.identity.keySecretEphemeral)
+    app.log.warn(
+      'IDENTITY_KEY_SECRET is not set: identity tokens are signed with a key made under a secret generated for this process',
+    );
   app.addHook('onClose', async () => mailer.close());
   // Before the routes: the limiter attaches itself to routes as they are added.
   if (limited) await app.register(rateLimiting, { db, clock });
@@ -244,11 +249,17 @@ export async function buildApp({
       areas: areaPages({ db, reads, config, clock, mailer }),
     });
   });
-  // Everything else is for bots and for anyone reading: callable from a page on any origin.
+  // Everything else is for bots and for anyone reading: callable from a page on any origin. The
+  // MCP endpoint answers its failures as JSON-RPC errors, which MCP clients read, not as problems.
   const forAnyOrigin = (op: Operation) => !forHumans(op);
+  const forMcp = (op: Operation) => op.path === '/mcp';
   await app.register(async function apiRoutes(scope) {
     await scope.register(cors, { spec, operations: listOperations(spec).filter(forAnyOrigin) });
-    await scope.register(openapiRoutes, { ...routes, include: forAnyOrigin });
+    await scope.register(openapiRoutes, { ...routes, include: (op) => forAnyOrigin(op) && !forMcp(op) });
+    await scope.register(async function mcpRoutes(mcp) {
+      mcp.setErrorHandler(jsonRpcErrors);
+      await mcp.register(openapiRoutes, { ...routes, include: forMcp, relayed: ['callMcp'] });
+    });
   });
   return app;
 }

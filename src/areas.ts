@@ -22,11 +22,14 @@ import { feedHandlers } from './feed/handlers.js';
 import { feedPages } from './feed/pages.js';
 import { followHandlers } from './follows/handlers.js';
 import { healthHandlers } from './health/handlers.js';
+import { identityHandlers } from './identity/handlers.js';
+import { mcpHandlers } from './mcp/handlers.js';
 import { notificationHandlers } from './notifications/handlers.js';
 import type { HandlerMap } from './platform/operations/handler-types.js';
 import type { WebPagesOptions } from './platform/web/plugin.js';
 import type { Clock } from './platform/db/clock.js';
 import { searchHandlers } from './search/handlers.js';
+import { skillHandlers } from './skills/handlers.js';
 import { searchPages } from './search/pages.js';
 import { webhookHandlers } from './webhooks/handlers.js';
 
@@ -54,6 +57,9 @@ export function createHandlers(deps: HandlerDependencies): HandlerMap {
     ...notificationHandlers(deps),
     ...webhookHandlers(deps),
     ...searchHandlers(deps),
+    ...identityHandlers(deps),
+    ...mcpHandlers(deps),
+    ...skillHandlers(deps),
   } satisfies HandlerMap;
 }
 

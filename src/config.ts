@@ -49,6 +49,17 @@ export interface Config {
   webhooks: WebhookSettings;
   /** The feed's first pages kept in memory (src/platform/page-cache/README.md). */
   pageCache: PageCacheLimits;
+  /** The keys that sign bots' identity tokens (src/identity/README.md). */
+  identity: IdentitySettings;
+}
+
+export interface IdentitySettings {
+  /** Encrypts the signing keys' private halves in the database (AES-256-GCM under its SHA-256). */
+  keySecret: string;
+  /** True when no IDENTITY_KEY_SECRET was set and one was generated for this process (development, tests). */
+  keySecretEphemeral: boolean;
+  /** A signing key signs for this many days, then the next one does. */
+  keyDays: number;
 }
 
 export interface PageCacheLimits {
@@ -96,6 +107,7 @@ export type LimitedAction =
   | 'profile-updates'
   | 'key-rotations'
   | 'follows'
+  | 'identity-tokens'
   | 'registrations';
 /** What an `x-rate-limit` may name: a limit of `limits`, or the e-mail sign-in requests (humans.emailLimits). */
 export type RateLimitAction = LimitedAction | 'sign-in-mails';
@@ -161,6 +173,7 @@ const variables = {
   RATE_LIMIT_PROFILE_UPDATES: { type: 'integer', minimum: 1, maximum: largestLimit, default: 20 },
   RATE_LIMIT_KEY_ROTATIONS: { type: 'integer', minimum: 1, maximum: largestLimit, default: 5 },
   RATE_LIMIT_FOLLOWS: { type: 'integer', minimum: 1, maximum: largestLimit, default: 60 },
+  RATE_LIMIT_IDENTITY_TOKENS: { type: 'integer', minimum: 1, maximum: largestLimit, default: 60 },
   REGISTER_LIMIT_PER_HOUR: { type: 'integer', minimum: 1, maximum: largestLimit, default: 20 },
   IP_LIMIT_FACTOR: { type: 'integer', minimum: 1, default: 5 },
   METRICS_TOKEN: { type: 'string', minLength: 16 },
@@ -193,6 +206,8 @@ const variables = {
   PAGE_CACHE_TTL_MS: { type: 'integer', minimum: 0, maximum: 5_000, default: 250 },
   PAGE_CACHE_MAX_ENTRIES: { type: 'integer', minimum: 1, maximum: 100_000, default: 1_000 },
   PAGE_CACHE_MAX_MB: { type: 'integer', minimum: 1, maximum: 1_024, default: 16 },
+  IDENTITY_KEY_SECRET: { type: 'string', minLength: 1 },
+  IDENTITY_KEY_DAYS: { type: 'integer', minimum: 1, maximum: 365, default: 30 },
 } as const;
 
 const hints: Partial<Record<keyof typeof variables, string>> = {
@@ -271,7 +286,17 @@ export function loadConfig(
       throw new ConfigError([`${name} needs DATABASE_URL (the primary) to be set as well`]);
     }
   }
-  const humans = loadHumansConfig(environment, raw, env, serving);
+  // Every secret that is missing or too short is named at once, whichever group it belongs to.
+  const identity = loadIdentitySettings(raw, env, serving);
+  let humans: HumansConfig;
+  try {
+    humans = loadHumansConfig(environment, raw, env, serving);
+  } catch (error) {
+    if (error instanceof ConfigError && identity instanceof ConfigError)
+      throw new ConfigError([...error.problems, ...identity.problems]);
+    throw error;
+  }
+  if (identity instanceof ConfigError) throw identity;
   return {
     env,
     host: raw.HOST as string,
@@ -321,9 +346,31 @@ export function loadConfig(
       'profile-updates': raw.RATE_LIMIT_PROFILE_UPDATES as number,
       'key-rotations': raw.RATE_LIMIT_KEY_ROTATIONS as number,
       follows: raw.RATE_LIMIT_FOLLOWS as number,
+      'identity-tokens': raw.RATE_LIMIT_IDENTITY_TOKENS as number,
       registrations: raw.REGISTER_LIMIT_PER_HOUR as number,
     },
     humans,
+    identity,
+  };
+}
+
+/** IDENTITY_KEY_SECRET and IDENTITY_KEY_DAYS, or the problems with them (thrown with any others). */
+function loadIdentitySettings(
+  raw: Record<string, unknown>,
+  env: Config['env'],
+  serving: boolean,
+): IdentitySettings | ConfigError {
+  const given = raw.IDENTITY_KEY_SECRET as string | undefined;
+  if (given === undefined && env === 'production' && serving)
+    return new ConfigError([
+      'IDENTITY_KEY_SECRET must be set in production: at least 32 characters, the same on every instance; it encrypts the keys that sign identity tokens',
+    ]);
+  if (given !== undefined && given.length < 32)
+    return new ConfigError(['IDENTITY_KEY_SECRET must be at least 32 characters']);
+  return {
+    keySecret: given ?? randomBytes(32).toString('base64url'),
+    keySecretEphemeral: given === undefined,
+    keyDays: raw.IDENTITY_KEY_DAYS as number,
   };
 }
 

@@ -134,15 +134,17 @@ export async function ownBot(
     const own = { key: rateLimitKey(action, bot.id), max };
     return readQuota(db, own, clientIpCap(action, max, config.ipLimitFactor, clientIp), clock);
   };
-  const [posts, comments, votes, assessments, profileUpdates, keyRotations, follows] = await Promise.all([
-    quota('posts'),
-    quota('comments'),
-    quota('votes'),
-    quota('assessments'),
-    quota('profile-updates'),
-    quota('key-rotations'),
-    quota('follows'),
-  ]);
+  const [posts, comments, votes, assessments, profileUpdates, keyRotations, follows, identityTokens] =
+    await Promise.all([
+      quota('posts'),
+      quota('comments'),
+      quota('votes'),
+      quota('assessments'),
+      quota('profile-updates'),
+      quota('key-rotations'),
+      quota('follows'),
+      quota('identity-tokens'),
+    ]);
   return {
     bot: toBot(bot, config.publicUrl),
     claimed: bot.creator_user_id !== null,
@@ -154,6 +156,7 @@ export async function ownBot(
       profile_updates: profileUpdates,
       key_rotations: keyRotations,
       follows,
+      identity_tokens: identityTokens,
     },
   };
 }

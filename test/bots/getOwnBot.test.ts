@@ -46,6 +46,7 @@ describe('getOwnBot 200', () => {
         profile_updates: fresh,
         key_rotations: fresh,
         follows: fresh,
+        identity_tokens: fresh,
       },
     });
     // Quota under use, and reading it consuming none, are in test/platform/admission/rate-limit.test.ts; the

@@ -1,7 +1,7 @@
 // Contract fuzzing: requests generated from openapi.yaml for every operation, valid and broken
 // (wrong types, out of range, missing and extra fields, hostile text, unknown ids, bad auth). For
 // each: no 5xx, the status is documented for the operation, the body validates against its
-// documented schema (problem+json for every error), and a refused request changed nothing.
+// documented schema (problem+json for every error, a JSON-RPC error at /mcp), and a refused request changed nothing.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
@@ -156,7 +156,9 @@ describe('contract fuzzing', () => {
         assert.ok(response.statusCode < 500, 'no 5xx');
         assertContract(op.operationId as OperationId, response);
         if (response.statusCode >= 400) {
-          assert.match(String(response.headers['content-type']), /^application\/problem\+json/);
+          // /mcp answers its refusals as JSON-RPC errors, for MCP clients; everything else as problems.
+          if (op.path === '/mcp') assert.equal(response.json<{ jsonrpc: string }>().jsonrpc, '2.0');
+          else assert.match(String(response.headers['content-type']), /^application\/problem\+json/);
           assert.equal(lastFingerprint, before, 'a refused request changed nothing');
         }
       } catch (error) {

@@ -134,6 +134,7 @@ describe('SIGTERM under load', { skip }, () => {
         HOST: '127.0.0.1',
         NODE_ENV: 'production',
         SESSION_SECRET: 's'.repeat(32),
+        IDENTITY_KEY_SECRET: 'i'.repeat(32),
         EMAIL_SIGNIN: 'off',
         REGISTER_LIMIT_PER_HOUR: '1000',
         RATE_LIMIT_POSTS: '100000',

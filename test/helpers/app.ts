@@ -39,6 +39,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
       'profile-updates': 10_000,
       'key-rotations': 10_000,
       follows: 10_000,
+      'identity-tokens': 10_000,
       registrations: 10_000,
     },
     ...overrides,

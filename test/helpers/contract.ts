@@ -52,7 +52,7 @@ export function assertContract(operationId: OperationId, response: ContractRespo
   const [mediaType, { schema }] = Object.entries(content)[0]!;
   assert.equal(String(response.headers['content-type']).split(';')[0], mediaType);
   const validate = compiler.compile(schema);
-  const body: unknown = mediaType === 'text/plain' ? response.body : response.json();
+  const body: unknown = mediaType.startsWith('text/') ? response.body : response.json();
   assert.ok(
     validate(body),
     `${operationId} ${response.statusCode} body does not match the spec: ${JSON.stringify(validate.errors)}\n${response.body}`,

@@ -53,6 +53,7 @@ function spawnServer(command: string, args: string[], env: Record<string, string
       HOST: '127.0.0.1',
       NODE_ENV: 'production',
       SESSION_SECRET: 's'.repeat(32),
+      IDENTITY_KEY_SECRET: 'i'.repeat(32),
       EMAIL_SIGNIN: 'off',
       ...env,
     },

@@ -5,7 +5,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 
 describe('configuration', () => {
   test('defaults give a working development server on embedded PGlite', () => {
-    const { humans, ...config } = loadConfig({});
+    const { humans, identity, ...config } = loadConfig({});
     assert.deepEqual(config, {
       env: 'development',
       host: '127.0.0.1',
@@ -30,6 +30,7 @@ describe('configuration', () => {
         'profile-updates': 20,
         'key-rotations': 5,
         follows: 60,
+        'identity-tokens': 60,
       },
       ipLimitFactor: 5,
       metricsToken: undefined,
@@ -53,6 +54,10 @@ describe('configuration', () => {
       },
       pageCache: { ttlMs: 250, maxEntries: 1_000, maxBytes: 16 * 1024 * 1024 },
     });
+    const { keySecret, ...identitySettings } = identity;
+    assert.deepEqual(identitySettings, { keySecretEphemeral: true, keyDays: 30 });
+    assert.ok(keySecret.length >= 32);
+    assert.notEqual(loadConfig({}).identity.keySecret, keySecret, 'a fresh secret per process');
     const { sessionSecrets, ...rest } = humans;
     assert.deepEqual(rest, {
       emailSignIn: true,
@@ -96,6 +101,7 @@ describe('configuration', () => {
     const secrets = ['a'.repeat(32), 'b'.repeat(40)];
     const config = loadConfig({
       NODE_ENV: 'production',
+      IDENTITY_KEY_SECRET: 'i'.repeat(32),
       SESSION_SECRET: secrets.join(','),
       SMTP_URL: 'smtp://mail.example.com:587',
     });
@@ -104,7 +110,11 @@ describe('configuration', () => {
   });
 
   test('production never logs sign-in links: it needs SMTP_URL, or e-mail sign-in switched off', () => {
-    const production = { NODE_ENV: 'production', SESSION_SECRET: 's'.repeat(32) };
+    const production = {
+      NODE_ENV: 'production',
+      SESSION_SECRET: 's'.repeat(32),
+      IDENTITY_KEY_SECRET: 'i'.repeat(32),
+    };
     assert.throws(
       () => loadConfig(production),
       /SMTP_URL must be set in production .* or set EMAIL_SIGNIN=off/,
@@ -118,13 +128,33 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ EMAIL_SIGNIN: 'maybe' }), /EMAIL_SIGNIN/);
   });
 
+  test('IDENTITY_KEY_SECRET: required in production, at least 32 characters, named with every other missing secret', () => {
+    assert.throws(
+      () => loadConfig({ NODE_ENV: 'production', SESSION_SECRET: 's'.repeat(32), EMAIL_SIGNIN: 'off' }),
+      /IDENTITY_KEY_SECRET must be set in production/,
+    );
+    assert.throws(
+      () => loadConfig({ NODE_ENV: 'production', EMAIL_SIGNIN: 'off' }),
+      /SESSION_SECRET must be set in production[\s\S]*IDENTITY_KEY_SECRET must be set in production/,
+    );
+    assert.throws(
+      () => loadConfig({ IDENTITY_KEY_SECRET: 'short' }),
+      /IDENTITY_KEY_SECRET must be at least 32 characters/,
+    );
+    assert.throws(() => loadConfig({ IDENTITY_KEY_DAYS: '0' }), /IDENTITY_KEY_DAYS/);
+    const config = loadConfig({ IDENTITY_KEY_SECRET: 'k'.repeat(40), IDENTITY_KEY_DAYS: '7' });
+    assert.deepEqual(config.identity, { keySecret: 'k'.repeat(40), keySecretEphemeral: false, keyDays: 7 });
+  });
+
   test('the command-line tools serve no one: in production they need neither SESSION_SECRET nor SMTP_URL', () => {
     const production = { NODE_ENV: 'production' };
     assert.throws(() => loadConfig(production), /SESSION_SECRET must be set in production/);
     assert.throws(() => loadConfig(production), /SMTP_URL must be set in production/);
+    assert.throws(() => loadConfig(production), /IDENTITY_KEY_SECRET must be set in production/);
     const tool = loadConfig(production, { serving: false });
     assert.equal(tool.env, 'production');
     assert.equal(tool.humans.sessionSecretEphemeral, true);
+    assert.equal(tool.identity.keySecretEphemeral, true);
     // What is set is still checked.
     assert.throws(
       () => loadConfig({ ...production, SESSION_SECRET: 'short' }, { serving: false }),

@@ -70,9 +70,10 @@ describe('.env.example', () => {
       variableEntries.filter((entry) => entry.commented).map((entry) => [entry.name, entry.value]),
     );
     const withoutSecrets = (config: ReturnType<typeof loadConfig>) => {
-      // Without SESSION_SECRET each load generates a random one.
+      // Without SESSION_SECRET or IDENTITY_KEY_SECRET each load generates a random one.
       const { sessionSecrets: _sessionSecrets, ...humans } = config.humans;
-      return { ...config, humans };
+      const { keySecret: _keySecret, ...identity } = config.identity;
+      return { ...config, humans, identity };
     };
     assert.deepEqual(withoutSecrets(loadConfig(everyDefault)), withoutSecrets(loadConfig({})));
   });

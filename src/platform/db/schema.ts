@@ -43,6 +43,19 @@ export interface Database {
   follows: FollowsTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  identity_signing_keys: IdentitySigningKeysTable;
+}
+
+/** The keys that sign identity tokens (the identity-signing-keys migration; src/identity/README.md). */
+export interface IdentitySigningKeysTable {
+  kid: string;
+  secret_fingerprint: string;
+  period_start: Date;
+  signs_until: Date;
+  published_until: Date;
+  public_jwk: Record<string, string>;
+  private_key_sealed: string;
+  created_at: CreatedAt;
 }
 
 export interface BotsTable {

@@ -57,7 +57,7 @@ export default fp<ErrorsOptions>(
 
     app.setErrorHandler(async (failure: FastifyError, request, reply) => {
       const error = settleFirst ? await settleFirst(failure, request) : failure;
-      const problem = toProblem(error, request);
+      const problem = problemFor(error, request);
       // A bug needs its stack; an outage or a shutdown is worth a warning; a 501 is expected.
       if (problem.code === 'internal') request.log.error({ err: error }, 'request failed');
       else if (problem.status >= 500)
@@ -118,7 +118,8 @@ function clientGone(): ProblemError {
   );
 }
 
-function toProblem(error: FastifyError, request: FastifyRequest): ProblemError {
+/** The problem an error is answered with (an error handler of a scope that words it otherwise, as /mcp does, starts here). */
+export function problemFor(error: FastifyError, request: FastifyRequest): ProblemError {
   if (error instanceof ProblemError) return error;
   if (error.validation) {
     const part = partNames[error.validationContext as keyof typeof partNames] ?? 'body';

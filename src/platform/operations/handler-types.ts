@@ -22,10 +22,10 @@ type Parameters<K extends OperationId, Where extends 'path' | 'query' | 'header'
   ? Record<string, never>
   : NonNullable<operations[K]['parameters'][Where]>;
 
-/** A body's type: JSON as the spec's schema says, or the text of a `text/plain` answer (metrics). */
+/** A body's type: JSON as the spec's schema says, or the text of a `text/plain` (metrics) or `text/markdown` (skill files) answer. */
 type JsonContent<T> = T extends { content: { 'application/json': infer Body } }
   ? Body
-  : T extends { content: { 'text/plain': string } }
+  : T extends { content: { 'text/plain': string } } | { content: { 'text/markdown': string } }
     ? string
     : undefined;
 

@@ -47,6 +47,11 @@ export interface OpenApiRoutesOptions {
   cached?: Partial<Record<keyof HandlerMap, CachedRouteHooks>>;
   /** Operations logged at a level of their own, by operationId (health probes: only at debug). */
   logLevels?: Partial<Record<keyof HandlerMap, LogLevel>>;
+  /**
+   * Operations whose 2xx bodies are another protocol's messages relayed as they came (callMcp's
+   * JSON-RPC), written by JSON.stringify: their schema documents them but does not shape them.
+   */
+  relayed?: ReadonlyArray<keyof HandlerMap>;
 }
 
 export interface RouteCompilers {
@@ -93,6 +98,7 @@ export default fp<OpenApiRoutesOptions>(
       include = () => true,
       cached = {},
       logLevels = {},
+      relayed = [],
     },
   ) {
     const { serializers } = compilers;
@@ -122,7 +128,9 @@ export default fp<OpenApiRoutesOptions>(
 
       // Handlers see header parameters under the spec's names; Fastify lower-cases them.
       const headerNames = op.parameters.filter((p) => p.in === 'header').map((p) => p.name);
-      const serializerFor = lazySerializers(successSchemas(spec, op), serializers);
+      const serializerFor = relayed.includes(op.operationId as keyof HandlerMap)
+        ? () => JSON.stringify
+        : lazySerializers(successSchemas(spec, op), serializers);
       const limited = op.operation['x-rate-limit'];
       const cache = cached[op.operationId as keyof HandlerMap];
       const admission = limited && botAdmission?.(limited);

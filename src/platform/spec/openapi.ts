@@ -46,11 +46,15 @@ export interface OperationObject {
   requestBody?: { required?: boolean; content: Record<string, { schema: JsonSchema }> };
   responses: Record<string, unknown>;
   'x-rate-limit'?: RateLimitExtension;
+  /** `false`: no MCP tool for this operation, though a bot could call it (src/mcp/README.md). */
+  'x-mcp'?: boolean;
+  summary?: string;
+  description?: string;
 }
 
 export interface OpenApiDocument {
   openapi: string;
-  info: Record<string, unknown>;
+  info: { title: string; version: string } & Record<string, unknown>;
   servers: Array<{ url: string; description?: string }>;
   security?: Array<Record<string, string[]>>;
   paths: Record<string, Record<string, OperationObject>>;

@@ -5,6 +5,8 @@ import type { components } from '../../../generated/openapi.js';
 type Schemas = components['schemas'];
 
 export type Bot = Schemas['Bot'];
+export type IdentityVerification = Schemas['IdentityVerification'];
+export type PublicJsonWebKey = Schemas['JsonWebKey'];
 export type BotSummary = Schemas['BotSummary'];
 export type BotType = Schemas['BotType'];
 export type Traits = Schemas['Traits'];

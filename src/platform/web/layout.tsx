@@ -111,7 +111,8 @@ export function Layout({ title, meta = {}, viewer, stylesheet, children }: Layou
         <footer class="site">
           <p>
             bot-platform: where bots post and people read. The API and its documentation:{' '}
-            <a href="/docs">/docs</a>.
+            <a href="/docs">/docs</a>. An AI agent joins by reading <a href="/skill.md">/skill.md</a>, or
+            through MCP at <code>/mcp</code>.
           </p>
         </footer>
       </body>

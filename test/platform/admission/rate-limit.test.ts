@@ -228,6 +228,12 @@ describe('getOwnBot quota', () => {
         retry_after_seconds: null,
         client_ip_cap: { limit: 300, remaining: 300 },
       },
+      identity_tokens: {
+        limit: 60,
+        remaining: 60,
+        retry_after_seconds: null,
+        client_ip_cap: { limit: 300, remaining: 300 },
+      },
     });
     assertContract('getOwnBot', await t.app.inject({ url: '/api/bots/me', headers: bearer(api_key) }));
   });

@@ -1,0 +1,45 @@
+// Handlers of callMcp and openMcpStream. The work is in ./service.ts; ./tools.ts makes the tools.
+import type { Config } from '../config.js';
+import type { HandlerMap } from '../platform/operations/handler-types.js';
+import { loadSpec } from '../platform/spec/openapi.js';
+import { JsonRpcFailure } from './json-rpc-errors.js';
+import { mcpService } from './service.js';
+import { toolCatalog } from './tools.js';
+
+export function mcpHandlers({ config }: { config: Config }) {
+  const spec = loadSpec();
+  const mcp = mcpService(toolCatalog(spec), {
+    name: 'bot-platform',
+    version: spec.info.version,
+    publicUrl: config.publicUrl,
+  });
+  return {
+    async callMcp({ body, request }) {
+      const answer = await mcp.answer({
+        headers: request.headers,
+        ip: request.ip,
+        requestId: request.id,
+        message: body,
+        app: request.server,
+      });
+      if (answer.status === 202) return { status: 202 };
+      if (answer.status !== 200) throw new JsonRpcFailure(answer.status, answer.text, answer.headers);
+      return { status: 200, body: JSON.parse(answer.text) as typeof body };
+    },
+
+    async openMcpStream() {
+      throw new JsonRpcFailure(
+        405,
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: null,
+          error: {
+            code: -32000,
+            message: 'Method not allowed: this stateless server opens no stream; POST messages to /mcp.',
+          },
+        }),
+        { allow: 'POST' },
+      );
+    },
+  } satisfies Pick<HandlerMap, 'callMcp' | 'openMcpStream'>;
+}

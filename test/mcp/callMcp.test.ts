@@ -1,0 +1,279 @@
+// callMcp: POST /mcp, the Model Context Protocol over Streamable HTTP, called here as agents call
+// it: the official SDK's client over real HTTP, which checks every structured answer against the
+// tool's output schema. A tool call is its operation: same auth, limits, validation, idempotency.
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { testConfig, useTestApp } from '../helpers/app.js';
+import { answersLike } from '../helpers/assessments.js';
+
+const postLimit = 3;
+const t = useTestApp({ limits: { ...testConfig().limits, posts: postLimit } });
+let listening: Promise<string> | undefined;
+const serverUrl = () => (listening ??= t.app.listen({ host: '127.0.0.1', port: 0 }));
+const clients: Client[] = [];
+after(async () => {
+  await Promise.all(clients.map((client) => client.close()));
+});
+
+async function connect(apiKey?: string): Promise<Client> {
+  const client = new Client({ name: 'bot-platform-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${await serverUrl()}/mcp`), {
+    requestInit: apiKey ? { headers: { Authorization: `Bearer ${apiKey}` } } : {},
+  });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+type Meta = { 'bot-platform/http': { status: number; headers: Record<string, string> } };
+const httpOf = (result: CallToolResult) => (result._meta as Meta)['bot-platform/http'];
+const problemOf = (result: CallToolResult) => {
+  assert.equal(result.isError, true, JSON.stringify(result));
+  assert.equal(result.structuredContent, undefined, 'a problem is never structuredContent');
+  const [content] = result.content;
+  assert.equal(content?.type, 'text');
+  return JSON.parse((content as { text: string }).text) as {
+    status: number;
+    code: string;
+    errors?: Array<{ in: string; pointer: string }>;
+  };
+};
+
+let counter = 0;
+async function registerOverMcp(client: Client) {
+  const result = (await client.callTool({
+    name: 'registerBot',
+    arguments: { body: { name: `mcp-bot-${process.pid}-${++counter}`, model: 'claude-sonnet-4-5' } },
+  })) as CallToolResult;
+  assert.equal(result.isError, undefined, JSON.stringify(result));
+  assert.equal(httpOf(result).status, 201);
+  return result.structuredContent as { api_key: string; bot: { id: string; name: string } };
+}
+
+describe('callMcp: a bot’s whole first hour through tools', () => {
+  test('register without a key, then with it: the assessment, a post, a comment, a vote, the feed, an identity token', async () => {
+    const anonymous = await connect();
+    const { api_key, bot } = await registerOverMcp(anonymous);
+    const client = await connect(api_key);
+
+    const own = (await client.callTool({ name: 'getOwnBot', arguments: {} })) as CallToolResult;
+    assert.equal((own.structuredContent as { bot: { id: string } }).bot.id, bot.id);
+
+    const questions = (await client.callTool({ name: 'getQuestions', arguments: {} })) as CallToolResult;
+    assert.ok((questions.structuredContent as { questions: unknown[] }).questions.length > 0);
+    const submitted = (await client.callTool({
+      name: 'submitAssessment',
+      arguments: { body: { answers: answersLike('oracle') } },
+    })) as CallToolResult;
+    assert.equal(httpOf(submitted).status, 201, JSON.stringify(submitted));
+
+    const post = (await client.callTool({
+      name: 'createPost',
+      arguments: {
+        body: { category: 'results', title: 'Typed by MCP', body: 'Every call went through a tool.' },
+      },
+    })) as CallToolResult;
+    assert.equal(httpOf(post).status, 201);
+    assert.equal(httpOf(post).headers['x-ratelimit-limit'], String(postLimit));
+    const postId = (post.structuredContent as { id: string }).id;
+    assert.equal(JSON.parse((post.content[0] as { text: string }).text).id, postId, 'the JSON as text too');
+
+    // Another bot answers it: a comment, a vote, a follow.
+    const grace = await connect((await registerOverMcp(anonymous)).api_key);
+    for (const [name, args] of [
+      ['commentOnPost', { id: postId, body: { body: 'A comment through a tool.' } }],
+      ['voteOnPost', { id: postId, body: { direction: 'up' } }],
+    ] as const) {
+      const result = (await grace.callTool({ name, arguments: args })) as CallToolResult;
+      assert.equal(result.isError, undefined, `${name}: ${JSON.stringify(result)}`);
+    }
+    // A 204 has no body: a word that says so, and its status.
+    const followed = (await grace.callTool({
+      name: 'followBot',
+      arguments: { id: bot.name },
+    })) as CallToolResult;
+    assert.equal(httpOf(followed).status, 204, JSON.stringify(followed));
+    assert.equal(followed.structuredContent, undefined);
+    assert.match((followed.content[0] as { text: string }).text, /204/);
+
+    for (const [name, args] of [
+      ['getPost', { id: postId }],
+      ['getFeed', { sort: 'new', limit: 5 }],
+      ['listComments', { id: postId }],
+      ['getBot', { id: bot.name }],
+      ['listBots', { sort: 'new' }],
+      ['search', { q: 'tool' }],
+      ['listNotifications', {}],
+      ['createIdentityToken', { body: { audience: 'https://chess.example.com' } }],
+      ['getIdentityKeys', {}],
+      ['getAnalyticsOverview', {}],
+    ] as const) {
+      const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+      assert.equal(result.isError, undefined, `${name}: ${JSON.stringify(result)}`);
+      assert.ok(httpOf(result).status < 300, name);
+    }
+    const feed = (await client.callTool({ name: 'getFeed', arguments: { sort: 'new' } })) as CallToolResult;
+    assert.deepEqual(
+      (
+        feed.structuredContent as { items: Array<{ id: string; comment_count: number; score: number }> }
+      ).items.map((item) => [item.id, item.comment_count, item.score]),
+      [[postId, 1, 1]],
+    );
+    const inbox = (await client.callTool({ name: 'listNotifications', arguments: {} })) as CallToolResult;
+    assert.deepEqual(
+      (inbox.structuredContent as { items: Array<{ kind: string }> }).items.map((item) => item.kind).sort(),
+      ['comment', 'follow'],
+    );
+  });
+
+  test('an Idempotency-Key in `headers` replays the same post, as over HTTP', async () => {
+    const { api_key } = await registerOverMcp(await connect());
+    const client = await connect(api_key);
+    const call = () =>
+      client.callTool({
+        name: 'createPost',
+        arguments: {
+          headers: { 'Idempotency-Key': 'mcp-retry-1' },
+          body: { category: 'results', title: 'Once', body: 'Only once.' },
+        },
+      }) as Promise<CallToolResult>;
+    const first = await call();
+    const again = await call();
+    assert.equal(
+      (again.structuredContent as { id: string }).id,
+      (first.structuredContent as { id: string }).id,
+    );
+    assert.equal(httpOf(again).headers['idempotent-replayed'], 'true');
+  });
+});
+
+describe('callMcp: refusals are the operation’s problems, as isError', () => {
+  test('401: a tool that needs a key, called without one', async () => {
+    const client = await connect();
+    const result = (await client.callTool({ name: 'getOwnBot', arguments: {} })) as CallToolResult;
+    const problem = problemOf(result);
+    assert.equal(problem.status, 401);
+    assert.equal(httpOf(result).status, 401);
+  });
+
+  test('400: arguments the schema refuses, each field named; an argument the tool does not take', async () => {
+    const { api_key } = await registerOverMcp(await connect());
+    const client = await connect(api_key);
+    const bad = problemOf(
+      (await client.callTool({
+        name: 'createPost',
+        arguments: { body: { category: 'gossip', title: 5 } },
+      })) as CallToolResult,
+    );
+    assert.equal(bad.status, 400);
+    assert.deepEqual(bad.errors!.map((e) => e.pointer).sort(), ['/body', '/category', '/title']);
+    const unknown = problemOf(
+      (await client.callTool({ name: 'getFeed', arguments: { limt: 5 } })) as CallToolResult,
+    );
+    assert.equal(unknown.code, 'validation_failed');
+    assert.deepEqual(
+      unknown.errors!.map((e) => e.pointer),
+      ['/limt'],
+    );
+    const missing = problemOf((await client.callTool({ name: 'getPost', arguments: {} })) as CallToolResult);
+    assert.deepEqual(
+      missing.errors!.map((e) => [e.in, e.pointer]),
+      [['path', '/id']],
+    );
+  });
+
+  test(`429: the ${postLimit + 1}th post of the hour, with Retry-After in _meta`, async () => {
+    const { api_key } = await registerOverMcp(await connect());
+    const client = await connect(api_key);
+    const post = (n: number) =>
+      client.callTool({
+        name: 'createPost',
+        arguments: { body: { category: 'results', title: `Post ${n}`, body: `Body ${n}` } },
+      }) as Promise<CallToolResult>;
+    for (let n = 0; n < postLimit; n++) assert.equal((await post(n)).isError, undefined);
+    const refused = await post(postLimit);
+    assert.equal(problemOf(refused).status, 429);
+    assert.ok(Number(httpOf(refused).headers['retry-after']) >= 1);
+    assert.equal(httpOf(refused).headers['x-ratelimit-remaining'], '0');
+  });
+
+  test('an unknown tool: the JSON-RPC error the SDK defines', async () => {
+    const client = await connect();
+    await assert.rejects(client.callTool({ name: 'postEverything', arguments: {} }), (error: unknown) => {
+      assert.ok(error instanceof McpError);
+      assert.equal(error.code, ErrorCode.InvalidParams);
+      return true;
+    });
+  });
+});
+
+describe('callMcp: the transport’s refusals are JSON-RPC errors', () => {
+  const post = async (body: string, headers: Record<string, string> = {}) =>
+    fetch(`${await serverUrl()}/mcp`, {
+      method: 'POST',
+      headers: {
+        accept: 'application/json, text/event-stream',
+        'content-type': 'application/json',
+        ...headers,
+      },
+      body,
+    });
+  const jsonRpcError = async (response: Response) => {
+    assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
+    const answer = (await response.json()) as { jsonrpc: string; error: { code: number; message: string } };
+    assert.equal(answer.jsonrpc, '2.0');
+    return answer.error;
+  };
+
+  test('malformed JSON: 400 with -32700', async () => {
+    const response = await post('{"jsonrpc": "2.0", ');
+    assert.equal(response.status, 400);
+    assert.equal((await jsonRpcError(response)).code, -32700);
+  });
+
+  test('JSON that is not a JSON-RPC message: 400 with a JSON-RPC error', async () => {
+    for (const body of [
+      '{"hello": "world"}',
+      '[1, 2]',
+      '{"jsonrpc": "1.0", "id": 1, "method": "tools/list"}',
+    ]) {
+      const response = await post(body);
+      assert.equal(response.status, 400, body);
+      assert.ok([-32600, -32700].includes((await jsonRpcError(response)).code), body);
+    }
+  });
+
+  test('a body over 64 KiB: 413, a JSON-RPC error', async () => {
+    const response = await post(
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(70_000) } }),
+    );
+    assert.equal(response.status, 413);
+    await jsonRpcError(response);
+  });
+
+  test('an unsupported MCP-Protocol-Version: 400 from the SDK’s negotiation', async () => {
+    const response = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), {
+      'mcp-protocol-version': '1999-01-01',
+    });
+    assert.equal(response.status, 400);
+    assert.match((await jsonRpcError(response)).message, /protocol version/i);
+  });
+
+  test('a client that does not accept JSON: 406', async () => {
+    const response = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), {
+      accept: 'text/html',
+    });
+    assert.equal(response.status, 406);
+    await jsonRpcError(response);
+  });
+
+  test('GET /mcp: 405 with Allow: POST (no server-initiated stream)', async () => {
+    const response = await fetch(`${await serverUrl()}/mcp`, { headers: { accept: 'text/event-stream' } });
+    assert.equal(response.status, 405);
+    assert.equal(response.headers.get('allow'), 'POST');
+    await jsonRpcError(response);
+  });
+});

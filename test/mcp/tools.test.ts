@@ -1,0 +1,89 @@
+// The MCP tools are made from openapi.yaml: one per operation a bot can call, no more, no fewer,
+// each carrying its operation's name, words and schemas. Listed without a key.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { listOperations, loadSpec } from '../../src/platform/spec/openapi.js';
+import { useTestApp } from '../helpers/app.js';
+
+const spec = loadSpec();
+const t = useTestApp();
+
+/** What the agents' door itself serves, and the probes: operations a bot could call but no tool. */
+const notTools = [
+  'getHealth',
+  'getReadiness',
+  'getSkill',
+  'getHeartbeat',
+  'getRules',
+  'getSkillManifest',
+  'callMcp',
+  'openMcpStream',
+];
+
+describe('tools/list', () => {
+  test('one tool per operation whose security is a bot key or none, named by operationId; no tool names no operation', async () => {
+    const base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const client = new Client({ name: 'tools-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
+    try {
+      const { tools } = await client.listTools();
+      const operations = listOperations(spec);
+      const botCallable = operations.filter((op) => {
+        const requirements = op.operation.security ?? [];
+        const schemes = requirements.flatMap((requirement) => Object.keys(requirement));
+        return !op.operation.tags?.includes('humans') && schemes.every((scheme) => scheme === 'bearerAuth');
+      });
+      assert.deepEqual(
+        operations
+          .filter((op) => op.operation['x-mcp'] === false)
+          .map((op) => op.operationId)
+          .sort(),
+        [...notTools].sort(),
+        'only the door itself and the probes are left out',
+      );
+      assert.deepEqual(
+        tools.map((tool) => tool.name).sort(),
+        botCallable
+          .map((op) => op.operationId)
+          .filter((id) => !notTools.includes(id))
+          .sort(),
+      );
+      assert.ok(tools.some((tool) => tool.name === 'registerBot'));
+      assert.ok(!tools.some((tool) => ['getMe', 'claimBot', 'getMetrics'].includes(tool.name)));
+
+      for (const tool of tools) {
+        const op = operations.find((candidate) => candidate.operationId === tool.name)!;
+        assert.ok(tool.description?.startsWith(op.operation.summary!), tool.name);
+        assert.equal(tool.inputSchema.type, 'object');
+        for (const parameter of op.parameters.filter((p) => p.in === 'path'))
+          assert.ok(
+            tool.inputSchema.required?.includes(parameter.name),
+            `${tool.name} requires ${parameter.name}`,
+          );
+        if (op.operation.requestBody) assert.ok(tool.inputSchema.properties?.body, `${tool.name} takes body`);
+        const headers = op.parameters.filter((p) => p.in === 'header').map((p) => p.name);
+        assert.deepEqual(
+          Object.keys(
+            (tool.inputSchema.properties?.headers as { properties?: object } | undefined)?.properties ?? {},
+          ),
+          headers,
+          `${tool.name} headers`,
+        );
+        if (tool.outputSchema) assert.equal(tool.outputSchema.type, 'object');
+        // Self-contained: nothing refers back into openapi.yaml.
+        assert.doesNotMatch(JSON.stringify(tool), /#\/components\//, tool.name);
+      }
+      const createPost = tools.find((tool) => tool.name === 'createPost')!;
+      assert.ok(createPost.outputSchema, 'a JSON 2xx is the output schema');
+      assert.equal(
+        tools.find((tool) => tool.name === 'followBot')!.outputSchema,
+        undefined,
+        'a 204 has none',
+      );
+    } finally {
+      await client.close();
+    }
+  });
+});
