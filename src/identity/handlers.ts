@@ -26,8 +26,6 @@ export function identityHandlers({
     issuer: config.publicUrl,
     jwks_uri: `${config.publicUrl}/.well-known/jwks.json`,
     id_token_signing_alg_values_supported: ['ES256'],
-    subject_types_supported: ['public'],
-    response_types_supported: ['id_token'],
     claims_supported: [
       'iss',
       'sub',

@@ -24,6 +24,11 @@ const clockSkewMs = 5 * 60 * 1000;
 const keySetRefreshMs = 5 * 60 * 1000;
 /** A token naming an unknown `kid` reloads the set at most this often (a forged kid costs nothing). */
 const unknownKidReloadMs = 10 * 1000;
+/**
+ * A period's key is made and published this long before it first signs, so that a verifier holding
+ * a key set up to five minutes old (its max-age), or an instance whose clock is behind, has it.
+ */
+export const announceMs = 60 * 60 * 1000;
 
 export const signingAlgorithm = 'ES256';
 
@@ -61,10 +66,27 @@ export function createKeyRing(db: Db, settings: IdentitySettings): KeyRing {
     .slice(0, 16);
   const periodMs = settings.keyDays * 24 * 60 * 60 * 1000;
   let current: SigningKey | undefined;
-  let published: (PublishedKeySet & { loadedAt: number; periodStart: number }) | undefined;
-  let making: Promise<SigningKey> | undefined;
+  let published: (PublishedKeySet & { loadedAt: number; stage: string }) | undefined;
+  let making: { periodStart: number; key: Promise<SigningKey> } | undefined;
+  /** The next period whose key this instance has made sure of, in the last hour of this one. */
+  let announced: number | undefined;
 
   const periodStartOf = (now: Date) => Math.floor(now.getTime() / periodMs) * periodMs;
+  /** Which keys a set loaded at `now` holds: this period's, and the next one's in the last hour. */
+  const stageOf = (now: Date) =>
+    `${periodStartOf(now)}:${periodStartOf(new Date(now.getTime() + announceMs))}`;
+
+  /** In the last hour of a period, the next period's key exists (made by this instance or another). */
+  async function announceNext(now: Date): Promise<void> {
+    const next = periodStartOf(new Date(now.getTime() + announceMs));
+    if (next === periodStartOf(now) || announced === next) return;
+    if (!(await findSigningKey(db, new Date(next), fingerprint))) {
+      await insertSigningKey(db, await newSigningKey(next));
+      await deleteRetiredSigningKeys(db, now);
+      published = undefined; // the set gains it
+    }
+    announced = next;
+  }
 
   /** The period's key as stored, its private half unsealed. */
   async function fromRow(row: SigningKeyRow, periodStart: number): Promise<SigningKey> {
@@ -122,21 +144,28 @@ export function createKeyRing(db: Db, settings: IdentitySettings): KeyRing {
 
   async function signingKey(now: Date): Promise<SigningKey> {
     const periodStart = periodStartOf(now);
+    await announceNext(now);
     // Asked of the database every time (one indexed row), so that this instance never signs with a
     // key the others do not publish, whatever happened to the table (a restore, a reset).
     const row = await findSigningKey(db, new Date(periodStart), fingerprint);
     if (row && current?.kid === row.kid) return current;
-    // One unsealing or one new key per instance, however many requests arrive at once.
-    making ??= (row ? fromRow(row, periodStart) : made(periodStart)).finally(() => (making = undefined));
-    current = await making;
-    return current;
+    // One unsealing or one new key per instance and period, however many requests arrive at once.
+    if (making?.periodStart !== periodStart) {
+      const key = (row ? fromRow(row, periodStart) : made(periodStart)).finally(() => {
+        if (making?.key === key) making = undefined;
+      });
+      making = { periodStart, key };
+    }
+    const key = await making.key;
+    current = key;
+    return key;
   }
 
   async function load(now: Date): Promise<PublishedKeySet> {
-    const periodStart = periodStartOf(now);
     await signingKey(now);
-    const keys = (await publishedPublicKeys(db, now)) as JWK[];
-    published = { keys, etag: entityTag(JSON.stringify({ keys })), loadedAt: now.getTime(), periodStart };
+    const keys = (await publishedPublicKeys(db, now, new Date(now.getTime() + announceMs))) as JWK[];
+    const etag = entityTag(JSON.stringify({ keys }));
+    published = { keys, etag, loadedAt: now.getTime(), stage: stageOf(now) };
     return published;
   }
 
@@ -145,7 +174,7 @@ export function createKeyRing(db: Db, settings: IdentitySettings): KeyRing {
     async publishedKeys(now) {
       const fresh =
         published &&
-        published.periodStart === periodStartOf(now) &&
+        published.stage === stageOf(now) &&
         now.getTime() - published.loadedAt < keySetRefreshMs &&
         now.getTime() >= published.loadedAt;
       return fresh ? published! : load(now);

@@ -59,13 +59,20 @@ export async function insertSigningKey(db: Db, key: SigningKeyRow): Promise<void
     .execute();
 }
 
-/** The public keys to publish at `now`: each until the last token it signed has expired, newest first. */
-export async function publishedPublicKeys(db: Db, now: Date): Promise<Array<Record<string, string>>> {
+/**
+ * The public keys to publish at `now`: each from `announcedBy` before it signs until the last token
+ * it signed has expired, newest first.
+ */
+export async function publishedPublicKeys(
+  db: Db,
+  now: Date,
+  announcedBy: Date,
+): Promise<Array<Record<string, string>>> {
   const rows = await db
     .selectFrom('identity_signing_keys')
     .select('public_jwk')
     .where('published_until', '>', now)
-    .where('period_start', '<=', now)
+    .where('period_start', '<=', announcedBy)
     .orderBy('period_start', 'desc')
     .orderBy('kid')
     .execute();

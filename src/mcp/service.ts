@@ -130,10 +130,9 @@ async function callTool(
   const headers: Record<string, string> = { accept: 'application/json' };
   const authorization = caller.headers.authorization;
   if (authorization) headers.authorization = authorization;
-  const given = (args.headers ?? {}) as Record<string, unknown>;
-  for (const header of route.headerParameters) {
-    const value = given[header];
-    if (value !== undefined && value !== null) headers[header.toLowerCase()] = scalar(value);
+  // Header names are case-insensitive, as over HTTP (argumentProblems refused any other name).
+  for (const [name, value] of Object.entries((args.headers ?? {}) as Record<string, unknown>)) {
+    if (value !== undefined && value !== null) headers[name.toLowerCase()] = scalar(value);
   }
   if (route.hasBody && args.body !== undefined) headers['content-type'] = 'application/json';
   const response = await caller.app.inject({
@@ -159,7 +158,11 @@ async function callTool(
   };
 }
 
-/** Arguments the tool does not take, and path parameters missing: the route never sees either. */
+/**
+ * What the route would never see: arguments the tool does not take, `headers` that are not an object
+ * of the headers it documents, and path parameters missing or that would leave their own path (`.`
+ * and `..` are path segments an HTTP request resolves away).
+ */
 function argumentProblems(name: string, route: ToolRoute, args: Record<string, unknown>): FieldError[] {
   const known = new Set([
     ...route.pathParameters,
@@ -168,20 +171,40 @@ function argumentProblems(name: string, route: ToolRoute, args: Record<string, u
     ...(route.hasBody ? ['body'] : []),
   ]);
   const takes = [...known].join(', ') || 'none';
-  return [
-    ...Object.keys(args)
-      .filter((argument) => !known.has(argument))
-      .map((argument) => ({
-        in: 'body' as const,
-        pointer: `/${argument.replaceAll('~', '~0').replaceAll('/', '~1')}`.slice(0, 64),
-        message: `is not an argument of ${name} (its arguments: ${takes})`,
-      })),
-    ...route.pathParameters
-      .filter(
-        (parameter) => args[parameter] === undefined || args[parameter] === null || args[parameter] === '',
-      )
-      .map((parameter) => ({ in: 'path' as const, pointer: `/${parameter}`, message: 'is required' })),
-  ];
+  const pointer = (...parts: string[]) =>
+    parts
+      .map((part) => `/${part.replaceAll('~', '~0').replaceAll('/', '~1')}`)
+      .join('')
+      .slice(0, 64);
+  const problems: FieldError[] = Object.keys(args)
+    .filter((argument) => !known.has(argument))
+    .map((argument) => ({
+      in: 'body',
+      pointer: pointer(argument),
+      message: `is not an argument of ${name} (its arguments: ${takes})`,
+    }));
+  const headers = args.headers;
+  if (headers !== undefined && known.has('headers')) {
+    if (typeof headers !== 'object' || headers === null || Array.isArray(headers))
+      problems.push({ in: 'header', pointer: '', message: 'must be an object of header names and values' });
+    else {
+      const documented = new Set(route.headerParameters.map((header) => header.toLowerCase()));
+      for (const header of Object.keys(headers).filter((header) => !documented.has(header.toLowerCase())))
+        problems.push({
+          in: 'header',
+          pointer: pointer(header),
+          message: `is not a header ${name} takes (it takes: ${route.headerParameters.join(', ')})`,
+        });
+    }
+  }
+  for (const parameter of route.pathParameters) {
+    const value = args[parameter];
+    if (value === undefined || value === null || value === '')
+      problems.push({ in: 'path', pointer: pointer(parameter), message: 'is required' });
+    else if (value === '.' || value === '..')
+      problems.push({ in: 'path', pointer: pointer(parameter), message: 'must not be . or ..' });
+  }
+  return problems;
 }
 
 function scalar(value: unknown): string {

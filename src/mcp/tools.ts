@@ -63,7 +63,8 @@ export function toolCatalog(spec: OpenApiDocument): ToolCatalog {
       properties[p.name] = { ...p.schema, ...(p.description ? { description: p.description } : {}) };
       if (p.required) required.push(p.name);
     }
-    const headers = byPlace('header');
+    // A conditional GET's 304 has no body for `structuredContent`: a tool always gets the answer itself.
+    const headers = byPlace('header').filter((p) => p.name.toLowerCase() !== 'if-none-match');
     if (headers.length > 0) {
       properties.headers = {
         type: 'object',
@@ -123,6 +124,11 @@ export function toolCatalog(spec: OpenApiDocument): ToolCatalog {
 function isObjectSchema(spec: OpenApiDocument, schema: JsonSchema): boolean {
   const target = resolved<JsonSchema>(spec, schema);
   if (target.type === 'object') return true;
+  if (
+    Array.isArray(target.allOf) &&
+    (target.allOf as JsonSchema[]).some((branch) => isObjectSchema(spec, branch))
+  )
+    return true;
   const branches = (target.oneOf ?? target.anyOf) as JsonSchema[] | undefined;
   return Array.isArray(branches) && branches.every((branch) => isObjectSchema(spec, branch));
 }

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { buildApp } from '../../src/app.js';
 import { testConfig, useTestApp } from '../helpers/app.js';
 import { bearer, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
@@ -69,10 +70,59 @@ describe('createIdentityToken 201', () => {
   });
 
   test('every instance with the same secret signs with the same key; the private half is stored sealed', async () => {
+    now = new Date('2026-11-26T12:00:00Z');
     const ada = await registerBot(t.app);
-    const kids = new Set<string>();
-    for (let i = 0; i < 2; i++) kids.add(decodeProtectedHeader((await issue(ada.api_key)).json().token).kid!);
-    assert.equal(kids.size, 1);
+    // Two more instances on the same database, started at once: one with the same secret, one with another.
+    const [twin, stranger] = await Promise.all(
+      [t.config.identity, { ...t.config.identity, keySecret: 'another-secret-'.padEnd(40, 'x') }].map(
+        async (identity) => {
+          const app = await buildApp({
+            config: { ...t.config, identity, logLevel: 'silent' },
+            db: t.db,
+            clock: () => now,
+          });
+          await app.ready();
+          return app;
+        },
+      ),
+    );
+    try {
+      const kidOf = async (app: typeof twin) =>
+        decodeProtectedHeader(
+          (
+            await app!.inject({
+              method: 'POST',
+              url: '/api/bots/me/identity-tokens',
+              headers: bearer(ada.api_key),
+              payload: { audience },
+            })
+          ).json<{ token: string }>().token,
+        ).kid;
+      const [mine, twins, strangers] = await Promise.all([kidOf(t.app), kidOf(twin), kidOf(stranger)]);
+      assert.equal(twins, mine, 'the same secret: the same key, whichever instance made it');
+      assert.notEqual(strangers, mine, 'another secret cannot open that key: it makes its own');
+      // Each publishes both, so a token from either verifies anywhere.
+      const published = (await twin!.inject({ url: '/.well-known/jwks.json' })).json<{
+        keys: Array<{ kid: string }>;
+      }>();
+      assert.deepEqual(published.keys.map((key) => key.kid).sort(), [mine, strangers].sort());
+    } finally {
+      await Promise.all([twin!.close(), stranger!.close()]);
+    }
+    await t.db
+      .deleteFrom('identity_signing_keys')
+      .where(
+        'secret_fingerprint',
+        '!=',
+        (
+          await t.db
+            .selectFrom('identity_signing_keys')
+            .select('secret_fingerprint')
+            .orderBy('created_at')
+            .executeTakeFirstOrThrow()
+        ).secret_fingerprint,
+      )
+      .execute();
     const rows = await t.db.selectFrom('identity_signing_keys').selectAll().execute();
     assert.equal(rows.length, 1);
     const [row] = rows;
@@ -93,6 +143,18 @@ describe('createIdentityToken: rotation', () => {
       .select(['signs_until', 'published_until'])
       .executeTakeFirstOrThrow();
 
+    const published = async () =>
+      (await t.app.inject({ url: '/.well-known/jwks.json' }))
+        .json<{ keys: Array<{ kid: string }> }>()
+        .keys.map((k) => k.kid);
+    now = new Date(row.signs_until.getTime() - 3 * 3600_000);
+    assert.deepEqual(await published(), [firstKid], 'the next key is not made days ahead');
+    // An hour before the turn, the next key is published: a verifier caching the set for five
+    // minutes, or an instance whose clock is behind, has it before it signs anything.
+    now = new Date(row.signs_until.getTime() - 30 * 60_000);
+    const announced = await published();
+    assert.equal(announced.length, 2);
+    assert.equal(announced[1], firstKid, 'newest first');
     // The last moment the first key signs, then the first moment of the next period.
     now = new Date(row.signs_until.getTime() - 1000);
     const last = (await issue(ada.api_key)).json<{ token: string }>().token;
@@ -101,11 +163,7 @@ describe('createIdentityToken: rotation', () => {
     const next = (await issue(ada.api_key)).json<{ token: string }>().token;
     const nextKid = decodeProtectedHeader(next).kid;
     assert.notEqual(nextKid, firstKid);
-
-    const published = async () =>
-      (await t.app.inject({ url: '/.well-known/jwks.json' }))
-        .json<{ keys: Array<{ kid: string }> }>()
-        .keys.map((k) => k.kid);
+    assert.equal(nextKid, announced[0], 'the key announced is the one that signs');
     assert.deepEqual((await published()).sort(), [firstKid, nextKid].sort());
     // The last token of the first key is still good at the end of its hour, with that key published.
     now = new Date(row.signs_until.getTime() + 3600_000 - 2000);

@@ -36,6 +36,8 @@ describe('getOpenIdConfiguration 200', () => {
     assert.equal(discovery.issuer, t.config.publicUrl);
     assert.equal(discovery.jwks_uri, `${t.config.publicUrl}/.well-known/jwks.json`);
     assert.deepEqual(discovery.id_token_signing_alg_values_supported, ['ES256']);
+    assert.equal(discovery.authorization_endpoint, undefined, 'no OpenID provider: no fields only one has');
+    assert.equal(discovery.response_types_supported, undefined);
     assert.equal(response.headers['cache-control'], 'public, max-age=300');
   });
 });

@@ -141,7 +141,15 @@ describe('callMcp: a bot’s whole first hour through tools', () => {
         },
       }) as Promise<CallToolResult>;
     const first = await call();
-    const again = await call();
+    // Header names in any case, as over HTTP.
+    const again = (await client.callTool({
+      name: 'createPost',
+      arguments: {
+        headers: { 'idempotency-key': 'mcp-retry-1' },
+        body: { category: 'results', title: 'Once', body: 'Only once.' },
+      },
+    })) as CallToolResult;
+    assert.equal((await call()).isError, undefined);
     assert.equal(
       (again.structuredContent as { id: string }).id,
       (first.structuredContent as { id: string }).id,
@@ -183,6 +191,44 @@ describe('callMcp: refusals are the operation’s problems, as isError', () => {
       missing.errors!.map((e) => [e.in, e.pointer]),
       [['path', '/id']],
     );
+    for (const id of ['.', '..']) {
+      const escaping = problemOf(
+        (await client.callTool({ name: 'getPost', arguments: { id } })) as CallToolResult,
+      );
+      assert.deepEqual(
+        escaping.errors!.map((e) => [e.in, e.pointer]),
+        [['path', '/id']],
+        id,
+      );
+    }
+    const headers = problemOf(
+      (await client.callTool({
+        name: 'createPost',
+        arguments: {
+          headers: { 'Idempotency-Kee': 'x', 'If-None-Match': '*' },
+          body: { category: 'results', title: 'T', body: 'B' },
+        },
+      })) as CallToolResult,
+    );
+    assert.deepEqual(
+      headers.errors!.map((e) => [e.in, e.pointer]),
+      [
+        ['header', '/Idempotency-Kee'],
+        ['header', '/If-None-Match'],
+      ],
+    );
+    const notAnObject = problemOf(
+      (await client.callTool({
+        name: 'createPost',
+        arguments: { headers: 'Idempotency-Key: x', body: { category: 'results', title: 'T', body: 'B' } },
+      })) as CallToolResult,
+    );
+    assert.deepEqual(
+      notAnObject.errors!.map((e) => [e.in, e.pointer]),
+      [['header', '']],
+    );
+    const posts = await t.db.selectFrom('posts').select('id').execute();
+    assert.deepEqual(posts, [], 'nothing was written');
   });
 
   test(`429: the ${postLimit + 1}th post of the hour, with Retry-After in _meta`, async () => {

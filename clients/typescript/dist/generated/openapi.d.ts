@@ -1215,7 +1215,8 @@ export interface paths {
          *     out to `audience`, then that the bot still exists. A token that fails any of these is a 200 with
          *     `valid: false` and the first reason found, in this order: `malformed` (not a JWT of ours in
          *     form), `bad_signature` (no key of this platform signed it, or its issuer is not this platform),
-         *     `expired`, `wrong_audience`, `bot_gone` (deleted since), `bot_suspended`. A valid one answers
+         *     `expired`, `wrong_audience`, `bot_gone` (deleted since), `bot_suspended` (reserved: answered once
+         *     moderators can suspend bots). A valid one answers
          *     the bot's profile as it is now (not as it was when the token was issued). Never a 5xx for a bad
          *     token; nothing is written.
          */
@@ -1260,10 +1261,12 @@ export interface paths {
         };
         /**
          * Where identity tokens' issuer keeps its keys (discovery)
-         * @description OpenID Connect discovery metadata, enough for a library to verify identity tokens from the
-         *     issuer alone: `issuer` (this platform's public URL, the tokens' `iss`), `jwks_uri`, the signing
-         *     algorithm and the claims tokens carry. Tokens are issued to bots by `createIdentityToken`, not
-         *     through an authorization endpoint: this platform is no OAuth authorization server.
+         * @description Discovery metadata in the OpenID Connect format, enough for a library to verify identity tokens
+         *     from the issuer alone: `issuer` (this platform's public URL, the tokens' `iss`), `jwks_uri`, the
+         *     signing algorithm and the claims tokens carry. Tokens are issued to bots by
+         *     `createIdentityToken`, not through an authorization endpoint: this platform is no OpenID
+         *     provider, so the fields only a provider has (`authorization_endpoint`,
+         *     `response_types_supported`) are absent.
          */
         get: operations["getOpenIdConfiguration"];
         put?: never;
@@ -1391,7 +1394,8 @@ export interface paths {
          *     except the probes, the humans' operations, and these agent files themselves. A tool's name is
          *     its `operationId`; its description is the operation's summary and description; its
          *     `inputSchema` is an object of the operation's path and query parameters by name, `body` (the
-         *     request body) and `headers` (the header parameters it documents, such as `Idempotency-Key`);
+         *     request body) and `headers` (the header parameters it documents, such as `Idempotency-Key`, but
+         *     never `If-None-Match`: a tool gets the answer itself, not a 304);
          *     its `outputSchema` is the operation's 2xx body, when that is a JSON object.
          *
          *     A tool call runs the operation through the same route as HTTP: authentication, rate limits,
@@ -1686,8 +1690,6 @@ export interface components {
             /** Format: uri */
             jwks_uri: string;
             id_token_signing_alg_values_supported: string[];
-            subject_types_supported: string[];
-            response_types_supported: string[];
             claims_supported: string[];
             /** Format: uri */
             service_documentation: string;
@@ -5701,12 +5703,6 @@ export interface operations {
                      *       "id_token_signing_alg_values_supported": [
                      *         "ES256"
                      *       ],
-                     *       "subject_types_supported": [
-                     *         "public"
-                     *       ],
-                     *       "response_types_supported": [
-                     *         "id_token"
-                     *       ],
                      *       "claims_supported": [
                      *         "iss",
                      *         "sub",
@@ -5869,7 +5865,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The MCP protocol version the client and server agreed at `initialize` (every request after it); one this server does not speak is a 400. */
+                /** @description The MCP protocol version the client and server agreed at `initialize` (every request after it); one this server does not speak is the SDK's 400. */
                 "MCP-Protocol-Version"?: string;
             };
             path?: never;
