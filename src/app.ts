@@ -179,7 +179,8 @@ export async function buildApp({
     // A bot (or a person) reads its own writes: once a request that may have written is answered,
     // that credential's reads go to the primary for a while (platform/db/read-routing.ts).
     app.addHook('onSend', async (request) => {
-      if (!readMethods.has(request.method)) reads.wrote(request.headers);
+      if (!readMethods.has(request.method) && !request.routeOptions.config.relay)
+        reads.wrote(request.headers);
     });
   }
   await app.register(securityHeaders, { secure });
@@ -224,6 +225,10 @@ export async function buildApp({
       getFeed: app.pageCache.route('feed', (request) =>
         (request.query as { following?: boolean }).following ? undefined : firstPageKey(request),
       ),
+      // The same bytes for everyone until a key is made: answered before the router, as verifiers
+      // that fetch it on every unknown kid (and agents polling skill.json) would want.
+      getIdentityKeys: app.pageCache.route('jwks', firstPageKey),
+      getSkillManifest: app.pageCache.route('skill.json', firstPageKey),
     },
     security: {
       bearerAuth: bearerAuth(db),

@@ -24,7 +24,9 @@ export function mcpHandlers({ config }: { config: Config }) {
       });
       if (answer.status === 202) return { status: 202 };
       if (answer.status !== 200) throw new JsonRpcFailure(answer.status, answer.text, answer.headers);
-      return { status: 200, body: JSON.parse(answer.text) as typeof body };
+      // The SDK's JSON text as it wrote it: the route sends a relayed operation's string as it is
+      // (routes.ts, `relayed`), rather than parsing it here to have it written again.
+      return { status: 200, body: answer.text as unknown as typeof body };
     },
 
     async openMcpStream() {

@@ -48,8 +48,9 @@ export interface OpenApiRoutesOptions {
   /** Operations logged at a level of their own, by operationId (health probes: only at debug). */
   logLevels?: Partial<Record<keyof HandlerMap, LogLevel>>;
   /**
-   * Operations whose 2xx bodies are another protocol's messages relayed as they came (callMcp's
-   * JSON-RPC), written by JSON.stringify: their schema documents them but does not shape them.
+   * Operations that relay another protocol's messages (callMcp's JSON-RPC): their 2xx bodies are
+   * written by JSON.stringify (their schema documents them but does not shape them), and the route
+   * is marked `relay` (the requests it relays to other routes do their own writing).
    */
   relayed?: ReadonlyArray<keyof HandlerMap>;
 }
@@ -129,7 +130,7 @@ export default fp<OpenApiRoutesOptions>(
       // Handlers see header parameters under the spec's names; Fastify lower-cases them.
       const headerNames = op.parameters.filter((p) => p.in === 'header').map((p) => p.name);
       const serializerFor = relayed.includes(op.operationId as keyof HandlerMap)
-        ? () => JSON.stringify
+        ? () => relayedJson
         : lazySerializers(successSchemas(spec, op), serializers);
       const limited = op.operation['x-rate-limit'];
       const cache = cached[op.operationId as keyof HandlerMap];
@@ -143,6 +144,7 @@ export default fp<OpenApiRoutesOptions>(
         ...(logLevel ? { logLevel } : {}),
         config: {
           operationId: op.operationId,
+          ...(relayed.includes(op.operationId as keyof HandlerMap) ? { relay: true } : {}),
           ...(limits && limited && !admission
             ? { rateLimit: routeRateLimit(limited, limits), limitName: limited.action }
             : {}),
@@ -182,6 +184,11 @@ export default fp<OpenApiRoutesOptions>(
   },
   { name: 'openapi-routes', dependencies: ['errors'] },
 );
+
+/** A relayed answer: the JSON text another protocol's library wrote, or a value to write as JSON. */
+function relayedJson(body: unknown): string {
+  return typeof body === 'string' ? body : JSON.stringify(body);
+}
 
 /**
  * The validator of one part of a request (`body`, or path, query and header parameters), as every

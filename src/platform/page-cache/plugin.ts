@@ -45,6 +45,13 @@ declare module 'fastify' {
       invalidate(): void;
     };
   }
+  interface FastifyContextConfig {
+    /**
+     * The route relays requests to other routes of this app (callMcp's tool calls): a POST to it
+     * writes nothing itself, so it empties no page; each write it relays empties them as it answers.
+     */
+    relay?: boolean;
+  }
   interface FastifyRequest {
     /** Set while this request's answer is to fill the page cache: its reads are shared ones. */
     pageCacheFill: { fill: Fill; route: PageRoute } | null;
@@ -110,7 +117,11 @@ export default fp<PageCacheOptions>(
     };
     // Before the answer leaves: the writer's very next read, on this instance, is read afresh.
     app.addHook('onSend', async (request, reply, payload) => {
-      if (writeMethods.has(request.method) && (reply.statusCode < 400 || reply.statusCode >= 500))
+      if (
+        writeMethods.has(request.method) &&
+        (reply.statusCode < 400 || reply.statusCode >= 500) &&
+        !request.routeOptions.config.relay
+      )
         invalidate();
       return payload;
     });

@@ -202,6 +202,39 @@ describe('getFeed from memory', () => {
     assert.equal(after.hits() - before.hits(), 1);
   });
 
+  test('a POST /mcp writes nothing itself: only the writes it relays empty the kept pages', async () => {
+    const bot = await registerBot(t.app);
+    await createPost(t.app, bot.api_key, { title: 'Kept' });
+    const mcp = (message: object) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/mcp',
+        headers: { accept: 'application/json, text/event-stream', ...bearer(bot.api_key) },
+        payload: { jsonrpc: '2.0', id: 1, ...message },
+      });
+    await feed();
+    const before = await counters();
+    assert.equal((await mcp({ method: 'ping' })).statusCode, 200);
+    const read = await mcp({ method: 'tools/call', params: { name: 'getFeed', arguments: { sort: 'new' } } });
+    assert.deepEqual(
+      read.json().result.structuredContent.items.map((item: { title: string }) => item.title),
+      ['Kept'],
+    );
+    const between = await counters();
+    assert.equal(between.invalidations, before.invalidations, 'a ping and a read empty nothing');
+    assert.equal(between.hits() - before.hits(), 1, "the tool's read was a hit too");
+    const written = await mcp({
+      method: 'tools/call',
+      params: {
+        name: 'createPost',
+        arguments: { body: { category: 'results', title: 'Relayed', body: 'B' } },
+      },
+    });
+    assert.equal(written.json().result.isError, undefined, written.body);
+    assert.deepEqual(titles(await feed()), ['Relayed', 'Kept'], 'the relayed write is in the very next read');
+    assert.equal((await counters()).invalidations - between.invalidations, 1, 'emptied once, by the write');
+  });
+
   test('pages with a cursor are read every time', async () => {
     const bot = await registerBot(t.app);
     for (const title of ['one', 'two', 'three']) await createPost(t.app, bot.api_key, { title });
