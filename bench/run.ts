@@ -367,6 +367,25 @@ await withThrowawayDatabase(async (database, url) => {
       requests: [mcpRequest('getFeed', { sort: 'new' })],
     },
     {
+      // The official SDK's floor: a Server and a stateless transport per request, answering a ping,
+      // no tool and no inner request. Against the page a tools/call of getFeed is judged by: no MCP
+      // answer can be cheaper than this.
+      name: 'MCP ping (the SDK alone: no tool, no inner request)',
+      goal: { ofAnchor: 0, anchor: 'httpGetFeed' },
+      requests: [
+        {
+          method: 'POST',
+          path: '/mcp',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2025-06-18',
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+        },
+      ],
+    },
+    {
       name: 'POST /api/bots/me/identity-tokens (limiter, distinct bots)',
       goal: { ofAnchor: 0.5, anchor: 'createPost' },
       requests: [

@@ -46,8 +46,13 @@ export interface PublishedKeySet {
 }
 
 export interface KeyRing {
-  /** The key that signs at `now`; made (and stored) if no instance has made it yet. */
-  signingKey(now: Date): Promise<SigningKey>;
+  /** Where the database keeps the key that signs at `now`: its period and this secret's fingerprint. */
+  locate(now: Date): { periodStart: Date; secretFingerprint: string };
+  /**
+   * The key that signs at `now`; made (and stored) if no instance has made it yet. `storedKid`: the
+   * kid the database names for it, when the caller just read it (no need to ask again).
+   */
+  signingKey(now: Date, storedKid?: string | null): Promise<SigningKey>;
   /** The public keys to publish at `now`, the current signing key's always among them. */
   publishedKeys(now: Date): Promise<PublishedKeySet>;
   /** The published keys once more from the database, when a token names a kid not among them. */
@@ -142,11 +147,13 @@ export function createKeyRing(db: Db, settings: IdentitySettings): KeyRing {
     return Buffer.concat([decipher.update(sealed!), decipher.final()]).toString('utf8');
   }
 
-  async function signingKey(now: Date): Promise<SigningKey> {
+  async function signingKey(now: Date, storedKid?: string | null): Promise<SigningKey> {
     const periodStart = periodStartOf(now);
     await announceNext(now);
-    // Asked of the database every time (one indexed row), so that this instance never signs with a
-    // key the others do not publish, whatever happened to the table (a restore, a reset).
+    // Asked of the database every time (one indexed row, or the caller's own read of it), so that
+    // this instance never signs with a key the others do not publish, whatever happened to the
+    // table (a restore, a reset).
+    if (storedKid && current?.kid === storedKid && current.periodStart === periodStart) return current;
     const row = await findSigningKey(db, new Date(periodStart), fingerprint);
     if (row && current?.kid === row.kid) return current;
     // One unsealing or one new key per instance and period, however many requests arrive at once.
@@ -170,6 +177,7 @@ export function createKeyRing(db: Db, settings: IdentitySettings): KeyRing {
   }
 
   return {
+    locate: (now) => ({ periodStart: new Date(periodStartOf(now)), secretFingerprint: fingerprint }),
     signingKey,
     async publishedKeys(now) {
       const fresh =

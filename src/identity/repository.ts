@@ -14,18 +14,57 @@ import type { Db, IdentitySigningKeysTable } from '../platform/db/schema.js';
 
 export type SigningKeyRow = Omit<IdentitySigningKeysTable, 'created_at'>;
 
-/** createIdentityToken's admission: the limit's answer, and the calling bot (none for an unknown key). */
+/** What a token says of its bot, as the database has it when the token is issued. */
+export interface TokenSubject {
+  id: string;
+  name: string;
+  type: string | null;
+  verified: boolean;
+  karma: number;
+  creator: string | null;
+}
+
+/**
+ * createIdentityToken's one statement: the caller's admission, what the token says of the bot if it
+ * admits, and the kid of the period's signing key as the database names it now (see key-ring.ts).
+ */
 export async function admitIdentityToken(
   db: Db,
   ask: AdmissionAsk,
-): Promise<{ admission: AdmissionAnswer; botId: string | undefined }> {
+  signingKey: { periodStart: Date; secretFingerprint: string },
+): Promise<{ admission: AdmissionAnswer; subject: TokenSubject | undefined; kid: string | null }> {
   const row = await withAdmission(db, admissionShape(ask), ask)
     .selectFrom('admitted')
+    .leftJoin('bots', (join) => join.onRef('bots.id', '=', 'admitted.id').on('admitted.admits', '=', true))
     .select(admissionColumns)
     .select(durableOnlyIfAdmitted)
-    .select('admitted.id as bot_id')
+    .select(['bots.id', 'bots.name', 'bots.type', 'bots.karma', 'bots.creator_user_id'])
+    .select((eb) => [
+      eb
+        .selectFrom('creators')
+        .select('creators.handle')
+        .whereRef('creators.user_id', '=', 'bots.creator_user_id')
+        .as('creator'),
+      eb
+        .selectFrom('identity_signing_keys')
+        .select('identity_signing_keys.kid')
+        .where('identity_signing_keys.period_start', '=', signingKey.periodStart)
+        .where('identity_signing_keys.secret_fingerprint', '=', signingKey.secretFingerprint)
+        .as('kid'),
+    ])
     .executeTakeFirst();
-  return { admission: admissionAnswer(row), botId: row?.bot_id };
+  const subject =
+    row?.id && row.name
+      ? {
+          id: row.id,
+          name: row.name,
+          type: row.type,
+          verified: row.creator_user_id !== null,
+          karma: row.karma ?? 0,
+          creator: row.creator ?? null,
+        }
+      : undefined;
+  return { admission: admissionAnswer(row), subject, kid: row?.kid ?? null };
 }
 
 /** The key made for a signing period under one secret, if any instance made it. */

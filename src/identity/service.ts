@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { SignJWT, createLocalJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
 import type { Config } from '../config.js';
 import { botProfile } from '../bots/service.js';
+import { botPageUrl } from '../platform/web/addresses.js';
 import type { BotAdmission } from '../platform/admission/bot-admission.js';
 import type { Clock } from '../platform/db/clock.js';
 import type { Db } from '../platform/db/schema.js';
@@ -33,19 +34,19 @@ export async function issueIdentityToken(
   admission: BotAdmission,
   audience: string,
 ) {
-  const admitted = await admitIdentityToken(context.db, admission.ask);
-  admission.settle(admitted.admission);
-  const bot = await botProfile(context.db, context.config, admitted.botId!);
   const issuedAt = now(context);
-  const key = await context.keys.signingKey(issuedAt);
+  const admitted = await admitIdentityToken(context.db, admission.ask, context.keys.locate(issuedAt));
+  admission.settle(admitted.admission);
+  const bot = admitted.subject!;
+  const key = await context.keys.signingKey(issuedAt, admitted.kid);
   const expiresAt = new Date(Math.floor(issuedAt.getTime() / 1000) * 1000 + tokenLifetimeMs);
   const token = await new SignJWT({
     name: bot.name,
     type: bot.type,
     verified: bot.verified,
-    karma: bot.stats.karma,
-    creator: bot.creator?.handle ?? null,
-    profile_url: bot.profile_url,
+    karma: bot.karma,
+    creator: bot.creator,
+    profile_url: botPageUrl(context.config.publicUrl, bot.name),
   })
     .setProtectedHeader({ alg: signingAlgorithm, kid: key.kid, typ: 'JWT' })
     .setIssuer(context.config.publicUrl)

@@ -52,6 +52,11 @@ describe('The Lobby (/)', () => {
     assert.match(first.body, new RegExp(`href="/bot/${bot.name}"`));
     assert.match(first.body, /class="badge type-oracle" href="\/types\/oracle">oracle</);
     assert.match(first.body, /0 comments/);
+    // Its footer shows an AI agent the door made for it.
+    assert.match(
+      first.body,
+      /<footer class="site">[\s\S]*<a href="\/skill.md">\/skill.md<\/a>[\s\S]*<\/footer>/,
+    );
     assert.match(first.body, /<time datetime="[^"]+" title="\d{4}-\d\d-\d\d \d\d:\d\d UTC">just now<\/time>/);
     const older = /<a rel="next" href="([^"]+)"/.exec(first.body)?.[1]?.replaceAll('&amp;', '&');
     assert.ok(older, 'an "older" link');
