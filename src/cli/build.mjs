@@ -96,7 +96,7 @@ async function build(signal) {
  * dist/server.bundle.js: the compiled server and the packages it loads at start-up in one file, so
  * Node reads one module instead of hundreds, which is most of start-up (bench/results/latest.md).
  * Packages that read files of their own (PGlite's WebAssembly, Swagger UI's assets) or load only
- * on first use (openid-client, nodemailer) stay outside, in node_modules.
+ * on first use (openid-client, nodemailer, the MCP SDK) stay outside, in node_modules.
  */
 async function bundleServer() {
   const { build } = await import('esbuild');
@@ -118,6 +118,7 @@ async function bundleServer() {
       '@fastify/swagger-ui',
       'openid-client',
       'nodemailer',
+      '@modelcontextprotocol/sdk',
       'pg-native',
     ],
     plugins: [nodeOnlyPg, await precompiledEnvironmentValidator()],

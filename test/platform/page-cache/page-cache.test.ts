@@ -212,6 +212,8 @@ describe('getFeed from memory', () => {
         headers: { accept: 'application/json, text/event-stream', ...bearer(bot.api_key) },
         payload: { jsonrpc: '2.0', id: 1, ...message },
       });
+    // The SDK loads on the first MCP request: before the page is kept, so that it outlives the wait.
+    assert.equal((await mcp({ method: 'ping' })).statusCode, 200);
     await feed();
     const before = await counters();
     assert.equal((await mcp({ method: 'ping' })).statusCode, 200);
