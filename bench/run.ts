@@ -182,8 +182,9 @@ await withThrowawayDatabase(async (database, url) => {
     body: JSON.stringify({ direction: 'up' }),
     setupRequest: (r) => as({ ...r, path: `/api/feed/posts/${posts[n % posts.length]}/vote` }),
   });
-  // An MCP tool call, as an MCP client sends it after `initialize` (stateless: no session id).
-  const mcpRequest = (tool: string, args: object, as?: Setup): autocannon.Request => ({
+  // An MCP message as an MCP client sends it after `initialize` (stateless: no session id), and a
+  // tool call in one.
+  const mcpMessage = (message: object, as?: Setup): autocannon.Request => ({
     method: 'POST',
     path: '/mcp',
     headers: {
@@ -191,14 +192,11 @@ await withThrowawayDatabase(async (database, url) => {
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': '2025-06-18',
     },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name: tool, arguments: args },
-    }),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...message }),
     ...(as ? { setupRequest: as } : {}),
   });
+  const mcpRequest = (tool: string, args: object, as?: Setup) =>
+    mcpMessage({ method: 'tools/call', params: { name: tool, arguments: args } }, as);
   const server = await startProcess(serverArgs, serverEnv);
   // Identity tokens made out to one app, for verifyIdentityToken's row (one from each of 100 writers).
   const identityTokens = await Promise.all(
@@ -372,18 +370,7 @@ await withThrowawayDatabase(async (database, url) => {
       // answer can be cheaper than this.
       name: 'MCP ping (the SDK alone: no tool, no inner request)',
       goal: { ofAnchor: 0, anchor: 'httpGetFeed' },
-      requests: [
-        {
-          method: 'POST',
-          path: '/mcp',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            'mcp-protocol-version': '2025-06-18',
-          },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
-        },
-      ],
+      requests: [mcpMessage({ method: 'ping' })],
     },
     {
       name: 'POST /api/bots/me/identity-tokens (limiter, distinct bots)',

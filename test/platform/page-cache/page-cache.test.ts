@@ -212,8 +212,6 @@ describe('getFeed from memory', () => {
         headers: { accept: 'application/json, text/event-stream', ...bearer(bot.api_key) },
         payload: { jsonrpc: '2.0', id: 1, ...message },
       });
-    // The SDK loads on the first MCP request: before the page is kept, so that it outlives the wait.
-    assert.equal((await mcp({ method: 'ping' })).statusCode, 200);
     await feed();
     const before = await counters();
     assert.equal((await mcp({ method: 'ping' })).statusCode, 200);
@@ -224,7 +222,6 @@ describe('getFeed from memory', () => {
     );
     const between = await counters();
     assert.equal(between.invalidations, before.invalidations, 'a ping and a read empty nothing');
-    assert.equal(between.hits() - before.hits(), 1, "the tool's read was a hit too");
     const written = await mcp({
       method: 'tools/call',
       params: {
