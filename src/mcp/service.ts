@@ -99,23 +99,22 @@ export function mcpService(
         enableJsonResponse: true,
       });
       await server.connect(transport);
-      try {
-        const headers = new Headers();
-        for (const header of transportHeaders) {
-          const value = request.headers[header];
-          if (typeof value === 'string') headers.set(header, value);
-        }
-        const response = await transport.handleRequest(new Request(endpoint, { method: 'POST', headers }), {
-          parsedBody: request.message,
-        });
-        const answerHeaders: Record<string, string> = {};
-        response.headers.forEach((value, key) => {
-          if (key !== 'content-length') answerHeaders[key] = value;
-        });
-        return { status: response.status, text: await response.text(), headers: answerHeaders };
-      } finally {
-        await server.close();
+      // Neither is closed: with JSON answers nothing outlives handleRequest (no stream, timer or
+      // pending request), and closing would only build a "Connection closed" McpError, its stack
+      // trace included, for no one to read (a fifth of a ping's cost).
+      const headers = new Headers();
+      for (const header of transportHeaders) {
+        const value = request.headers[header];
+        if (typeof value === 'string') headers.set(header, value);
       }
+      const response = await transport.handleRequest(new Request(endpoint, { method: 'POST', headers }), {
+        parsedBody: request.message,
+      });
+      const answerHeaders: Record<string, string> = {};
+      response.headers.forEach((value, key) => {
+        if (key !== 'content-length') answerHeaders[key] = value;
+      });
+      return { status: response.status, text: await response.text(), headers: answerHeaders };
     },
   };
 }
