@@ -1,6 +1,6 @@
 // Answers one MCP message with the official SDK: a Server whose tools are this API's operations
 // (./tools.ts), behind the SDK's stateless Streamable HTTP transport, made for the request and
-// closed after it (nothing is kept between requests, so any instance answers any of them). A tool
+// dropped after it (nothing is kept between requests, so any instance answers any of them). A tool
 // call is its operation's HTTP request, injected into this same app from the caller's address with
 // its Authorization: authentication, limits, validation, idempotency and problems all happen there.
 import type { IncomingHttpHeaders } from 'node:http';
