@@ -236,11 +236,13 @@ export async function buildApp({
       metricsToken: metricsAuth(config.metricsToken),
     },
   };
-  // Only the humans' operations (sign-in, sign-out and the cookieAuth ones) and the pages for people
+  // Only the humans' operations (sign-in, sign-out and every cookieAuth one, the moderators' too) and the pages for people
   // read or write a session, so only their routes carry the cookie and session hooks, which sign
   // and verify on every request they see; bot and public API routes never pay for them, and ignore
   // cookies as documented.
-  const forHumans = (op: Operation) => op.operation.tags?.includes('humans') ?? false;
+  const forHumans = (op: Operation) =>
+    (op.operation.tags?.includes('humans') ?? false) ||
+    (op.operation.security?.some((requirement) => 'cookieAuth' in requirement) ?? false);
   await app.register(async function humanRoutes(scope) {
     await scope.register(sessions, { db, config, pruneAlso: pruneExpiredSignInTokens });
     await scope.register(openapiRoutes, { ...routes, include: forHumans });

@@ -24,6 +24,7 @@ import { followHandlers } from './follows/handlers.js';
 import { healthHandlers } from './health/handlers.js';
 import { identityHandlers } from './identity/handlers.js';
 import { mcpHandlers } from './mcp/handlers.js';
+import { moderationHandlers } from './moderation/handlers.js';
 import { notificationHandlers } from './notifications/handlers.js';
 import type { HandlerMap } from './platform/operations/handler-types.js';
 import type { WebPagesOptions } from './platform/web/plugin.js';
@@ -58,6 +59,7 @@ export function createHandlers(deps: HandlerDependencies): HandlerMap {
     ...webhookHandlers(deps),
     ...searchHandlers(deps),
     ...identityHandlers(deps),
+    ...moderationHandlers(deps),
     ...mcpHandlers(deps),
     ...skillHandlers(deps),
   } satisfies HandlerMap;

@@ -108,6 +108,7 @@ export type LimitedAction =
   | 'key-rotations'
   | 'follows'
   | 'identity-tokens'
+  | 'reports'
   | 'registrations';
 /** What an `x-rate-limit` may name: a limit of `limits`, or the e-mail sign-in requests (humans.emailLimits). */
 export type RateLimitAction = LimitedAction | 'sign-in-mails';
@@ -174,6 +175,7 @@ const variables = {
   RATE_LIMIT_KEY_ROTATIONS: { type: 'integer', minimum: 1, maximum: largestLimit, default: 5 },
   RATE_LIMIT_FOLLOWS: { type: 'integer', minimum: 1, maximum: largestLimit, default: 60 },
   RATE_LIMIT_IDENTITY_TOKENS: { type: 'integer', minimum: 1, maximum: largestLimit, default: 60 },
+  RATE_LIMIT_REPORTS: { type: 'integer', minimum: 1, maximum: largestLimit, default: 20 },
   REGISTER_LIMIT_PER_HOUR: { type: 'integer', minimum: 1, maximum: largestLimit, default: 20 },
   IP_LIMIT_FACTOR: { type: 'integer', minimum: 1, default: 5 },
   METRICS_TOKEN: { type: 'string', minLength: 16 },
@@ -347,6 +349,7 @@ export function loadConfig(
       'key-rotations': raw.RATE_LIMIT_KEY_ROTATIONS as number,
       follows: raw.RATE_LIMIT_FOLLOWS as number,
       'identity-tokens': raw.RATE_LIMIT_IDENTITY_TOKENS as number,
+      reports: raw.RATE_LIMIT_REPORTS as number,
       registrations: raw.REGISTER_LIMIT_PER_HOUR as number,
     },
     humans,

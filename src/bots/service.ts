@@ -134,17 +134,27 @@ export async function ownBot(
     const own = { key: rateLimitKey(action, bot.id), max };
     return readQuota(db, own, clientIpCap(action, max, config.ipLimitFactor, clientIp), clock);
   };
-  const [posts, comments, votes, assessments, profileUpdates, keyRotations, follows, identityTokens] =
-    await Promise.all([
-      quota('posts'),
-      quota('comments'),
-      quota('votes'),
-      quota('assessments'),
-      quota('profile-updates'),
-      quota('key-rotations'),
-      quota('follows'),
-      quota('identity-tokens'),
-    ]);
+  const [
+    posts,
+    comments,
+    votes,
+    assessments,
+    profileUpdates,
+    keyRotations,
+    follows,
+    identityTokens,
+    reports,
+  ] = await Promise.all([
+    quota('posts'),
+    quota('comments'),
+    quota('votes'),
+    quota('assessments'),
+    quota('profile-updates'),
+    quota('key-rotations'),
+    quota('follows'),
+    quota('identity-tokens'),
+    quota('reports'),
+  ]);
   return {
     bot: toBot(bot, config.publicUrl),
     claimed: bot.creator_user_id !== null,
@@ -157,6 +167,7 @@ export async function ownBot(
       key_rotations: keyRotations,
       follows,
       identity_tokens: identityTokens,
+      reports,
     },
   };
 }

@@ -1,12 +1,15 @@
-// `npm run admin -- <command>`: the operator CLI support uses for bot API keys.
+// `npm run admin -- <command>`: the operator CLI for bot API keys and the moderator role.
 //   rotate-key <bot id or name> [--actor NAME]  issue a new key (printed once); the old one stops at once
 //   revoke-key <bot id or name> [--actor NAME]  revoke the live key; the bot cannot act until rotated
-// Every change is written to api_key_events with the operator's name.
+//   grant-moderator <email> [--actor NAME] [--reason TEXT]   whoever signs in with it moderates
+//   revoke-moderator <email> [--actor NAME] [--reason TEXT]
+// Every change is recorded with the operator's name: keys in api_key_events, roles in the moderation log.
 import { userInfo } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { displayPrefix, generateApiKey, hashSecret } from '../platform/admission/secrets.js';
 import { replaceApiKey } from '../bots/repository.js';
+import { grantModerator, revokeModerator, roleEmail } from '../moderation/service.js';
 import { loadConfig } from '../config.js';
 import { checkDatabases, openDatabase } from '../platform/db/database.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
@@ -21,13 +24,23 @@ export interface AdminOutput {
 }
 
 const usage = `Usage: npm run admin -- <command> <bot id or name> [--actor NAME]
+       npm run admin -- <role command> <email> [--actor NAME] [--reason TEXT]
 
 Commands:
-  rotate-key   Issue a new API key (printed once, on stdout); the old key is refused from the next request.
-  revoke-key   Revoke the bot's API key; the bot cannot authenticate until its key is rotated.
-               Exits 1, changing nothing, when the bot has no live key.
+  rotate-key        Issue a new API key (printed once, on stdout); the old key is refused from the next request.
+  revoke-key        Revoke the bot's API key; the bot cannot authenticate until its key is rotated.
+                    Exits 1, changing nothing, when the bot has no live key.
 
---actor names the operator in the audit trail (default: the OS user).`;
+Role commands:
+  grant-moderator   Make whoever signs in with this e-mail address a moderator (they need not have
+                    signed in yet). Changes nothing when the address is a moderator already.
+  revoke-moderator  Take the role back. Exits 1, changing nothing, when the address is no moderator.
+
+--actor names the operator in the audit trail and the moderation log (default: the OS user).
+--reason says why, in the moderation log (default: "by the operator").`;
+
+const keyCommands = ['rotate-key', 'revoke-key'];
+const roleCommands = ['grant-moderator', 'revoke-moderator'];
 
 /** Runs one admin command; returns the process exit code. */
 export async function runAdmin(argv: string[], db: Db, io: AdminOutput): Promise<number> {
@@ -36,7 +49,7 @@ export async function runAdmin(argv: string[], db: Db, io: AdminOutput): Promise
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { actor: { type: 'string' }, help: { type: 'boolean' } },
+      options: { actor: { type: 'string' }, reason: { type: 'string' }, help: { type: 'boolean' } },
     });
   } catch (error) {
     io.err(`${(error as Error).message}\n\n${usage}`);
@@ -47,11 +60,18 @@ export async function runAdmin(argv: string[], db: Db, io: AdminOutput): Promise
     io.err(usage);
     return 0;
   }
-  if (!command || !['rotate-key', 'revoke-key'].includes(command) || !reference || extra.length > 0) {
+  const known = command !== undefined && [...keyCommands, ...roleCommands].includes(command);
+  if (!known || !reference || extra.length > 0 || (parsed.values.reason && !roleCommands.includes(command))) {
     io.err(usage);
     return 2;
   }
   const actor = parsed.values.actor?.trim() || userInfo().username;
+  if (roleCommands.includes(command))
+    return changeRole(db, io, command === 'grant-moderator', {
+      email: reference,
+      actor,
+      reason: parsed.values.reason?.trim() || 'by the operator',
+    });
 
   const issued = command === 'rotate-key' ? generateApiKey() : undefined;
   const replaced = await replaceApiKey(
@@ -81,6 +101,39 @@ export async function runAdmin(argv: string[], db: Db, io: AdminOutput): Promise
     return 1;
   }
   io.err(`Revoked the API key of ${bot.name} (${bot.id}). ${old}`);
+  return 0;
+}
+
+async function changeRole(
+  db: Db,
+  io: AdminOutput,
+  grant: boolean,
+  { email, actor, reason }: { email: string; actor: string; reason: string },
+): Promise<number> {
+  const address = roleEmail(email);
+  if (!address) {
+    io.err(`"${email}" is not an e-mail address.`);
+    return 2;
+  }
+  if (reason.length > 500) {
+    io.err('--reason must be at most 500 characters.');
+    return 2;
+  }
+  const change = { email: address, actor, reason };
+  if (grant) {
+    const granted = await grantModerator(db, change);
+    io.err(
+      granted
+        ? `${address} is a moderator: whoever signs in with it can use /moderation.`
+        : `${address} is a moderator already; nothing changed.`,
+    );
+    return 0;
+  }
+  if (!(await revokeModerator(db, change))) {
+    io.err(`${address} is not a moderator; nothing changed.`);
+    return 1;
+  }
+  io.err(`${address} is no longer a moderator.`);
   return 0;
 }
 

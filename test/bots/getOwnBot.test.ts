@@ -47,6 +47,7 @@ describe('getOwnBot 200', () => {
         key_rotations: fresh,
         follows: fresh,
         identity_tokens: fresh,
+        reports: fresh,
       },
     });
     // Quota under use, and reading it consuming none, are in test/platform/admission/rate-limit.test.ts; the

@@ -11,6 +11,7 @@ import { openDatabase } from '../../src/platform/db/database.js';
 import { useTestApp } from '../helpers/app.js';
 import { migratedPgliteDirectory } from '../helpers/database.js';
 import { bearer, registerBot } from '../helpers/bots.js';
+import { signIn } from '../helpers/humans.js';
 
 const t = useTestApp();
 
@@ -137,6 +138,70 @@ describe('admin errors', () => {
       assert.equal(result.code, 2, argv.join(' '));
       assert.match(result.err, /Usage: npm run admin/);
     }
+  });
+});
+
+describe('admin grant-moderator and revoke-moderator', () => {
+  const roleLog = () =>
+    t.db
+      .selectFrom('moderation_actions')
+      .select(['action', 'target_type', 'target_email', 'reason', 'actor'])
+      .orderBy('seq')
+      .execute();
+
+  test('grants the role to an address before its first sign-in, logged; whoever signs in with it moderates', async () => {
+    const granted = await admin(
+      'grant-moderator',
+      ' Ada@Example.com ',
+      '--actor',
+      'ops',
+      '--reason',
+      'Night shift.',
+    );
+    assert.equal(granted.code, 0, granted.err);
+    assert.match(granted.err, /ada@example.com is a moderator/);
+    const again = await admin('grant-moderator', 'ada@example.com', '--actor', 'ops');
+    assert.equal(again.code, 0);
+    assert.match(again.err, /already; nothing changed/);
+    assert.deepEqual(await roleLog(), [
+      {
+        action: 'grant_moderator',
+        target_type: 'human',
+        target_email: 'ada@example.com',
+        reason: 'Night shift.',
+        actor: 'ops',
+      },
+    ]);
+    const cookie = await signIn(t, 'ADA@example.com');
+    assert.equal(
+      (await t.app.inject({ url: '/api/moderation/reports', headers: { cookie } })).statusCode,
+      200,
+    );
+
+    const revoked = await admin('revoke-moderator', 'ada@example.com', '--actor', 'ops');
+    assert.equal(revoked.code, 0, revoked.err);
+    assert.equal(
+      (await t.app.inject({ url: '/api/moderation/reports', headers: { cookie } })).statusCode,
+      403,
+    );
+    const none = await admin('revoke-moderator', 'ada@example.com');
+    assert.equal(none.code, 1);
+    assert.match(none.err, /not a moderator; nothing changed/);
+    assert.deepEqual(
+      (await roleLog()).map((row) => [row.action, row.reason]),
+      [
+        ['grant_moderator', 'Night shift.'],
+        ['revoke_moderator', 'by the operator'],
+      ],
+    );
+  });
+
+  test('not an address, a reason too long, a reason on a key command: usage, nothing written', async () => {
+    assert.equal((await admin('grant-moderator', 'ada')).code, 2);
+    assert.equal((await admin('grant-moderator', 'ada@example.com', '--reason', 'x'.repeat(501))).code, 2);
+    assert.equal((await admin('rotate-key', 'ada', '--reason', 'why')).code, 2);
+    assert.deepEqual(await roleLog(), []);
+    assert.deepEqual(await t.db.selectFrom('moderators').selectAll().execute(), []);
   });
 });
 

@@ -40,6 +40,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
       'key-rotations': 10_000,
       follows: 10_000,
       'identity-tokens': 10_000,
+      reports: 10_000,
       registrations: 10_000,
     },
     ...overrides,

@@ -67,8 +67,8 @@ export function asHuman(cookie: string) {
 }
 
 /** Signs a new person in and gives them a creator profile with this handle; returns their Cookie header value. */
-export async function signInAsCreator(t: TestApp, handle: string): Promise<string> {
-  const cookie = await signIn(t);
+export async function signInAsCreator(t: TestApp, handle: string, email = uniqueEmail()): Promise<string> {
+  const cookie = await signIn(t, email);
   const response = await t.app.inject({
     method: 'PUT',
     url: '/api/me/creator',

@@ -31,6 +31,7 @@ describe('configuration', () => {
         'key-rotations': 5,
         follows: 60,
         'identity-tokens': 60,
+        reports: 20,
       },
       ipLimitFactor: 5,
       metricsToken: undefined,

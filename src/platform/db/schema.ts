@@ -1,7 +1,14 @@
 // The database's tables as Kysely sees them. Column names are the SQL names (snake_case); the
 // migrations in migrations/ are the source of these shapes. Columns that hold one of the spec's
 // enums (types, categories) are typed by that enum from generated/, so no reader casts them.
-import type { BotType, CreatorType, NotificationKind, PostCategory as Category } from '../spec/schemas.js';
+import type {
+  BotType,
+  CreatorType,
+  ModerationAction,
+  NotificationKind,
+  PostCategory as Category,
+  Report,
+} from '../spec/schemas.js';
 import type { ColumnType, Generated, Kysely, Selectable } from 'kysely';
 
 /** The database, or a transaction on it: every repository function takes this first. */
@@ -44,6 +51,10 @@ export interface Database {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   identity_signing_keys: IdentitySigningKeysTable;
+  moderators: ModeratorsTable;
+  moderation_actions: ModerationActionsTable;
+  reports: ReportsTable;
+  report_targets: ReportTargetsTable;
 }
 
 /** The keys that sign identity tokens (the identity-signing-keys migration; src/identity/README.md). */
@@ -397,4 +408,59 @@ export interface WebhookDeliveriesTable {
   last_error: string | null;
   delivered_at: Date | null;
   created_at: CreatedAt;
+}
+
+/** Who holds the moderator role: an e-mail address, whoever signs in with it (the moderation migration). */
+export interface ModeratorsTable {
+  email: string;
+  granted_at: CreatedAt;
+}
+
+export type ModerationActionKind = ModerationAction['action'];
+
+/** The moderation log: append-only, the database refuses UPDATE and DELETE (the moderation migration). */
+export interface ModerationActionsTable {
+  id: Generated<string>;
+  /** The log's order (an identity column). */
+  seq: ColumnType<number, never, never>;
+  action: ModerationActionKind;
+  target_type: ModerationAction['target_type'];
+  /** Null for a role's grant or revocation, which names target_email instead. */
+  target_id: string | null;
+  target_email: string | null;
+  reason: string;
+  until: Date | null;
+  hide_content: Generated<boolean>;
+  moderator_user_id: string | null;
+  moderator_handle: string | null;
+  actor: string | null;
+  created_at: CreatedAt;
+}
+
+export interface ReportsTable {
+  id: Generated<string>;
+  /** The order reports were made in (an identity column). */
+  seq: ColumnType<number, never, never>;
+  target_type: Report['target_type'];
+  target_id: string;
+  reason: Report['reason'];
+  detail: string | null;
+  reporter_kind: 'bot' | 'human' | 'system';
+  reporter_bot_id: string | null;
+  reporter_user_id: string | null;
+  status: Generated<Report['status']>;
+  closed_by: string | null;
+  created_at: CreatedAt;
+  closed_at: Date | null;
+}
+
+/** The moderation queue: one row per reported target and status, kept by a trigger on reports. */
+export interface ReportTargetsTable {
+  status: Report['status'];
+  target_type: Report['target_type'];
+  target_id: string;
+  reports_count: number;
+  reasons: Record<string, number>;
+  first_reported_at: Date;
+  last_reported_at: Date;
 }

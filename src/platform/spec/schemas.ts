@@ -20,3 +20,6 @@ export type NotificationKind = Schemas['NotificationKind'];
 export type Webhook = Schemas['Webhook'];
 export type WebhookDelivery = Schemas['WebhookDelivery'];
 export type Me = Schemas['Me'];
+export type Report = Schemas['Report'];
+export type ReportedTarget = Schemas['ReportedTarget'];
+export type ModerationAction = Schemas['ModerationAction'];

@@ -234,6 +234,12 @@ describe('getOwnBot quota', () => {
         retry_after_seconds: null,
         client_ip_cap: { limit: 300, remaining: 300 },
       },
+      reports: {
+        limit: 20,
+        remaining: 20,
+        retry_after_seconds: null,
+        client_ip_cap: { limit: 100, remaining: 100 },
+      },
     });
     assertContract('getOwnBot', await t.app.inject({ url: '/api/bots/me', headers: bearer(api_key) }));
   });

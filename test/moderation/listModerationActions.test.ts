@@ -1,0 +1,138 @@
+// listModerationActions: GET /api/moderation/actions. The append-only log, newest first; role
+// grants and revocations are in it; the database refuses to edit or delete an entry.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { useTestApp } from '../helpers/app.js';
+import { bearer, registerBot } from '../helpers/bots.js';
+import { assertContract } from '../helpers/contract.js';
+import { signIn } from '../helpers/humans.js';
+import { signInAsModerator } from '../helpers/moderation.js';
+import { grantModerator, revokeModerator } from '../../src/moderation/service.js';
+
+const t = useTestApp();
+
+const log = (cookie: string, query = '') =>
+  t.app.inject({ url: `/api/moderation/actions${query}`, headers: { cookie } });
+
+describe('listModerationActions 200', () => {
+  test('grants and revocations, newest first, paged', async () => {
+    const moderator = await signInAsModerator(t, 'mod');
+    assert.equal(
+      await grantModerator(t.db, { email: 'ada@example.com', actor: 'ops', reason: 'Appointed.' }),
+      true,
+    );
+    assert.equal(
+      await grantModerator(t.db, { email: 'ada@example.com', actor: 'ops', reason: 'Again.' }),
+      false,
+    );
+    assert.equal(
+      await revokeModerator(t.db, { email: 'ada@example.com', actor: 'ops', reason: 'Stepped down.' }),
+      true,
+    );
+    assert.equal(
+      await revokeModerator(t.db, { email: 'ada@example.com', actor: 'ops', reason: 'Again.' }),
+      false,
+    );
+
+    const response = await log(moderator);
+    assert.equal(response.statusCode, 200, response.body);
+    assertContract('listModerationActions', response);
+    const items = response.json().items as Array<Record<string, unknown>>;
+    assert.deepEqual(
+      items.map(({ action, target_type, target_id, target_email, reason, moderator, actor }) => ({
+        action,
+        target_type,
+        target_id,
+        target_email,
+        reason,
+        moderator,
+        actor,
+      })),
+      [
+        {
+          action: 'revoke_moderator',
+          target_type: 'human',
+          target_id: null,
+          target_email: 'ada@example.com',
+          reason: 'Stepped down.',
+          moderator: null,
+          actor: 'ops',
+        },
+        {
+          action: 'grant_moderator',
+          target_type: 'human',
+          target_id: null,
+          target_email: 'ada@example.com',
+          reason: 'Appointed.',
+          moderator: null,
+          actor: 'ops',
+        },
+        {
+          action: 'grant_moderator',
+          target_type: 'human',
+          target_id: null,
+          target_email: items[2]!.target_email,
+          reason: 'a test needs one',
+          moderator: null,
+          actor: 'test',
+        },
+      ],
+    );
+    const first = (await log(moderator, '?limit=2')).json();
+    assert.equal(first.items.length, 2);
+    const rest = (await log(moderator, `?limit=2&cursor=${first.next_cursor}`)).json();
+    assert.deepEqual(
+      rest.items.map((item: { id: string }) => item.id),
+      [items[2]!.id],
+    );
+    assert.equal(rest.next_cursor, null);
+    const humans = (await log(moderator, '?target_type=human')).json();
+    assert.equal(humans.items.length, 3);
+    assert.deepEqual((await log(moderator, '?target_type=post')).json().items, []);
+  });
+});
+
+describe('the log is append-only', () => {
+  test('the database refuses UPDATE and DELETE on it, whoever asks', async () => {
+    await grantModerator(t.db, { email: 'grace@example.com', actor: 'ops', reason: 'Appointed.' });
+    await assert.rejects(
+      sql`update moderation_actions set reason = 'rewritten'`.execute(t.db),
+      /append-only: UPDATE refused/,
+    );
+    await assert.rejects(sql`delete from moderation_actions`.execute(t.db), /append-only: DELETE refused/);
+    const rows = await t.db.selectFrom('moderation_actions').select('reason').execute();
+    assert.deepEqual(rows, [{ reason: 'Appointed.' }]);
+  });
+});
+
+describe('listModerationActions 400', () => {
+  test('target_id without target_type, an unknown type, a bad id', async () => {
+    const moderator = await signInAsModerator(t);
+    for (const query of [
+      '?target_id=00000000-0000-4000-8000-000000000000',
+      '?target_type=webhook',
+      '?target_type=bot&target_id=ada',
+    ]) {
+      const response = await log(moderator, query);
+      assert.equal(response.statusCode, 400, query);
+      assertContract('listModerationActions', response);
+    }
+  });
+});
+
+describe('listModerationActions 401 and 403', () => {
+  test('no session 401, a bot key 401, no role 403', async () => {
+    const bot = await registerBot(t.app);
+    const none = await t.app.inject({ url: '/api/moderation/actions' });
+    assert.equal(none.statusCode, 401);
+    assertContract('listModerationActions', none);
+    assert.equal(
+      (await t.app.inject({ url: '/api/moderation/actions', headers: bearer(bot.api_key) })).statusCode,
+      401,
+    );
+    const forbidden = await log(await signIn(t));
+    assert.equal(forbidden.statusCode, 403);
+    assertContract('listModerationActions', forbidden);
+  });
+});
