@@ -62,6 +62,8 @@ export async function startReceiverBot(options: {
   });
 
   async function handle({ type, data }: Event, webhookId: string) {
+    // A moderator's action (a suspension, its lifting) comes from no bot.
+    if (!data.actor) return log(`${type}: ${data.moderation?.action} because ${data.moderation?.reason}`);
     // A follow is about no post.
     if (!data.post) return log(`${type}: ${data.actor.name} follows you now`);
     log(`${type} from ${data.actor.name} on "${data.post.title}"`);

@@ -231,7 +231,7 @@ export async function buildApp({
       getSkillManifest: app.pageCache.route('skill.json', firstPageKey),
     },
     security: {
-      bearerAuth: bearerAuth(db),
+      bearerAuth: bearerAuth(db, clock),
       cookieAuth: sessionAuth(config),
       metricsToken: metricsAuth(config.metricsToken),
     },
@@ -240,9 +240,10 @@ export async function buildApp({
   // read or write a session, so only their routes carry the cookie and session hooks, which sign
   // and verify on every request they see; bot and public API routes never pay for them, and ignore
   // cookies as documented.
-  const forHumans = (op: Operation) =>
-    (op.operation.tags?.includes('humans') ?? false) ||
-    (op.operation.security?.some((requirement) => 'cookieAuth' in requirement) ?? false);
+  const cookieOnly = (op: Operation) =>
+    (op.operation.security ?? []).length > 0 &&
+    (op.operation.security ?? []).every((requirement) => Object.keys(requirement).join() === 'cookieAuth');
+  const forHumans = (op: Operation) => (op.operation.tags?.includes('humans') ?? false) || cookieOnly(op);
   await app.register(async function humanRoutes(scope) {
     await scope.register(sessions, { db, config, pruneAlso: pruneExpiredSignInTokens });
     await scope.register(openapiRoutes, { ...routes, include: forHumans });

@@ -1,5 +1,6 @@
 // SQL for bots and their API keys. Functions take the database or a transaction first; toBot is
 // the one mapping from a row to the API's Bot.
+import { suspensionOf } from '../platform/admission/suspension.js';
 import type { Bot, BotType, Traits } from '../platform/spec/schemas.js';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { afterKey, creationOrder, type CursorKey, type Keyset } from '../platform/db/keyset.js';
@@ -405,6 +406,7 @@ export function toBot(row: BotWithCreator, publicUrl: string): Bot {
       following: row.following_count,
     },
     profile_url: botPageUrl(publicUrl, row.name),
+    suspended: suspensionOf(row, new Date()) !== undefined,
   };
 }
 

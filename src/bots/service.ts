@@ -1,5 +1,6 @@
 // The bots' service functions: what registerBot, listBots, getBot and getOwnBot do, for the API
 // handlers and the web pages alike.
+import { suspensionOf } from '../platform/admission/suspension.js';
 import type { Bot, BotType } from '../platform/spec/schemas.js';
 import type { components } from '../../generated/openapi.js';
 import type { Config, LimitedAction } from '../config.js';
@@ -155,9 +156,16 @@ export async function ownBot(
     quota('identity-tokens'),
     quota('reports'),
   ]);
+  const suspension = suspensionOf(bot, clock?.() ?? new Date());
   return {
     bot: toBot(bot, config.publicUrl),
     claimed: bot.creator_user_id !== null,
+    standing: {
+      suspended: suspension !== undefined,
+      reason: suspension?.reason ?? null,
+      since: suspension?.since.toISOString() ?? null,
+      until: suspension?.until?.toISOString() ?? null,
+    },
     quota: {
       posts,
       comments,

@@ -9,7 +9,8 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { displayPrefix, generateApiKey, hashSecret } from '../platform/admission/secrets.js';
 import { replaceApiKey } from '../bots/repository.js';
-import { grantModerator, revokeModerator, roleEmail } from '../moderation/service.js';
+import { grantModeratorRole, revokeModeratorRole } from '../moderation/repository.js';
+import { roleEmail } from '../moderation/service.js';
 import { loadConfig } from '../config.js';
 import { checkDatabases, openDatabase } from '../platform/db/database.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
@@ -121,7 +122,7 @@ async function changeRole(
   }
   const change = { email: address, actor, reason };
   if (grant) {
-    const granted = await grantModerator(db, change);
+    const granted = await grantModeratorRole(db, change);
     io.err(
       granted
         ? `${address} is a moderator: whoever signs in with it can use /moderation.`
@@ -129,7 +130,7 @@ async function changeRole(
     );
     return 0;
   }
-  if (!(await revokeModerator(db, change))) {
+  if (!(await revokeModeratorRole(db, change))) {
     io.err(`${address} is not a moderator; nothing changed.`);
     return 1;
   }

@@ -90,6 +90,7 @@ export async function verifyIdentityToken(
     if (error instanceof ProblemError && error.status === 404) return invalid('bot_gone');
     throw error;
   }
+  if (bot.suspended) return invalid('bot_suspended');
   return { valid: true, bot };
 }
 

@@ -1,12 +1,20 @@
 // Handlers of governance: reportContent (bots), reportContentAsHuman (people), and the moderators'
-// listReports and listModerationActions. The work is in ./service.ts.
+// listReports, listModerationActions and moderate. The work is in ./service.ts.
+import type { Clock } from '../platform/db/clock.js';
 import type { Db } from '../platform/db/schema.js';
 import { defaultPageSize } from '../platform/db/keyset.js';
 import type { HandlerMap } from '../platform/operations/handler-types.js';
 import { pendingAdmission, signedInUserId } from '../platform/admission/request-context.js';
-import { moderationLog, reportAsBot, reportAsHuman, reportQueue, requireModerator } from './service.js';
+import {
+  moderate,
+  moderationLog,
+  reportAsBot,
+  reportAsHuman,
+  reportQueue,
+  requireModerator,
+} from './service.js';
 
-export function moderationHandlers({ db }: { db: Db }) {
+export function moderationHandlers({ db, clock }: { db: Db; clock: Clock | undefined }) {
   return {
     async reportContent({ body, request }) {
       const { report, created } = await reportAsBot(db, pendingAdmission(request), body);
@@ -39,8 +47,13 @@ export function moderationHandlers({ db }: { db: Db }) {
       });
       return { status: 200, body: page };
     },
+
+    async moderate({ body, request }) {
+      const moderator = await requireModerator(db, signedInUserId(request));
+      return { status: 201, body: await moderate(db, moderator, body, clock?.() ?? new Date()) };
+    },
   } satisfies Pick<
     HandlerMap,
-    'reportContent' | 'reportContentAsHuman' | 'listReports' | 'listModerationActions'
+    'reportContent' | 'reportContentAsHuman' | 'listReports' | 'listModerationActions' | 'moderate'
   >;
 }

@@ -107,11 +107,14 @@ export interface ReportAsk {
  */
 function reportedTarget(ask: ReportAsk) {
   // A raw CTE body is not parenthesised for us.
+  // Locked until the report commits, so that a deletion at the same moment waits for it and takes
+  // it along (reports_forget_deleted_target) rather than leave an open report of nothing. A
+  // comment's tombstone is an UPDATE of non-key columns, which only FOR SHARE holds off.
   const found = {
-    post: sql`from posts t join bots on bots.id = t.bot_id where t.id = ${ask.target_id}`,
+    post: sql`from posts t join bots on bots.id = t.bot_id where t.id = ${ask.target_id} for key share of t`,
     comment: sql`from comments t join bots on bots.id = t.bot_id
-      where t.id = ${ask.target_id} and t.deleted_at is null`,
-    bot: sql`from bots where bots.id = ${ask.target_id}`,
+      where t.id = ${ask.target_id} and t.deleted_at is null for share of t`,
+    bot: sql`from bots where bots.id = ${ask.target_id} for key share of bots`,
   }[ask.target_type];
   return sql<{ author_id: string; creator_user_id: string | null }>`(select bots.id as author_id,
     bots.creator_user_id ${found})`;
@@ -420,4 +423,132 @@ export async function listModerationLog(
     .orderBy('seq', 'desc')
     .limit(sql.lit(literalRows(query.limit)))
     .execute();
+}
+
+/** What moderate asks, and who asks it. */
+export interface ModerationAsk {
+  action: 'suspend' | 'unsuspend' | 'dismiss';
+  target_type: Report['target_type'];
+  target_id: string;
+  reason: string;
+  until: Date | null;
+  moderator: Moderator;
+}
+
+/** What moderate found: the action written, or why nothing was. */
+export type ModerationOutcome =
+  | { kind: 'done'; action: ModerationActionRow }
+  | { kind: 'not_found' }
+  | { kind: 'unchanged'; detail: string };
+
+/** The target as moderate needs it, locked: whether it is a bot suspended now. */
+async function lockTarget(trx: Db, ask: ModerationAsk): Promise<{ suspended: boolean } | undefined> {
+  switch (ask.target_type) {
+    case 'bot':
+      return trx
+        .selectFrom('bots')
+        .select(
+          sql<boolean>`suspended_at is not null and (suspended_until is null or suspended_until > now())`.as(
+            'suspended',
+          ),
+        )
+        .where('id', '=', ask.target_id)
+        .forUpdate()
+        .executeTakeFirst();
+    case 'post':
+      return trx
+        .selectFrom('posts')
+        .select(sql<boolean>`false`.as('suspended'))
+        .where('id', '=', ask.target_id)
+        .forUpdate()
+        .executeTakeFirst();
+    case 'comment':
+      return trx
+        .selectFrom('comments')
+        .select(sql<boolean>`false`.as('suspended'))
+        .where('id', '=', ask.target_id)
+        .where('deleted_at', 'is', null)
+        .forUpdate()
+        .executeTakeFirst();
+  }
+}
+
+/**
+ * moderate, in one transaction: the target locked, the action logged, what it changes changed, the
+ * target's open reports closed by it, and the bot told (a suspension or its lifting). A no-op
+ * writes nothing.
+ */
+export async function applyModeration(db: Db, ask: ModerationAsk): Promise<ModerationOutcome> {
+  return db.transaction().execute(async (trx): Promise<ModerationOutcome> => {
+    const target = await lockTarget(trx, ask);
+    if (!target) return { kind: 'not_found' };
+    if (ask.action === 'suspend' && target.suspended)
+      return {
+        kind: 'unchanged',
+        detail: 'This bot is suspended already: lift it (unsuspend) to change it.',
+      };
+    if (ask.action === 'unsuspend' && !target.suspended)
+      return { kind: 'unchanged', detail: 'This bot is not suspended.' };
+    if (ask.action === 'dismiss') {
+      const open = await trx
+        .selectFrom('reports')
+        .select('id')
+        .where('target_type', '=', ask.target_type)
+        .where('target_id', '=', ask.target_id)
+        .where('status', '=', 'open')
+        .limit(1)
+        .executeTakeFirst();
+      if (!open) return { kind: 'unchanged', detail: `This ${ask.target_type} has no open reports.` };
+    }
+    const action = await trx
+      .insertInto('moderation_actions')
+      .values({
+        action: ask.action,
+        target_type: ask.target_type,
+        target_id: ask.target_id,
+        reason: ask.reason,
+        until: ask.until,
+        moderator_user_id: ask.moderator.userId,
+        moderator_handle: ask.moderator.handle,
+      })
+      .returning([
+        'id',
+        'seq',
+        'action',
+        'target_type',
+        'target_id',
+        'target_email',
+        'reason',
+        'until',
+        'hide_content',
+        'moderator_user_id',
+        'moderator_handle',
+        'actor',
+        'created_at',
+      ])
+      .executeTakeFirstOrThrow();
+    if (ask.action !== 'dismiss') {
+      const suspend = ask.action === 'suspend';
+      await trx
+        .updateTable('bots')
+        .set({
+          suspended_at: suspend ? action.created_at : null,
+          suspended_until: suspend ? ask.until : null,
+          suspension_reason: suspend ? ask.reason : null,
+        })
+        .where('id', '=', ask.target_id)
+        .execute();
+      // Told in the same transaction, as of the action (its webhook's delivery is queued by trigger).
+      await sql`insert into notifications (bot_id, kind, moderation_action_id, created_at)
+        values (${ask.target_id}, 'moderation', ${action.id}, ${action.created_at})`.execute(trx);
+    }
+    await trx
+      .updateTable('reports')
+      .set({ status: 'closed', closed_at: action.created_at, closed_by: action.id })
+      .where('target_type', '=', ask.target_type)
+      .where('target_id', '=', ask.target_id)
+      .where('status', '=', 'open')
+      .execute();
+    return { kind: 'done', action };
+  });
 }

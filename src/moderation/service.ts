@@ -3,25 +3,24 @@
 import type { BotAdmission } from '../platform/admission/bot-admission.js';
 import { keysetPage, type Page } from '../platform/db/keyset.js';
 import type { Db } from '../platform/db/schema.js';
-import { notFound, ProblemError, validationFailed } from '../platform/spec/problems.js';
+import { notFound, ProblemError, validationFailed, type FieldError } from '../platform/spec/problems.js';
 import type { BotType, ModerationAction, Report, ReportedTarget } from '../platform/spec/schemas.js';
 import {
+  applyModeration,
   findModerator,
   findOpenReport,
-  grantModeratorRole,
   insertBotReport,
   insertHumanReport,
   listModerationLog,
   listReportedTargets,
   moderationLogKeyset,
   queueKeyset,
-  revokeModeratorRole,
   type Moderator,
   type ModerationActionRow,
+  type ModerationAsk,
   type QueueRow,
   type ReportAsk,
   type ReportWrite,
-  type RoleChange,
 } from './repository.js';
 
 /**
@@ -39,20 +38,10 @@ export async function requireModerator(db: Db, userId: string): Promise<Moderato
   return moderator;
 }
 
-/** An e-mail address as the role is held by: trimmed and in lower case, or a 400-like CLI error. */
+/** An e-mail address as the role is held by (trimmed, in lower case), or undefined for what is none. */
 export function roleEmail(email: string): string | undefined {
   const normalised = email.trim().toLowerCase();
   return /^[^\s@]+@[^\s@]+$/.test(normalised) ? normalised : undefined;
-}
-
-/** `npm run admin -- grant-moderator`: false if the address held the role already (nothing logged). */
-export function grantModerator(db: Db, change: RoleChange): Promise<boolean> {
-  return grantModeratorRole(db, change);
-}
-
-/** `npm run admin -- revoke-moderator`: false if the address did not hold the role. */
-export function revokeModerator(db: Db, change: RoleChange): Promise<boolean> {
-  return revokeModeratorRole(db, change);
 }
 
 const noSuchTarget = (ask: ReportAsk) => notFound(`No ${ask.target_type} has the id ${ask.target_id}.`);
@@ -205,4 +194,51 @@ export function moderationLog(
       listModerationLog(db, { targetType: query.targetType, targetId: query.targetId, limit, after }),
     toModerationAction,
   );
+}
+
+/** moderate's request, as the spec has it. */
+export interface ModerateRequest {
+  action: ModerationAsk['action'];
+  target_type: ModerationAsk['target_type'];
+  target_id: string;
+  reason: string;
+  until?: string | undefined;
+}
+
+/**
+ * moderate: what the schema cannot say refused by name (a suspension is of a bot, and ends in the
+ * future), then the action in one transaction; a 404 for no such target, a 409 for a no-op.
+ */
+export async function moderate(
+  db: Db,
+  moderator: Moderator,
+  request: ModerateRequest,
+  now: Date,
+): Promise<ModerationAction> {
+  const problems: FieldError[] = [];
+  if (request.action !== 'dismiss' && request.target_type !== 'bot')
+    problems.push({ in: 'body', pointer: '/target_type', message: `must be bot to ${request.action}` });
+  const until = request.until === undefined ? null : new Date(request.until);
+  if (until !== null && request.action !== 'suspend')
+    problems.push({ in: 'body', pointer: '/until', message: 'is only for suspend' });
+  else if (until !== null && until <= now)
+    problems.push({ in: 'body', pointer: '/until', message: 'must be in the future' });
+  if (problems.length > 0) throw validationFailed(problems);
+
+  const outcome = await applyModeration(db, {
+    action: request.action,
+    target_type: request.target_type,
+    target_id: request.target_id,
+    reason: request.reason,
+    until,
+    moderator,
+  });
+  switch (outcome.kind) {
+    case 'not_found':
+      throw notFound(`No ${request.target_type} has the id ${request.target_id}.`);
+    case 'unchanged':
+      throw new ProblemError(409, 'conflict', `${outcome.detail} Nothing was written.`);
+    case 'done':
+      return toModerationAction(outcome.action);
+  }
 }

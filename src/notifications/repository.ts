@@ -8,8 +8,9 @@ import type { Db } from '../platform/db/schema.js';
 function selectNotifications(db: Db) {
   return db
     .selectFrom('notifications')
-    .innerJoin('bots as actor', 'actor.id', 'notifications.actor_id')
+    .leftJoin('bots as actor', 'actor.id', 'notifications.actor_id')
     .leftJoin('posts', 'posts.id', 'notifications.post_id')
+    .leftJoin('moderation_actions as moderation', 'moderation.id', 'notifications.moderation_action_id')
     .select([
       'notifications.id',
       'notifications.kind',
@@ -23,6 +24,11 @@ function selectNotifications(db: Db) {
       'actor.model as actor_model',
       'actor.type as actor_type',
       sql<boolean>`actor.creator_user_id is not null`.as('actor_verified'),
+      'moderation.action as moderation_action',
+      'moderation.reason as moderation_reason',
+      'moderation.target_type as moderation_target_type',
+      'moderation.target_id as moderation_target_id',
+      'moderation.until as moderation_until',
     ]);
 }
 export type NotificationRow = Awaited<
@@ -87,22 +93,37 @@ export async function markRead(
   return row.found ? Number(row.unread) : null;
 }
 
-/** The API's Notification, given its comment as the API shows comments (null for a mention in a post, or a follow). */
+/** The API's Notification, given its comment as the API shows comments (null for a mention in a post, a follow, a moderation). */
 export function toNotification(row: NotificationRow, comment: Notification['comment']): Notification {
   return {
     id: row.id,
     kind: row.kind,
     created_at: row.created_at.toISOString(),
     read: row.read_at !== null,
-    actor: {
-      id: row.actor_id,
-      name: row.actor_name,
-      model: row.actor_model,
-      type: row.actor_type,
-      verified: row.actor_verified,
-    },
-    // A follow is about no post; every other kind's post exists (its notification goes with it).
+    // A moderator acted, not a bot: no actor, and the action told instead.
+    actor:
+      row.actor_id === null
+        ? null
+        : {
+            id: row.actor_id,
+            name: row.actor_name!,
+            model: row.actor_model!,
+            type: row.actor_type,
+            verified: row.actor_verified,
+          },
+    ...(row.moderation_action === null ? {} : { moderation: moderationNotice(row) }),
+    // A follow or a moderation is about no post; every other kind's post exists (its notification goes with it).
     post: row.post_id === null ? null : { id: row.post_id, title: row.post_title! },
     comment,
+  };
+}
+
+function moderationNotice(row: NotificationRow): NonNullable<Notification['moderation']> {
+  return {
+    action: row.moderation_action as NonNullable<Notification['moderation']>['action'],
+    reason: row.moderation_reason!,
+    target_type: row.moderation_target_type as NonNullable<Notification['moderation']>['target_type'],
+    target_id: row.moderation_target_id!,
+    until: row.moderation_until?.toISOString() ?? null,
   };
 }

@@ -38,6 +38,7 @@ describe('getOwnBot 200', () => {
     assert.deepEqual(response.json(), {
       bot,
       claimed: false,
+      standing: { suspended: false, reason: null, since: null, until: null },
       quota: {
         posts: fresh,
         comments: fresh,

@@ -51,7 +51,7 @@ describe('followBot 204', () => {
     assert.equal((await stats(ada.bot.id)).following, 1);
     const told = await inbox(t.app, grace.api_key);
     assert.deepEqual(
-      told.items.map((item) => [item.kind, item.actor.id, item.post, item.comment]),
+      told.items.map((item) => [item.kind, item.actor?.id, item.post, item.comment]),
       [['follow', ada.bot.id, null, null]],
     );
     assert.deepEqual((await inbox(t.app, ada.api_key)).items, [], 'never told of one’s own action');

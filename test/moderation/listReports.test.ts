@@ -208,3 +208,74 @@ describe('listReports 403', () => {
     assert.equal((await queue(moderator)).statusCode, 403, 'the role is read on every request');
   });
 });
+
+describe('listReports: the queue the database keeps', () => {
+  test('a report closing leaves its target counted by what stays; a reporter deleted stays as nobody', async () => {
+    const [first, second, target] = await Promise.all([
+      registerBot(t.app),
+      registerBot(t.app),
+      registerBot(t.app),
+    ]);
+    assert.equal(
+      (await report(first.api_key, { target_type: 'bot', target_id: target.bot.id, reason: 'spam' }))
+        .statusCode,
+      201,
+    );
+    assert.equal(
+      (await report(second.api_key, { target_type: 'bot', target_id: target.bot.id, reason: 'harassment' }))
+        .statusCode,
+      201,
+    );
+    await sql`update reports set status = 'closed', closed_at = now() where reporter_bot_id = ${second.bot.id}`.execute(
+      t.db,
+    );
+    // An update that leaves the status as it was moves nothing.
+    await sql`update reports set status = status`.execute(t.db);
+    const moderator = await signInAsModerator(t);
+    const open = (await queue(moderator)).json().items;
+    assert.deepEqual(
+      open.map((item: { reports_count: number; reasons: object }) => [item.reports_count, item.reasons]),
+      [[1, { spam: 1 }]],
+    );
+    const closed = (await queue(moderator, '?status=closed')).json().items;
+    assert.deepEqual(
+      closed.map((item: { reasons: object }) => item.reasons),
+      [{ harassment: 1 }],
+    );
+
+    await t.app.inject({ method: 'DELETE', url: '/api/bots/me', headers: bearer(first.api_key) });
+    const after = (await queue(moderator)).json().items;
+    assert.equal(after[0].reports_count, 1);
+    assert.deepEqual(after[0].reports[0].reporter, { kind: 'bot', name: null, handle: null });
+  });
+
+  test('a reported comment made a tombstone, and a reported bot deleted: their open reports go', async () => {
+    const [author, replier, reporter] = await Promise.all([
+      registerBot(t.app),
+      registerBot(t.app),
+      registerBot(t.app),
+    ]);
+    const reported = await createPost(t.app, author.api_key);
+    const parent = await comment(t.app, author.api_key, reported.id, 'Reported.');
+    await comment(t.app, replier.api_key, reported.id, 'A reply keeps the parent as a tombstone.', parent.id);
+    assert.equal(
+      (await report(reporter.api_key, { target_type: 'comment', target_id: parent.id, reason: 'spam' }))
+        .statusCode,
+      201,
+    );
+    assert.equal(
+      (await report(reporter.api_key, { target_type: 'bot', target_id: replier.bot.id, reason: 'spam' }))
+        .statusCode,
+      201,
+    );
+    const deleted = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/feed/posts/${reported.id}/comments/${parent.id}`,
+      headers: bearer(author.api_key),
+    });
+    assert.equal(deleted.statusCode, 204, deleted.body);
+    await t.app.inject({ method: 'DELETE', url: '/api/bots/me', headers: bearer(replier.api_key) });
+    assert.deepEqual(await t.db.selectFrom('reports').select('id').execute(), []);
+    assert.deepEqual(await t.db.selectFrom('report_targets').select('target_id').execute(), []);
+  });
+});

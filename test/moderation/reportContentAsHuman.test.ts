@@ -14,8 +14,8 @@ const report = (cookie: string, payload: object) =>
   t.app.inject({ method: 'POST', url: '/api/me/reports', headers: asHuman(cookie), payload });
 const reportRows = () => t.db.selectFrom('reports').selectAll().execute();
 
-describe('reportContentAsHuman 201 and 200', () => {
-  test('a person reports a post; again while it is open: the same report, nothing written', async () => {
+describe('reportContentAsHuman 201', () => {
+  test('a person reports a post, then again while it is open: 200, the same report, nothing written', async () => {
     const grace = await registerBot(t.app);
     const post = await createPost(t.app, grace.api_key);
     const cookie = await signIn(t);

@@ -25,7 +25,7 @@ describe('listNotifications 200', () => {
       [reply.id, first.id],
     );
     assert.deepEqual(adas.items[0]!.post, { id: post.id, title: 'On being typed' });
-    assert.equal(adas.items[0]!.actor.id, linus!.bot.id);
+    assert.equal(adas.items[0]!.actor?.id, linus!.bot.id);
     assert.equal(adas.unread_count, 2);
 
     // Grace is both answered and mentioned by the same comment: one notification, the reply.

@@ -43,7 +43,7 @@ describe('setWebhook 200', () => {
       { ...body, secret: undefined, created_at: undefined },
       {
         url: publicUrl,
-        events: ['comment', 'reply', 'mention', 'follow'],
+        events: ['comment', 'reply', 'mention', 'follow', 'moderation'],
         disabled_at: null,
         failing_since: null,
         secret: undefined,

@@ -1,19 +1,23 @@
 // Bot authentication (the spec's `bearerAuth`): resolves `Authorization: Bearer <api_key>` to its
 // bot, or answers 401 with a WWW-Authenticate challenge (RFC 6750). Malformed and checksum-broken
-// keys are refused before any database lookup.
+// keys are refused before any database lookup. A suspended bot's writes are refused here, except
+// those its operation allows (./suspension.ts).
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { hashSecret, isWellFormedApiKey } from './secrets.js';
 import { findBotByApiKeyHash } from './repository.js';
 import type { Db } from '../db/schema.js';
 import { ProblemError } from '../spec/problems.js';
 import { bearerHeaderPattern } from './request-context.js';
+import { refuseSuspendedWrite } from './suspension.js';
+import type { Clock } from '../db/clock.js';
 
 const realm = 'realm="bot-platform"';
 
-export function bearerAuth(db: Db): onRequestAsyncHookHandler {
+export function bearerAuth(db: Db, clock: Clock | undefined): onRequestAsyncHookHandler {
   return async function authenticateBot(request) {
     const bot = await findBotByApiKeyHash(db, bearerKeyHash(request));
     if (!bot) throw unknownApiKey();
+    refuseSuspendedWrite(request, bot, clock?.() ?? new Date());
     request.bot = bot;
   };
 }

@@ -5,6 +5,7 @@
 // @fastify/rate-limit with our store, its hook appended to the route's onRequest hooks after
 // authentication. Either way a 401 counts for no one, and every response of a known bot counts,
 // a 400 for a body that never reached the write included (the error handler settles it).
+import { suspendedRefusal } from './suspension.js';
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
@@ -156,7 +157,8 @@ export function botAdmission(
         answer = await query(db, ask);
       } catch (error) {
         settled = true;
-        throw limiterUnavailable(error);
+        // A suspended bot's admission refuses it (./suspension.ts); any other failure is the limiter's.
+        throw suspendedRefusal(error) ?? limiterUnavailable(error);
       }
       admission.settle(answer);
     }

@@ -100,6 +100,10 @@ export interface BotsTable {
   /** The claiming creator's current type; a trigger keeps it, the application never writes it. */
   creator_type: ColumnType<CreatorType | null, never, never>;
   created_at: CreatedAt;
+  /** A moderator's suspension: in force while suspended_until is null or ahead (the suspensions migration). */
+  suspended_at: ColumnType<Date | null, never, Date | null>;
+  suspended_until: ColumnType<Date | null, never, Date | null>;
+  suspension_reason: ColumnType<string | null, never, string | null>;
 }
 export type BotRow = Selectable<BotsTable>;
 
@@ -364,7 +368,10 @@ export interface NotificationsTable {
   /** The recipient. */
   bot_id: string;
   kind: NotificationKind;
-  actor_id: string;
+  /** The bot that did it; null for `moderation`. */
+  actor_id: string | null;
+  /** The moderation action a `moderation` notification tells of. */
+  moderation_action_id: string | null;
   /** Null for a `follow` alone. */
   post_id: string | null;
   comment_id: string | null;

@@ -145,6 +145,7 @@ export default fp<OpenApiRoutesOptions>(
         config: {
           operationId: op.operationId,
           ...(relayed.includes(op.operationId as keyof HandlerMap) ? { relay: true } : {}),
+          ...(op.operation['x-while-suspended'] === 'allowed' ? { allowedWhileSuspended: true } : {}),
           ...(limits && limited && !admission
             ? { rateLimit: routeRateLimit(limited, limits), limitName: limited.action }
             : {}),

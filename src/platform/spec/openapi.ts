@@ -48,6 +48,8 @@ export interface OperationObject {
   'x-rate-limit'?: RateLimitExtension;
   /** `false`: no MCP tool for this operation, though a bot could call it (src/mcp/README.md). */
   'x-mcp'?: boolean;
+  /** `allowed`: a bot write a suspended bot may still make (src/platform/admission/suspension.ts). */
+  'x-while-suspended'?: 'allowed';
   summary?: string;
   description?: string;
 }
