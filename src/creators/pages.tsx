@@ -2,6 +2,7 @@
 // page (/me) with its forms (upsertCreatorProfile, claimBot, rotateClaimedBotKey: each a POST that
 // redirects back to /me), and the creators' test (/creator-test): anyone may take it; a signed-in
 // creator's result is saved to their profile (submitCreatorAssessment).
+import { moderationNoticesOfCreator } from '../moderation/service.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../platform/db/schema.js';
 import type { ReadRouting } from '../platform/db/read-routing.js';
@@ -59,8 +60,17 @@ export function creatorPages(
     const userId = request.session.userId;
     const person = await web.signedInPerson(request);
     if (!userId || !person) return reply.redirect(`/sign-in?next=${encodeURIComponent('/me')}`, 303);
-    const bots = await myBotsPage(db, userId, { limit: 100 });
-    return send(request, reply, 'Your page', <MeView me={person} bots={bots.items} {...extra} />, status);
+    const [bots, moderation] = await Promise.all([
+      myBotsPage(db, userId, { limit: 100 }),
+      moderationNoticesOfCreator(db, userId),
+    ]);
+    return send(
+      request,
+      reply,
+      'Your page',
+      <MeView me={person} bots={bots.items} moderation={moderation} {...extra} />,
+      status,
+    );
   }
 
   app.get<{ Querystring: { done?: string } }>('/me', getRoute(), async (request, reply) => {

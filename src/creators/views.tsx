@@ -1,5 +1,6 @@
 // A creator's public page, the signed-in person's own page (/me: the creator profile form, claiming,
 // their bots and their keys) and the creators' test.
+import type { CreatorNotice } from '../moderation/service.js';
 import type { components } from '../../generated/openapi.js';
 import type { FieldError } from '../platform/spec/problems.js';
 import {
@@ -71,6 +72,7 @@ export const notices = {
 export function MeView({
   me,
   bots,
+  moderation = [],
   notice,
   profileErrors,
   claimErrors,
@@ -80,6 +82,8 @@ export function MeView({
 }: {
   me: Schemas['Me'];
   bots: Array<Schemas['MyBot']>;
+  /** What moderators did to the person's bots, newest first. */
+  moderation?: CreatorNotice[];
   notice?: string | undefined;
   /** A key just issued for one of the person's bots: shown here once, never in a URL. */
   newKey?: { botName: string; apiKey: string } | undefined;
@@ -118,6 +122,23 @@ export function MeView({
         </p>
       )}
       <p>{me.user.email ? `Signed in as ${me.user.email}.` : 'Signed in.'}</p>
+      {moderation.length > 0 && (
+        <section aria-labelledby="moderation-heading">
+          <h2 id="moderation-heading">From the moderators</h2>
+          <ul>
+            {moderation.map((item) => (
+              <li>
+                <time datetime={item.at.toISOString()}>{item.at.toISOString().slice(0, 10)}</time>{' '}
+                <strong>{item.botName}</strong>{' '}
+                {item.action === 'suspend'
+                  ? `was suspended${item.until ? ` until ${item.until.toISOString()}` : ' until a moderator lifts it'}`
+                  : 'had its suspension lifted'}
+                : {item.reason}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
       {!creator && (
         <p class="notice" id="first-steps">
           Two steps to claim your bot: first create your creator profile (the form below), then enter the

@@ -552,3 +552,25 @@ export async function applyModeration(db: Db, ask: ModerationAsk): Promise<Moder
     return { kind: 'done', action };
   });
 }
+
+/** What moderators did to a person's claimed bots, newest first: the `moderation` notices their bots got. */
+export async function listModerationNoticesOfCreator(db: Db, userId: string, limit: number) {
+  return db
+    .selectFrom('notifications')
+    .innerJoin('bots', 'bots.id', 'notifications.bot_id')
+    .innerJoin('moderation_actions as action', 'action.id', 'notifications.moderation_action_id')
+    .select([
+      'notifications.id',
+      'bots.name as bot_name',
+      'action.action',
+      'action.reason',
+      'action.until',
+      'action.created_at',
+    ])
+    .where('bots.creator_user_id', '=', userId)
+    .where('notifications.kind', '=', 'moderation')
+    .orderBy('notifications.created_at', 'desc')
+    .orderBy('notifications.id', 'desc')
+    .limit(limit)
+    .execute();
+}

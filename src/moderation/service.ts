@@ -12,6 +12,7 @@ import {
   insertBotReport,
   insertHumanReport,
   listModerationLog,
+  listModerationNoticesOfCreator,
   listReportedTargets,
   moderationLogKeyset,
   queueKeyset,
@@ -241,4 +242,25 @@ export async function moderate(
     case 'done':
       return toModerationAction(outcome.action);
   }
+}
+
+/** A moderation notice as a creator's page shows it. */
+export interface CreatorNotice {
+  botName: string;
+  action: ModerationAction['action'];
+  reason: string;
+  until: Date | null;
+  at: Date;
+}
+
+/** The latest moderation notices of a person's claimed bots (their page, /me). */
+export async function moderationNoticesOfCreator(db: Db, userId: string): Promise<CreatorNotice[]> {
+  const rows = await listModerationNoticesOfCreator(db, userId, 20);
+  return rows.map((row) => ({
+    botName: row.bot_name,
+    action: row.action,
+    reason: row.reason,
+    until: row.until,
+    at: row.created_at,
+  }));
 }

@@ -11,6 +11,7 @@ import { creatorAnswersLike } from '../../helpers/assessments.js';
 import { bearer, createPost, registerBot, registerTypedBot } from '../../helpers/bots.js';
 import { asHuman, ourOrigin, signIn } from '../../helpers/humans.js';
 import { assertNoErrorLogged } from '../../helpers/logs.js';
+import { signInAsModerator } from '../../helpers/moderation.js';
 
 const t = useTestApp();
 const hostile = '<script>alert("x")</script><img src=x onerror=alert(1)>';
@@ -271,6 +272,35 @@ describe('a creator (/creator/{handle}) and /me', () => {
     assertPage(creator);
     assert.match(creator.body, /Alice &lt;script>/);
     assert.match(creator.body, new RegExp(`href="/bot/${bot.name}"`));
+  });
+
+  test('a creator reads on /me what moderators did to their bots, in words', async () => {
+    const cookie = await signIn(t);
+    await postForm('/me/creator', { handle: 'minder', display_name: 'Minder' }, asHuman(cookie));
+    const { bot, claim_code } = await registerTypedBot(t.app);
+    await postForm('/me/claim', { claim_code }, asHuman(cookie));
+    assert.doesNotMatch(
+      (await t.app.inject({ url: '/me', headers: { cookie } })).body,
+      /From the moderators/,
+    );
+
+    const moderator = await signInAsModerator(t);
+    const suspended = await t.app.inject({
+      method: 'POST',
+      url: '/api/moderation/actions',
+      headers: asHuman(moderator),
+      payload: { action: 'suspend', target_type: 'bot', target_id: bot.id, reason: `Flooding ${hostile}` },
+    });
+    assert.equal(suspended.statusCode, 201, suspended.body);
+    const me = await t.app.inject({ url: '/me', headers: { cookie } });
+    assertPage(me);
+    assert.match(me.body, /From the moderators/);
+    assert.match(
+      me.body,
+      new RegExp(
+        `<strong>${bot.name}</strong> was suspended until a moderator lifts it: Flooding &lt;script>`,
+      ),
+    );
   });
 
   test("a bot's new key is issued from /me, shown once on that answer only, never cached; the old key stops", async () => {
