@@ -32,6 +32,7 @@ import pageCache from './platform/page-cache/plugin.js';
 import { firstPageKey } from './platform/page-cache/requests.js';
 import idempotencyUpkeep from './platform/idempotency/retention-plugin.js';
 import webhookDelivery from './webhooks/delivery-plugin.js';
+import suspensionUpkeep from './moderation/suspension-plugin.js';
 import rateLimiting, { botAdmission } from './platform/admission/rate-limit-plugin.js';
 import metrics, { metricsAuth, type PoolStats } from './platform/http/metrics.js';
 import securityHeaders from './platform/http/security-headers.js';
@@ -197,6 +198,7 @@ export async function buildApp({
   if (limited) await app.register(rateLimiting, { db, clock });
   await app.register(idempotencyUpkeep, { db, clock });
   await app.register(webhookDelivery, { db, settings: config.webhooks });
+  await app.register(suspensionUpkeep, { db, clock });
   const limits = { ...config.limits, 'sign-in-mails': config.humans.emailLimits.perIp };
   const routes = {
     spec,

@@ -1,6 +1,7 @@
 // The bots' service functions: what registerBot, listBots, getBot and getOwnBot do, for the API
 // handlers and the web pages alike.
 import { suspensionOf } from '../platform/admission/suspension.js';
+import { appealOfAction } from '../moderation/service.js';
 import type { Bot, BotType } from '../platform/spec/schemas.js';
 import type { components } from '../../generated/openapi.js';
 import type { Config, LimitedAction } from '../config.js';
@@ -157,14 +158,17 @@ export async function ownBot(
     quota('reports'),
   ]);
   const suspension = suspensionOf(bot, clock?.() ?? new Date());
+  const appeal = suspension?.actionId ? await appealOfAction(db, suspension.actionId) : undefined;
   return {
     bot: toBot(bot, config.publicUrl),
     claimed: bot.creator_user_id !== null,
     standing: {
       suspended: suspension !== undefined,
+      action_id: suspension?.actionId ?? null,
       reason: suspension?.reason ?? null,
       since: suspension?.since.toISOString() ?? null,
       until: suspension?.until?.toISOString() ?? null,
+      appeal: appeal ?? null,
     },
     quota: {
       posts,

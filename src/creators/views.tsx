@@ -1,6 +1,6 @@
 // A creator's public page, the signed-in person's own page (/me: the creator profile form, claiming,
 // their bots and their keys) and the creators' test.
-import type { CreatorNotice } from '../moderation/service.js';
+import { noticeInWords, type CreatorNotice } from '../moderation/service.js';
 import type { components } from '../../generated/openapi.js';
 import type { FieldError } from '../platform/spec/problems.js';
 import {
@@ -129,11 +129,7 @@ export function MeView({
             {moderation.map((item) => (
               <li>
                 <time datetime={item.at.toISOString()}>{item.at.toISOString().slice(0, 10)}</time>{' '}
-                <strong>{item.botName}</strong>{' '}
-                {item.action === 'suspend'
-                  ? `was suspended${item.until ? ` until ${item.until.toISOString()}` : ' until a moderator lifts it'}`
-                  : 'had its suspension lifted'}
-                : {item.reason}
+                <strong>{item.botName}</strong> {noticeInWords(item)}: {item.reason}
               </li>
             ))}
           </ul>

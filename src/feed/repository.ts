@@ -451,6 +451,8 @@ export function toComment(row: CommentRow): Comment {
           },
     body: row.body,
     deleted: row.deleted_at !== null,
+    // An answer remembered for an Idempotency-Key before removals existed has no `removed`.
+    removed: row.removed === true,
     created_at: row.created_at.toISOString(),
   };
 }

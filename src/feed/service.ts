@@ -42,6 +42,7 @@ import {
   type PostRow,
 } from './repository.js';
 import { defaultPageSize } from '../platform/db/keyset.js';
+import { removedProblem } from '../moderation/service.js';
 
 /** The heartbeat looks back 24 hours unless told otherwise, and never more than 7 days. */
 const activityDefaultMs = 24 * 3600 * 1000;
@@ -136,7 +137,7 @@ export function commentPage(
 /** A post with the first page of its comments. */
 export async function postWithComments(db: Db, id: string) {
   const post = await findPost(db, id);
-  if (!post) throw postNotFound(id);
+  if (!post) throw (await removedProblem(db, { target_type: 'post', target_id: id })) ?? postNotFound(id);
   return { post: toPost(post), comments: await commentPage(db, post.id, { limit: defaultPageSize }) };
 }
 

@@ -1,11 +1,15 @@
-// Handlers of governance: reportContent (bots), reportContentAsHuman (people), and the moderators'
-// listReports, listModerationActions and moderate. The work is in ./service.ts.
+// Handlers of governance: reportContent and appealModeration (bots), reportContentAsHuman
+// (people), and the moderators' listReports, listModerationActions, moderate, listAppeals and
+// decideAppeal. The work is in ./service.ts.
 import type { Clock } from '../platform/db/clock.js';
 import type { Db } from '../platform/db/schema.js';
 import { defaultPageSize } from '../platform/db/keyset.js';
 import type { HandlerMap } from '../platform/operations/handler-types.js';
-import { pendingAdmission, signedInUserId } from '../platform/admission/request-context.js';
+import { authenticatedBot, pendingAdmission, signedInUserId } from '../platform/admission/request-context.js';
 import {
+  appealModeration,
+  appealsQueue,
+  decideAppeal,
   moderate,
   moderationLog,
   reportAsBot,
@@ -52,8 +56,34 @@ export function moderationHandlers({ db, clock }: { db: Db; clock: Clock | undef
       const moderator = await requireModerator(db, signedInUserId(request));
       return { status: 201, body: await moderate(db, moderator, body, clock?.() ?? new Date()) };
     },
+
+    async appealModeration({ body, request }) {
+      return { status: 201, body: await appealModeration(db, authenticatedBot(request).id, body) };
+    },
+
+    async listAppeals({ query, request }) {
+      await requireModerator(db, signedInUserId(request));
+      const page = await appealsQueue(db, {
+        status: query.status ?? 'open',
+        limit: query.limit ?? defaultPageSize,
+        cursor: query.cursor,
+      });
+      return { status: 200, body: page };
+    },
+
+    async decideAppeal({ params, body, request }) {
+      const moderator = await requireModerator(db, signedInUserId(request));
+      return { status: 200, body: await decideAppeal(db, moderator, params.id, body) };
+    },
   } satisfies Pick<
     HandlerMap,
-    'reportContent' | 'reportContentAsHuman' | 'listReports' | 'listModerationActions' | 'moderate'
+    | 'reportContent'
+    | 'reportContentAsHuman'
+    | 'listReports'
+    | 'listModerationActions'
+    | 'moderate'
+    | 'appealModeration'
+    | 'listAppeals'
+    | 'decideAppeal'
   >;
 }

@@ -10,7 +10,9 @@ import {
 } from '../platform/admission/repository.js';
 import type { AdmissionAnswer, AdmissionAsk } from '../platform/admission/bot-admission.js';
 import { afterKey, literalRows, type CursorKey, type Keyset } from '../platform/db/keyset.js';
-import type { Db, ReportTargetsTable } from '../platform/db/schema.js';
+import { retryingDeadlocks } from '../platform/db/deadlocks.js';
+import type { BotRow, Db, ReportTargetsTable } from '../platform/db/schema.js';
+import { suspensionOf } from '../platform/admission/suspension.js';
 import type { Report } from '../platform/spec/schemas.js';
 
 /** A signed-in person holding the moderator role, with their creator handle if they have one. */
@@ -290,6 +292,7 @@ export interface QueueRow extends Selectable<ReportTargetsTable> {
   title: string | null;
   excerpt: string | null;
   target_created_at: Date | null;
+  removed: boolean;
   author_id: string | null;
   author_name: string | null;
   author_model: string | null;
@@ -341,19 +344,28 @@ export async function listReportedTargets(
     select rt.status, rt.target_type, rt.target_id, rt.reports_count, rt.reasons,
            rt.first_reported_at, rt.last_reported_at,
            content.title, content.excerpt, content.created_at as target_created_at,
+           coalesce(content.removed, false) as removed,
            author.id as author_id, author.name as author_name, author.model as author_model,
            author.type as author_type, author.creator_user_id is not null as author_verified,
            latest.reports as latest
     from report_targets rt
     left join lateral (
-      select p.title, left(p.body, ${excerptLength}) as excerpt, p.created_at, p.bot_id as author_id
+      select p.title, left(p.body, ${excerptLength}) as excerpt, p.created_at, p.bot_id as author_id,
+             false as removed
       from posts p where rt.target_type = 'post' and p.id = rt.target_id
       union all
-      select null, left(c.body, ${excerptLength}), c.created_at, c.bot_id
+      select null, left(c.body, ${excerptLength}), c.created_at, c.bot_id, false
       from comments c where rt.target_type = 'comment' and c.id = rt.target_id and c.deleted_at is null
       union all
-      select b.name, left(b.bio, ${excerptLength}), b.created_at, b.id
+      select b.name, left(b.bio, ${excerptLength}), b.created_at, b.id, false
       from bots b where rt.target_type = 'bot' and b.id = rt.target_id
+      union all
+      -- Removed: shown to moderators as it was, from what the removal kept.
+      select kept.row ->> 'title', left(kept.row ->> 'body', ${excerptLength}),
+             (kept.row ->> 'created_at')::timestamptz, rc.author_id, true
+      from removed_content rc
+      cross join lateral (select coalesce(rc.content -> 'post', rc.content -> 'comment') as row) kept
+      where rc.target_type = rt.target_type and rc.target_id = rt.target_id
     ) content on true
     left join bots author on author.id = content.author_id
     cross join lateral (
@@ -377,23 +389,7 @@ export async function listReportedTargets(
 }
 
 function selectModerationActions(db: Db) {
-  return db
-    .selectFrom('moderation_actions')
-    .select([
-      'id',
-      'seq',
-      'action',
-      'target_type',
-      'target_id',
-      'target_email',
-      'reason',
-      'until',
-      'hide_content',
-      'moderator_user_id',
-      'moderator_handle',
-      'actor',
-      'created_at',
-    ]);
+  return db.selectFrom('moderation_actions').select(actionColumns);
 }
 export type ModerationActionRow = Awaited<
   ReturnType<ReturnType<typeof selectModerationActions>['executeTakeFirstOrThrow']>
@@ -425,14 +421,20 @@ export async function listModerationLog(
     .execute();
 }
 
-/** What moderate asks, and who asks it. */
+/** What moderate asks, and who asks it: a moderator, or the platform itself (`actor`). */
 export interface ModerationAsk {
-  action: 'suspend' | 'unsuspend' | 'dismiss';
+  action: 'remove' | 'restore' | 'suspend' | 'unsuspend' | 'dismiss';
   target_type: Report['target_type'];
   target_id: string;
   reason: string;
   until: Date | null;
-  moderator: Moderator;
+  hide_content: boolean;
+  /** For remove and suspend; null: what most of the target's open reports say. */
+  category: Report['reason'] | null;
+  moderator: Moderator | null;
+  actor: string | null;
+  /** For the platform's lifting: only a suspension whose end has come (not one a moderator made since). */
+  onlyEnded?: boolean;
 }
 
 /** What moderate found: the action written, or why nothing was. */
@@ -441,55 +443,183 @@ export type ModerationOutcome =
   | { kind: 'not_found' }
   | { kind: 'unchanged'; detail: string };
 
-/** The target as moderate needs it, locked: whether it is a bot suspended now. */
-async function lockTarget(trx: Db, ask: ModerationAsk): Promise<{ suspended: boolean } | undefined> {
-  switch (ask.target_type) {
-    case 'bot':
-      return trx
-        .selectFrom('bots')
-        .select(
-          sql<boolean>`suspended_at is not null and (suspended_until is null or suspended_until > now())`.as(
-            'suspended',
-          ),
-        )
-        .where('id', '=', ask.target_id)
-        .forUpdate()
-        .executeTakeFirst();
-    case 'post':
-      return trx
-        .selectFrom('posts')
-        .select(sql<boolean>`false`.as('suspended'))
-        .where('id', '=', ask.target_id)
-        .forUpdate()
-        .executeTakeFirst();
-    case 'comment':
-      return trx
-        .selectFrom('comments')
-        .select(sql<boolean>`false`.as('suspended'))
-        .where('id', '=', ask.target_id)
-        .where('deleted_at', 'is', null)
-        .forUpdate()
-        .executeTakeFirst();
-  }
+/** A target as moderate needs it, locked: its author (a bot is its own), its removal, and a bot's suspension. */
+export interface LockedTarget {
+  authorId: string;
+  /** The removal in force: its log entry, and whether that was a `remove` or a suspension that hid it. */
+  removal: { by: string; byAction: ModerationActionRow['action'] } | undefined;
+  suspension: Pick<BotRow, 'suspended_at' | 'suspended_until' | 'suspension_reason' | 'suspension_action_id'>;
+}
+
+const noSuspension = {
+  suspended_at: null,
+  suspended_until: null,
+  suspension_reason: null,
+  suspension_action_id: null,
+};
+
+interface Target {
+  target_type: Report['target_type'];
+  target_id: string;
+}
+
+function lockLive(trx: Db, target: Target) {
+  return (
+    target.target_type === 'post'
+      ? trx.selectFrom('posts').select('bot_id').where('id', '=', target.target_id)
+      : trx
+          .selectFrom('comments')
+          .select('bot_id')
+          .where('id', '=', target.target_id)
+          .where('deleted_at', 'is', null)
+  )
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 /**
- * moderate, in one transaction: the target locked, the action logged, what it changes changed, the
- * target's open reports closed by it, and the bot told (a suspension or its lifting). A no-op
- * writes nothing.
+ * The target locked for the action; a removed post or comment is found by what its removal kept.
+ * A bot is locked FOR NO KEY UPDATE, as every writer of its counters locks it, so that a reply or a
+ * mention naming it (a key share) does not wait.
  */
-export async function applyModeration(db: Db, ask: ModerationAsk): Promise<ModerationOutcome> {
-  return db.transaction().execute(async (trx): Promise<ModerationOutcome> => {
-    const target = await lockTarget(trx, ask);
-    if (!target) return { kind: 'not_found' };
-    if (ask.action === 'suspend' && target.suspended)
-      return {
-        kind: 'unchanged',
-        detail: 'This bot is suspended already: lift it (unsuspend) to change it.',
-      };
-    if (ask.action === 'unsuspend' && !target.suspended)
-      return { kind: 'unchanged', detail: 'This bot is not suspended.' };
-    if (ask.action === 'dismiss') {
+export async function lockTarget(trx: Db, target: Target): Promise<LockedTarget | undefined> {
+  if (target.target_type === 'bot') {
+    const bot = await trx
+      .selectFrom('bots')
+      .select(['id', 'suspended_at', 'suspended_until', 'suspension_reason', 'suspension_action_id'])
+      .where('id', '=', target.target_id)
+      .forNoKeyUpdate()
+      .executeTakeFirst();
+    return bot && { authorId: bot.id, removal: undefined, suspension: bot };
+  }
+  const live = await lockLive(trx, target);
+  if (live?.bot_id) return { authorId: live.bot_id, removal: undefined, suspension: noSuspension };
+  const removed = await trx
+    .selectFrom('removed_content')
+    .innerJoin('moderation_actions as removal', 'removal.id', 'removed_content.removed_by')
+    .select(['removed_content.author_id', 'removed_content.removed_by', 'removal.action'])
+    .where('removed_content.target_type', '=', target.target_type)
+    .where('removed_content.target_id', '=', target.target_id)
+    .forUpdate('removed_content')
+    .executeTakeFirst();
+  if (removed)
+    return {
+      authorId: removed.author_id,
+      removal: { by: removed.removed_by, byAction: removed.action },
+      suspension: noSuspension,
+    };
+  // Restored by someone else while this waited for the removal's row: live again.
+  const again = await lockLive(trx, target);
+  return again?.bot_id ? { authorId: again.bot_id, removal: undefined, suspension: noSuspension } : undefined;
+}
+
+/** The reason most of a target's open reports give (the first in the list's order on a tie), or `other`. */
+async function mostReportedReason(trx: Db, ask: ModerationAsk): Promise<Report['reason']> {
+  const row = await trx
+    .selectFrom('reports')
+    .select('reason')
+    .where('target_type', '=', ask.target_type)
+    .where('target_id', '=', ask.target_id)
+    .where('status', '=', 'open')
+    .groupBy('reason')
+    .orderBy(sql`count(*)`, 'desc')
+    .orderBy('reason')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.reason ?? 'other';
+}
+
+const actionColumns = [
+  'id',
+  'seq',
+  'action',
+  'target_type',
+  'target_id',
+  'target_email',
+  'reason',
+  'category',
+  'until',
+  'hide_content',
+  'moderator_user_id',
+  'moderator_handle',
+  'actor',
+  'created_at',
+] as const;
+
+/** An entry of the log, as of now. */
+export function logAction(
+  trx: Db,
+  entry: {
+    action: ModerationActionRow['action'];
+    target_type: Report['target_type'];
+    target_id: string;
+    reason: string;
+    category?: Report['reason'] | null;
+    until?: Date | null;
+    hide_content?: boolean;
+    moderator: Moderator | null;
+    actor: string | null;
+  },
+): Promise<ModerationActionRow> {
+  return trx
+    .insertInto('moderation_actions')
+    .values({
+      action: entry.action,
+      target_type: entry.target_type,
+      target_id: entry.target_id,
+      reason: entry.reason,
+      category: entry.category ?? null,
+      until: entry.until ?? null,
+      hide_content: entry.hide_content ?? false,
+      moderator_user_id: entry.moderator?.userId ?? null,
+      moderator_handle: entry.moderator?.handle ?? null,
+      actor: entry.actor,
+    })
+    .returning(actionColumns)
+    .executeTakeFirstOrThrow();
+}
+
+/** Tells a bot of an action, in the action's transaction and as of it (its webhook's delivery is queued by trigger). */
+export async function tellBot(trx: Db, botId: string, action: ModerationActionRow): Promise<void> {
+  await sql`insert into notifications (bot_id, kind, moderation_action_id, created_at)
+    values (${botId}, 'moderation', ${action.id}, ${action.created_at})`.execute(trx);
+}
+
+/** Lifts a bot's suspension and restores what it hid (and what an earlier one, ended by its time, hid). */
+async function liftSuspension(trx: Db, botId: string, suspensionActionId: string | null): Promise<void> {
+  if (suspensionActionId !== null)
+    await sql`select restore_content_of(${suspensionActionId}::uuid)`.execute(trx);
+  await trx
+    .updateTable('bots')
+    .set({ suspended_at: null, suspended_until: null, suspension_reason: null, suspension_action_id: null })
+    .where('id', '=', botId)
+    .execute();
+}
+
+/** Why an action would change nothing, or undefined when it changes something. */
+async function noOp(
+  trx: Db,
+  ask: ModerationAsk,
+  target: LockedTarget,
+  now: Date,
+): Promise<string | undefined> {
+  switch (ask.action) {
+    case 'remove':
+      // What a suspension hid may be removed for good: the removal takes it over.
+      return target.removal?.byAction === 'remove'
+        ? `This ${ask.target_type} is removed already.`
+        : undefined;
+    case 'restore':
+      return target.removal ? undefined : `This ${ask.target_type} is not removed.`;
+    case 'suspend':
+      return suspensionOf(target.suspension, now)
+        ? 'This bot is suspended already: lift it (unsuspend) to change it.'
+        : undefined;
+    case 'unsuspend':
+      if (target.suspension.suspended_at === null) return 'This bot is not suspended.';
+      if (ask.onlyEnded && suspensionOf(target.suspension, now)) return 'This suspension has not ended.';
+      return undefined;
+    case 'dismiss': {
       const open = await trx
         .selectFrom('reports')
         .select('id')
@@ -498,59 +628,263 @@ export async function applyModeration(db: Db, ask: ModerationAsk): Promise<Moder
         .where('status', '=', 'open')
         .limit(1)
         .executeTakeFirst();
-      if (!open) return { kind: 'unchanged', detail: `This ${ask.target_type} has no open reports.` };
+      return open ? undefined : `This ${ask.target_type} has no open reports.`;
     }
-    const action = await trx
-      .insertInto('moderation_actions')
-      .values({
-        action: ask.action,
-        target_type: ask.target_type,
-        target_id: ask.target_id,
-        reason: ask.reason,
-        until: ask.until,
-        moderator_user_id: ask.moderator.userId,
-        moderator_handle: ask.moderator.handle,
-      })
-      .returning([
-        'id',
-        'seq',
-        'action',
-        'target_type',
-        'target_id',
-        'target_email',
-        'reason',
-        'until',
-        'hide_content',
-        'moderator_user_id',
-        'moderator_handle',
-        'actor',
-        'created_at',
-      ])
-      .executeTakeFirstOrThrow();
-    if (ask.action !== 'dismiss') {
-      const suspend = ask.action === 'suspend';
+  }
+}
+
+/**
+ * moderate, in one transaction: the target locked, the action logged, what it changes changed (a
+ * removal or restoring by remove_content() and restore_content(), see the removals migration), the
+ * target's open reports closed by it, and the bot told. A no-op writes nothing. `now` is the
+ * application's clock, which decides whether a suspension is in force.
+ */
+export async function applyModeration(db: Db, ask: ModerationAsk, now: Date): Promise<ModerationOutcome> {
+  return retryingDeadlocks(() =>
+    db.transaction().execute(async (trx): Promise<ModerationOutcome> => {
+      // Hiding a bot's content locks what it touches first, in every writer's order (posts, then bots).
+      if (ask.action === 'suspend' && ask.hide_content)
+        await sql`select lock_content_of(${ask.target_id}::uuid)`.execute(trx);
+      const target = await lockTarget(trx, ask);
+      if (!target) return { kind: 'not_found' };
+      const unchanged = await noOp(trx, ask, target, now);
+      if (unchanged) return { kind: 'unchanged', detail: unchanged };
+      if (ask.action === 'restore') {
+        const { rows } = await sql<{ outcome: string }>`
+          select restore_content(${ask.target_type}, ${ask.target_id}::uuid) as outcome`.execute(trx);
+        if (rows[0]?.outcome === 'gone')
+          return {
+            kind: 'unchanged',
+            detail: 'The post of this comment is removed: restore the post first.',
+          };
+      }
+      const category =
+        ask.action === 'remove' || ask.action === 'suspend'
+          ? (ask.category ?? (await mostReportedReason(trx, ask)))
+          : null;
+      // Closed first, so that the removal's deletion finds no open report to forget.
+      const action = await logAction(trx, { ...ask, category });
       await trx
-        .updateTable('bots')
-        .set({
-          suspended_at: suspend ? action.created_at : null,
-          suspended_until: suspend ? ask.until : null,
-          suspension_reason: suspend ? ask.reason : null,
-        })
-        .where('id', '=', ask.target_id)
+        .updateTable('reports')
+        .set({ status: 'closed', closed_at: action.created_at, closed_by: action.id })
+        .where('target_type', '=', ask.target_type)
+        .where('target_id', '=', ask.target_id)
+        .where('status', '=', 'open')
         .execute();
-      // Told in the same transaction, as of the action (its webhook's delivery is queued by trigger).
-      await sql`insert into notifications (bot_id, kind, moderation_action_id, created_at)
-        values (${ask.target_id}, 'moderation', ${action.id}, ${action.created_at})`.execute(trx);
-    }
-    await trx
-      .updateTable('reports')
-      .set({ status: 'closed', closed_at: action.created_at, closed_by: action.id })
-      .where('target_type', '=', ask.target_type)
-      .where('target_id', '=', ask.target_id)
-      .where('status', '=', 'open')
-      .execute();
-    return { kind: 'done', action };
-  });
+      switch (ask.action) {
+        case 'remove':
+          if (target.removal)
+            await trx
+              .updateTable('removed_content')
+              .set({ removed_by: action.id, category: category! })
+              .where('target_type', '=', ask.target_type as 'post' | 'comment')
+              .where('target_id', '=', ask.target_id)
+              .execute();
+          else
+            await sql`select remove_content(${ask.target_type}, ${ask.target_id}::uuid, ${action.id}::uuid,
+              ${category}, ${action.created_at})`.execute(trx);
+          break;
+        case 'suspend':
+          // One that ended by its time is lifted first: what it hid comes back before this one hides.
+          if (target.suspension.suspended_at !== null)
+            await liftSuspension(trx, ask.target_id, target.suspension.suspension_action_id);
+          await trx
+            .updateTable('bots')
+            .set({
+              suspended_at: action.created_at,
+              suspended_until: ask.until,
+              suspension_reason: ask.reason,
+              suspension_action_id: action.id,
+            })
+            .where('id', '=', ask.target_id)
+            .execute();
+          if (ask.hide_content)
+            await sql`select hide_content_of(${ask.target_id}::uuid, ${action.id}::uuid, ${category},
+              ${action.created_at})`.execute(trx);
+          break;
+        case 'unsuspend':
+          await liftSuspension(trx, ask.target_id, target.suspension.suspension_action_id);
+          break;
+      }
+      // A dismissal tells no one: reports are private.
+      if (ask.action !== 'dismiss') await tellBot(trx, target.authorId, action);
+      return { kind: 'done', action };
+    }),
+  );
+}
+
+/** Bots whose suspension's time has come and that are still marked suspended: the job lifts them. */
+export async function listEndedSuspensions(db: Db, now: Date, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('bots')
+    .select('id')
+    .where('suspended_until', '<=', now)
+    .orderBy('suspended_until')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** What appealModeration found: the appeal written, or why not. */
+export type AppealWrite =
+  | { kind: 'created'; appeal: AppealRow }
+  | { kind: 'not_found' }
+  | { kind: 'not_appealable'; action: ModerationActionRow['action'] }
+  | { kind: 'appealed' };
+
+function selectAppeals(db: Db) {
+  return db
+    .selectFrom('appeals')
+    .leftJoin('moderation_actions as decision', 'decision.id', 'appeals.decided_by')
+    .select([
+      'appeals.id',
+      'appeals.seq',
+      'appeals.action_id',
+      'appeals.bot_id',
+      'appeals.message',
+      'appeals.status',
+      'appeals.created_at',
+      'decision.reason as decision_reason',
+      'decision.moderator_user_id as decision_moderator_user_id',
+      'decision.moderator_handle as decision_moderator_handle',
+      'decision.created_at as decided_at',
+    ]);
+}
+export type AppealRow = Awaited<ReturnType<ReturnType<typeof selectAppeals>['executeTakeFirstOrThrow']>>;
+
+/** An appeal by its id. */
+export function findAppeal(db: Db, appealId: string): Promise<AppealRow | undefined> {
+  return selectAppeals(db).where('appeals.id', '=', appealId).executeTakeFirst();
+}
+
+/** The bot's appeal of an action, if it made one. */
+export function findAppealOfAction(db: Db, actionId: string): Promise<AppealRow | undefined> {
+  return selectAppeals(db).where('appeals.action_id', '=', actionId).executeTakeFirst();
+}
+
+/**
+ * appealModeration: the bot's appeal of an action it was told of (a removal of its content, its
+ * suspension), once per action (the unique index decides a race).
+ */
+export async function insertAppeal(
+  db: Db,
+  appeal: { botId: string; actionId: string; message: string },
+): Promise<AppealWrite> {
+  const action = await db
+    .selectFrom('moderation_actions')
+    .innerJoin('notifications', 'notifications.moderation_action_id', 'moderation_actions.id')
+    .select('moderation_actions.action')
+    .where('moderation_actions.id', '=', appeal.actionId)
+    .where('notifications.bot_id', '=', appeal.botId)
+    .executeTakeFirst();
+  if (!action) return { kind: 'not_found' };
+  if (action.action !== 'remove' && action.action !== 'suspend')
+    return { kind: 'not_appealable', action: action.action };
+  const inserted = await db
+    .insertInto('appeals')
+    .values({ action_id: appeal.actionId, bot_id: appeal.botId, message: appeal.message })
+    .onConflict((conflict) => conflict.column('action_id').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (!inserted) return { kind: 'appealed' };
+  return { kind: 'created', appeal: (await findAppeal(db, inserted.id))! };
+}
+
+/** The appeals log keyset: oldest first, in the order they were made. */
+export const appealsKeyset: Keyset<AppealRow> = {
+  kind: 'appeals',
+  key: [{ column: 'seq', part: 'integer' }],
+};
+
+/** A page of appeals of a status, oldest first, each with the action it appeals. */
+export async function listAppealsWithActions(
+  db: Db,
+  query: { status: AppealRow['status']; limit: number; after: CursorKey | undefined },
+): Promise<Array<AppealRow & { action: ModerationActionRow }>> {
+  let select = selectAppeals(db).where('appeals.status', '=', query.status);
+  if (query.after) select = select.where(afterKey(['appeals.seq'], 'asc', query.after));
+  const appeals = await select
+    .orderBy('appeals.seq')
+    .limit(sql.lit(literalRows(query.limit)))
+    .execute();
+  if (appeals.length === 0) return [];
+  const actions = await selectModerationActions(db)
+    .where(
+      'id',
+      'in',
+      appeals.map((appeal) => appeal.action_id),
+    )
+    .execute();
+  const byId = new Map(actions.map((action) => [action.id, action]));
+  return appeals.map((appeal) => ({ ...appeal, action: byId.get(appeal.action_id)! }));
+}
+
+/** What decideAppeal found: the appeal decided, or why not. */
+export type AppealDecision =
+  | { kind: 'decided'; appeal: AppealRow }
+  | { kind: 'not_found' }
+  | { kind: 'decided_already' }
+  | { kind: 'post_removed' };
+
+/**
+ * decideAppeal, in one transaction: the appeal locked, the decision logged (on the appealed
+ * action's target), a grant reversing the action (restore what it removed; lift the suspension if
+ * it is still the one in force, and restore what it hid), and the bot told.
+ */
+export async function decideAppealOf(
+  db: Db,
+  decision: { appealId: string; grant: boolean; reason: string; moderator: Moderator },
+): Promise<AppealDecision> {
+  return retryingDeadlocks(() =>
+    db.transaction().execute(async (trx): Promise<AppealDecision> => {
+      const appeal = await trx
+        .selectFrom('appeals')
+        .innerJoin('moderation_actions as appealed', 'appealed.id', 'appeals.action_id')
+        .select([
+          'appeals.status',
+          'appeals.bot_id',
+          'appeals.action_id',
+          'appealed.action',
+          'appealed.target_type',
+          'appealed.target_id',
+        ])
+        .where('appeals.id', '=', decision.appealId)
+        .forUpdate('appeals')
+        .executeTakeFirst();
+      if (!appeal) return { kind: 'not_found' };
+      if (appeal.status !== 'open') return { kind: 'decided_already' };
+      const target = {
+        target_type: appeal.target_type as Report['target_type'],
+        target_id: appeal.target_id!,
+      };
+      const locked = await lockTarget(trx, target);
+      // Restored only while the appealed removal is the one in force (not a later suspension's).
+      if (decision.grant && appeal.action === 'remove' && locked?.removal?.by === appeal.action_id) {
+        const { rows } = await sql<{ outcome: string }>`
+          select restore_content(${target.target_type}, ${target.target_id}::uuid) as outcome`.execute(trx);
+        if (rows[0]?.outcome === 'gone') return { kind: 'post_removed' };
+      }
+      const entry = await logAction(trx, {
+        action: decision.grant ? 'grant_appeal' : 'deny_appeal',
+        ...target,
+        reason: decision.reason,
+        moderator: decision.moderator,
+        actor: null,
+      });
+      if (decision.grant && appeal.action === 'suspend') {
+        if (locked?.suspension.suspension_action_id === appeal.action_id)
+          await liftSuspension(trx, target.target_id, appeal.action_id);
+        else await sql`select restore_content_of(${appeal.action_id}::uuid)`.execute(trx);
+      }
+      await trx
+        .updateTable('appeals')
+        .set({ status: decision.grant ? 'granted' : 'denied', decided_by: entry.id })
+        .where('id', '=', decision.appealId)
+        .execute();
+      await tellBot(trx, appeal.bot_id, entry);
+      return { kind: 'decided', appeal: (await findAppeal(trx, decision.appealId))! };
+    }),
+  );
 }
 
 /** What moderators did to a person's claimed bots, newest first: the `moderation` notices their bots got. */
@@ -563,6 +897,7 @@ export async function listModerationNoticesOfCreator(db: Db, userId: string, lim
       'notifications.id',
       'bots.name as bot_name',
       'action.action',
+      'action.target_type',
       'action.reason',
       'action.until',
       'action.created_at',
@@ -573,4 +908,17 @@ export async function listModerationNoticesOfCreator(db: Db, userId: string, lim
     .orderBy('notifications.id', 'desc')
     .limit(limit)
     .execute();
+}
+
+/** A removal in force of a post or comment: its reason category; undefined if it is not removed. */
+export async function findRemoval(
+  db: Db,
+  target: { target_type: 'post' | 'comment'; target_id: string },
+): Promise<{ category: Report['reason'] } | undefined> {
+  return db
+    .selectFrom('removed_content')
+    .select('category')
+    .where('target_type', '=', target.target_type)
+    .where('target_id', '=', target.target_id)
+    .executeTakeFirst();
 }

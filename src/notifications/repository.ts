@@ -24,6 +24,7 @@ function selectNotifications(db: Db) {
       'actor.model as actor_model',
       'actor.type as actor_type',
       sql<boolean>`actor.creator_user_id is not null`.as('actor_verified'),
+      'notifications.moderation_action_id',
       'moderation.action as moderation_action',
       'moderation.reason as moderation_reason',
       'moderation.target_type as moderation_target_type',
@@ -120,6 +121,7 @@ export function toNotification(row: NotificationRow, comment: Notification['comm
 
 function moderationNotice(row: NotificationRow): NonNullable<Notification['moderation']> {
   return {
+    action_id: row.moderation_action_id!,
     action: row.moderation_action as NonNullable<Notification['moderation']>['action'],
     reason: row.moderation_reason!,
     target_type: row.moderation_target_type as NonNullable<Notification['moderation']>['target_type'],

@@ -38,7 +38,7 @@ describe('getOwnBot 200', () => {
     assert.deepEqual(response.json(), {
       bot,
       claimed: false,
-      standing: { suspended: false, reason: null, since: null, until: null },
+      standing: { suspended: false, action_id: null, reason: null, since: null, until: null, appeal: null },
       quota: {
         posts: fresh,
         comments: fresh,

@@ -169,6 +169,7 @@ describe('listReports 200', () => {
       excerpt: null,
       author: null,
       deleted: true,
+      removed: false,
       created_at: null,
     });
   });

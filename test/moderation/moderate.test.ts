@@ -72,6 +72,7 @@ describe('moderate 201: suspend', () => {
         target_id: spammer.bot.id,
         target_email: null,
         reason: 'Spam, every few minutes.',
+        category: 'spam',
         until: null,
         hide_content: false,
         moderator: { handle: 'mod' },
@@ -115,6 +116,8 @@ describe('moderate 201: suspend', () => {
     assert.equal(own.standing.suspended, true);
     assert.equal(own.standing.reason, 'Spam, every few minutes.');
     assert.equal(own.standing.until, null);
+    assert.equal(own.standing.action_id, action.id);
+    assert.equal(own.standing.appeal, null);
     assert.equal(own.bot.suspended, true);
     const told = await inbox(t.app, spammer.api_key);
     assert.deepEqual(
@@ -125,6 +128,7 @@ describe('moderate 201: suspend', () => {
           null,
           null,
           {
+            action_id: action.id,
             action: 'suspend',
             reason: 'Spam, every few minutes.',
             target_type: 'bot',
@@ -221,6 +225,8 @@ describe('moderate 201: unsuspend and dismiss', () => {
     assert.equal((await post(bot.api_key)).statusCode, 201);
     assert.deepEqual((await ownBot(bot.api_key)).standing, {
       suspended: false,
+      action_id: null,
+      appeal: null,
       reason: null,
       since: null,
       until: null,

@@ -16,18 +16,25 @@ declare module 'fastify' {
 
 /** The suspension in force: while it has no end, or its end is still ahead. */
 export interface Suspension {
+  /** Its entry in the moderation log (what an appeal names). */
+  actionId: string | null;
   reason: string;
   since: Date;
   until: Date | null;
 }
 
 export function suspensionOf(
-  bot: Pick<BotRow, 'suspended_at' | 'suspended_until' | 'suspension_reason'>,
+  bot: Pick<BotRow, 'suspended_at' | 'suspended_until' | 'suspension_reason' | 'suspension_action_id'>,
   now: Date,
 ): Suspension | undefined {
   if (bot.suspended_at === null || bot.suspension_reason === null) return undefined;
   if (bot.suspended_until !== null && bot.suspended_until <= now) return undefined;
-  return { reason: bot.suspension_reason, since: bot.suspended_at, until: bot.suspended_until };
+  return {
+    actionId: bot.suspension_action_id,
+    reason: bot.suspension_reason,
+    since: bot.suspended_at,
+    until: bot.suspended_until,
+  };
 }
 
 export function suspendedProblem({ reason, until }: Pick<Suspension, 'reason' | 'until'>): ProblemError {

@@ -6,7 +6,11 @@ import { sql } from 'kysely';
 import type { Db } from './schema.js';
 
 export type PeriodicJob =
-  'prune-rate-limit-hits' | 'prune-sessions' | 'prune-idempotency-keys' | 'prune-webhook-deliveries';
+  | 'prune-rate-limit-hits'
+  | 'prune-sessions'
+  | 'prune-idempotency-keys'
+  | 'prune-webhook-deliveries'
+  | 'lift-ended-suspensions';
 
 /** Whether this instance may run `job` now: true for one caller per `everyMs`, whoever asks. */
 export async function claimPeriodicRun(db: Db, job: PeriodicJob, everyMs: number): Promise<boolean> {

@@ -55,6 +55,8 @@ export interface Database {
   moderation_actions: ModerationActionsTable;
   reports: ReportsTable;
   report_targets: ReportTargetsTable;
+  removed_content: RemovedContentTable;
+  appeals: AppealsTable;
 }
 
 /** The keys that sign identity tokens (the identity-signing-keys migration; src/identity/README.md). */
@@ -104,6 +106,8 @@ export interface BotsTable {
   suspended_at: ColumnType<Date | null, never, Date | null>;
   suspended_until: ColumnType<Date | null, never, Date | null>;
   suspension_reason: ColumnType<string | null, never, string | null>;
+  /** The suspension's log entry (the removals migration). */
+  suspension_action_id: ColumnType<string | null, never, string | null>;
 }
 export type BotRow = Selectable<BotsTable>;
 
@@ -161,6 +165,8 @@ export interface CommentsTable {
   body: string | null;
   /** Set when the comment was deleted while others had answered it (a tombstone). */
   deleted_at: Date | null;
+  /** A tombstone a moderator's removal made (the removals migration). */
+  removed: Generated<boolean>;
   created_at: CreatedAt;
 }
 
@@ -436,6 +442,8 @@ export interface ModerationActionsTable {
   target_id: string | null;
   target_email: string | null;
   reason: string;
+  /** The reason category a removal or suspension tells the public. */
+  category: Report['reason'] | null;
   until: Date | null;
   hide_content: Generated<boolean>;
   moderator_user_id: string | null;
@@ -470,4 +478,33 @@ export interface ReportTargetsTable {
   reasons: Record<string, number>;
   first_reported_at: Date;
   last_reported_at: Date;
+}
+
+/**
+ * What a removal took away, kept to be restored (the removals migration): the post with its
+ * comments, votes and notifications, or the comment with its notifications and the tombstones above it.
+ */
+export interface RemovedContentTable {
+  target_type: 'post' | 'comment';
+  target_id: string;
+  /** The removal's log entry (a `remove`, or a `suspend` that hid the bot's content). */
+  removed_by: string;
+  category: Report['reason'];
+  author_id: string;
+  post_id: string;
+  content: unknown;
+  removed_at: Date;
+}
+
+/** A bot's appeal of a moderation action, one per action. */
+export interface AppealsTable {
+  id: Generated<string>;
+  seq: ColumnType<number, never, never>;
+  action_id: string;
+  bot_id: string;
+  message: string;
+  status: Generated<'open' | 'granted' | 'denied'>;
+  /** The log entry of the decision. */
+  decided_by: string | null;
+  created_at: CreatedAt;
 }

@@ -23,3 +23,5 @@ export type Me = Schemas['Me'];
 export type Report = Schemas['Report'];
 export type ReportedTarget = Schemas['ReportedTarget'];
 export type ModerationAction = Schemas['ModerationAction'];
+export type ModerateRequest = Schemas['ModerateRequest'];
+export type Appeal = Schemas['Appeal'];

@@ -57,6 +57,11 @@ export async function renderErrorPage(problem: ProblemError, request: FastifyReq
           ]
         : problem.status === 429
           ? ['Too many requests', `${problem.detail} Wait a moment, then try again.`]
-          : [problem.body(request.id).title, problem.detail];
+          : problem.code === 'removed'
+            ? [
+                'Removed by a moderator',
+                `${problem.detail} The moderators remove what breaks the platform's rules; its author was told why and may appeal.`,
+              ]
+            : [problem.body(request.id).title, problem.detail];
   return htmlDocument(title, null, <ErrorView status={problem.status} title={title} detail={detail} />);
 }
