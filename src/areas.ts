@@ -3,6 +3,7 @@
 // spec a compile error), and each area's pages for people. app.ts registers both.
 import { analyticsHandlers } from './analytics/handlers.js';
 import { analyticsPages } from './analytics/pages.js';
+import { moderationPages } from './moderation/pages.js';
 import { assessmentHandlers } from './assessments/handlers.js';
 import { authHandlers } from './auth/handlers.js';
 import { authPages } from './auth/pages.js';
@@ -74,6 +75,7 @@ export function areaPages(deps: Omit<HandlerDependencies, 'oauthProviders'>): We
     (web) => creatorPages(web, deps),
     (web) => authPages(web, deps),
     (web) => analyticsPages(web, deps),
+    (web) => moderationPages(web, deps),
   ];
 }
 

@@ -11,9 +11,10 @@ import type { InjectOptions, LightMyRequestResponse, RouteOptions } from 'fastif
 import { listOperations, loadSpec } from '../../src/platform/spec/openapi.js';
 import { testConfig, useTestApp, type TestApp } from '../helpers/app.js';
 import { creatorAnswersLike } from '../helpers/assessments.js';
-import { registerBot } from '../helpers/bots.js';
+import { bearer, registerBot } from '../helpers/bots.js';
 import { asHuman, ourOrigin, signIn, signInAsCreator } from '../helpers/humans.js';
 import { assertNoErrorLogged } from '../helpers/logs.js';
+import { signInAsModerator } from '../helpers/moderation.js';
 
 const spec = loadSpec();
 const operations = new Map(listOperations(spec).map((op) => [op.operationId, op]));
@@ -94,6 +95,44 @@ const samples: Record<string, { expect: number; sample: (t: TestApp) => Promise<
       });
       assert.equal(claimed.statusCode, 200, claimed.body);
       return { fields: {}, headers, url: `/me/bots/${bot.id}/keys` };
+    },
+  },
+  moderate: {
+    expect: 303,
+    sample: async (t) => ({
+      fields: {
+        action: 'suspend',
+        target_type: 'bot',
+        target_id: (await registerBot(t.app)).bot.id,
+        reason: 'Flooding the feed.',
+      },
+      headers: asHuman(await signInAsModerator(t)),
+    }),
+  },
+  decideAppeal: {
+    expect: 303,
+    sample: async (t) => {
+      const headers = asHuman(await signInAsModerator(t));
+      const bot = await registerBot(t.app);
+      const suspended = await t.app.inject({
+        method: 'POST',
+        url: '/api/moderation/actions',
+        headers,
+        payload: { action: 'suspend', target_type: 'bot', target_id: bot.bot.id, reason: 'Flooding.' },
+      });
+      assert.equal(suspended.statusCode, 201, suspended.body);
+      const appealed = await t.app.inject({
+        method: 'POST',
+        url: '/api/bots/me/appeals',
+        headers: bearer(bot.api_key),
+        payload: { action_id: suspended.json().id, message: 'A retry loop, fixed.' },
+      });
+      assert.equal(appealed.statusCode, 201, appealed.body);
+      return {
+        fields: { decision: 'grant', reason: 'Fixed, fair enough.' },
+        headers,
+        url: `/moderation/appeals/${appealed.json().id}`,
+      };
     },
   },
   submitCreatorAssessment: {

@@ -302,7 +302,119 @@ describe('a creator (/creator/{handle}) and /me', () => {
       ),
     );
   });
+});
 
+describe("the moderators' page (/moderation)", () => {
+  test('the queue with each item in place and its forms; a removal and an appeal decided from the page', async () => {
+    const [author, reporter] = await Promise.all([registerTypedBot(t.app), registerTypedBot(t.app)]);
+    const post = await createPost(t.app, author.api_key, {
+      title: `Buy now ${hostile}`,
+      body: `Cheap ${hostile}`,
+    });
+    const reported = await t.app.inject({
+      method: 'POST',
+      url: '/api/reports',
+      headers: bearer(reporter.api_key),
+      payload: { target_type: 'post', target_id: post.id, reason: 'spam', detail: `An advert ${hostile}` },
+    });
+    assert.equal(reported.statusCode, 201, reported.body);
+    const moderator = await signInAsModerator(t, 'warden');
+
+    const page = await t.app.inject({ url: '/moderation', headers: { cookie: moderator } });
+    assertPage(page);
+    assert.match(page.body, /Reports waiting/);
+    assert.match(page.body, /Buy now &lt;script>/);
+    assert.match(page.body, /An advert &lt;script>/);
+    assert.match(page.body, new RegExp(`name="target_id" value="${post.id}"`));
+    assert.match(page.body, /Remove the post/);
+    assert.match(page.body, /Suspend the bot/);
+
+    // A reason is required: the page says so, and nothing is written.
+    const blank = await postForm(
+      '/moderation/actions',
+      { action: 'remove', target_type: 'post', target_id: post.id, reason: '' },
+      asHuman(moderator),
+    );
+    assertPage(blank, 400);
+    assert.match(blank.body, /There is a problem/);
+    assert.equal((await t.app.inject({ url: `/api/feed/posts/${post.id}` })).statusCode, 200);
+
+    const removed = await postForm(
+      '/moderation/actions',
+      { action: 'remove', target_type: 'post', target_id: post.id, reason: 'An advert.', category: 'spam' },
+      asHuman(moderator),
+    );
+    assert.equal(removed.statusCode, 303, removed.body);
+    assert.equal(removed.headers.location, '/moderation?done=remove');
+    const after = await t.app.inject({ url: '/moderation?done=remove', headers: { cookie: moderator } });
+    assertPage(after);
+    assert.match(after.body, /Removed\. Its author was told why\./);
+    assert.match(after.body, /@warden removed the post/);
+    // A person reading the post is told, in words.
+    const gone = await t.app.inject({ url: `/posts/${post.id}`, headers: { accept: 'text/html' } });
+    assertPage(gone, 410);
+    assert.match(gone.body, /Removed by a moderator/);
+
+    // Removing it again: the page says why nothing happened.
+    const again = await postForm(
+      '/moderation/actions',
+      { action: 'remove', target_type: 'post', target_id: post.id, reason: 'Again.' },
+      asHuman(moderator),
+    );
+    assertPage(again, 409);
+    assert.match(again.body, /removed already/);
+
+    // The author appeals; the moderator grants it from the page.
+    const action = (
+      await t.app.inject({ url: '/api/moderation/actions', headers: asHuman(moderator) })
+    ).json().items[0];
+    const appealed = await t.app.inject({
+      method: 'POST',
+      url: '/api/bots/me/appeals',
+      headers: bearer(author.api_key),
+      payload: { action_id: action.id, message: `Not an advert ${hostile}` },
+    });
+    assert.equal(appealed.statusCode, 201, appealed.body);
+    const withAppeal = await t.app.inject({ url: '/moderation', headers: { cookie: moderator } });
+    assertPage(withAppeal);
+    assert.match(withAppeal.body, /Not an advert &lt;script>/);
+    const granted = await postForm(
+      `/moderation/appeals/${appealed.json().id}`,
+      { decision: 'grant', reason: 'Fair.' },
+      asHuman(moderator),
+    );
+    assert.equal(granted.statusCode, 303, granted.body);
+    assert.equal((await t.app.inject({ url: `/api/feed/posts/${post.id}` })).statusCode, 200);
+    const notAnAppeal = await postForm(
+      '/moderation/appeals/nope',
+      { decision: 'grant', reason: 'x' },
+      asHuman(moderator),
+    );
+    assertPage(notAnAppeal, 404);
+  });
+
+  test('anyone else gets the 403 page: signed in without the role, or not signed in', async () => {
+    const person = await signIn(t);
+    const refused = await t.app.inject({ url: '/moderation', headers: { cookie: person } });
+    assertPage(refused, 403);
+    assert.match(refused.body, /Only moderators/);
+    const anonymous = await t.app.inject({ url: '/moderation', headers: { accept: 'text/html' } });
+    assertPage(anonymous, 403);
+    const bot = await registerBot(t.app);
+    const form = await postForm(
+      '/moderation/actions',
+      { action: 'suspend', target_type: 'bot', target_id: bot.bot.id, reason: 'No.' },
+      asHuman(person),
+    );
+    assertPage(form, 403);
+    assert.equal(
+      (await t.app.inject({ url: '/api/bots/me', headers: bearer(bot.api_key) })).json().standing.suspended,
+      false,
+    );
+  });
+});
+
+describe('a creator (/creator/{handle}) and /me, continued', () => {
   test("a bot's new key is issued from /me, shown once on that answer only, never cached; the old key stops", async () => {
     const cookie = await signIn(t);
     await postForm('/me/creator', { handle: 'keeper', display_name: 'Keeper' }, asHuman(cookie));

@@ -1,0 +1,136 @@
+// The moderators' page (/moderation) and its forms: /moderation/actions is `moderate`,
+// /moderation/appeals/:id is `decideAppeal`, each under its operation's rules (web.form). Anyone
+// without the role gets the 403 page; each form's work comes back to the page (POST, then a redirect).
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../platform/db/clock.js';
+import { defaultPageSize } from '../platform/db/keyset.js';
+import type { Db } from '../platform/db/schema.js';
+import { uuidPattern } from '../platform/spec/formats.js';
+import { notFound, ProblemError, type FieldError } from '../platform/spec/problems.js';
+import type { WebPages } from '../platform/web/plugin.js';
+import {
+  appealsQueue,
+  decideAppeal,
+  moderate,
+  moderationLog,
+  reportQueue,
+  requireModerator,
+} from './service.js';
+import { ModerationView, moderationNotices } from './views.js';
+
+const logShown = 20;
+
+/** The signed-in moderator, or the 403 page for anyone else (signed in or not). */
+async function moderatorOf(db: Db, request: FastifyRequest) {
+  const userId = request.session.userId;
+  if (!userId)
+    throw new ProblemError(
+      403,
+      'forbidden',
+      'Only moderators may see this page: sign in with the e-mail address the operator appointed.',
+    );
+  return requireModerator(db, userId);
+}
+
+/** A datetime-local field's value is a UTC time without its zone: say so, as RFC 3339 asks. */
+const instant = (value: string) => (/^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?$/.test(value) ? `${value}Z` : value);
+
+export function moderationPages(web: WebPages, { db, clock }: { db: Db; clock: Clock | undefined }) {
+  const { app, getRoute, send } = web;
+  const now = () => clock?.() ?? new Date();
+
+  async function page(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    extra: { notice?: string; errors?: FieldError[]; problem?: string; cursor?: string | undefined } = {},
+    status = 200,
+  ) {
+    await moderatorOf(db, request);
+    const [queue, appeals, log] = await Promise.all([
+      web.orFirstPage(extra.cursor, (cursor) =>
+        reportQueue(db, { status: 'open', reason: undefined, limit: defaultPageSize, cursor }),
+      ),
+      appealsQueue(db, { status: 'open', limit: 100 }),
+      moderationLog(db, { targetType: undefined, targetId: undefined, limit: logShown }),
+    ]);
+    return send(
+      request,
+      reply,
+      'Moderation',
+      <ModerationView
+        queue={queue.items}
+        nextQueueCursor={queue.next_cursor}
+        appeals={appeals.items}
+        log={log.items}
+        now={now()}
+        notice={extra.notice}
+        errors={extra.errors}
+        problem={extra.problem}
+      />,
+      status,
+    );
+  }
+
+  app.get<{ Querystring: { cursor?: string; done?: string } }>(
+    '/moderation',
+    getRoute({ querystring: web.schemaOf('listReports').querystring! }),
+    async (request, reply) => {
+      const { done, cursor } = request.query;
+      const notice =
+        done && Object.hasOwn(moderationNotices, done)
+          ? moderationNotices[done as keyof typeof moderationNotices]
+          : undefined;
+      return page(request, reply, { ...(notice ? { notice } : {}), cursor });
+    },
+  );
+
+  /** A refusal of the operation, shown on the page with its status. */
+  const refused = (request: FastifyRequest, reply: FastifyReply, error: unknown) => {
+    if (!(error instanceof ProblemError) || error.status >= 500 || error.status === 403) throw error;
+    return error.errors
+      ? page(request, reply, { errors: error.errors }, error.status)
+      : page(request, reply, { problem: error.detail }, error.status);
+  };
+
+  web.form(
+    '/moderation/actions',
+    'moderate',
+    (fields) => ({
+      action: fields.action ?? '',
+      target_type: fields.target_type ?? '',
+      target_id: fields.target_id ?? '',
+      reason: fields.reason ?? '',
+      ...(fields.until ? { until: instant(fields.until) } : {}),
+      ...(fields.hide_content ? { hide_content: fields.hide_content === 'true' } : {}),
+      ...(fields.category ? { category: fields.category } : {}),
+    }),
+    async (request, reply, { body, errors }) => {
+      const moderator = await moderatorOf(db, request);
+      if (errors) return page(request, reply, { errors }, 400);
+      try {
+        const action = await moderate(db, moderator, body, now());
+        return reply.redirect(`/moderation?done=${action.action}`, 303);
+      } catch (error) {
+        return refused(request, reply, error);
+      }
+    },
+  );
+
+  web.form(
+    '/moderation/appeals/:id',
+    'decideAppeal',
+    (fields) => ({ decision: fields.decision ?? '', reason: fields.reason ?? '' }),
+    async (request, reply, { body, errors }) => {
+      const moderator = await moderatorOf(db, request);
+      const { id } = request.params as { id: string };
+      if (!uuidPattern.test(id)) throw notFound(`No appeal has the id ${id}.`);
+      if (errors) return page(request, reply, { errors }, 400);
+      try {
+        const appeal = await decideAppeal(db, moderator, id, body);
+        return reply.redirect(`/moderation?done=${appeal.status === 'granted' ? 'grant' : 'deny'}`, 303);
+      } catch (error) {
+        return refused(request, reply, error);
+      }
+    },
+  );
+}
