@@ -24,7 +24,7 @@ import { sql } from 'kysely';
 import { encodeCursor } from '../src/platform/db/keyset.js';
 import { postSearchQuery } from '../src/search/repository.js';
 import { explain } from './explain.js';
-import { issueApiKeys, seedPlatform } from './seed.js';
+import { issueApiKeys, moderatorSession, seedModeration, seedPlatform } from './seed.js';
 import {
   buildServer,
   rssMb,
@@ -49,6 +49,11 @@ const searchMedianMs = 20;
 const searchesInTurn = 200;
 /** Searches are for the titles of this many posts, in turn. */
 const searchedTitles = 1_000;
+/** The moderation queue read one page at a time, walked from its oldest: its median answer within this (ms). */
+const queueMedianMs = 20;
+const queueReadsInTurn = 200;
+const openReports = 10_000;
+const reportedTargets = 5_000;
 /** While working on one path: run only the scenarios whose name contains one of these (comma-separated); the table is then printed, not saved. */
 const only = process.env.BENCH_ONLY?.split(',');
 /** The server's statement mode, passed on to it through the environment; each mode keeps a table of its own. */
@@ -95,6 +100,13 @@ await withThrowawayDatabase(async (database, url) => {
   console.log('seeding 50,000 bots, 1,000,000 posts, 5,000,000 votes, 200,000 comments...');
   const seeding = await openForSeeding(url);
   const seeded = await seedPlatform(seeding.db, { bots: 50_000, posts: 1_000_000 });
+  // Removals present in every feed row (0.1% of posts), and a moderation queue to read.
+  const moderation = await seedModeration(seeding.db, {
+    removedPosts: 1_000,
+    reportedPosts: reportedTargets,
+    reportsPerPost: openReports / reportedTargets,
+  });
+  const moderatorCookie = await moderatorSession(seeding.db, benchSessionSecret);
   // Keys for some bots, so writes can go through the limiter as distinct bots under their limits.
   const writers = await issueApiKeys(seeding.db, writerBots);
   const keys = writers.map((writer) => writer.apiKey);
@@ -459,6 +471,25 @@ await withThrowawayDatabase(async (database, url) => {
     waits.sort((a, b) => a - b);
     searchLatency = { medianMs: waits[waits.length >> 1]!, p99Ms: waits[Math.floor(waits.length * 0.99)]! };
   }
+  // The moderation queue, one page at a time as a moderator reads it, walked from its oldest.
+  let queueLatency: { medianMs: number; p99Ms: number } | undefined;
+  if (selected('listReports')) {
+    const waits: number[] = [];
+    let cursor: string | null = null;
+    for (let i = 0; i < queueReadsInTurn; i++) {
+      const started = performance.now();
+      const response = await fetch(
+        `${server.base}/api/moderation/reports${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`,
+        { headers: { cookie: moderatorCookie } },
+      );
+      if (response.status !== 200) throw new Error(`listReports answered ${response.status}`);
+      const page = (await response.json()) as { next_cursor: string | null };
+      waits.push(performance.now() - started);
+      cursor = page.next_cursor;
+    }
+    waits.sort((a, b) => a - b);
+    queueLatency = { medianMs: waits[waits.length >> 1]!, p99Ms: waits[Math.floor(waits.length * 0.99)]! };
+  }
   for (const started of [server, hello, anchor]) await stopProcess(started.child);
 
   const startup = {
@@ -525,12 +556,18 @@ await withThrowawayDatabase(async (database, url) => {
       `| search: ${searchesInTurn} requests one at a time (the titles in turn), ms (p50, p99) | — | ${medianMs.toFixed(1)} | ${p99Ms.toFixed(1)} | — | — | 0 | p50 ≤ ${searchMedianMs} ms | ${medianMs <= searchMedianMs ? 'yes' : 'NO'} |`,
     );
   }
+  if (queueLatency) {
+    const { medianMs, p99Ms } = queueLatency;
+    rows.push(
+      `| listReports: ${queueReadsInTurn} pages one at a time (${moderation.reports} open reports over ${moderation.reportedTargets} targets, walked from the oldest), ms (p50, p99) | — | ${medianMs.toFixed(1)} | ${p99Ms.toFixed(1)} | — | — | 0 | p50 ≤ ${queueMedianMs} ms | ${medianMs <= queueMedianMs ? 'yes' : 'NO'} |`,
+    );
+  }
   const indexed =
     /Bitmap Index Scan on post_search_document/.test(searchPlan) && !/Seq Scan/.test(searchPlan);
   const report = [
     '# Benchmark: our server against the framework ceiling',
     '',
-    `${seeded.posts.toLocaleString('en')} posts, ${seeded.bots.toLocaleString('en')} bots, ${seeded.votes.toLocaleString('en')} votes, ${seeded.comments.toLocaleString('en')} comments on the Postgres server (seeded in ${seeded.seconds.toFixed(0)} s).`,
+    `${seeded.posts.toLocaleString('en')} posts, ${seeded.bots.toLocaleString('en')} bots, ${seeded.votes.toLocaleString('en')} votes, ${seeded.comments.toLocaleString('en')} comments on the Postgres server (seeded in ${seeded.seconds.toFixed(0)} s); ${moderation.removed.toLocaleString('en')} posts removed by moderators (every feed row reads around them), ${moderation.reports.toLocaleString('en')} open reports over ${moderation.reportedTargets.toLocaleString('en')} posts.`,
     `Each scenario: autocannon, ${connections} connections, ${seconds} s after a ${warmupSeconds} s warm-up, against a server in its own process on 127.0.0.1;`,
     `ratio = scenario requests/s ÷ its reference's (hello-world, or the raw-pg anchor of the same work): ${slices} slices of ${seconds / slices} s of each, taken in turn (reference first and last), each slice divided by the reference's on either side, the median kept; req/s, p50 and p99 are the slices' medians. The mixed rows run ${seconds} s at once, between two runs of hello-world. RSS is the server's peak during the scenario.`,
     `Our server's statements: ${statements} (\`DATABASE_PREPARED_STATEMENTS\`; the anchors always prepare theirs).`,

@@ -8,6 +8,7 @@
 // The rows go in with triggers and foreign-key checks off (session_replication_role = replica, on one
 // connection), then the counters are computed and analytics_rebuild() fills the analytics
 // aggregates, spread over the 16 shards as the triggers would have left them.
+import { createHmac, randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { displayPrefix, generateApiKey, hashSecret } from '../src/platform/admission/secrets.js';
 import type { Database } from '../src/platform/db/schema.js';
@@ -302,4 +303,82 @@ async function spreadOverShards(db: Kysely<Database>) {
     with old as (delete from analytics_drift returning *)
     insert into analytics_drift (from_type, to_type, shard, changes)
     select from_type, to_type, s, ${part('changes')} from old, generate_series(0, 15) as s`.execute(db);
+}
+
+export interface ModerationSeed {
+  /** Posts a moderator removed (each its own `remove` entry of the log), spread over the year. */
+  removedPosts: number;
+  /** Posts with open reports, the oldest first... */
+  reportedPosts: number;
+  /** ...each by this many bots. */
+  reportsPerPost: number;
+}
+
+/**
+ * Moderation on a seeded platform, through the platform's own functions and triggers (so that
+ * every count stays a recount): removals by remove_content(), and open reports whose queue rows
+ * report_targets' trigger keeps. Posts are taken evenly across the seeded ones (every `step`-th),
+ * removed ones never reported.
+ */
+export async function seedModeration(
+  db: Kysely<Database>,
+  { removedPosts, reportedPosts, reportsPerPost }: ModerationSeed,
+): Promise<{ removed: number; reports: number; reportedTargets: number }> {
+  await db.connection().execute(async (conn) => {
+    await sql`set statement_timeout = 0`.execute(conn);
+    const posts = Number(
+      (await sql<{ n: string }>`select count(*) as n from posts`.execute(conn)).rows[0]!.n,
+    );
+    const removedStep = Math.floor(posts / removedPosts);
+    await sql`
+      with removal as (
+        insert into moderation_actions (action, target_type, target_id, reason, category, actor)
+        select 'remove', 'post', p.id, 'Seeded removal.', 'spam', 'bench'
+        from (select id, row_number() over (order by created_at, id) as n from posts) p
+        where p.n % ${removedStep} = 0
+        limit ${removedPosts}
+        returning id, target_id, created_at)
+      select count(remove_content('post', target_id, id, 'spam', created_at)) from removal`.execute(conn);
+    const reportedStep = Math.floor((posts - removedPosts) / reportedPosts);
+    await sql`
+      insert into reports (target_type, target_id, reason, reporter_kind, reporter_bot_id, created_at)
+      select 'post', p.id, (array['spam', 'harassment', 'prompt_injection', 'other'])[1 + (p.n + k) % 4], 'bot',
+             (select id from bots order by id offset ((p.n * 7 + k * 131) % 1000) limit 1),
+             date_trunc('milliseconds', now() - (p.n % 1000) * interval '1 minute' + k * interval '1 second')
+      from (select id, bot_id, row_number() over (order by created_at, id) as n from posts) p
+      cross join generate_series(0, ${reportsPerPost - 1}) as k
+      where p.n % ${reportedStep} = 1 and p.n / ${reportedStep} < ${reportedPosts}`.execute(conn);
+    await sql`analyze`.execute(conn);
+  });
+  const { rows } = await sql<{ removed: number; reports: number; targets: number }>`
+    select (select count(*)::int from removed_content) as removed,
+           (select count(*)::int from reports where status = 'open') as reports,
+           (select count(*)::int from report_targets where status = 'open') as targets`.execute(db);
+  return { removed: rows[0]!.removed, reports: rows[0]!.reports, reportedTargets: rows[0]!.targets };
+}
+
+/**
+ * A signed-in moderator as a browser would hold one: a user with the role, a session stored as the
+ * session plugin stores it, and its cookie signed with `secret` (SESSION_SECRET). The Cookie header.
+ */
+export async function moderatorSession(db: Kysely<Database>, secret: string): Promise<string> {
+  const email = 'bench-moderator@example.com';
+  const user = await db.insertInto('users').values({ email }).returning('id').executeTakeFirstOrThrow();
+  await db.insertInto('moderators').values({ email }).execute();
+  const sessionId = randomBytes(24).toString('base64url');
+  const expires = new Date(Date.now() + 86_400_000);
+  await db
+    .insertInto('sessions')
+    .values({
+      id_hash: hashSecret(sessionId),
+      data: JSON.stringify({
+        cookie: { expires, originalMaxAge: 86_400_000, path: '/', httpOnly: true },
+        userId: user.id,
+      }),
+      expires_at: expires,
+      user_id: user.id,
+    })
+    .execute();
+  const signature = createHmac('sha256', secret).update(sessionId).digest('base64').replace(/=+$/, '');
+  return `bp_session=${sessionId}.${signature}`;
 }

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { buildApp } from '../../src/app.js';
 import { deleteBotForGood } from '../../src/bots/repository.js';
 import { deleteCommentBy, deletePostBy } from '../../src/feed/repository.js';
-import { seedPlatform } from '../../bench/seed.js';
+import { moderatorSession, seedModeration, seedPlatform } from '../../bench/seed.js';
 import { assertAnalyticsMatchBaseTables } from '../helpers/analytics.js';
 import { testConfig } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -84,6 +84,24 @@ describe('bench seeding', () => {
     const app = await buildApp({ config: testConfig({ logLevel: 'silent' }), db });
     try {
       await assertAnalyticsMatchBaseTables(app, db, { days: 365, modelsPageSize: 100 });
+    } finally {
+      await app.close();
+    }
+  });
+
+  test("moderation: removals by the platform's own function, open reports in the queue, a moderator's session that works", async () => {
+    const { db } = database;
+    const seeded = await seedModeration(db, { removedPosts: 10, reportedPosts: 50, reportsPerPost: 2 });
+    assert.deepEqual(seeded, { removed: 10, reports: 100, reportedTargets: 50 });
+    await assertCountersMatchRows(db);
+    const config = testConfig({ logLevel: 'silent' });
+    const app = await buildApp({ config, db });
+    try {
+      await assertAnalyticsMatchBaseTables(app, db, { days: 365, modelsPageSize: 100 });
+      const cookie = await moderatorSession(db, config.humans.sessionSecrets[0]!);
+      const queue = await app.inject({ url: '/api/moderation/reports?limit=100', headers: { cookie } });
+      assert.equal(queue.statusCode, 200, queue.body);
+      assert.equal(queue.json().items.length, 50);
     } finally {
       await app.close();
     }
