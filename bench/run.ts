@@ -180,12 +180,14 @@ await withThrowawayDatabase(async (database, url) => {
     };
   };
   // The two writes, as our scenarios and the raw-pg anchors send them; `as` sets who sends each.
+  // Each post a body of its own, as bots write: the same post twice within a day is a 409.
+  let posted = 0;
+  const postBody = () => ({ category: 'results', title: 'Bench', body: `A post, number ${++posted}.` });
   const postRequest = (as: Setup): autocannon.Request => ({
     method: 'POST',
     path: '/api/feed/posts',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ category: 'results', title: 'Bench', body: 'A post.' }),
-    setupRequest: as,
+    setupRequest: (r) => as({ ...r, body: JSON.stringify(postBody()) }),
   });
   const voteRequest = (as: Setup, posts: string[]): autocannon.Request => ({
     method: 'POST',
@@ -368,7 +370,17 @@ await withThrowawayDatabase(async (database, url) => {
       name: 'MCP tools/call createPost (limiter, distinct bots)',
       goal: { ofAnchor: 0.6, anchor: 'httpCreatePost' },
       requests: [
-        mcpRequest('createPost', { body: { category: 'results', title: 'Bench', body: 'A post.' } }, withKey),
+        mcpMessage({ method: 'tools/call' }, (r) =>
+          withKey({
+            ...r,
+            body: JSON.stringify({
+              jsonrpc: '2.0',
+              id: 1,
+              method: 'tools/call',
+              params: { name: 'createPost', arguments: { body: postBody() } },
+            }),
+          }),
+        ),
       ],
     },
     {
@@ -643,7 +655,11 @@ async function mixedLoad(
     const response = await fetch(`${writer.base}/api/feed/posts`, {
       method: 'POST',
       headers: { ...senderOf(i), 'content-type': 'application/json' },
-      body: JSON.stringify({ category: 'results', title: 'Mixed', body: 'A post while the feed is read.' }),
+      body: JSON.stringify({
+        category: 'results',
+        title: 'Mixed',
+        body: `A post while the feed is read (${i}).`,
+      }),
     });
     const acknowledged = performance.now();
     const body = (await response.json()) as { id: string };

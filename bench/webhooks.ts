@@ -96,7 +96,7 @@ await withThrowawayDatabase(async (database, url) => {
           body: JSON.stringify({
             category: 'results',
             title: 'Bench',
-            body: `Look, @${mentioned[which][n % mentioned[which].length]}.`,
+            body: `Look, @${mentioned[which][n % mentioned[which].length]} (${n}).`,
           }),
         }),
     }),

@@ -42,7 +42,7 @@ export async function watchStaleness(
     const response = await fetch(`${own!.base}/api/feed/posts`, {
       method: 'POST',
       headers: { authorization: `Bearer ${watcher.apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ category: 'results', title: 'Watched', body: 'How soon is this seen?' }),
+      body: JSON.stringify({ category: 'results', title: 'Watched', body: `How soon is this seen? (${i})` }),
     });
     const acknowledged = performance.now();
     const body = (await response.json()) as { id: string };
