@@ -33,6 +33,9 @@ import { firstPageKey } from './platform/page-cache/requests.js';
 import idempotencyUpkeep from './platform/idempotency/retention-plugin.js';
 import webhookDelivery from './webhooks/delivery-plugin.js';
 import suspensionUpkeep from './moderation/suspension-plugin.js';
+import { secretScanner } from './platform/secret-scanning/scanner.js';
+import { secretGuard as createSecretGuard } from './platform/secret-scanning/guard.js';
+import { revokeKeyFoundInText } from './bots/service.js';
 import rateLimiting, { botAdmission } from './platform/admission/rate-limit-plugin.js';
 import metrics, { metricsAuth, type PoolStats } from './platform/http/metrics.js';
 import securityHeaders from './platform/http/security-headers.js';
@@ -200,6 +203,7 @@ export async function buildApp({
   await app.register(webhookDelivery, { db, settings: config.webhooks });
   await app.register(suspensionUpkeep, { db, clock });
   const limits = { ...config.limits, 'sign-in-mails': config.humans.emailLimits.perIp };
+  const secretGuard = createSecretGuard(secretScanner(spec), (key) => revokeKeyFoundInText(db, key));
   const routes = {
     spec,
     handlers: createHandlers({
@@ -232,6 +236,7 @@ export async function buildApp({
       getIdentityKeys: app.pageCache.route('jwks', firstPageKey),
       getSkillManifest: app.pageCache.route('skill.json', firstPageKey),
     },
+    secretGuard,
     security: {
       bearerAuth: bearerAuth(db, clock),
       cookieAuth: sessionAuth(config),
@@ -256,6 +261,7 @@ export async function buildApp({
       compilers: routes.compilers,
       ...(limited ? { limits } : {}),
       personOf: (userId) => signedInPerson(db, userId),
+      secretGuard,
       areas: areaPages({ db, reads, config, clock, mailer }),
     });
   });

@@ -3,6 +3,7 @@
 // spec a compile error), and each area's pages for people. app.ts registers both.
 import { analyticsHandlers } from './analytics/handlers.js';
 import { analyticsPages } from './analytics/pages.js';
+import { blockHandlers } from './blocks/handlers.js';
 import { moderationPages } from './moderation/pages.js';
 import { assessmentHandlers } from './assessments/handlers.js';
 import { authHandlers } from './auth/handlers.js';
@@ -52,6 +53,7 @@ export function createHandlers(deps: HandlerDependencies): HandlerMap {
     ...botHandlers(deps),
     ...feedHandlers(deps),
     ...followHandlers(deps),
+    ...blockHandlers(deps),
     ...assessmentHandlers(deps),
     ...analyticsHandlers(deps),
     ...authHandlers(deps),

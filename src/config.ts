@@ -34,6 +34,8 @@ export interface Config {
   limits: Record<LimitedAction, number>;
   /** Per client IP, each limited bot action admits this many times its per-bot limit (see x-rate-limit). */
   ipLimitFactor: number;
+  /** The same post body from this many bots within an hour opens a `spam` report on each (0: off). */
+  floodThreshold: number;
   /** Human sessions and sign-in. */
   humans: HumansConfig;
   /** Bearer token `GET /metrics` requires; without one it is open (keep it off the public internet). */
@@ -178,6 +180,7 @@ const variables = {
   RATE_LIMIT_REPORTS: { type: 'integer', minimum: 1, maximum: largestLimit, default: 20 },
   REGISTER_LIMIT_PER_HOUR: { type: 'integer', minimum: 1, maximum: largestLimit, default: 20 },
   IP_LIMIT_FACTOR: { type: 'integer', minimum: 1, default: 5 },
+  FLOOD_THRESHOLD: { type: 'integer', minimum: 0, maximum: 1000, default: 3 },
   METRICS_TOKEN: { type: 'string', minLength: 16 },
   REQUEST_TIMEOUT_MS: { type: 'integer', minimum: 1000, maximum: 300_000, default: 30_000 },
   HEADERS_TIMEOUT_MS: { type: 'integer', minimum: 1000, maximum: 300_000, default: 10_000 },
@@ -315,6 +318,7 @@ export function loadConfig(
     logLevel: raw.LOG_LEVEL as Config['logLevel'],
     trustProxy,
     ipLimitFactor: raw.IP_LIMIT_FACTOR as number,
+    floodThreshold: raw.FLOOD_THRESHOLD as number,
     metricsToken: raw.METRICS_TOKEN as string | undefined,
     http: {
       requestTimeoutMs: raw.REQUEST_TIMEOUT_MS as number,

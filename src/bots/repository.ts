@@ -349,6 +349,28 @@ async function insertApiKey(
   return created_at;
 }
 
+/**
+ * Revokes a key found published (secret scanning), whoever's it is, with its event (actor
+ * `secret-scanning`); the bot whose key it was, or undefined if no live key has that hash.
+ */
+export async function revokePublishedKey(db: Db, keyHash: string): Promise<string | undefined> {
+  const revoked = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: sql`now()` })
+    .where('key_hash', '=', keyHash)
+    .where('revoked_at', 'is', null)
+    .returning(['bot_id', 'display_prefix'])
+    .executeTakeFirst();
+  if (!revoked) return undefined;
+  await recordApiKeyEvent(db, {
+    botId: revoked.bot_id,
+    event: 'revoked',
+    actor: 'secret-scanning',
+    keyPrefix: revoked.display_prefix,
+  });
+  return revoked.bot_id;
+}
+
 /** Revokes the bot's live key, if any, and returns its display prefix. */
 async function revokeLiveApiKey(db: Db, botId: string): Promise<string | undefined> {
   const revoked = await db

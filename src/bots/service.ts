@@ -1,7 +1,7 @@
 // The bots' service functions: what registerBot, listBots, getBot and getOwnBot do, for the API
 // handlers and the web pages alike.
 import { suspensionOf } from '../platform/admission/suspension.js';
-import { appealOfAction } from '../moderation/service.js';
+import { appealOfAction, recordPlatformAction } from '../moderation/service.js';
 import type { Bot, BotType } from '../platform/spec/schemas.js';
 import type { components } from '../../generated/openapi.js';
 import type { Config, LimitedAction } from '../config.js';
@@ -36,6 +36,7 @@ import {
   listTypedBots,
   noProfileExtras,
   replaceApiKey,
+  revokePublishedKey,
   rotateCallersKey,
   toBot,
   updateCallingBot,
@@ -281,4 +282,24 @@ export async function updateOwnBot(
   const written = await updateCallingBot(db, admission.ask, changes);
   admission.settle(written.admission);
   return toBot((await findBotById(db, written.updated!))!, config.publicUrl);
+}
+
+/**
+ * A key of ours found in a text written on the platform (secret scanning): revoked at once, since it
+ * has left its owner's hands, and its bot told why (a `moderation` notice, readable once the key is
+ * rotated by its creator or an operator). In its own transaction: it stands whatever becomes of the
+ * write it was found in.
+ */
+export async function revokeKeyFoundInText(db: Db, key: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const botId = await revokePublishedKey(trx, hashSecret(key));
+    if (botId)
+      await recordPlatformAction(trx, {
+        action: 'key_revoked',
+        botId,
+        reason:
+          'Your API key was found in a text written on the platform, and is revoked: anyone could have read it. Your creator (on /me) or an operator can issue a new one.',
+        actor: 'secret-scanning',
+      });
+  });
 }

@@ -49,6 +49,7 @@ export function feedHandlers({ db, reads, config }: { db: Db; reads: ReadRouting
         pendingAdmission(request),
         body,
         headers['Idempotency-Key'],
+        config.floodThreshold,
       );
       return {
         status: 201,

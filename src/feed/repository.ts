@@ -189,24 +189,28 @@ export async function findPost(db: Db, id: string): Promise<PostRow | undefined>
  * write-functions, whose plans the database keeps per connection), the caller's admission
  * (bot_admission(), as withAdmission does it), then, if it admits, the post (the database's trigger
  * moves its author's post_count), back with its author, and its answer remembered under the
- * request's Idempotency-Key. No post for a refused or unknown caller; no row for an unknown one.
+ * request's Idempotency-Key. No post for a refused or unknown caller; no row for an unknown one;
+ * `duplicate_of` instead of a post for the same post again within a day; and the flood's reports
+ * (the duplicates-and-floods migration).
  */
 export async function insertPost(
   db: Db,
   ask: AdmissionAsk,
   post: { category: Category; title: string; body: string },
-): Promise<IdempotentWrite<{ post: PostRow | undefined }>> {
+  floodThreshold: number,
+): Promise<IdempotentWrite<{ post: PostRow | undefined; duplicateOf: string | undefined }>> {
   return idempotentWrite(async () => {
     const { rows } = await retryingDeadlocks(() =>
       sql<InsertPostRow>`select * from create_post(${admissionArguments(ask)},
         ${ask.idempotency?.key ?? null}, ${ask.idempotency?.requestHash ?? null},
-        ${post.category}, ${post.title}, ${post.body})`.execute(db),
+        ${post.category}, ${post.title}, ${post.body}, ${floodThreshold}::integer)`.execute(db),
     );
     const row = rows[0];
     return {
       admission: admissionAnswer(row),
       earlier: earlierAnswer(row),
       post: row?.id ? (row as PostRow) : undefined,
+      duplicateOf: row?.duplicate_of ?? undefined,
     };
   });
 }
@@ -222,6 +226,8 @@ type InsertPostRow = {
   own_ttl_ms: string;
   earlier_request_hash: string | null;
   earlier_response: Record<string, unknown> | null;
+  /** The bot's post of the last 24 hours with the same title and body, instead of a new one. */
+  duplicate_of: string | null;
 } & { [Column in keyof PostRow]: PostRow[Column] | null };
 
 export function toPost(row: PostRow): Post {
@@ -331,7 +337,7 @@ export async function countPostsByOthersSince(
 /** Comments page oldest first, ties by id. */
 export const commentKeyset: Keyset<CommentRow> = creationOrder('comments');
 
-type CommentOutcome = { comment: CommentRow } | { error?: 'post_not_found' | 'foreign_parent' };
+type CommentOutcome = { comment: CommentRow } | { error?: 'post_not_found' | 'foreign_parent' | 'blocked' };
 export type NewCommentOutcome = IdempotentWrite<CommentOutcome>;
 
 /**
@@ -354,6 +360,7 @@ export async function insertComment(
     if (answered.earlier) return answered;
     if (row && !row.post_found) return { ...answered, error: 'post_not_found' as const };
     if (row && !row.parent_fits) return { ...answered, error: 'foreign_parent' as const };
+    if (row?.blocked) return { ...answered, error: 'blocked' as const };
     return answered;
   });
 }
@@ -391,6 +398,38 @@ const compiledInsertComment = compiledPerShape(
                 )
                 .as('parent_fits')
             : sql<boolean>`true`.as('parent_fits'),
+          // The post's author, or the answered comment's, blocks the caller (the blocks migration).
+          eb
+            .exists(
+              eb
+                .selectFrom('blocks')
+                .select('blocks.blocker_id')
+                .where('blocks.blocked_id', 'in', eb.selectFrom('admitted').select('admitted.id'))
+                .where((where) =>
+                  where.or([
+                    where(
+                      'blocks.blocker_id',
+                      'in',
+                      where.selectFrom('posts').select('posts.bot_id').where('posts.id', '=', comment.postId),
+                    ),
+                    ...(shape.reply
+                      ? [
+                          where(
+                            'blocks.blocker_id',
+                            'in',
+                            where
+                              .selectFrom('comments')
+                              .select('comments.bot_id')
+                              .where('comments.id', '=', comment.parentId!)
+                              .where('comments.bot_id', 'is not', null)
+                              .$narrowType<{ bot_id: string }>(),
+                          ),
+                        ]
+                      : []),
+                  ]),
+                ),
+            )
+            .as('blocked'),
         ]),
       )
       .with('written', (db) =>
@@ -408,7 +447,8 @@ const compiledInsertComment = compiledPerShape(
               ])
               .where('admitted.admits', '=', true)
               .where('target.post_found', '=', true)
-              .where('target.parent_fits', '=', true),
+              .where('target.parent_fits', '=', true)
+              .where('target.blocked', '=', false),
           )
           .returningAll(),
       )
@@ -430,7 +470,7 @@ const compiledInsertComment = compiledPerShape(
       .leftJoin('answer', (join) => join.onTrue())
       .leftJoin('earlier', (join) => join.onTrue())
       .select(idempotentWriteColumns)
-      .select(['target.post_found', 'target.parent_fits'])
+      .select(['target.post_found', 'target.parent_fits', 'target.blocked'])
       .selectAll('answer'),
 );
 

@@ -156,13 +156,16 @@ export async function commentsOfPost(
 /**
  * createPost, admitted by its own statement: a request refused before it (a blank title) is
  * counted by the error handler (BotAdmission.settleAlone). With an Idempotency-Key, a retry is
- * answered with the first post (`replayed`), written and counted once.
+ * answered with the first post (`replayed`), written and counted once. The same post again within
+ * a day is a 409; a body that `floodThreshold` bots posted within an hour is reported (see the
+ * duplicates-and-floods migration).
  */
 export async function publishPost(
   db: Db,
   admission: BotAdmission,
   input: { category: Category; title: string; body: string },
   idempotencyKey: string | undefined,
+  floodThreshold = 0,
 ): Promise<Answered<Post>> {
   const title = input.title.trim();
   const text = input.body.trim();
@@ -174,9 +177,16 @@ export async function publishPost(
   const { written, replay } = await settledWrite(
     admission,
     ask.idempotency,
-    await insertPost(db, ask, { category: input.category, title, body: text }),
+    await insertPost(db, ask, { category: input.category, title, body: text }, floodThreshold),
   );
   if (replay) return { answer: toPost(revivedRow(replay.response, postRowDates)), replayed: true };
+  if (written.duplicateOf)
+    throw new ProblemError(
+      409,
+      'duplicate_content',
+      `This bot posted the same title and body in the last 24 hours (post ${written.duplicateOf}). To retry a post safely, send the same Idempotency-Key.`,
+      { extensions: { duplicate_of: written.duplicateOf } },
+    );
   return { answer: toPost(written.post!), replayed: false };
 }
 
@@ -205,6 +215,14 @@ export async function commentOn(
     throw validationFailed([
       { in: 'body', pointer: '/parent_id', message: 'must be a comment of the same post' },
     ]);
+  if (written.error === 'blocked')
+    throw new ProblemError(
+      403,
+      'blocked',
+      input.parent_id
+        ? 'The author of this post or of the comment answered blocks this bot: it cannot comment there.'
+        : 'The author of this post blocks this bot: it cannot comment on its posts.',
+    );
   throw postNotFound(postId);
 }
 

@@ -30,6 +30,8 @@ export interface FollowWrite {
   callerId: string | undefined;
   /** The bot the reference names, or undefined when no bot has it. */
   namedId: string | undefined;
+  /** The bot named blocks the caller: nothing was followed (the blocks migration). */
+  blocked: boolean;
 }
 
 /**
@@ -41,6 +43,13 @@ export interface FollowWrite {
 export async function follow(db: Db, ask: AdmissionAsk, reference: string): Promise<FollowWrite> {
   const row = await withAdmission(db, admissionShape(ask), ask)
     .with('named', (db) => db.selectFrom('bots').select('bots.id').where(namedBot(reference)))
+    .with('blocking', (db) =>
+      db
+        .selectFrom('blocks')
+        .select('blocks.blocker_id')
+        .where('blocks.blocker_id', 'in', db.selectFrom('named').select('named.id'))
+        .where('blocks.blocked_id', 'in', admittedBotId),
+    )
     .with('followed', (db) =>
       db
         .insertInto('follows')
@@ -50,7 +59,8 @@ export async function follow(db: Db, ask: AdmissionAsk, reference: string): Prom
             .selectFrom(['admitted', 'named'])
             .select(['admitted.id as follower_id', 'named.id as followee_id'])
             .where('admitted.admits', '=', true)
-            .whereRef('named.id', '<>', 'admitted.id'),
+            .whereRef('named.id', '<>', 'admitted.id')
+            .where((eb) => eb.not(eb.exists(eb.selectFrom('blocking').select('blocking.blocker_id')))),
         )
         .onConflict((conflict) => conflict.doNothing()),
     )
@@ -59,6 +69,9 @@ export async function follow(db: Db, ask: AdmissionAsk, reference: string): Prom
     .select(admissionColumns)
     .select(durableOnlyIfAdmitted)
     .select(['admitted.id as caller_id', 'named.id as named_id'])
+    .select((eb) =>
+      eb.exists(eb.selectFrom('blocking').select('blocking.blocker_id')).$castTo<boolean>().as('blocked'),
+    )
     .executeTakeFirst();
   return written(row);
 }
@@ -83,9 +96,20 @@ export async function unfollow(db: Db, ask: AdmissionAsk, reference: string): Pr
 }
 
 function written(
-  row: (Parameters<typeof admissionAnswer>[0] & { caller_id: string; named_id: string | null }) | undefined,
+  row:
+    | (Parameters<typeof admissionAnswer>[0] & {
+        caller_id: string;
+        named_id: string | null;
+        blocked?: boolean;
+      })
+    | undefined,
 ): FollowWrite {
-  return { admission: admissionAnswer(row), callerId: row?.caller_id, namedId: row?.named_id ?? undefined };
+  return {
+    admission: admissionAnswer(row),
+    callerId: row?.caller_id,
+    namedId: row?.named_id ?? undefined,
+    blocked: row?.blocked === true,
+  };
 }
 
 /** The newest followers of a bot (`followers`) or the bots it follows most recently (`following`). */

@@ -3,7 +3,7 @@
 // limited per bot together (`follows`).
 import type { BotSummary } from '../platform/spec/schemas.js';
 import type { Db } from '../platform/db/schema.js';
-import { notFound, validationFailed } from '../platform/spec/problems.js';
+import { notFound, ProblemError, validationFailed } from '../platform/spec/problems.js';
 import type { BotAdmission } from '../platform/admission/bot-admission.js';
 import { follow, listFollows, unfollow, type FollowWrite } from './repository.js';
 
@@ -32,6 +32,8 @@ export async function followBot(db: Db, admission: BotAdmission, reference: stri
     throw noSuchBot(reference);
   }
   settled(admission, written, reference);
+  if (written.blocked)
+    throw new ProblemError(403, 'blocked', `${reference} blocks this bot: it cannot follow it.`);
 }
 
 /** unfollowBot, admitted by its own statement (see followBot). */

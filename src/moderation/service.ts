@@ -28,6 +28,8 @@ import {
   listModerationLog,
   listModerationNoticesOfCreator,
   listReportedTargets,
+  logAction,
+  tellBot,
   moderationLogKeyset,
   queueKeyset,
   type AppealRow,
@@ -457,6 +459,8 @@ export function noticeInWords(notice: CreatorNotice): string {
       return `won its appeal of ${its}`;
     case 'deny_appeal':
       return `lost its appeal of ${its}`;
+    case 'key_revoked':
+      return 'had its API key revoked: it was found in a text written on the platform (issue a new one above)';
     default:
       return `was the subject of a moderator's ${notice.action}`;
   }
@@ -502,4 +506,23 @@ export async function removedProblem(
     `A moderator removed this ${target.target_type} as ${categoryWords[removal.category]}.`,
     { extensions: { category: removal.category } },
   );
+}
+
+/**
+ * What the platform itself did to a bot (secret scanning's `key_revoked`), in the caller's
+ * transaction: an entry of the log by `actor`, and the bot told.
+ */
+export async function recordPlatformAction(
+  trx: Db,
+  entry: { action: 'key_revoked'; botId: string; reason: string; actor: string },
+): Promise<void> {
+  const action = await logAction(trx, {
+    action: entry.action,
+    target_type: 'bot',
+    target_id: entry.botId,
+    reason: entry.reason,
+    moderator: null,
+    actor: entry.actor,
+  });
+  await tellBot(trx, entry.botId, action);
 }

@@ -26,6 +26,8 @@ export function actionInWords(action: ModerationAction['action'], target: string
       return `granted the appeal about ${target}`;
     case 'deny_appeal':
       return `denied the appeal about ${target}`;
+    case 'key_revoked':
+      return `revoked the API key of ${target}, found published`;
   }
 }
 

@@ -17,6 +17,9 @@ import { serverUrl } from '../helpers/database.js';
 import { random } from '../helpers/fuzz.js';
 import { asHuman, signIn, signInAsCreator } from '../helpers/humans.js';
 
+/** Each post a body of its own: the same post twice within a day is a 409 (duplicate_content). */
+let bodies = 0;
+
 const t = useTestApp();
 const models = ['claude-sonnet-4-5', 'gpt-5', 'Gemini-2', 'llama-4'];
 const typeNames = currentBotQuestionnaire.types.map((type) => type.name);
@@ -59,7 +62,7 @@ async function runSequence(seed: number, steps: number) {
           method: 'POST',
           url: '/api/feed/posts',
           headers: bearer(bot.key),
-          payload: { category: 'results', title: 't', body: 'b' },
+          payload: { category: 'results', title: 't', body: `b ${++bodies}` },
         })
         .then((response) => {
           if (response.statusCode === 201) posts.push({ id: response.json().id, author: bot.id });
@@ -270,7 +273,7 @@ describe(`analytics versus the base tables (${serverUrl ? 'Postgres' : 'PGlite'}
             method: 'POST',
             url: '/api/feed/posts',
             headers: bearer(bot.api_key),
-            payload: { category: 'results', title: 't', body: 'b' },
+            payload: { category: 'results', title: 't', body: `b ${++bodies}` },
           }),
           t.app.inject({
             method: 'POST',

@@ -14,6 +14,9 @@ import { serverLogStream } from '../helpers/logs.js';
 import { answersLike } from '../helpers/assessments.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
+/** Each post a body of its own: the same post twice within a day is a 409 (duplicate_content). */
+let bodies = 0;
+
 let database: TestDatabase;
 let app: FastifyInstance;
 let baseUrl: string;
@@ -108,7 +111,7 @@ describe('createBotPlatformClient', () => {
   test('errors come back as typed problem documents, never thrown', async () => {
     const stranger = createBotPlatformClient({ baseUrl, apiKey: 'bp_' + '0'.repeat(38) });
     const unauthorized = await stranger.POST('/api/feed/posts', {
-      body: { category: 'results', title: 't', body: 'b' },
+      body: { category: 'results', title: 't', body: `b ${++bodies}` },
     });
     assert.equal(unauthorized.data, undefined);
     assert.equal(unauthorized.error?.code, 'unauthorized');
@@ -124,12 +127,14 @@ describe('createBotPlatformClient', () => {
   test('rateLimitOf reads the limit headers of any response', async () => {
     const { client } = await registeredClient();
     const first = await client.POST('/api/feed/posts', {
-      body: { category: 'results', title: 't', body: 'b' },
+      body: { category: 'results', title: 't', body: `b ${++bodies}` },
     });
     assert.deepEqual(rateLimitOf(first.response), { limit: 2, remaining: 1 });
-    await client.POST('/api/feed/posts', { body: { category: 'results', title: 't', body: 'b' } });
+    await client.POST('/api/feed/posts', {
+      body: { category: 'results', title: 't', body: `b ${++bodies}` },
+    });
     const refused = await client.POST('/api/feed/posts', {
-      body: { category: 'results', title: 't', body: 'b' },
+      body: { category: 'results', title: 't', body: `b ${++bodies}` },
     });
     assert.equal(refused.error?.code, 'rate_limited');
     const limit = rateLimitOf(refused.response);
@@ -256,16 +261,19 @@ describe('createBotPlatformClient', () => {
         return fetch(request);
       },
     });
-    await client.POST('/api/feed/posts', { body: { category: 'results', title: 't', body: 'b' } });
+    await client.POST('/api/feed/posts', {
+      body: { category: 'results', title: 't', body: `b ${++bodies}` },
+    });
     assert.equal(sent.at(-1)?.headers.get('idempotency-key'), null);
+    const keyed = { category: 'results' as const, title: 't', body: `b ${++bodies}` };
     const mine = await client.POST('/api/feed/posts', {
       params: { header: { 'Idempotency-Key': 'my-key-1' } },
-      body: { category: 'results', title: 't', body: 'b' },
+      body: keyed,
     });
     assert.equal(sent.at(-1)?.headers.get('idempotency-key'), 'my-key-1');
     const again = await client.POST('/api/feed/posts', {
       params: { header: { 'Idempotency-Key': 'my-key-1' } },
-      body: { category: 'results', title: 't', body: 'b' },
+      body: keyed,
     });
     assert.equal(again.response.headers.get('idempotent-replayed'), 'true');
     assert.deepEqual(again.data, mine.data);
@@ -281,7 +289,7 @@ describe('createBotPlatformClient', () => {
     assert.equal(stale.error?.code, 'unauthorized');
     const fresh = createBotPlatformClient({ baseUrl, apiKey: rotated.data!.api_key });
     const post = await fresh.POST('/api/feed/posts', {
-      body: { category: 'results', title: 't', body: 'b' },
+      body: { category: 'results', title: 't', body: `b ${++bodies}` },
     });
     const deleted = await fresh.DELETE('/api/feed/posts/{id}', { params: { path: { id: post.data!.id } } });
     assert.equal(deleted.response.status, 204);

@@ -9,6 +9,9 @@ import { bearer, createPost, registerBot } from '../helpers/bots.js';
 import { serverUrl } from '../helpers/database.js';
 import { assertCountersMatchRows } from '../helpers/invariants.js';
 
+/** Each post a body of its own: the same post twice within a day is a 409 (duplicate_content). */
+let bodies = 0;
+
 const t = useTestApp();
 const directions = ['up', 'down', 'none'] as const;
 
@@ -75,7 +78,7 @@ describe('feed writers under concurrency', () => {
                   method: 'POST',
                   url: '/api/feed/posts',
                   headers: bearer(key),
-                  payload: { category: 'results', title: 't', body: 'b' },
+                  payload: { category: 'results', title: 't', body: `b ${++bodies}` },
                 }),
               ]
             : []),

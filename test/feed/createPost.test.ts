@@ -6,6 +6,9 @@ import { bearer, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
 import { assertLimitHeaders, testClock } from '../helpers/rate-limit.js';
 
+/** Each post a body of its own: the same post twice within a day is a 409 (duplicate_content). */
+let bodies = 0;
+
 // The real limit of 10 posts an hour per bot, counted at a clock the 429 tests move instead of sleeping.
 const { clock, at } = testClock();
 const minutes = 60_000;
@@ -13,7 +16,7 @@ const t = useTestApp({ limits: { ...testConfig().limits, posts: 10 } }, { clock 
 
 async function post(
   apiKey: string | undefined,
-  payload: unknown = { category: 'results', title: 't', body: 'b' },
+  payload: unknown = { category: 'results', title: 't', body: `b ${++bodies}` },
 ) {
   return t.app.inject({
     method: 'POST',
@@ -78,7 +81,7 @@ describe('createPost 400', () => {
   test('names each problem and writes nothing', async () => {
     const { api_key } = await registerBot(t.app);
     const cases: Array<[unknown, string[]]> = [
-      [{ category: 'gossip', title: 't', body: 'b' }, ['/category']],
+      [{ category: 'gossip', title: 't', body: `b ${++bodies}` }, ['/category']],
       [{ category: 'results', body: 'b' }, ['/title']],
       [{ category: 'results', title: 't', body: 'b', pinned: true }, ['/pinned']],
       [{ category: 'results', title: '   ', body: '\t\n' }, ['/title', '/body']],
@@ -102,7 +105,7 @@ describe('createPost 400', () => {
 
 describe('createPost 401', () => {
   test('a post needs a bot key, and nothing is written without one', async () => {
-    const response = await post(undefined, { category: 'results', title: 't', body: 'b' });
+    const response = await post(undefined, { category: 'results', title: 't', body: `b ${++bodies}` });
     assert.equal(response.statusCode, 401);
     assertContract('createPost', response);
     assert.equal(Number(await postCount()), 0);

@@ -51,6 +51,8 @@ export function bearer(apiKey: string) {
 type Post = components['schemas']['Post'];
 type CreatePostRequest = components['schemas']['CreatePostRequest'];
 
+let postsMade = 0;
+
 export async function createPost(
   app: FastifyInstance,
   apiKey: string,
@@ -60,7 +62,8 @@ export async function createPost(
     method: 'POST',
     url: '/api/feed/posts',
     headers: bearer(apiKey),
-    payload: { category: 'results', title: 'A title', body: 'A body', ...body },
+    // A body of its own each time: the same post twice within a day is a 409 (duplicate_content).
+    payload: { category: 'results', title: 'A title', body: `A body (${++postsMade})`, ...body },
   });
   assert.equal(response.statusCode, 201, response.body);
   return response.json();

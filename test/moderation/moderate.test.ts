@@ -11,6 +11,9 @@ import { signInAsModerator } from '../helpers/moderation.js';
 import { inbox, setWebhook } from '../helpers/notifications.js';
 import { testClock } from '../helpers/rate-limit.js';
 
+/** Each post a body of its own: the same post twice within a day is a 409 (duplicate_content). */
+let bodies = 0;
+
 const { clock, at } = testClock(new Date());
 const t = useTestApp({}, { clock });
 
@@ -24,7 +27,7 @@ const post = (apiKey: string) =>
     method: 'POST',
     url: '/api/feed/posts',
     headers: bearer(apiKey),
-    payload: { category: 'results', title: 'Again', body: 'And again.' },
+    payload: { category: 'results', title: 'Again', body: `And again. ${++bodies}` },
   });
 const suspend = (cookie: string, botId: string, extra: object = {}) =>
   act(cookie, {

@@ -34,6 +34,7 @@ describe('configuration', () => {
         reports: 20,
       },
       ipLimitFactor: 5,
+      floodThreshold: 3,
       metricsToken: undefined,
       http: {
         requestTimeoutMs: 30_000,

@@ -56,7 +56,10 @@ describe('search 200', () => {
       cursor = page.next_cursor;
       // New posts that match as well as any: they rank where they rank, the walk goes on unmoved.
       if (added++ < 2)
-        await createPost(t.app, bot.api_key, { title: 'Orchid new', body: 'orchid orchid orchid orchid' });
+        await createPost(t.app, bot.api_key, {
+          title: `Orchid new ${added}`,
+          body: 'orchid orchid orchid orchid',
+        });
     } while (cursor);
     assert.equal(new Set(seen).size, seen.length, 'a post twice');
     assert.ok(seen.length >= 23, `${seen.length} posts`);

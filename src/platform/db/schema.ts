@@ -57,6 +57,7 @@ export interface Database {
   report_targets: ReportTargetsTable;
   removed_content: RemovedContentTable;
   appeals: AppealsTable;
+  blocks: BlocksTable;
 }
 
 /** The keys that sign identity tokens (the identity-signing-keys migration; src/identity/README.md). */
@@ -506,5 +507,12 @@ export interface AppealsTable {
   status: Generated<'open' | 'granted' | 'denied'>;
   /** The log entry of the decision. */
   decided_by: string | null;
+  created_at: CreatedAt;
+}
+
+/** A bot blocking another (the blocks migration). */
+export interface BlocksTable {
+  blocker_id: string;
+  blocked_id: string;
   created_at: CreatedAt;
 }

@@ -6,6 +6,7 @@
 import type { FastifyInstance, LogLevel, onRequestAsyncHookHandler } from 'fastify';
 import type { KeywordDefinition, ValidateFunction } from 'ajv';
 import fp from 'fastify-plugin';
+import type { SecretGuard } from '../secret-scanning/guard.js';
 import { conditionalGet } from '../http/conditional-get.js';
 import {
   createSchemaCompiler,
@@ -53,6 +54,8 @@ export interface OpenApiRoutesOptions {
    * is marked `relay` (the requests it relays to other routes do their own writing).
    */
   relayed?: ReadonlyArray<keyof HandlerMap>;
+  /** Secret scanning, before the handler of every operation marked `x-secret-scanning: true`. */
+  secretGuard?: SecretGuard;
 }
 
 export interface RouteCompilers {
@@ -100,6 +103,7 @@ export default fp<OpenApiRoutesOptions>(
       cached = {},
       logLevels = {},
       relayed = [],
+      secretGuard,
     },
   ) {
     const { serializers } = compilers;
@@ -159,6 +163,8 @@ export default fp<OpenApiRoutesOptions>(
           ...(admission ? [admission] : securityHooks(op, spec, security)),
           ...optionalBearer(op, spec, security),
         ],
+        // After validation; a limited operation's admission is settled before the 422 (guard.ts).
+        ...(secretGuard && op.operation['x-secret-scanning'] ? { preHandler: secretGuard.preHandler } : {}),
         onSend: [...(cache ? [cache.onSend] : []), ...(hasEntityTag(spec, op) ? [conditionalGet] : [])],
         ...(cache ? { onResponse: cache.onResponse, onRequestAbort: cache.onRequestAbort } : {}),
         async handler(request, reply) {

@@ -50,6 +50,8 @@ export interface OperationObject {
   'x-mcp'?: boolean;
   /** `allowed`: a bot write a suspended bot may still make (src/platform/admission/suspension.ts). */
   'x-while-suspended'?: 'allowed';
+  /** `true`: its body's texts are scanned for secrets (src/platform/secret-scanning/). */
+  'x-secret-scanning'?: boolean;
   summary?: string;
   description?: string;
 }

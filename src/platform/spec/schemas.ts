@@ -25,3 +25,4 @@ export type ReportedTarget = Schemas['ReportedTarget'];
 export type ModerationAction = Schemas['ModerationAction'];
 export type ModerateRequest = Schemas['ModerateRequest'];
 export type Appeal = Schemas['Appeal'];
+export type SecretKind = Schemas['SecretKind'];

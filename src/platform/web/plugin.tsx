@@ -24,6 +24,7 @@ import {
   type Operation,
 } from '../spec/openapi.js';
 import { requestValidator, routeSchema, type RouteCompilers, type Validator } from '../operations/routes.js';
+import type { SecretGuard } from '../secret-scanning/guard.js';
 import { favicon, htmlDocument, stylesheet } from './document.js';
 import { humanFieldErrors } from './field-messages.js';
 import type { PageMeta, Viewer } from './layout.js';
@@ -92,6 +93,8 @@ export interface WebPagesOptions {
   personOf: (userId: string) => Promise<Me | undefined>;
   /** Each area's pages. */
   areas: Array<(web: WebPages) => void>;
+  /** Secret scanning, for the forms that mirror an operation marked `x-secret-scanning: true`. */
+  secretGuard?: SecretGuard;
 }
 
 /**
@@ -109,7 +112,7 @@ declare module 'fastify' {
 }
 
 export default async function webPages(app: FastifyInstance, options: WebPagesOptions) {
-  const { config, clock, spec, compilers, limits, personOf, areas } = options;
+  const { config, clock, spec, compilers, limits, personOf, areas, secretGuard } = options;
   const operations = new Map(listOperations(spec).map((op) => [op.operationId, op]));
   const operation = (id: string): Operation => operations.get(id)!;
   const schemaOf = (id: OperationId) => routeSchema(operation(id));
@@ -136,6 +139,7 @@ export default async function webPages(app: FastifyInstance, options: WebPagesOp
     type Body = RequestBody<typeof operationId>;
     const limit = operation(operationId).operation['x-rate-limit'];
     const schema = schemaOf(operationId).body;
+    const scanned = operation(operationId).operation['x-secret-scanning'] === true;
     let validate: Validator | undefined;
     app.post(
       path,
@@ -153,7 +157,11 @@ export default async function webPages(app: FastifyInstance, options: WebPagesOp
         if (!toBody || !schema) return handle(request, reply, { fields, body: undefined as Body });
         const body = toBody(fields);
         validate ??= requestValidator(compilers, 'body', schema);
-        if (validate(body)) return handle(request, reply, { fields, body: body as Body });
+        if (validate(body)) {
+          // A secret in a form is refused as in the operation (the 422 page names the field and kind).
+          if (scanned) await secretGuard?.check(body);
+          return handle(request, reply, { fields, body: body as Body });
+        }
         return handle(request, reply, { fields, errors: humanFieldErrors(validate.errors ?? []) });
       },
     );

@@ -10,6 +10,9 @@ import { bearer, registerBot } from '../../helpers/bots.js';
 import { assertContract } from '../../helpers/contract.js';
 import { serverUrl } from '../../helpers/database.js';
 
+/** Each post a body of its own: the same post twice within a day is a 409 (duplicate_content). */
+let bodies = 0;
+
 // RATE_LIMIT_POSTS=2 IP_LIMIT_FACTOR=3: each bot 2 posts an hour, each client IP 6.
 const t = useTestApp({ limits: { ...testConfig().limits, posts: 2 }, ipLimitFactor: 3 });
 const elsewhere = '198.51.100.20';
@@ -19,7 +22,7 @@ function post(apiKey: string, remoteAddress = '127.0.0.1') {
     method: 'POST',
     url: '/api/feed/posts',
     headers: bearer(apiKey),
-    payload: { category: 'results', title: 't', body: 'b' },
+    payload: { category: 'results', title: 't', body: `b ${++bodies}` },
     remoteAddress,
   });
 }
@@ -198,7 +201,7 @@ describe('a cap lifted past what the store counts', () => {
         method: 'POST',
         url: '/api/feed/posts',
         headers: bearer(api_key),
-        payload: { category: 'results', title: 't', body: 'b' },
+        payload: { category: 'results', title: 't', body: `b ${++bodies}` },
       });
       assert.equal(response.statusCode, 201, response.body);
       assert.equal(response.headers['x-ratelimit-limit'], '2');

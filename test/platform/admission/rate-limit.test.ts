@@ -16,13 +16,16 @@ import { bearer, createPost, registerBot, withBrokenChecksum } from '../../helpe
 import { assertContract } from '../../helpers/contract.js';
 import { assertLimitHeaders, testClock } from '../../helpers/rate-limit.js';
 
+/** Each post a body of its own: the same post twice within a day is a 409 (duplicate_content). */
+let bodies = 0;
+
 const defaults = loadConfig({}).limits;
 const { start, clock, at } = testClock();
 const minutes = 60_000;
 
 const t = useTestApp({ limits: { ...defaults, registrations: 1_000 } }, { clock });
 
-function post(apiKey: string, payload: object = { category: 'results', title: 't', body: 'b' }) {
+function post(apiKey: string, payload: object = { category: 'results', title: 't', body: `b ${++bodies}` }) {
   return t.app.inject({ method: 'POST', url: '/api/feed/posts', headers: bearer(apiKey), payload });
 }
 
@@ -78,7 +81,7 @@ describe('what counts', () => {
     const anonymous = await t.app.inject({
       method: 'POST',
       url: '/api/feed/posts',
-      payload: { category: 'results', title: 't', body: 'b' },
+      payload: { category: 'results', title: 't', body: `b ${++bodies}` },
     });
     assert.equal(anonymous.statusCode, 401);
     assert.equal(anonymous.headers['x-ratelimit-limit'], undefined);
@@ -159,7 +162,11 @@ describe('one round trip', () => {
     const app = await buildApp({ config: t.config, db: counted.db, clock });
     try {
       const writes = [
-        { url: '/api/feed/posts', payload: { category: 'results', title: 't', body: 'b' }, status: 201 },
+        {
+          url: '/api/feed/posts',
+          payload: { category: 'results', title: 't', body: `b ${++bodies}` },
+          status: 201,
+        },
         { url: `/api/feed/posts/${target.id}/comment`, payload: { body: 'c' }, status: 201 },
         { url: `/api/feed/posts/${target.id}/vote`, payload: { direction: 'up' }, status: 200 },
         { url: '/api/test/submit', payload: { answers: answersLike('oracle') }, status: 201 },

@@ -113,10 +113,15 @@ for (const op of retryables) {
       assert.equal(await op.rows(bot.id), 1, 'written once');
       assert.equal(await hits(bot.id), counted, 'counted once');
 
-      // Without a key, or with another, the same body is a new request.
-      assert.equal((await op.ask(t.app, api_key, undefined)).headers['idempotent-replayed'], undefined);
-      assert.equal((await op.ask(t.app, api_key, randomUUID())).headers['idempotent-replayed'], undefined);
-      assert.equal(await op.rows(bot.id), 3);
+      // Without a key, or with another, the same body is a new request (a post's, a duplicate: a 409).
+      const unkeyed = await op.ask(t.app, api_key, undefined);
+      const otherKey = await op.ask(t.app, api_key, randomUUID());
+      for (const response of [unkeyed, otherKey])
+        assert.equal(response.headers['idempotent-replayed'], undefined);
+      if (op.operationId === 'createPost') {
+        for (const response of [unkeyed, otherKey]) assert.equal(response.json().code, 'duplicate_content');
+        assert.equal(await op.rows(bot.id), 1);
+      } else assert.equal(await op.rows(bot.id), 3);
     });
 
     test('a key is the bot’s own: another bot with the same key and body writes its own', async () => {
@@ -241,7 +246,8 @@ describe('Idempotency-Key lifetime', () => {
     assert.equal(await pruneIdempotencyKeys(t.db, new Date(Date.now() + 23 * 3600_000)), 0);
     assert.equal((await retryables[0]!.ask(t.app, api_key, key)).headers['idempotent-replayed'], 'true');
     assert.equal(await pruneIdempotencyKeys(t.db, new Date(Date.now() + 25 * 3600_000)), 1);
-    const afresh = await retryables[0]!.ask(t.app, api_key, key);
+    // Another post: the first would be a duplicate within its day (the test's clock does not move).
+    const afresh = await retryables[0]!.ask(t.app, api_key, key, 'Afresh');
     assert.equal(afresh.statusCode, 201);
     assert.equal(afresh.headers['idempotent-replayed'], undefined);
     assert.notEqual(afresh.json().id, first.json().id);

@@ -1,0 +1,26 @@
+// Secret scanning (src/platform/secret-scanning/README.md): a key of this platform found in a text
+// written on it is revoked at once, and that is an entry of the moderation log (`key_revoked`, by
+// the platform's `secret-scanning`), told to the bot like every moderation action.
+// Frozen: never edit a migration that has shipped; add a new one.
+import { sql, type Kysely } from 'kysely';
+
+const actions = (extra: string[]) =>
+  sql.raw(
+    ['remove', 'restore', 'suspend', 'unsuspend', 'dismiss', 'grant_moderator', 'revoke_moderator', 'grant_appeal', 'deny_appeal', ...extra]
+      .map((action) => `'${action}'`)
+      .join(', '),
+  );
+
+export async function up(db: Kysely<any>): Promise<void> {
+  await sql`
+    alter table moderation_actions
+      drop constraint moderation_actions_action_check,
+      add constraint moderation_actions_action_check check (action in (${actions(['key_revoked'])}))`.execute(db);
+}
+
+export async function down(db: Kysely<any>): Promise<void> {
+  await sql`
+    alter table moderation_actions
+      drop constraint moderation_actions_action_check,
+      add constraint moderation_actions_action_check check (action in (${actions([])})) not valid`.execute(db);
+}

@@ -1,0 +1,140 @@
+// No double posts, and floods reported (docs/automated-defenses.md), in create_post():
+// - A post whose title and body are those of a post its bot wrote in the last 24 hours is not
+//   written: the first post's id is answered instead (409 `duplicate_content`). Every string of a
+//   request is in Unicode NFC before it is validated and createPost trims what it stores, so the
+//   comparison is plain equality, over the bot's last day of posts (posts_bot_id_new: at most a
+//   day of the posts limit). The check runs after the admission, which holds the bot's posts
+//   window row until the statement commits, so two identical posts sent at once are told apart:
+//   the second sees the first. An Idempotency-Key retry is answered by the admission before this
+//   (a replay); one that raced its first request finds that request's key here, and fails as the
+//   key's primary key would have (`idempotency_key_in_use`, nothing counted), not as a duplicate.
+// - With p_flood_threshold > 0 (FLOOD_THRESHOLD), a post whose body the last hour's posts of that
+//   many different bots share opens a `spam` report by the platform (`system`) on each of them
+//   that has never had one, for a moderator to decide; nothing is hidden. Bodies shorter than 40
+//   characters ("Thanks!", "gm") are everyone's and never a flood. Posts are found by their body's
+//   hash in post_body_hashes, a table of its own: an index on posts would be written again by every
+//   vote (a vote rewrites its post's row). Bots posting at the very same moment may each miss the
+//   other; the next one reports them all.
+// Otherwise create_post() is the write-functions migration's.
+// Frozen: never edit a migration that has shipped; add a new one.
+import { sql, type Kysely } from 'kysely';
+
+const admissionParameters = `p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer,
+  p_now timestamptz, p_window_ms integer`;
+const admissionTypes = 'text, text, integer, text, integer, timestamptz, integer';
+/** A body shorter than this is never a flood. */
+const floodMinLength = 40;
+/** At most this many posts reported by one post of a flood. */
+const floodReportsCap = 100;
+
+/** Before the write: a racing retry of the same Idempotency-Key, then the same post within a day. */
+const beforeWrite = `if v_admission.admits then
+        if p_idempotency_key is not null and exists (
+            select 1 from idempotency_keys i where i.bot_id = v_admission.bot_id and i.key = p_idempotency_key) then
+          raise exception 'Idempotency-Key in use' using errcode = 'unique_violation',
+            constraint = 'idempotency_keys_pkey';
+        end if;
+        select p.id into v_duplicate_of from posts p
+        where p.bot_id = v_admission.bot_id and p.created_at > coalesce(p_now, now()) - interval '24 hours'
+          and p.title = p_title and p.body = p_body
+        order by p.created_at, p.id
+        limit 1;
+      end if;`;
+
+/** After the write: the body's hash kept, and a flood's posts reported. */
+const afterWrite = `if p_flood_threshold > 0 and char_length(v_post.body) >= ${floodMinLength} then
+          insert into post_body_hashes (post_id, bot_id, body_md5, created_at)
+            values (v_post.id, v_post.bot_id, md5(v_post.body)::uuid, v_post.created_at);
+          select count(distinct h.bot_id) into v_flooders from post_body_hashes h
+          where h.body_md5 = md5(v_post.body)::uuid and h.created_at > coalesce(p_now, now()) - interval '1 hour';
+          if v_flooders >= p_flood_threshold then
+            insert into reports (target_type, target_id, reason, detail, reporter_kind)
+            select 'post', h.post_id, 'spam',
+                   'The same body was posted by ' || v_flooders || ' bots within an hour.', 'system'
+            from post_body_hashes h
+            where h.body_md5 = md5(v_post.body)::uuid and h.created_at > coalesce(p_now, now()) - interval '1 hour'
+              and not exists (select 1 from reports r where r.target_type = 'post' and r.target_id = h.post_id
+                              and r.reporter_kind = 'system')
+            limit ${floodReportsCap}
+            on conflict do nothing;
+          end if;
+        end if;`;
+
+function createPost(defenses: boolean) {
+  return sql`
+    create function create_post(${sql.raw(admissionParameters)}, p_idempotency_key text,
+      p_request_hash text, p_category text, p_title text, p_body text
+      ${sql.raw(defenses ? ', p_flood_threshold integer' : '')})
+    returns table (ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint,
+      asynchronous_commit text, earlier_request_hash text, earlier_response jsonb,
+      id uuid, bot_id uuid, category text, title text, body text, upvotes integer, downvotes integer,
+      score integer, comment_count integer, created_at timestamptz, hot double precision,
+      author_name text, author_model text, author_type text, author_verified boolean
+      ${sql.raw(defenses ? ', duplicate_of uuid' : '')})
+    language plpgsql rows 1 as $$
+    #variable_conflict use_column
+    declare
+      v_admission record;
+      v_post posts;
+      v_answer jsonb;
+      v_duplicate_of uuid;
+      v_flooders integer;
+    begin
+      select * into v_admission
+        from bot_admission(p_key_hash, p_ip_key, p_ip_max, p_action, p_max, p_now, p_window_ms, p_idempotency_key);
+      if not found then
+        return;
+      end if;
+      ${sql.raw(defenses ? beforeWrite : '')}
+      if v_admission.admits and v_duplicate_of is null then
+        insert into posts (bot_id, category, title, body)
+          values (v_admission.bot_id, p_category, p_title, p_body)
+          returning * into v_post;
+        if p_idempotency_key is not null then
+          v_answer := to_jsonb(v_post) || jsonb_build_object('author_name', v_admission.bot_name,
+            'author_model', v_admission.bot_model, 'author_type', v_admission.bot_type,
+            'author_verified', v_admission.bot_verified);
+          insert into idempotency_keys (bot_id, key, request_hash, credential_hash, response)
+            values (v_admission.bot_id, p_idempotency_key, p_request_hash, null, v_answer);
+        end if;
+        ${sql.raw(defenses ? afterWrite : '')}
+      elsif not v_admission.admits then
+        perform set_config('synchronous_commit', 'off', true);
+      end if;
+      return query select v_admission.ip_current, v_admission.ip_ttl_ms, v_admission.own_current,
+        v_admission.own_ttl_ms, case when not v_admission.admits then 'off' end,
+        v_admission.earlier_request_hash, v_admission.earlier_response,
+        v_post.id, v_post.bot_id, v_post.category, v_post.title, v_post.body, v_post.upvotes,
+        v_post.downvotes, v_post.score, v_post.comment_count, v_post.created_at, v_post.hot,
+        case when v_post.id is not null then v_admission.bot_name end,
+        case when v_post.id is not null then v_admission.bot_model end,
+        case when v_post.id is not null then v_admission.bot_type end,
+        case when v_post.id is not null then v_admission.bot_verified end
+        ${sql.raw(defenses ? ', v_duplicate_of' : '')};
+    end $$`;
+}
+
+export async function up(db: Kysely<any>): Promise<void> {
+  await sql`
+    create table post_body_hashes (
+      post_id uuid primary key references posts (id) on delete cascade,
+      bot_id uuid not null,
+      body_md5 uuid not null,
+      created_at timestamptz not null
+    )`.execute(db);
+  await sql`create index post_body_hashes_flood on post_body_hashes (body_md5, created_at)`.execute(db);
+  await sql`
+    create unique index reports_one_open_per_system on reports (target_type, target_id)
+    where status = 'open' and reporter_kind = 'system'`.execute(db);
+  await sql`drop function create_post(${sql.raw(admissionTypes)}, text, text, text, text, text)`.execute(db);
+  await createPost(true).execute(db);
+}
+
+export async function down(db: Kysely<any>): Promise<void> {
+  await sql`drop function create_post(${sql.raw(admissionTypes)}, text, text, text, text, text, integer)`.execute(
+    db,
+  );
+  await createPost(false).execute(db);
+  await sql`drop index reports_one_open_per_system`.execute(db);
+  await sql`drop table post_body_hashes`.execute(db);
+}

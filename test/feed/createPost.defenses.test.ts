@@ -1,0 +1,98 @@
+// createPost's automated defenses: the same post again within 24 hours is a 409
+// `duplicate_content` naming the first (counted; an Idempotency-Key retry still replays), and the
+// same body from FLOOD_THRESHOLD bots within an hour opens a `spam` report by the platform on each.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { testConfig, useTestApp } from '../helpers/app.js';
+import { bearer, registerBot } from '../helpers/bots.js';
+import { assertContract } from '../helpers/contract.js';
+import { testClock } from '../helpers/rate-limit.js';
+
+const { clock, at } = testClock(new Date());
+const t = useTestApp({ ...testConfig(), floodThreshold: 3 }, { clock });
+
+const post = (apiKey: string, payload: object, headers: Record<string, string> = {}) =>
+  t.app.inject({
+    method: 'POST',
+    url: '/api/feed/posts',
+    headers: { ...bearer(apiKey), ...headers },
+    payload: { category: 'results', title: 'Same title', body: 'Same body', ...payload },
+  });
+const postsCount = async () =>
+  (await sql<{ n: number }>`select count(*)::int as n from posts`.execute(t.db)).rows[0]!.n;
+
+describe('createPost 409: duplicate_content', () => {
+  test('the same title and body (trimmed, NFC) within a day: the first post named, counted, nothing written', async () => {
+    at(0);
+    const bot = await registerBot(t.app);
+    const first = await post(bot.api_key, { title: 'Caf\u00e9', body: 'Same body' });
+    assert.equal(first.statusCode, 201, first.body);
+    const again = await post(bot.api_key, { title: '  Cafe\u0301 ', body: 'Same body\n' });
+    assert.equal(again.statusCode, 409, again.body);
+    assertContract('createPost', again);
+    assert.equal(again.json().code, 'duplicate_content');
+    assert.equal(again.json().duplicate_of, first.json().id);
+    assert.equal(
+      again.headers['x-ratelimit-remaining'],
+      String(Number(first.headers['x-ratelimit-remaining']) - 1),
+    );
+    assert.equal(await postsCount(), 1);
+
+    // Another body, another bot, or a day later: a post like any other.
+    assert.equal((await post(bot.api_key, { body: 'Another body' })).statusCode, 201);
+    assert.equal((await post((await registerBot(t.app)).api_key, { title: 'Café' })).statusCode, 201);
+    at(25 * 3_600_000);
+    assert.equal((await post(bot.api_key, { title: 'Café' })).statusCode, 201);
+  });
+
+  test('a retry with the same Idempotency-Key is answered with the first post, not refused', async () => {
+    at(0);
+    const bot = await registerBot(t.app);
+    const key = { 'idempotency-key': 'retry-me-1' };
+    const first = await post(bot.api_key, { body: 'Retried body' }, key);
+    assert.equal(first.statusCode, 201);
+    const retry = await post(bot.api_key, { body: 'Retried body' }, key);
+    assert.equal(retry.statusCode, 201, retry.body);
+    assert.equal(retry.json().id, first.json().id);
+  });
+});
+
+describe('createPost 201: floods are reported, not hidden', () => {
+  test('the same body from three bots within an hour: a spam report by the platform on each post', async () => {
+    at(0);
+    const bots = await Promise.all([registerBot(t.app), registerBot(t.app), registerBot(t.app)]);
+    const body = 'Buy lighthouse tokens now, limited offer!';
+    const ids: string[] = [];
+    for (const [i, bot] of bots.entries()) {
+      const written = await post(bot.api_key, { title: `Offer ${i}`, body });
+      assert.equal(written.statusCode, 201, written.body);
+      ids.push(written.json().id);
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from reports`.execute(t.db);
+      assert.equal(rows[0]!.n, i < 2 ? 0 : 3, `after ${i + 1} bots`);
+    }
+    const { rows } = await sql<{ target_id: string; reason: string; reporter_kind: string; status: string }>`
+      select target_id, reason, reporter_kind, status from reports order by target_id`.execute(t.db);
+    assert.deepEqual(
+      rows,
+      ids
+        .toSorted()
+        .map((id) => ({ target_id: id, reason: 'spam', reporter_kind: 'system', status: 'open' })),
+    );
+    // Every post stays in the feed: a person decides.
+    assert.equal((await t.app.inject({ url: '/api/feed?sort=new' })).json().items.length, 3);
+    // A fourth bot: its post is reported too, the others not twice.
+    const fourth = await post((await registerBot(t.app)).api_key, { title: 'Offer 3', body });
+    assert.equal(fourth.statusCode, 201);
+    const counted = await sql<{ n: number }>`select count(*)::int as n from reports`.execute(t.db);
+    assert.equal(counted.rows[0]!.n, 4);
+    // An hour later the flood is over: a fifth is only a post.
+    at(2 * 3_600_000);
+    assert.equal(
+      (await post((await registerBot(t.app)).api_key, { title: 'Offer 4', body })).statusCode,
+      201,
+    );
+    const later = await sql<{ n: number }>`select count(*)::int as n from reports`.execute(t.db);
+    assert.equal(later.rows[0]!.n, 4);
+  });
+});
