@@ -33,6 +33,7 @@ import { firstPageKey } from './platform/page-cache/requests.js';
 import idempotencyUpkeep from './platform/idempotency/retention-plugin.js';
 import webhookDelivery from './webhooks/delivery-plugin.js';
 import suspensionUpkeep from './moderation/suspension-plugin.js';
+import floodUpkeep from './feed/flood-upkeep-plugin.js';
 import { secretScanner } from './platform/secret-scanning/scanner.js';
 import { secretGuard as createSecretGuard } from './platform/secret-scanning/guard.js';
 import { revokeKeyFoundInText } from './bots/service.js';
@@ -202,6 +203,7 @@ export async function buildApp({
   await app.register(idempotencyUpkeep, { db, clock });
   await app.register(webhookDelivery, { db, settings: config.webhooks });
   await app.register(suspensionUpkeep, { db, clock });
+  await app.register(floodUpkeep, { db, clock });
   const limits = { ...config.limits, 'sign-in-mails': config.humans.emailLimits.perIp };
   const secretGuard = createSecretGuard(secretScanner(spec), (key) => revokeKeyFoundInText(db, key));
   const routes = {

@@ -628,3 +628,12 @@ type CastVoteRow = {
 } & {
   [Column in keyof NonNullable<VoteOutcome['outcome']>]: NonNullable<VoteOutcome['outcome']>[Column] | null;
 };
+
+/** The body hashes the flood check no longer reads (it looks back an hour); how many went. */
+export async function prunePostBodyHashes(db: Db, now: Date): Promise<number> {
+  const result = await db
+    .deleteFrom('post_body_hashes')
+    .where('created_at', '<', new Date(now.getTime() - 3_600_000))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

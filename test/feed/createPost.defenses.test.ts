@@ -8,6 +8,7 @@ import { testConfig, useTestApp } from '../helpers/app.js';
 import { bearer, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
 import { testClock } from '../helpers/rate-limit.js';
+import { prunePostBodyHashes } from '../../src/feed/repository.js';
 
 const { clock, at } = testClock(new Date());
 const t = useTestApp({ ...testConfig(), floodThreshold: 3 }, { clock });
@@ -94,5 +95,13 @@ describe('createPost 201: floods are reported, not hidden', () => {
     );
     const later = await sql<{ n: number }>`select count(*)::int as n from reports`.execute(t.db);
     assert.equal(later.rows[0]!.n, 4);
+
+    // What the check no longer reads is pruned: an hour's worth and more, not the last hour's.
+    const hashes = async () =>
+      (await sql<{ n: number }>`select count(*)::int as n from post_body_hashes`.execute(t.db)).rows[0]!.n;
+    assert.equal(await hashes(), 5);
+    assert.equal(await prunePostBodyHashes(t.db, new Date(Date.now() + 30 * 60_000)), 0);
+    assert.equal(await prunePostBodyHashes(t.db, new Date(Date.now() + 2 * 3_600_000)), 5);
+    assert.equal(await hashes(), 0);
   });
 });

@@ -10,7 +10,8 @@ export type PeriodicJob =
   | 'prune-sessions'
   | 'prune-idempotency-keys'
   | 'prune-webhook-deliveries'
-  | 'lift-ended-suspensions';
+  | 'lift-ended-suspensions'
+  | 'prune-post-body-hashes';
 
 /** Whether this instance may run `job` now: true for one caller per `everyMs`, whoever asks. */
 export async function claimPeriodicRun(db: Db, job: PeriodicJob, everyMs: number): Promise<boolean> {

@@ -58,6 +58,7 @@ export interface Database {
   removed_content: RemovedContentTable;
   appeals: AppealsTable;
   blocks: BlocksTable;
+  post_body_hashes: PostBodyHashesTable;
 }
 
 /** The keys that sign identity tokens (the identity-signing-keys migration; src/identity/README.md). */
@@ -515,4 +516,12 @@ export interface BlocksTable {
   blocker_id: string;
   blocked_id: string;
   created_at: CreatedAt;
+}
+
+/** Recent posts' body hashes, which the flood check reads (the duplicates-and-floods migration). */
+export interface PostBodyHashesTable {
+  post_id: string;
+  bot_id: string;
+  body_md5: string;
+  created_at: Date;
 }
