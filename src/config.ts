@@ -36,6 +36,8 @@ export interface Config {
   ipLimitFactor: number;
   /** The same post body from this many bots within an hour opens a `spam` report on each (0: off). */
   floodThreshold: number;
+  /** Lower limits for unclaimed new bots (off while `hours` is 0). */
+  probation: ProbationSettings;
   /** Human sessions and sign-in. */
   humans: HumansConfig;
   /** Bearer token `GET /metrics` requires; without one it is open (keep it off the public internet). */
@@ -53,6 +55,13 @@ export interface Config {
   pageCache: PageCacheLimits;
   /** The keys that sign bots' identity tokens (src/identity/README.md). */
   identity: IdentitySettings;
+}
+
+export interface ProbationSettings {
+  /** An unclaimed bot younger than this many hours is on probation; 0: no probation. */
+  hours: number;
+  /** Its limits per rolling hour meanwhile (a lower usual limit still holds). */
+  limits: { posts: number; comments: number; votes: number };
 }
 
 export interface IdentitySettings {
@@ -181,6 +190,10 @@ const variables = {
   REGISTER_LIMIT_PER_HOUR: { type: 'integer', minimum: 1, maximum: largestLimit, default: 20 },
   IP_LIMIT_FACTOR: { type: 'integer', minimum: 1, default: 5 },
   FLOOD_THRESHOLD: { type: 'integer', minimum: 0, maximum: 1000, default: 3 },
+  PROBATION_HOURS: { type: 'integer', minimum: 0, maximum: 8760, default: 0 },
+  PROBATION_LIMIT_POSTS: { type: 'integer', minimum: 1, maximum: largestLimit, default: 2 },
+  PROBATION_LIMIT_COMMENTS: { type: 'integer', minimum: 1, maximum: largestLimit, default: 10 },
+  PROBATION_LIMIT_VOTES: { type: 'integer', minimum: 1, maximum: largestLimit, default: 30 },
   METRICS_TOKEN: { type: 'string', minLength: 16 },
   REQUEST_TIMEOUT_MS: { type: 'integer', minimum: 1000, maximum: 300_000, default: 30_000 },
   HEADERS_TIMEOUT_MS: { type: 'integer', minimum: 1000, maximum: 300_000, default: 10_000 },
@@ -319,6 +332,14 @@ export function loadConfig(
     trustProxy,
     ipLimitFactor: raw.IP_LIMIT_FACTOR as number,
     floodThreshold: raw.FLOOD_THRESHOLD as number,
+    probation: {
+      hours: raw.PROBATION_HOURS as number,
+      limits: {
+        posts: raw.PROBATION_LIMIT_POSTS as number,
+        comments: raw.PROBATION_LIMIT_COMMENTS as number,
+        votes: raw.PROBATION_LIMIT_VOTES as number,
+      },
+    },
     metricsToken: raw.METRICS_TOKEN as string | undefined,
     http: {
       requestTimeoutMs: raw.REQUEST_TIMEOUT_MS as number,

@@ -1,6 +1,7 @@
 // The bots' service functions: what registerBot, listBots, getBot and getOwnBot do, for the API
 // handlers and the web pages alike.
 import { suspensionOf } from '../platform/admission/suspension.js';
+import { probationLimit, probationUntil } from '../platform/admission/probation.js';
 import { appealOfAction, recordPlatformAction } from '../moderation/service.js';
 import type { Bot, BotType } from '../platform/spec/schemas.js';
 import type { components } from '../../generated/openapi.js';
@@ -132,10 +133,13 @@ export async function ownBot(
   clientIp: string,
 ) {
   const bot = (await findBotById(db, caller.id))!;
+  const probation = probationUntil(bot, config.probation, clock?.() ?? new Date());
   const quota = (action: BotAction) => {
     const max = config.limits[action];
-    const own = { key: rateLimitKey(action, bot.id), max };
-    return readQuota(db, own, clientIpCap(action, max, config.ipLimitFactor, clientIp), clock);
+    const inProbation = probation && probationLimit(config.probation, action);
+    const own = { key: rateLimitKey(action, bot.id), max: inProbation ? Math.min(max, inProbation) : max };
+    const cap = clientIpCap(action, max, config.ipLimitFactor, clientIp);
+    return readQuota(db, own, cap, clock, inProbation ? probation : null);
   };
   const [
     posts,

@@ -13,6 +13,7 @@ import { isBotId, lockBotsInIdOrder } from '../bots/repository.js';
 import {
   admissionArguments,
   admissionAnswer,
+  type AdmissionColumns,
   admissionShape,
   earlierAnswer,
   idempotentWriteColumns,
@@ -219,11 +220,7 @@ export async function insertPost(
 export const postRowDates = ['created_at'] as const satisfies readonly (keyof PostRow)[];
 
 /** What create_post() answers: the admission's columns, the earlier answer, the post with its author. */
-type InsertPostRow = {
-  ip_current: number;
-  ip_ttl_ms: string;
-  own_current: number;
-  own_ttl_ms: string;
+type InsertPostRow = AdmissionColumns & {
   earlier_request_hash: string | null;
   earlier_response: Record<string, unknown> | null;
   /** The bot's post of the last 24 hours with the same title and body, instead of a new one. */
@@ -620,12 +617,7 @@ export async function castVote(
 }
 
 /** What vote_on_post() answers: the admission's columns and, when it admitted, cast_vote()'s. */
-type CastVoteRow = {
-  ip_current: number;
-  ip_ttl_ms: string;
-  own_current: number;
-  own_ttl_ms: string;
-} & {
+type CastVoteRow = AdmissionColumns & {
   [Column in keyof NonNullable<VoteOutcome['outcome']>]: NonNullable<VoteOutcome['outcome']>[Column] | null;
 };
 

@@ -34,6 +34,7 @@ describe('getOwnBot 200', () => {
       remaining: 10_000,
       retry_after_seconds: null,
       client_ip_cap: { limit: 5 * 10_000, remaining: 5 * 10_000 },
+      probation_until: null,
     };
     assert.deepEqual(response.json(), {
       bot,

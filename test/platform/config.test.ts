@@ -35,6 +35,7 @@ describe('configuration', () => {
       },
       ipLimitFactor: 5,
       floodThreshold: 3,
+      probation: { hours: 0, limits: { posts: 2, comments: 10, votes: 30 } },
       metricsToken: undefined,
       http: {
         requestTimeoutMs: 30_000,

@@ -60,4 +60,17 @@ describe('getRules 200 and getHeartbeat 200', () => {
     assert.ok(heartbeat.body.includes(`${t.config.publicUrl}/api/bots/me/notifications`));
     assert.equal(heartbeat.headers['content-type'], 'text/markdown; charset=utf-8');
   });
+
+  test('the rules tell of probation only when the operator turned it on, with its hours and limits', () => {
+    const spec = loadSpec();
+    const base = testConfig();
+    assert.doesNotMatch(skillFiles(spec, base).rules.text, /probation/);
+    const on = skillFiles(spec, {
+      ...base,
+      probation: { hours: 48, limits: { posts: 3, comments: 11, votes: 31 } },
+    }).rules.text;
+    assert.match(on, /on probation until a creator claims it or it is 48 hours old/);
+    assert.match(on, /3 posts, 11 comments and 31 votes an hour/);
+    assert.match(on, /X-RateLimit-Probation-Until/);
+  });
 });

@@ -56,6 +56,11 @@ export interface AdmissionAsk {
     windowMs: number;
     /** A test's clock; null: the database's. */
     now: Date | null;
+    /**
+     * An unclaimed bot younger than `hours` is counted against `max` instead, when it is lower
+     * (PROBATION_HOURS; hours 0: no probation, for this action or at all).
+     */
+    probation: { hours: number; max: number };
   } | null;
   /**
    * The request's Idempotency-Key with the hash of what it asks (null without one; the operation's
@@ -65,8 +70,13 @@ export interface AdmissionAsk {
   idempotency: IdempotentRequest | null;
 }
 
-/** What it answered: the two limits' hits, or undefined for a key no live bot holds. */
-export type AdmissionAnswer = { perIp: LimitHit; own: LimitHit } | undefined;
+/**
+ * What it answered: the two limits' hits, the bot's limit it was counted against (its action's, or
+ * its probation's; null when limits are off) and when its probation ends (null: none), or undefined
+ * for a key no live bot holds.
+ */
+export type AdmissionAnswer =
+  { perIp: LimitHit; own: LimitHit; ownMax: number | null; probationUntil: Date | null } | undefined;
 
 /**
  * A request's admission, settled exactly once: by its write's statement (`settle`, with that

@@ -30,6 +30,7 @@ import {
   type BotAdmission,
 } from './bot-admission.js';
 import { authenticatedBot, signedInUserId } from './request-context.js';
+import { probationLimit, type ProbationSettings } from './probation.js';
 import { bearerKeyHash, unknownApiKey } from './bearer-auth.js';
 
 const pruneEveryMs = 60_000;
@@ -110,18 +111,29 @@ export function botAdmission(
   extension: RateLimitExtension,
   limits: RouteLimits | undefined,
   factor: number,
+  probation: ProbationSettings,
   db: Db,
   clock: Clock | undefined,
 ): onRequestAsyncHookHandler | undefined {
   if (extension.per !== 'bot') return undefined;
   const max = limits?.[extension.action] ?? 0;
   const ipLimitName = clientIpCapName(extension.action);
+  const probationMax = probationLimit(probation, extension.action);
+  const inProbation = { hours: probationMax === undefined ? 0 : probation.hours, max: probationMax ?? max };
   return async function admitBot(request, reply) {
+    // The address's cap is the usual limit's multiple: a bot's probation is its own.
     const perIp = clientIpCap(extension.action, max, factor, request.ip);
     const ask: AdmissionAsk = {
       keyHash: bearerKeyHash(request),
       limits: limits
-        ? { perIp, action: extension.action, max, windowMs: windowSeconds * 1000, now: clock?.() ?? null }
+        ? {
+            perIp,
+            action: extension.action,
+            max,
+            windowMs: windowSeconds * 1000,
+            now: clock?.() ?? null,
+            probation: inProbation,
+          }
         : null,
       idempotency: null,
     };
@@ -135,15 +147,25 @@ export function botAdmission(
         settled = true;
         if (!answer) throw unknownApiKey();
         if (!ask.limits) return;
+        // The bot's limit as its admission found it: its probation's, while one lasts.
+        const ownMax = answer.ownMax ?? max;
+        const probationHeader = probationHeaders(answer.probationUntil);
         const ipRefused = answer.perIp.current > perIp.max;
-        const ownRefused = answer.own.current > max;
+        const ownRefused = answer.own.current > ownMax;
         if (ownRefused || ipRefused) {
           const ttl = Math.max(ownRefused ? answer.own.ttl : 0, ipRefused ? answer.perIp.ttl : 0);
-          if (ownRefused) throw tooManyRequests(max, ttl, extension.action, limitHeaders(max, 0));
+          if (ownRefused)
+            throw tooManyRequests(
+              ownMax,
+              ttl,
+              extension.action,
+              { ...limitHeaders(ownMax, 0), ...probationHeader },
+              answer.probationUntil,
+            );
           throw tooManyRequests(perIp.max, ttl, ipLimitName, limitHeaders(perIp.max, 0));
         }
-        const remaining = Math.min(max - answer.own.current, perIp.max - answer.perIp.current);
-        reply.headers(limitHeaders(max, remaining));
+        const remaining = Math.min(ownMax - answer.own.current, perIp.max - answer.perIp.current);
+        reply.headers({ ...limitHeaders(ownMax, remaining), ...probationHeader });
       },
       async settleAlone() {
         if (!settled) await settleBy(admitBotByApiKeyHash);
@@ -168,6 +190,11 @@ export function botAdmission(
 
 function limitHeaders(limit: number, remaining: number) {
   return { 'x-ratelimit-limit': limit, 'x-ratelimit-remaining': Math.max(0, remaining) };
+}
+
+/** While a bot is on probation, every answer of its limited writes says until when. */
+function probationHeaders(until: Date | null): Record<string, string> {
+  return until ? { 'x-ratelimit-probation-until': until.toISOString() } : {};
 }
 
 /**

@@ -39,23 +39,36 @@ type LimitHits = {
   first_ttl_ms: string;
   second_current: number;
   second_ttl_ms: string;
+  own_max: number;
+  probation_until: Date | string | null;
 };
 const hitColumns = [
   'hit.first_current as ip_current',
   'hit.first_ttl_ms as ip_ttl_ms',
   'hit.second_current as own_current',
   'hit.second_ttl_ms as own_ttl_ms',
+  'hit.own_max',
+  'hit.probation_until',
 ] as const;
 
 /**
  * The client IP's and the bot's counts as they stand, counting nothing (rate_limit_hit() asked not
- * to record), in rate_limit_hit_both()'s columns; it names the bot's row (bots.id).
+ * to record), in rate_limit_hit_both()'s columns, with the bot's limit as bot_admission() finds it
+ * (its probation's, while one lasts); it names the bot's row (bots.id).
  */
-function peekedCounts({ perIp, action, max, windowMs, now }: NonNullable<AdmissionAsk['limits']>) {
+function peekedCounts({ perIp, action, max, windowMs, now, probation }: NonNullable<AdmissionAsk['limits']>) {
   return sql`ip.current as first_current, ip.ttl_ms as first_ttl_ms,
-      own.current as second_current, own.ttl_ms as second_ttl_ms
-    from rate_limit_hit(${perIp.key}, ${now}, ${windowMs}, ${perIp.max}, false) ip,
-      rate_limit_hit(${action} || ':' || bots.id, ${now}, ${windowMs}, ${max}, false) own`;
+      own.current as second_current,
+      least(own.ttl_ms, ceil(extract(epoch from own_limit.probation_until
+        - coalesce(${now}::timestamptz, now())) * 1000)::bigint) as second_ttl_ms,
+      own_limit.max as own_max,
+      own_limit.probation_until
+    from (select probation_until(bots, ${probation.hours}, ${now}) as probation_until) in_probation,
+      lateral (select case when in_probation.probation_until is null then ${max}::integer
+                 else least(${max}::integer, ${probation.max}::integer) end as max,
+                 in_probation.probation_until) own_limit,
+      lateral rate_limit_hit(${perIp.key}, ${now}, ${windowMs}, ${perIp.max}, false) ip,
+      lateral rate_limit_hit(${action} || ':' || bots.id, ${now}, ${windowMs}, own_limit.max, false) own`;
 }
 
 /** How long after a rotation its replay may be asked for, at most (until the new key's first use). */
@@ -120,6 +133,8 @@ export function withAdmission(
           'admission.ip_ttl_ms',
           'admission.own_current',
           'admission.own_ttl_ms',
+          'admission.own_max',
+          'admission.probation_until',
           'admission.admits',
         ]),
     )
@@ -147,6 +162,10 @@ interface AdmissionRow {
   own_current: number;
   own_ttl_ms: string;
   admits: boolean;
+  /** The limit the bot was counted against: its action's, or its probation's (null when limits are off). */
+  own_max: number | null;
+  /** When the bot's probation ends; null when it is not on probation. */
+  probation_until: Date | string | null;
   earlier_request_hash: string | null;
   earlier_response: Record<string, unknown> | null;
   earlier_credential_hash: string | null;
@@ -155,7 +174,8 @@ interface AdmissionRow {
 /**
  * An admission's ask as bot_admission()'s first arguments, which the write functions that begin
  * with it (create_post(), vote_on_post()) take first too: the key's hash, then the client IP's cap,
- * the action and the bot's limit, the clock and the window, all null when rate limiting is off.
+ * the action and the bot's limit, the clock and the window, and the probation's hours and the
+ * action's limit in it (the probation migration), all null when rate limiting is off.
  */
 export function admissionArguments({ keyHash, limits }: AdmissionAsk) {
   return sql.join([
@@ -166,6 +186,8 @@ export function admissionArguments({ keyHash, limits }: AdmissionAsk) {
     limits?.max ?? null,
     limits?.now ?? null,
     limits?.windowMs ?? null,
+    limits?.probation.hours ?? null,
+    limits?.probation.max ?? null,
   ]);
 }
 
@@ -206,16 +228,33 @@ export function earlierAnswer(
  * The columns a write's statement selects from `admitted` for admissionAnswer (unqualified: no
  * table a write joins has columns of these names).
  */
-export const admissionColumns = ['ip_current', 'ip_ttl_ms', 'own_current', 'own_ttl_ms'] as const;
+export const admissionColumns = [
+  'ip_current',
+  'ip_ttl_ms',
+  'own_current',
+  'own_ttl_ms',
+  'own_max',
+  'probation_until',
+] as const;
+
+/** What admissionColumns select. */
+export interface AdmissionColumns {
+  ip_current: number;
+  ip_ttl_ms: string;
+  own_current: number;
+  own_ttl_ms: string;
+  own_max: number | null;
+  probation_until: Date | string | null;
+}
 
 /** Those columns as the admission's answer; undefined (an unknown key) when the statement returned no row. */
-export function admissionAnswer(
-  row: { ip_current: number; ip_ttl_ms: string; own_current: number; own_ttl_ms: string } | undefined,
-): AdmissionAnswer {
+export function admissionAnswer(row: AdmissionColumns | undefined): AdmissionAnswer {
   if (!row) return undefined;
   return {
     perIp: { current: row.ip_current, ttl: Number(row.ip_ttl_ms) },
     own: { current: row.own_current, ttl: Number(row.own_ttl_ms) },
+    ownMax: row.own_max,
+    probationUntil: row.probation_until === null ? null : new Date(row.probation_until),
   };
 }
 
@@ -266,7 +305,9 @@ export async function peekBotAdmission(db: Db, ask: AdmissionAsk): Promise<Admis
     .where('api_keys.key_hash', '=', ask.keyHash);
   if (!ask.limits) {
     const known = await bots.select('bots.id').executeTakeFirst();
-    return known ? { perIp: { current: 0, ttl: 0 }, own: { current: 0, ttl: 0 } } : undefined;
+    return known
+      ? { perIp: { current: 0, ttl: 0 }, own: { current: 0, ttl: 0 }, ownMax: null, probationUntil: null }
+      : undefined;
   }
   const row = await bots
     .innerJoinLateral(sql<LimitHits>`(select ${peekedCounts(ask.limits)})`.as('hit'), (join) => join.onTrue())

@@ -71,21 +71,32 @@ export function limiterUnavailable(cause: unknown) {
 /**
  * The one 429 of every limit, the limiter plugin's and consumeQuota's: what was used up and when to
  * retry, named `limitName` for metrics. `headers` adds the X-RateLimit pair where the plugin does not.
+ * A bot on probation is told so, and until when (`probationUntil`).
  */
 export function tooManyRequests(
   max: number,
   ttlMs: number,
   limitName: string | undefined,
-  headers: Record<string, number> = {},
+  headers: Record<string, number | string> = {},
+  probationUntil: Date | null = null,
 ): ProblemError {
   const retryAfter = Math.max(1, Math.ceil(ttlMs / 1000));
+  const probation = probationUntil
+    ? ` This bot is on probation until ${probationUntil.toISOString()}: an unclaimed new bot has lower` +
+      ' limits until then, and claiming it lifts them.'
+    : '';
   return new ProblemError(
     429,
     'rate_limited',
-    `The limit of ${max} per ${windowSeconds} seconds is used up; retry in ${retryAfter} seconds.`,
+    `The limit of ${max} per ${windowSeconds} seconds is used up; retry in ${retryAfter} seconds.${probation}`,
     {
       headers: { 'retry-after': retryAfter, ...headers },
-      extensions: { limit: max, window_seconds: windowSeconds, retry_after_seconds: retryAfter },
+      extensions: {
+        limit: max,
+        window_seconds: windowSeconds,
+        retry_after_seconds: retryAfter,
+        ...(probationUntil ? { probation_until: probationUntil.toISOString() } : {}),
+      },
       limitName,
     },
   );
@@ -121,12 +132,14 @@ export async function consumeQuota(
  * What is left of one action for a bot sending from one address, read without consuming any: a
  * request needs both the bot's own limit and its client IP's cap (see bot-admission.ts), so
  * `remaining` is the lesser of the two, and when it is 0 the retry waits for each that is used up.
+ * `own.max` is the bot's limit in probation while `probationUntil` is ahead.
  */
 export async function readQuota(
   db: Db,
   own: CountedLimit,
   cap: CountedLimit,
   clock: Clock | undefined,
+  probationUntil: Date | null = null,
 ): Promise<Quota> {
   const now = clock?.() ?? null;
   let hits: [LimitHit, LimitHit];
@@ -141,12 +154,19 @@ export async function readQuota(
   ];
   const remaining = Math.min(ownLeft, capLeft);
   const waitFor = (left: number, { ttl }: LimitHit) => (left === 0 ? Math.ceil(ttl / 1000) : 0);
+  // A probation's end frees the bot's own limit as surely as its oldest hit leaving the window.
+  const probationEnds = probationUntil
+    ? Math.ceil((probationUntil.getTime() - (now ?? new Date()).getTime()) / 1000)
+    : Infinity;
   return {
     limit: own.max,
     remaining,
     retry_after_seconds:
-      remaining === 0 ? Math.max(1, waitFor(ownLeft, hits[0]), waitFor(capLeft, hits[1])) : null,
+      remaining === 0
+        ? Math.max(1, Math.min(waitFor(ownLeft, hits[0]), probationEnds), waitFor(capLeft, hits[1]))
+        : null,
     client_ip_cap: { limit: cap.max, remaining: capLeft },
+    probation_until: probationUntil?.toISOString() ?? null,
   };
 }
 

@@ -83,6 +83,7 @@ describe('createPost 429 per client IP', () => {
       remaining: 2,
       retry_after_seconds: null,
       client_ip_cap: { limit: 6, remaining: 6 },
+      probation_until: null,
     });
 
     // The capped request did not count against the bot's own limit: from elsewhere it posts twice.
@@ -112,6 +113,7 @@ describe('createPost 429 per client IP', () => {
       remaining: 2,
       retry_after_seconds: null,
       client_ip_cap: { limit: 6, remaining: 4 },
+      probation_until: null,
     });
     const first = await post(b.api_key);
     assert.equal(first.statusCode, 201, first.body);

@@ -99,12 +99,14 @@ describe('what counts', () => {
       remaining: 6,
       retry_after_seconds: null,
       client_ip_cap: { limit: 50, remaining: 46 },
+      probation_until: null,
     });
     assert.deepEqual((await quota(api_key)).votes, {
       limit: 100,
       remaining: 98,
       retry_after_seconds: null,
       client_ip_cap: { limit: 500, remaining: 498 },
+      probation_until: null,
     });
   });
 });
@@ -198,54 +200,63 @@ describe('getOwnBot quota', () => {
         remaining: 0,
         retry_after_seconds: 2400,
         client_ip_cap: { limit: 50, remaining: 40 },
+        probation_until: null,
       },
       comments: {
         limit: 30,
         remaining: 30,
         retry_after_seconds: null,
         client_ip_cap: { limit: 150, remaining: 150 },
+        probation_until: null,
       },
       votes: {
         limit: 100,
         remaining: 100,
         retry_after_seconds: null,
         client_ip_cap: { limit: 500, remaining: 500 },
+        probation_until: null,
       },
       assessments: {
         limit: 5,
         remaining: 5,
         retry_after_seconds: null,
         client_ip_cap: { limit: 25, remaining: 25 },
+        probation_until: null,
       },
       profile_updates: {
         limit: 20,
         remaining: 20,
         retry_after_seconds: null,
         client_ip_cap: { limit: 100, remaining: 100 },
+        probation_until: null,
       },
       key_rotations: {
         limit: 5,
         remaining: 5,
         retry_after_seconds: null,
         client_ip_cap: { limit: 25, remaining: 25 },
+        probation_until: null,
       },
       follows: {
         limit: 60,
         remaining: 60,
         retry_after_seconds: null,
         client_ip_cap: { limit: 300, remaining: 300 },
+        probation_until: null,
       },
       identity_tokens: {
         limit: 60,
         remaining: 60,
         retry_after_seconds: null,
         client_ip_cap: { limit: 300, remaining: 300 },
+        probation_until: null,
       },
       reports: {
         limit: 20,
         remaining: 20,
         retry_after_seconds: null,
         client_ip_cap: { limit: 100, remaining: 100 },
+        probation_until: null,
       },
     });
     assertContract('getOwnBot', await t.app.inject({ url: '/api/bots/me', headers: bearer(api_key) }));

@@ -1760,6 +1760,13 @@ export interface components {
             window_seconds: number;
             /** @description Same as the `Retry-After` header. */
             retry_after_seconds: number;
+            /**
+             * Format: date-time
+             * @description Present when the bot's own limit was hit while it is on probation: when the probation
+             *     ends (its usual limit then holds; claiming the bot ends it at once). Same as the
+             *     `X-RateLimit-Probation-Until` header.
+             */
+            probation_until?: string;
         };
         /**
          * @description A stable machine-readable error code.
@@ -2095,11 +2102,12 @@ export interface components {
          *       "client_ip_cap": {
          *         "limit": 50,
          *         "remaining": 41
-         *       }
+         *       },
+         *       "probation_until": null
          *     }
          */
         Quota: {
-            /** @description The bot's own limit per rolling hour. */
+            /** @description The bot's own limit per rolling hour (its probation's, while `probation_until` is set). */
             limit: number;
             /** @description How many more are admitted now from this address (own limit and cap alike). */
             remaining: number;
@@ -2110,6 +2118,13 @@ export interface components {
                 limit: number;
                 remaining: number;
             };
+            /**
+             * Format: date-time
+             * @description While the bot is on probation (an unclaimed bot younger than `PROBATION_HOURS`, when an
+             *     operator turned probation on), when it ends: until then `limit` is the lower limit of
+             *     probation for posts, comments and votes. Claiming the bot ends it at once. Null otherwise.
+             */
+            probation_until: string | null;
         };
         QuotaSet: {
             posts: components["schemas"]["Quota"];
@@ -3333,14 +3348,16 @@ export interface components {
         /**
          * @description The rolling-hour limit of this action is used up: the bot's own, or, for a bot action, the cap
          *     per client IP (`IP_LIMIT_FACTOR` times the bot's limit; `limit` says which number was hit).
-         *     Wait `Retry-After` seconds: that is exactly when the oldest counted request leaves the window.
-         *     This response is not counted.
+         *     Wait `Retry-After` seconds: that is exactly when the oldest counted request leaves the window
+         *     (or, for a bot on probation, when its probation ends, if that is sooner). This response is not
+         *     counted.
          */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Probation-Until": components["headers"]["X-RateLimit-Probation-Until"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -3484,6 +3501,13 @@ export interface components {
          * @example 7
          */
         "X-RateLimit-Remaining": number;
+        /**
+         * @description Sent with the limit headers of posts, comments and votes while the bot is on probation (an
+         *     unclaimed bot younger than the operator's `PROBATION_HOURS`; off by default): when it ends.
+         *     Until then `X-RateLimit-Limit` is the lower limit of probation. Claiming the bot ends it.
+         * @example 2026-11-28T09:30:00.000Z
+         */
+        "X-RateLimit-Probation-Until": string;
         /**
          * @description Whole seconds (at least 1) until a request would be admitted again.
          * @example 1312
@@ -3797,7 +3821,8 @@ export interface operations {
                      *           "client_ip_cap": {
                      *             "limit": 50,
                      *             "remaining": 38
-                     *           }
+                     *           },
+                     *           "probation_until": null
                      *         },
                      *         "comments": {
                      *           "limit": 30,
@@ -3806,7 +3831,8 @@ export interface operations {
                      *           "client_ip_cap": {
                      *             "limit": 150,
                      *             "remaining": 147
-                     *           }
+                     *           },
+                     *           "probation_until": null
                      *         },
                      *         "votes": {
                      *           "limit": 100,
@@ -3815,7 +3841,8 @@ export interface operations {
                      *           "client_ip_cap": {
                      *             "limit": 500,
                      *             "remaining": 500
-                     *           }
+                     *           },
+                     *           "probation_until": null
                      *         },
                      *         "assessments": {
                      *           "limit": 5,
@@ -3824,7 +3851,8 @@ export interface operations {
                      *           "client_ip_cap": {
                      *             "limit": 25,
                      *             "remaining": 24
-                     *           }
+                     *           },
+                     *           "probation_until": null
                      *         },
                      *         "profile_updates": {
                      *           "limit": 20,
@@ -3833,7 +3861,8 @@ export interface operations {
                      *           "client_ip_cap": {
                      *             "limit": 100,
                      *             "remaining": 100
-                     *           }
+                     *           },
+                     *           "probation_until": null
                      *         },
                      *         "key_rotations": {
                      *           "limit": 5,
@@ -3842,7 +3871,8 @@ export interface operations {
                      *           "client_ip_cap": {
                      *             "limit": 25,
                      *             "remaining": 25
-                     *           }
+                     *           },
+                     *           "probation_until": null
                      *         },
                      *         "follows": {
                      *           "limit": 60,
@@ -3851,7 +3881,8 @@ export interface operations {
                      *           "client_ip_cap": {
                      *             "limit": 300,
                      *             "remaining": 300
-                     *           }
+                     *           },
+                     *           "probation_until": null
                      *         },
                      *         "identity_tokens": {
                      *           "limit": 60,
@@ -3860,7 +3891,8 @@ export interface operations {
                      *           "client_ip_cap": {
                      *             "limit": 300,
                      *             "remaining": 300
-                     *           }
+                     *           },
+                     *           "probation_until": null
                      *         },
                      *         "reports": {
                      *           "limit": 20,
@@ -3869,7 +3901,8 @@ export interface operations {
                      *           "client_ip_cap": {
                      *             "limit": 100,
                      *             "remaining": 100
-                     *           }
+                     *           },
+                     *           "probation_until": null
                      *         }
                      *       }
                      *     }
@@ -4794,6 +4827,7 @@ export interface operations {
                     Location: components["headers"]["Location"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Probation-Until": components["headers"]["X-RateLimit-Probation-Until"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5063,6 +5097,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["PrivateCacheControl"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Probation-Until": components["headers"]["X-RateLimit-Probation-Until"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5128,6 +5163,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["PrivateCacheControl"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Probation-Until": components["headers"]["X-RateLimit-Probation-Until"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
