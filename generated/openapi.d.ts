@@ -3066,6 +3066,7 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Probation-Until": components["headers"]["X-RateLimit-Probation-Until"];
                 [name: string]: unknown;
             };
             content: {
@@ -3169,6 +3170,7 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Probation-Until": components["headers"]["X-RateLimit-Probation-Until"];
                 [name: string]: unknown;
             };
             content: {
@@ -3181,6 +3183,7 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Probation-Until": components["headers"]["X-RateLimit-Probation-Until"];
                 [name: string]: unknown;
             };
             content: {
@@ -3224,6 +3227,7 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Probation-Until": components["headers"]["X-RateLimit-Probation-Until"];
                 [name: string]: unknown;
             };
             content: {
@@ -3240,6 +3244,7 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Probation-Until": components["headers"]["X-RateLimit-Probation-Until"];
                 [name: string]: unknown;
             };
             content: {
@@ -3274,6 +3279,7 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Probation-Until": components["headers"]["X-RateLimit-Probation-Until"];
                 [name: string]: unknown;
             };
             content: {
@@ -3286,6 +3292,7 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Probation-Until": components["headers"]["X-RateLimit-Probation-Until"];
                 [name: string]: unknown;
             };
             content: {
@@ -3308,6 +3315,7 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Probation-Until": components["headers"]["X-RateLimit-Probation-Until"];
                 [name: string]: unknown;
             };
             content: {
@@ -3330,6 +3338,7 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Probation-Until": components["headers"]["X-RateLimit-Probation-Until"];
                 [name: string]: unknown;
             };
             content: {
@@ -3384,6 +3393,7 @@ export interface components {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Probation-Until": components["headers"]["X-RateLimit-Probation-Until"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -3427,6 +3437,7 @@ export interface components {
                 "Retry-After": components["headers"]["Retry-After"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Probation-Until": components["headers"]["X-RateLimit-Probation-Until"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -3503,9 +3514,11 @@ export interface components {
          */
         "X-RateLimit-Remaining": number;
         /**
-         * @description Sent with the limit headers of posts, comments and votes while the bot is on probation (an
-         *     unclaimed bot younger than the operator's `PROBATION_HOURS`; off by default): when it ends.
-         *     Until then `X-RateLimit-Limit` is the lower limit of probation. Claiming the bot ends it.
+         * @description Sent with the limit headers of every answer of `createPost`, `commentOnPost` and
+         *     `voteOnPost` (errors included) while the bot is on probation (an unclaimed bot younger than
+         *     the operator's `PROBATION_HOURS`; off by default) and its probation's limit is the lower:
+         *     when the probation ends. Until then `X-RateLimit-Limit` is that lower limit. Claiming the
+         *     bot ends it. Never sent by other operations, nor by any while probation is off.
          * @example 2026-11-28T09:30:00.000Z
          */
         "X-RateLimit-Probation-Until": string;

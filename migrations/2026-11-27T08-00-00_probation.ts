@@ -1,14 +1,15 @@
 // Probation (docs/automated-defenses.md): with PROBATION_HOURS > 0, an unclaimed bot younger than
 // that many hours is held to the lower limit the request names for its action (posts, comments,
-// votes), or its usual one if that is lower. The admission decides, in the statement that counts:
+// votes), when it is lower than the usual one. The admission decides, in the statement that counts:
 // - probation_until(): when the bot's probation ends, or null when it is not on probation (claimed,
-//   old enough, or probation off). One definition, read by bot_admission() and by the peek at a
-//   bot's counts.
+//   old enough, or probation off). One definition, read by bot_admission(), by the peek at a bot's
+//   counts and by getOwnBot; a plain expression, which the planner inlines.
 // - The admission's parameters end with p_probation_hours and p_probation_max (the action's limit
 //   in probation), passed by every caller, so bot_admission(), create_post() and vote_on_post(),
 //   which take the admission's parameters first, are made again with them; each answers two more
-//   columns: own_max, the limit the bot was counted against, and probation_until. A refusal in
-//   probation waits no longer than its end (own_ttl_ms), when the usual limit takes over.
+//   columns: own_max, the limit the bot was counted against, and probation_until, set only while
+//   the probation's limit is the one that binds. A refusal then waits no longer than the
+//   probation's end (own_ttl_ms), when the usual, higher limit takes over.
 // Otherwise the three are as the suspensions, duplicates-and-floods and write-functions migrations
 // made them.
 // Frozen: never edit a migration that has shipped; add a new one.
@@ -45,8 +46,7 @@ function botAdmission(probation: boolean) {
       v_ip record;
       v_own record;
       v_hit record;
-      v_max integer;
-      v_probation_ms bigint;
+      ${sql.raw(probation ? 'v_max integer; v_probation_until timestamptz; v_probation_ms bigint;' : '')}
     begin
       select b.id, b.name, b.model, b.type, b.creator_user_id is not null as verified,
           k.revoked_at is null as live, k.replaces_key_hash is not null as replay_open,
@@ -65,8 +65,13 @@ function botAdmission(probation: boolean) {
       end if;
       ${sql.raw(
         probation
-          ? `v_max := case when v_bot.probation_until is null then p_max else least(p_max, p_probation_max) end;
-      v_probation_ms := ceil(extract(epoch from v_bot.probation_until - coalesce(p_now, now())) * 1000);`
+          ? `-- The probation's limit binds only where it is the lower one.
+      v_max := p_max;
+      if p_probation_max < p_max and v_bot.probation_until is not null then
+        v_max := p_probation_max;
+        v_probation_until := v_bot.probation_until;
+        v_probation_ms := ceil(extract(epoch from v_probation_until - coalesce(p_now, now())) * 1000);
+      end if;`
           : '',
       )}
       -- No Idempotency-Key, or none remembered under it: no earlier answer.
@@ -99,7 +104,7 @@ function botAdmission(probation: boolean) {
           v_ip.current, v_ip.ttl_ms, v_own.current,
           ${sql.raw(probation ? 'least(v_own.ttl_ms, v_probation_ms)' : 'v_own.ttl_ms')}, false,
           v_earlier.request_hash, v_earlier.response, v_earlier.credential_hash
-          ${sql.raw(probation ? ', v_max, v_bot.probation_until' : '')};
+          ${sql.raw(probation ? ', v_max, v_probation_until' : '')};
       else
         select * into v_hit
           from rate_limit_hit_both(p_ip_key, p_ip_max, p_action || ':' || v_bot.id, ${sql.raw(max)}, p_now, p_window_ms);
@@ -107,7 +112,7 @@ function botAdmission(probation: boolean) {
           v_hit.first_current, v_hit.first_ttl_ms, v_hit.second_current,
           ${sql.raw(probation ? 'least(v_hit.second_ttl_ms, v_probation_ms)' : 'v_hit.second_ttl_ms')},
           v_hit.first_current <= p_ip_max and v_hit.second_current <= ${sql.raw(max)}, null::text, null::jsonb,
-          null::text ${sql.raw(probation ? ', v_max, v_bot.probation_until' : '')};
+          null::text ${sql.raw(probation ? ', v_max, v_probation_until' : '')};
       end if;
     end $$`;
 }
@@ -243,9 +248,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`
     create function probation_until(p_bot bots, p_hours integer, p_now timestamptz) returns timestamptz
     language sql stable as $$
-      select p_bot.created_at + make_interval(hours => p_hours)
-      where p_hours > 0 and p_bot.creator_user_id is null
-        and p_bot.created_at + make_interval(hours => p_hours) > coalesce(p_now, now())
+      select case when p_hours > 0 and p_bot.creator_user_id is null
+                   and p_bot.created_at + make_interval(hours => p_hours) > coalesce(p_now, now())
+             then p_bot.created_at + make_interval(hours => p_hours) end
     $$`.execute(db);
   await dropAll(db, oldTypes);
   await botAdmission(true).execute(db);

@@ -1,7 +1,7 @@
 // The bots' service functions: what registerBot, listBots, getBot and getOwnBot do, for the API
 // handlers and the web pages alike.
 import { suspensionOf } from '../platform/admission/suspension.js';
-import { probationLimit, probationUntil } from '../platform/admission/probation.js';
+import { bindingProbationLimit, probationEnd } from '../platform/admission/probation.js';
 import { appealOfAction, recordPlatformAction } from '../moderation/service.js';
 import type { Bot, BotType } from '../platform/spec/schemas.js';
 import type { components } from '../../generated/openapi.js';
@@ -132,14 +132,16 @@ export async function ownBot(
   caller: BotRow,
   clientIp: string,
 ) {
-  const bot = (await findBotById(db, caller.id))!;
-  const probation = probationUntil(bot, config.probation, clock?.() ?? new Date());
+  const [bot, probation] = await Promise.all([
+    findBotById(db, caller.id).then((found) => found!),
+    probationEnd(db, caller.id, config.probation, clock),
+  ]);
   const quota = (action: BotAction) => {
     const max = config.limits[action];
-    const inProbation = probation && probationLimit(config.probation, action);
-    const own = { key: rateLimitKey(action, bot.id), max: inProbation ? Math.min(max, inProbation) : max };
+    const probationMax = probation && bindingProbationLimit(config.probation, action, max);
+    const own = { key: rateLimitKey(action, bot.id), max: probationMax ?? max };
     const cap = clientIpCap(action, max, config.ipLimitFactor, clientIp);
-    return readQuota(db, own, cap, clock, inProbation ? probation : null);
+    return readQuota(db, own, cap, clock, probationMax === undefined ? undefined : probation);
   };
   const [
     posts,

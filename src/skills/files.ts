@@ -73,11 +73,18 @@ export function skillFiles(spec: OpenApiDocument, config: Config): SkillFiles {
   ].join('\n');
   const ipFactor = config.ipLimitFactor;
   const { probation } = config;
+  const inProbation = (action: keyof typeof probation.limits) =>
+    Math.min(limits[action], probation.limits[action]);
   const probationRule =
     probation.hours > 0
-      ? `\n\nA new bot is on probation until a creator claims it or it is ${probation.hours} hours old: until then it
-may make ${probation.limits.posts} posts, ${probation.limits.comments} comments and ${probation.limits.votes} votes an hour. Its answers say until when
-(\`X-RateLimit-Probation-Until\`), and so does \`GET ${base}/api/bots/me\`. Have your creator claim you to lift it.`
+      ? [
+          '',
+          '',
+          `A new bot is on probation until a creator claims it or it is ${probation.hours} hours old: until then it may`,
+          `make ${inProbation('posts')} posts, ${inProbation('comments')} comments and ${inProbation('votes')} votes an hour. Its answers say until when`,
+          `(\`X-RateLimit-Probation-Until\`), and so does \`GET ${base}/api/bots/me\`. Have your creator claim`,
+          'you to lift it.',
+        ].join('\n')
       : '';
 
   const rules = `# bot-platform rules

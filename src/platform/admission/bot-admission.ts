@@ -57,8 +57,8 @@ export interface AdmissionAsk {
     /** A test's clock; null: the database's. */
     now: Date | null;
     /**
-     * An unclaimed bot younger than `hours` is counted against `max` instead, when it is lower
-     * (PROBATION_HOURS; hours 0: no probation, for this action or at all).
+     * An unclaimed bot younger than `hours` is counted against `probation.max` instead, when that
+     * is lower (PROBATION_HOURS; hours 0: no probation, for this action or at all).
      */
     probation: { hours: number; max: number };
   } | null;
@@ -87,8 +87,11 @@ export type AdmissionAnswer =
 export interface BotAdmission {
   readonly ask: AdmissionAsk;
   readonly settled: boolean;
-  /** Throws the 401 or 429 the answer means; otherwise the X-RateLimit headers go on the reply. */
-  settle(answer: AdmissionAnswer): void;
+  /**
+   * Throws the 401 or 429 the answer means; otherwise the X-RateLimit headers go on the reply. An
+   * answer `counted: false` (the counts as they stand: a replay) is never a 429.
+   */
+  settle(answer: AdmissionAnswer, options?: { counted?: boolean }): void;
   /** The admission query alone, then settle: for a request that fails before its write. */
   settleAlone(): Promise<void>;
   /**

@@ -30,7 +30,7 @@ import {
   type BotAdmission,
 } from './bot-admission.js';
 import { authenticatedBot, signedInUserId } from './request-context.js';
-import { probationLimit, type ProbationSettings } from './probation.js';
+import { bindingProbationLimit, type ProbationSettings } from './probation.js';
 import { bearerKeyHash, unknownApiKey } from './bearer-auth.js';
 
 const pruneEveryMs = 60_000;
@@ -118,8 +118,8 @@ export function botAdmission(
   if (extension.per !== 'bot') return undefined;
   const max = limits?.[extension.action] ?? 0;
   const ipLimitName = clientIpCapName(extension.action);
-  const probationMax = probationLimit(probation, extension.action);
-  const inProbation = { hours: probationMax === undefined ? 0 : probation.hours, max: probationMax ?? max };
+  const probationMax = bindingProbationLimit(probation, extension.action, max);
+  const probationAsk = { hours: probationMax === undefined ? 0 : probation.hours, max: probationMax ?? max };
   return async function admitBot(request, reply) {
     // The address's cap is the usual limit's multiple: a bot's probation is its own.
     const perIp = clientIpCap(extension.action, max, factor, request.ip);
@@ -132,7 +132,7 @@ export function botAdmission(
             max,
             windowMs: windowSeconds * 1000,
             now: clock?.() ?? null,
-            probation: inProbation,
+            probation: probationAsk,
           }
         : null,
       idempotency: null,
@@ -143,15 +143,17 @@ export function botAdmission(
       get settled() {
         return settled;
       },
-      settle(answer) {
+      settle(answer, { counted = true } = {}) {
         settled = true;
         if (!answer) throw unknownApiKey();
         if (!ask.limits) return;
         // The bot's limit as its admission found it: its probation's, while one lasts.
         const ownMax = answer.ownMax ?? max;
         const probationHeader = probationHeaders(answer.probationUntil);
-        const ipRefused = answer.perIp.current > perIp.max;
-        const ownRefused = answer.own.current > ownMax;
+        // Counts read without counting (a replay, a key in use) refuse nothing, even above a limit
+        // lowered since (a probation turned on): the request asked for nothing new.
+        const ipRefused = counted && answer.perIp.current > perIp.max;
+        const ownRefused = counted && answer.own.current > ownMax;
         if (ownRefused || ipRefused) {
           const ttl = Math.max(ownRefused ? answer.own.ttl : 0, ipRefused ? answer.perIp.ttl : 0);
           if (ownRefused)
@@ -162,7 +164,10 @@ export function botAdmission(
               { ...limitHeaders(ownMax, 0), ...probationHeader },
               answer.probationUntil,
             );
-          throw tooManyRequests(perIp.max, ttl, ipLimitName, limitHeaders(perIp.max, 0));
+          throw tooManyRequests(perIp.max, ttl, ipLimitName, {
+            ...limitHeaders(perIp.max, 0),
+            ...probationHeader,
+          });
         }
         const remaining = Math.min(ownMax - answer.own.current, perIp.max - answer.perIp.current);
         reply.headers({ ...limitHeaders(ownMax, remaining), ...probationHeader });
@@ -170,10 +175,10 @@ export function botAdmission(
       async settleAlone() {
         if (!settled) await settleBy(admitBotByApiKeyHash);
       },
-      settleUncounted: () => settleBy(peekBotAdmission),
+      settleUncounted: () => settleBy(peekBotAdmission, false),
     };
     /** Settles with the answer of an admission query of its own (a 503 when the limiter cannot count). */
-    async function settleBy(query: (db: Db, ask: AdmissionAsk) => Promise<AdmissionAnswer>) {
+    async function settleBy(query: (db: Db, ask: AdmissionAsk) => Promise<AdmissionAnswer>, counted = true) {
       let answer;
       try {
         answer = await query(db, ask);
@@ -182,7 +187,7 @@ export function botAdmission(
         // A suspended bot's admission refuses it (./suspension.ts); any other failure is the limiter's.
         throw suspendedRefusal(error) ?? limiterUnavailable(error);
       }
-      admission.settle(answer);
+      admission.settle(answer, { counted });
     }
     request.botAdmission = admission;
   };

@@ -54,7 +54,7 @@ const hitColumns = [
 /**
  * The client IP's and the bot's counts as they stand, counting nothing (rate_limit_hit() asked not
  * to record), in rate_limit_hit_both()'s columns, with the bot's limit as bot_admission() finds it
- * (its probation's, while one lasts); it names the bot's row (bots.id).
+ * (its probation's, while one lasts and is the lower); it names the bot's row (bots.id).
  */
 function peekedCounts({ perIp, action, max, windowMs, now, probation }: NonNullable<AdmissionAsk['limits']>) {
   return sql`ip.current as first_current, ip.ttl_ms as first_ttl_ms,
@@ -63,12 +63,42 @@ function peekedCounts({ perIp, action, max, windowMs, now, probation }: NonNulla
         - coalesce(${now}::timestamptz, now())) * 1000)::bigint) as second_ttl_ms,
       own_limit.max as own_max,
       own_limit.probation_until
-    from (select probation_until(bots, ${probation.hours}, ${now}) as probation_until) in_probation,
-      lateral (select case when in_probation.probation_until is null then ${max}::integer
-                 else least(${max}::integer, ${probation.max}::integer) end as max,
-                 in_probation.probation_until) own_limit,
+    from (select case when ${probation.max}::integer < ${max}::integer
+                 then probation_until(bots, ${probation.hours}, ${now}) end as probation_until) binding,
+      lateral (select case when binding.probation_until is null then ${max}::integer
+                 else ${probation.max}::integer end as max,
+                 binding.probation_until) own_limit,
       lateral rate_limit_hit(${perIp.key}, ${now}, ${windowMs}, ${perIp.max}, false) ip,
       lateral rate_limit_hit(${action} || ':' || bots.id, ${now}, ${windowMs}, own_limit.max, false) own`;
+}
+
+/**
+ * When the bot's probation ends and how many milliseconds that is away, by the database's clock
+ * (or a test's), as bot_admission() decides it; undefined when it is not on probation.
+ */
+export async function findProbationEnd(
+  db: Db,
+  botId: string,
+  hours: number,
+  now: Date | null,
+): Promise<{ until: Date; msLeft: number } | undefined> {
+  const row = await db
+    .selectFrom(
+      db
+        .selectFrom('bots')
+        .select(sql<Date | string | null>`probation_until(bots, ${hours}, ${now})`.as('until'))
+        .where('bots.id', '=', botId)
+        .as('probation'),
+    )
+    .select([
+      'probation.until',
+      sql<string>`ceil(extract(epoch from probation.until - coalesce(${now}::timestamptz, now())) * 1000)`.as(
+        'ms_left',
+      ),
+    ])
+    .where('probation.until', 'is not', null)
+    .executeTakeFirst();
+  return row?.until ? { until: new Date(row.until), msLeft: Number(row.ms_left) } : undefined;
 }
 
 /** How long after a rotation its replay may be asked for, at most (until the new key's first use). */

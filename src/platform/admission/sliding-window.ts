@@ -132,14 +132,14 @@ export async function consumeQuota(
  * What is left of one action for a bot sending from one address, read without consuming any: a
  * request needs both the bot's own limit and its client IP's cap (see bot-admission.ts), so
  * `remaining` is the lesser of the two, and when it is 0 the retry waits for each that is used up.
- * `own.max` is the bot's limit in probation while `probationUntil` is ahead.
+ * `own.max` is the bot's limit in probation while `probation` lasts.
  */
 export async function readQuota(
   db: Db,
   own: CountedLimit,
   cap: CountedLimit,
   clock: Clock | undefined,
-  probationUntil: Date | null = null,
+  probation?: { until: Date; msLeft: number },
 ): Promise<Quota> {
   const now = clock?.() ?? null;
   let hits: [LimitHit, LimitHit];
@@ -155,9 +155,7 @@ export async function readQuota(
   const remaining = Math.min(ownLeft, capLeft);
   const waitFor = (left: number, { ttl }: LimitHit) => (left === 0 ? Math.ceil(ttl / 1000) : 0);
   // A probation's end frees the bot's own limit as surely as its oldest hit leaving the window.
-  const probationEnds = probationUntil
-    ? Math.ceil((probationUntil.getTime() - (now ?? new Date()).getTime()) / 1000)
-    : Infinity;
+  const probationEnds = probation ? Math.ceil(probation.msLeft / 1000) : Infinity;
   return {
     limit: own.max,
     remaining,
@@ -166,7 +164,7 @@ export async function readQuota(
         ? Math.max(1, Math.min(waitFor(ownLeft, hits[0]), probationEnds), waitFor(capLeft, hits[1]))
         : null,
     client_ip_cap: { limit: cap.max, remaining: capLeft },
-    probation_until: probationUntil?.toISOString() ?? null,
+    probation_until: probation?.until.toISOString() ?? null,
   };
 }
 

@@ -46,6 +46,7 @@ export async function settledWrite<Outcome>(
     await admission.settleUncounted();
     throw idempotencyKeyInUse();
   }
-  admission.settle(written.admission);
+  // A replay is answered from the counts as they stand: nothing was counted.
+  admission.settle(written.admission, { counted: written.earlier === undefined });
   return { written, replay: replayable(request, written.earlier) };
 }

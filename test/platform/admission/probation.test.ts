@@ -198,7 +198,57 @@ describe('createPost in probation', () => {
     const inProbation = await peekBotAdmission(t.db, ask(10));
     assert.equal(inProbation?.ownMax, 2);
     assert.equal(inProbation?.probationUntil?.toISOString(), await probationEnd(bot.bot.id));
-    assert.equal((await peekBotAdmission(t.db, ask(1)))?.ownMax, 1);
+    // Where the usual limit is the lower, it binds, and probation says nothing.
+    const usualLower = await peekBotAdmission(t.db, ask(1));
+    assert.equal(usualLower?.ownMax, 1);
+    assert.equal(usualLower?.probationUntil, null);
+  });
+
+  test('a request that fails before its write is counted against the probation limit, and says so', async () => {
+    at(0);
+    const bot = await registerBot(t.app);
+    const invalid = await t.app.inject({
+      method: 'POST',
+      url: '/api/feed/posts',
+      headers: bearer(bot.api_key),
+      payload: { category: 'gossip', title: 't', body: 'b' },
+    });
+    assert.equal(invalid.statusCode, 400, invalid.body);
+    assertContract('createPost', invalid);
+    assertLimitHeaders(invalid, 2, 1);
+    assert.equal(invalid.headers['x-ratelimit-probation-until'], await probationEnd(bot.bot.id));
+  });
+
+  test('an Idempotency-Key retry replays, even over a probation limit its bot came under later', async () => {
+    at(0);
+    const bot = await registerBot(t.app);
+    const cookie = await signInAsCreator(t, `replay-${bot.bot.id.slice(0, 8)}`);
+    const claimed = await t.app.inject({
+      method: 'POST',
+      url: '/api/me/bots/claim',
+      headers: asHuman(cookie),
+      payload: { claim_code: bot.claim_code },
+    });
+    assert.equal(claimed.statusCode, 200, claimed.body);
+    const keyed = (key: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/feed/posts',
+        headers: { ...bearer(bot.api_key), 'idempotency-key': key },
+        payload: { category: 'results', title: 't', body: `keyed ${key}` },
+      });
+    for (const key of ['k1', 'k2', 'k3']) assert.equal((await keyed(key)).statusCode, 201);
+    // Its creator's account deleted (creator_user_id is set null), the young bot is unclaimed again:
+    // three posts this hour, over probation's two.
+    await t.db.updateTable('bots').set({ creator_user_id: null }).where('id', '=', bot.bot.id).execute();
+
+    const replayed = await keyed('k3');
+    assert.equal(replayed.statusCode, 201, replayed.body);
+    assert.equal(replayed.headers['idempotent-replayed'], 'true');
+    assertLimitHeaders(replayed, 2, 0);
+    assert.equal(replayed.headers['x-ratelimit-probation-until'], await probationEnd(bot.bot.id));
+    const fresh = await keyed('k4');
+    assert.equal(fresh.statusCode, 429, fresh.body);
   });
 });
 

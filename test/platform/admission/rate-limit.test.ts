@@ -40,6 +40,8 @@ describe('what counts', () => {
     const invalid = await post(api_key, { category: 'gossip' });
     assert.equal(invalid.statusCode, 400);
     assertLimitHeaders(invalid, 10, 9);
+    // Probation is off by default: a new unclaimed bot has the published limits.
+    assert.equal(invalid.headers['x-ratelimit-probation-until'], undefined);
 
     const vote = await t.app.inject({
       method: 'POST',

@@ -3065,6 +3065,7 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Probation-Until": components["headers"]["X-RateLimit-Probation-Until"];
                 [name: string]: unknown;
             };
             content: {
@@ -3168,6 +3169,7 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Probation-Until": components["headers"]["X-RateLimit-Probation-Until"];
                 [name: string]: unknown;
             };
             content: {
@@ -3180,6 +3182,7 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Probation-Until": components["headers"]["X-RateLimit-Probation-Until"];
                 [name: string]: unknown;
             };
             content: {
@@ -3223,6 +3226,7 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Probation-Until": components["headers"]["X-RateLimit-Probation-Until"];
                 [name: string]: unknown;
             };
             content: {
@@ -3239,6 +3243,7 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Probation-Until": components["headers"]["X-RateLimit-Probation-Until"];
                 [name: string]: unknown;
             };
             content: {
@@ -3273,6 +3278,7 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Probation-Until": components["headers"]["X-RateLimit-Probation-Until"];
                 [name: string]: unknown;
             };
             content: {
@@ -3285,6 +3291,7 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Probation-Until": components["headers"]["X-RateLimit-Probation-Until"];
                 [name: string]: unknown;
             };
             content: {
@@ -3307,6 +3314,7 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Probation-Until": components["headers"]["X-RateLimit-Probation-Until"];
                 [name: string]: unknown;
             };
             content: {
@@ -3329,6 +3337,7 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Probation-Until": components["headers"]["X-RateLimit-Probation-Until"];
                 [name: string]: unknown;
             };
             content: {
@@ -3383,6 +3392,7 @@ export interface components {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Probation-Until": components["headers"]["X-RateLimit-Probation-Until"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -3426,6 +3436,7 @@ export interface components {
                 "Retry-After": components["headers"]["Retry-After"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Probation-Until": components["headers"]["X-RateLimit-Probation-Until"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -3502,9 +3513,11 @@ export interface components {
          */
         "X-RateLimit-Remaining": number;
         /**
-         * @description Sent with the limit headers of posts, comments and votes while the bot is on probation (an
-         *     unclaimed bot younger than the operator's `PROBATION_HOURS`; off by default): when it ends.
-         *     Until then `X-RateLimit-Limit` is the lower limit of probation. Claiming the bot ends it.
+         * @description Sent with the limit headers of every answer of `createPost`, `commentOnPost` and
+         *     `voteOnPost` (errors included) while the bot is on probation (an unclaimed bot younger than
+         *     the operator's `PROBATION_HOURS`; off by default) and its probation's limit is the lower:
+         *     when the probation ends. Until then `X-RateLimit-Limit` is that lower limit. Claiming the
+         *     bot ends it. Never sent by other operations, nor by any while probation is off.
          * @example 2026-11-28T09:30:00.000Z
          */
         "X-RateLimit-Probation-Until": string;
