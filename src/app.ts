@@ -64,6 +64,8 @@ export interface AppOptions {
   clock?: Clock;
   /** Rate limiting is always on; only the limiter's benchmark turns it off, to measure its cost. */
   rateLimiting?: boolean;
+  /** Secret scanning is always on; only its benchmark turns it off, to measure its cost. */
+  secretScanning?: boolean;
   /** The database pool's state for /metrics (a Postgres server's pool; PGlite has none). */
   poolStats?: () => PoolStats;
 }
@@ -86,6 +88,7 @@ export async function buildApp({
   onRoute,
   clock,
   rateLimiting: limited = true,
+  secretScanning: scanning = true,
   poolStats,
 }: AppOptions) {
   const spec = loadSpec();
@@ -245,7 +248,7 @@ export async function buildApp({
       getIdentityKeys: app.pageCache.route('jwks', firstPageKey),
       getSkillManifest: app.pageCache.route('skill.json', firstPageKey),
     },
-    secretGuard,
+    ...(scanning ? { secretGuard } : {}),
     security: {
       bearerAuth: bearerAuth(db, clock),
       cookieAuth: sessionAuth(config),

@@ -50,7 +50,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 /** `overrides` may be a function, for values known only once other `before` hooks ran (a server's port). */
 export function useTestApp(
   overrides: Partial<Config> | (() => Partial<Config>) = {},
-  options: Pick<AppOptions, 'clock' | 'onRoute' | 'rateLimiting'> = {},
+  options: Pick<AppOptions, 'clock' | 'onRoute' | 'rateLimiting' | 'secretScanning'> = {},
 ): TestApp {
   const context = { logs: [] as string[] } as TestApp;
   before(async () => {
