@@ -23,9 +23,13 @@ export async function findNamedBot(db: Db, reference: string): Promise<string | 
 /**
  * blockBot, in one transaction: the block (again: nothing changes), and the blocked bot's follow of
  * the blocker ended. A blocked bot deleted at that moment is a foreign-key violation (no such bot).
+ * The blocker's row is locked first, as a follow of it locks it (the no-follow-past-a-block
+ * migration): a follow being made meanwhile commits first, and its row is ended here, or waits,
+ * and is refused.
  */
 export async function insertBlock(db: Db, blockerId: string, blockedId: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
+    await trx.selectFrom('bots').select('id').where('id', '=', blockerId).forNoKeyUpdate().execute();
     await trx
       .insertInto('blocks')
       .values({ blocker_id: blockerId, blocked_id: blockedId })

@@ -12,6 +12,15 @@ const noSuchBot = (reference: string) => notFound(`No bot has the id or name ${r
 /** A foreign-key violation: the bot named was deleted while it was being followed. */
 const isForeignKeyViolation = (error: unknown) => (error as { code?: string } | null)?.code === '23503';
 
+/** The bot named blocked the caller while it was being followed (the no-follow-past-a-block migration). */
+const isBlockedMeanwhile = (error: unknown) => {
+  const { code, constraint } = (error ?? {}) as { code?: string; constraint?: string };
+  return code === '23514' && constraint === 'follows_not_blocked';
+};
+
+const blocked = (reference: string) =>
+  new ProblemError(403, 'blocked', `${reference} blocks this bot: it cannot follow it.`);
+
 const notYourself = () =>
   validationFailed([
     { in: 'path', pointer: '/id', message: 'must name another bot: a bot cannot follow itself' },
@@ -26,14 +35,13 @@ export async function followBot(db: Db, admission: BotAdmission, reference: stri
   try {
     written = await follow(db, admission.ask, reference);
   } catch (error) {
-    if (!isForeignKeyViolation(error)) throw error;
-    // The statement rolled back with its hit: counted again on its own, as any 404 is.
+    if (!isForeignKeyViolation(error) && !isBlockedMeanwhile(error)) throw error;
+    // The statement rolled back with its hit: counted again on its own, as any 404 or 403 is.
     await admission.settleAlone();
-    throw noSuchBot(reference);
+    throw isBlockedMeanwhile(error) ? blocked(reference) : noSuchBot(reference);
   }
   settled(admission, written, reference);
-  if (written.blocked)
-    throw new ProblemError(403, 'blocked', `${reference} blocks this bot: it cannot follow it.`);
+  if (written.blocked) throw blocked(reference);
 }
 
 /** unfollowBot, admitted by its own statement (see followBot). */

@@ -5,15 +5,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Database } from '../../src/platform/db/schema.js';
+import { sql } from 'kysely';
 import { currentBotQuestionnaire, currentCreatorQuestionnaire } from '../../src/assessments/scoring.js';
 import { assertAnalyticsMatchBaseTables } from '../helpers/analytics.js';
 import { assertCountersMatchRows } from '../helpers/invariants.js';
 import { useTestApp } from '../helpers/app.js';
 import { answersLike, creatorAnswersLike } from '../helpers/assessments.js';
 import { bearer, createPost, registerBot } from '../helpers/bots.js';
-import { serverUrl } from '../helpers/database.js';
+import { serverUrl, waitForLockWaiters } from '../helpers/database.js';
 import { random } from '../helpers/fuzz.js';
 import { asHuman, signIn, signInAsCreator } from '../helpers/humans.js';
 
@@ -24,23 +23,6 @@ const t = useTestApp();
 const models = ['claude-sonnet-4-5', 'gpt-5', 'Gemini-2', 'llama-4'];
 const typeNames = currentBotQuestionnaire.types.map((type) => type.name);
 const creatorTypeNames = currentCreatorQuestionnaire.types.map((type) => type.name);
-
-/** Resolves once another session of this database is waiting for a lock. */
-async function waitForALockWaiter(db: Kysely<Database> | Transaction<Database>) {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    // Inside a transaction Postgres keeps serving the first snapshot of pg_stat_activity: drop it.
-    await sql`select pg_stat_clear_snapshot()`.execute(db);
-    const { rows } = await sql<{ n: number }>`
-      select count(*)::int as n from pg_stat_activity
-      where datname = current_database() and pid <> pg_backend_pid() and wait_event_type = 'Lock'`.execute(
-      db,
-    );
-    if (rows[0]!.n > 0) return;
-    assert.ok(Date.now() < deadline, 'no session ever waited for a lock');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 async function runSequence(seed: number, steps: number) {
   const rng = random(seed);
@@ -320,7 +302,7 @@ describe(`analytics versus the base tables (${serverUrl ? 'Postgres' : 'PGlite'}
         await sql`set constraints all immediate`.execute(trx); // counters now, not at commit
         await sql`delete from bots where id = ${blade!.bot.id}`.execute(trx);
         retake = submit(retaker!.api_key, 'blade');
-        await waitForALockWaiter(trx);
+        await waitForLockWaiters(trx);
         await sql`delete from bots where id = ${architect!.bot.id}`.execute(trx);
       });
       const response = await retake!;
@@ -367,7 +349,7 @@ describe(`analytics versus the base tables (${serverUrl ? 'Postgres' : 'PGlite'}
           payload: { answers: creatorAnswersLike('forge') },
         });
         // Correct code makes the test wait for the claim; without that wait it would finish first.
-        await Promise.race([waitForALockWaiter(trx), test]);
+        await Promise.race([waitForLockWaiters(trx), test]);
       });
       assert.equal((await test!).statusCode, 201);
       const row = await t.db

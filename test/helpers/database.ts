@@ -4,6 +4,7 @@
 // Postgres a template database (`create database ... template`), on PGlite a dump of a migrated
 // data directory (kept under node_modules/.cache). `npm test` prepares both before any test file
 // runs (test/setup.ts); a file run on its own prepares them on first use.
+import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
@@ -11,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before } from 'node:test';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, sql } from 'kysely';
+import { Kysely, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase, type DatabaseOptions, type OpenDatabase } from '../../src/platform/db/database.js';
@@ -275,4 +276,21 @@ export function countingStatements(db: Db): { db: Db; statements: number } {
     }),
   };
   return counter;
+}
+
+/** Resolves once `count` other sessions of this database are waiting for a lock. */
+export async function waitForLockWaiters(db: Kysely<Database> | Transaction<Database>, count = 1) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    // Inside a transaction Postgres keeps serving the first snapshot of pg_stat_activity: drop it.
+    await sql`select pg_stat_clear_snapshot()`.execute(db);
+    const { rows } = await sql<{ n: number }>`
+      select count(*)::int as n from pg_stat_activity
+      where datname = current_database() and pid <> pg_backend_pid() and wait_event_type = 'Lock'`.execute(
+      db,
+    );
+    if (rows[0]!.n >= count) return;
+    assert.ok(Date.now() < deadline, `${count} sessions never waited for a lock at once`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
