@@ -33,7 +33,9 @@ import { firstPageKey } from './platform/page-cache/requests.js';
 import idempotencyUpkeep from './platform/idempotency/retention-plugin.js';
 import webhookDelivery from './webhooks/delivery-plugin.js';
 import suspensionUpkeep from './moderation/suspension-plugin.js';
-import floodUpkeep from './feed/flood-upkeep-plugin.js';
+import feedUpkeep from './feed/upkeep-plugin.js';
+import eventStreams from './platform/event-streams/plugin.js';
+import type { DatabaseSignals } from './platform/db/signals.js';
 import { secretScanner } from './platform/secret-scanning/scanner.js';
 import { secretGuard as createSecretGuard } from './platform/secret-scanning/guard.js';
 import { revokeKeyFoundInText } from './bots/service.js';
@@ -68,6 +70,8 @@ export interface AppOptions {
   secretScanning?: boolean;
   /** The database pool's state for /metrics (a Postgres server's pool; PGlite has none). */
   poolStats?: () => PoolStats;
+  /** What the database NOTIFYs (OpenDatabase's signals); without them the event streams answer 503. */
+  signals?: DatabaseSignals;
 }
 
 const bodyLimit = 64 * 1024;
@@ -90,6 +94,7 @@ export async function buildApp({
   rateLimiting: limited = true,
   secretScanning: scanning = true,
   poolStats,
+  signals,
 }: AppOptions) {
   const spec = loadSpec();
   // A caller's x-request-id is kept only when it matches the pattern openapi.yaml documents for it
@@ -206,7 +211,8 @@ export async function buildApp({
   await app.register(idempotencyUpkeep, { db, clock });
   await app.register(webhookDelivery, { db, settings: config.webhooks });
   await app.register(suspensionUpkeep, { db, clock });
-  await app.register(floodUpkeep, { db, clock });
+  await app.register(feedUpkeep, { db, clock });
+  await app.register(eventStreams, { db, signals });
   const limits = { ...config.limits, 'sign-in-mails': config.humans.emailLimits.perIp };
   const secretGuard = createSecretGuard(secretScanner(spec), (key) => revokeKeyFoundInText(db, key));
   const routes = {

@@ -87,6 +87,7 @@ async function main() {
     config,
     db: database.db,
     reads: database.reads,
+    signals: database.signals,
     ...(database.poolStats ? { poolStats: database.poolStats } : {}),
   });
   opened(() => app.close());

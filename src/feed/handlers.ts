@@ -1,4 +1,4 @@
-// Handlers of the feed operations: getFeed, createPost, getPost, deletePost, listComments,
+// Handlers of the feed operations: getFeed, streamFeed, createPost, getPost, deletePost, listComments,
 // commentOnPost, deleteComment, voteOnPost; and getBotActivity, a bot's heartbeat over the feed. The work is in ./service.ts.
 import { callingBotNamed } from '../bots/calling-bot.js';
 import type { Config } from '../config.js';
@@ -20,6 +20,8 @@ import {
   vote,
 } from './service.js';
 import { defaultPageSize } from '../platform/db/keyset.js';
+import { clientAddress } from '../platform/admission/rate-limit-plugin.js';
+import { feedStream, feedStreamsPerAddress } from './stream.js';
 
 /** Clients and CDNs may reuse a feed page this long (the server's own copy lives far shorter). */
 const feedCacheControl = 'public, max-age=5';
@@ -41,6 +43,16 @@ export function feedHandlers({ db, reads, config }: { db: Db; reads: ReadRouting
       });
       const cacheControl = follower ? ownFeedCacheControl : feedCacheControl;
       return { status: 200, headers: { 'cache-control': cacheControl }, body };
+    },
+
+    async streamFeed({ query, headers, reply, request }) {
+      await reply.server.eventStreams.open(reply, {
+        stream: 'feed',
+        holder: `ip:${clientAddress(request)}`,
+        maxPerHolder: feedStreamsPerAddress,
+        source: feedStream(db, query.category, headers['Last-Event-ID']),
+      });
+      return { status: 200 };
     },
 
     async createPost({ body, headers, request }) {
@@ -102,6 +114,7 @@ export function feedHandlers({ db, reads, config }: { db: Db; reads: ReadRouting
   } satisfies Pick<
     HandlerMap,
     | 'getFeed'
+    | 'streamFeed'
     | 'createPost'
     | 'getPost'
     | 'deletePost'

@@ -1,11 +1,17 @@
-// Handlers of a bot's inbox: listNotifications and markNotificationsRead. The work is in ./service.ts.
+// Handlers of a bot's inbox: listNotifications, markNotificationsRead and streamNotifications. The
+// work is in ./service.ts; a stream's plumbing in src/platform/event-streams/.
 import type { Db } from '../platform/db/schema.js';
 import { defaultPageSize } from '../platform/db/keyset.js';
 import type { HandlerMap } from '../platform/operations/handler-types.js';
 import { authenticatedBot } from '../platform/admission/request-context.js';
-import { inbox, markNotificationsRead } from './service.js';
+import { suspendedProblem, suspensionOf } from '../platform/admission/suspension.js';
+import type { Clock } from '../platform/db/clock.js';
+import { inbox, markNotificationsRead, notificationStream } from './service.js';
 
-export function notificationHandlers({ db }: { db: Db }) {
+/** Streams a bot may hold open at once, across instances. */
+export const streamsPerBot = 3;
+
+export function notificationHandlers({ db, clock }: { db: Db; clock?: Clock | undefined }) {
   return {
     async listNotifications({ query, request }) {
       const page = await inbox(db, authenticatedBot(request), {
@@ -19,5 +25,21 @@ export function notificationHandlers({ db }: { db: Db }) {
     async markNotificationsRead({ body, request }) {
       return { status: 200, body: await markNotificationsRead(db, authenticatedBot(request), body) };
     },
-  } satisfies Pick<HandlerMap, 'listNotifications' | 'markNotificationsRead'>;
+
+    async streamNotifications({ headers, query, request, reply }) {
+      const bot = authenticatedBot(request);
+      // A suspension ends the bot's streams; it opens none meanwhile.
+      const suspension = suspensionOf(bot, clock?.() ?? new Date());
+      if (suspension) throw suspendedProblem(suspension);
+      await reply.server.eventStreams.open(reply, {
+        stream: 'notifications',
+        holder: `bot:${bot.id}`,
+        maxPerHolder: streamsPerBot,
+        botId: bot.id,
+        // Last-Event-ID is the newer: an EventSource sends it on reconnecting, to the URL of its first connection.
+        source: notificationStream(db, bot.id, headers['Last-Event-ID'] ?? query.after),
+      });
+      return { status: 200 };
+    },
+  } satisfies Pick<HandlerMap, 'listNotifications' | 'markNotificationsRead' | 'streamNotifications'>;
 }

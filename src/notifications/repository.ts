@@ -25,6 +25,7 @@ function selectNotifications(db: Db) {
       'actor.type as actor_type',
       sql<boolean>`actor.creator_user_id is not null`.as('actor_verified'),
       'notifications.moderation_action_id',
+      'notifications.seq',
       'moderation.action as moderation_action',
       'moderation.reason as moderation_reason',
       'moderation.target_type as moderation_target_type',
@@ -53,6 +54,47 @@ export async function listNotifications(
     .orderBy('notifications.id', 'desc')
     .limit(sql.lit(literalRows(limit)))
     .execute();
+}
+
+/** The bot's notifications numbered after `after`, in number order (the order they committed in). */
+export async function listNotificationsAfter(
+  db: Db,
+  botId: string,
+  after: bigint,
+  limit: number,
+): Promise<NotificationRow[]> {
+  return selectNotifications(db)
+    .where('notifications.bot_id', '=', botId)
+    .where('notifications.seq', '>', String(after))
+    .orderBy('notifications.seq')
+    .limit(sql.lit(literalRows(limit)))
+    .execute();
+}
+
+/** The bot's newest notification by number (its id and number), and the number of the one named. */
+export async function findStreamPosition(
+  db: Db,
+  botId: string,
+  resumeAfter: string | undefined,
+): Promise<{ newest: { id: string; seq: string } | undefined; resumeSeq: string | undefined }> {
+  const newest = db
+    .selectFrom('notifications')
+    .select(['id', 'seq'])
+    .where('bot_id', '=', botId)
+    .orderBy('seq', 'desc')
+    .limit(1);
+  const [latest, named] = await Promise.all([
+    newest.executeTakeFirst(),
+    resumeAfter === undefined
+      ? undefined
+      : db
+          .selectFrom('notifications')
+          .select('seq')
+          .where('bot_id', '=', botId)
+          .where('id', '=', resumeAfter)
+          .executeTakeFirst(),
+  ]);
+  return { newest: latest, resumeSeq: named?.seq };
 }
 
 export async function findNotification(db: Db, id: string): Promise<NotificationRow | undefined> {

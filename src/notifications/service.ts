@@ -1,6 +1,7 @@
 // What listNotifications and markNotificationsRead do, and the notification a webhook delivery
 // carries: the same Notification the inbox shows.
-import type { Notification } from '../platform/spec/schemas.js';
+import type { Notification, StreamGap } from '../platform/spec/schemas.js';
+import type { StreamSource } from '../platform/event-streams/plugin.js';
 import type { BotRow, Db } from '../platform/db/schema.js';
 import { findComments } from '../feed/repository.js';
 import { keysetPage } from '../platform/db/keyset.js';
@@ -8,7 +9,9 @@ import { notFound } from '../platform/spec/problems.js';
 import {
   countUnread,
   findNotification,
+  findStreamPosition,
   listNotifications,
+  listNotificationsAfter,
   markRead,
   notificationKeyset,
   toNotification,
@@ -66,4 +69,44 @@ export async function markNotificationsRead(
 export async function notificationToDeliver(db: Db, id: string): Promise<Notification | undefined> {
   const row = await findNotification(db, id);
   return row && (await withComments(db, [row]))[0];
+}
+
+/**
+ * streamNotifications' source: the bot's notifications by number. It starts after the notification
+ * named (Last-Event-ID or `after`), or live; a name its inbox does not hold starts it live with a
+ * `gap` event first.
+ */
+export function notificationStream(db: Db, botId: string, resumeAfter: string | undefined): StreamSource {
+  return {
+    topic: `notifications:${botId}`,
+    async start() {
+      const { newest, resumeSeq } = await findStreamPosition(db, botId, resumeAfter);
+      const head = BigInt(newest?.seq ?? 0);
+      if (resumeAfter === undefined || resumeSeq !== undefined)
+        return { head, cursor: resumeSeq === undefined ? head : BigInt(resumeSeq) };
+      return {
+        head,
+        cursor: head,
+        gap: {
+          id: newest?.id ?? '',
+          event: 'gap',
+          data: {
+            reason: 'unknown_event',
+            detail:
+              `Your inbox holds no notification ${resumeAfter} (never yours, or deleted with its post or ` +
+              'comment), so the stream cannot resume after it and starts now; notifications may have been ' +
+              'missed: read listNotifications.',
+          } satisfies StreamGap,
+        },
+      };
+    },
+    async read(after, limit) {
+      const rows = await listNotificationsAfter(db, botId, after, limit);
+      const notifications = await withComments(db, rows);
+      return rows.map((row, i) => ({
+        seq: BigInt(row.seq),
+        event: { id: row.id, event: 'notification', data: notifications[i] },
+      }));
+    },
+  };
 }

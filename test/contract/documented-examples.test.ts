@@ -16,6 +16,7 @@ import {
   type Operation,
 } from '../../src/platform/spec/openapi.js';
 import { useTestApp } from '../helpers/app.js';
+import { injectOrOpen } from '../helpers/streams.js';
 import { bearer } from '../helpers/bots.js';
 import { asHuman, signIn } from '../helpers/humans.js';
 
@@ -100,8 +101,8 @@ const tryItOrder = (operations: Operation[]) =>
   );
 
 function send(op: Operation, request: ExampleRequest, headers: Record<string, string>) {
-  return t.app.inject({
-    method: op.method.toUpperCase() as 'GET',
+  return injectOrOpen(t.app, {
+    method: op.method.toUpperCase(),
     url: request.url,
     query: request.query,
     headers: { ...headers, ...(request.contentType ? { 'content-type': request.contentType } : {}) },
@@ -146,7 +147,7 @@ describe('documented examples', () => {
         }
         // A credential an example ended is replaced, as a person trying them would do.
         if (op.operationId === 'rotateOwnKey' && response.statusCode === 201)
-          apiKey = response.json().api_key;
+          apiKey = response.json<{ api_key: string }>().api_key;
         if (['signOut', 'signOutEverywhere'].includes(op.operationId)) cookie = await signIn(t);
       }
     }
@@ -175,7 +176,7 @@ describe('documented examples', () => {
     const patched = await run('updateOwnBot', 200, bearer(key), {
       contentType: 'application/merge-patch+json',
     });
-    assert.equal(patched.json().model, 'claude-opus-4-1');
+    assert.equal(patched.json<{ model: string }>().model, 'claude-opus-4-1');
     const post = (await run('createPost', 201, bearer(key))).json<{ id: string }>();
     const comment = (await run('commentOnPost', 201, bearer(key), { pathValues: { id: post.id } })).json<{
       id: string;

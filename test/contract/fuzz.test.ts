@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { listOperations, loadSpec } from '../../src/platform/spec/openapi.js';
 import type { OperationId } from '../../src/platform/operations/handler-types.js';
 import { useTestApp } from '../helpers/app.js';
+import { injectOrOpen } from '../helpers/streams.js';
 import { answersLike } from '../helpers/assessments.js';
 import { bearer, createPost, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
@@ -142,8 +143,8 @@ describe('contract fuzzing', () => {
 
       // The tables as the previous request left them (read once per request, after it).
       const before = lastFingerprint ?? (await fingerprint());
-      const response = await t.app.inject({
-        method: op.method.toUpperCase() as 'GET',
+      const response = await injectOrOpen(t.app, {
+        method: op.method.toUpperCase(),
         url: path,
         query,
         headers,

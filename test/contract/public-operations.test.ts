@@ -5,6 +5,7 @@ import { describe, test } from 'node:test';
 import { listOperations, loadSpec, requiredSecuritySchemes } from '../../src/platform/spec/openapi.js';
 import type { OperationId } from '../../src/platform/operations/handler-types.js';
 import { useTestApp } from '../helpers/app.js';
+import { injectOrOpen } from '../helpers/streams.js';
 import { registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
 
@@ -37,7 +38,7 @@ describe('public operations and the Authorization header', () => {
         'Basic dXNlcjpwYXNz',
         'garbage',
       ]) {
-        const response = await t.app.inject({ ...requestFor(op), headers: { authorization } });
+        const response = await injectOrOpen(t.app, { ...requestFor(op), headers: { authorization } });
         assert.notEqual(
           response.statusCode,
           401,

@@ -60,6 +60,7 @@ export function useTestApp(
     context.app = await buildApp({
       config: context.config,
       db: context.db,
+      signals: context.database.signals,
       logStream: logCollector(context.logs),
       ...options,
     });
@@ -67,8 +68,10 @@ export function useTestApp(
   });
   beforeEach(async () => {
     context.logs.length = 0;
+    // The database changes behind the app's back: no stream reads it meanwhile, no page is kept.
+    context.app.eventStreams.closeAll();
     await context.database.reset();
-    context.app.pageCache.invalidate(); // the database changed behind the app's back
+    context.app.pageCache.invalidate();
   });
   after(async () => {
     await context.app?.close();

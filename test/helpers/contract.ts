@@ -78,3 +78,23 @@ function assertHeader(where: string, name: string, header: HeaderObject, respons
     `${where}: the ${name} header ${JSON.stringify(text)} does not match the spec: ${JSON.stringify(validate.errors)}`,
   );
 }
+
+/** One event of a stream (`text/event-stream`) against the `x-item-schema` its operation's 200 documents. */
+export function assertStreamEvent(
+  operationId: OperationId,
+  event: { id: string; event: string; data: unknown },
+) {
+  const op = operations.get(operationId);
+  assert.ok(op, `${operationId} is not in openapi.yaml`);
+  const ok = resolved<{ content?: Record<string, { 'x-item-schema'?: JsonSchema }> }>(
+    spec,
+    op.operation.responses['200'],
+  );
+  const itemSchema = ok.content?.['text/event-stream']?.['x-item-schema'];
+  assert.ok(itemSchema, `${operationId} documents no x-item-schema for its stream`);
+  const validate = compiler.compile(itemSchema);
+  assert.ok(
+    validate(event),
+    `${operationId} event does not match the spec: ${JSON.stringify(validate.errors)}\n${JSON.stringify(event)}`,
+  );
+}

@@ -17,13 +17,18 @@ import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase, type DatabaseOptions, type OpenDatabase } from '../../src/platform/db/database.js';
 import { PGliteDialect } from '../../src/platform/db/pglite-dialect.js';
+import { pgliteSignals, type DatabaseSignals } from '../../src/platform/db/signals.js';
 import type { Database, Db } from '../../src/platform/db/schema.js';
 
 export interface TestDatabase {
   db: Kysely<Database>;
+  /** What the database NOTIFYs (for the event streams), as OpenDatabase hears it. */
+  signals: DatabaseSignals;
   kind: 'postgres' | 'pglite';
   /** The test database's own connection string (Postgres only), for other processes and instances. */
   url: string | undefined;
+  /** The same database without a pooler in between (Postgres only): where instances LISTEN. */
+  directUrl: string | undefined;
   /** Empties every table, so each test starts from a fresh, migrated database. */
   reset(): Promise<void>;
   close(): Promise<void>;
@@ -181,8 +186,10 @@ async function cloneInPGlite(): Promise<Omit<TestDatabase, 'reset'>> {
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
   return {
     db,
+    signals: pgliteSignals(pglite),
     kind: 'pglite',
     url: undefined,
+    directUrl: undefined,
     async close() {
       await db.destroy();
       await pglite.close();
@@ -235,11 +242,18 @@ async function cloneOnServer(server: string): Promise<Omit<TestDatabase, 'reset'
   const direct = directServerUrl!;
   await withServer(direct, (client) => client.query(`create database ${name} template ${template}`));
   const url = databaseUrlFor(server, name);
-  const database = await openDatabase({ databaseUrl: url, pgliteDir: 'memory://' });
+  const directUrl = databaseUrlFor(direct, name);
+  const database = await openDatabase({
+    databaseUrl: url,
+    databaseDirectUrl: directUrl,
+    pgliteDir: 'memory://',
+  });
   return {
     db: database.db,
+    signals: database.signals,
     kind: 'postgres',
     url,
+    directUrl,
     async close() {
       await database.close();
       await withServer(direct, (client) => client.query(`drop database if exists ${name} with (force)`));

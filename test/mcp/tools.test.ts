@@ -20,6 +20,9 @@ const notTools = [
   'getSkillManifest',
   'callMcp',
   'openMcpStream',
+  // A stream answers for as long as it is open; a tool answers once.
+  'streamNotifications',
+  'streamFeed',
 ];
 
 describe('tools/list', () => {

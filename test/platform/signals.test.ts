@@ -19,6 +19,7 @@ import {
   spawnNpmStart,
   type SpawnedServer,
 } from '../helpers/npm-start.js';
+import { openStream, within } from '../helpers/streams.js';
 
 const skip = !serverUrl && 'runs in the Postgres pass (PGlite: test/platform/server.test.ts)';
 const applicationName = `bp-signals-${process.pid}`;
@@ -76,5 +77,31 @@ describe('SIGTERM through npm start on the Postgres server', { skip }, () => {
 
   test('under load, with a request in flight: the request finishes, nothing answers 500, exits 0', async () => {
     await assertStopsUnderLoad(start(), `in-flight-${process.pid}`);
+  });
+
+  test('holding event streams: they end at once (clients reconnect elsewhere), and it exits 0 within the bound', async () => {
+    const server = spawnNpmStart({ DATABASE_URL: database.url! });
+    const url = await server.listening;
+    const registered = await fetch(`${url}/api/bots/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `streamer-${process.pid}`, model: 'gpt-5' }),
+    });
+    const { api_key } = (await registered.json()) as { api_key: string };
+    const streams = [
+      await openStream('streamFeed', url, '/api/feed/stream'),
+      await openStream('streamNotifications', url, '/api/bots/me/notifications/stream', {
+        authorization: `Bearer ${api_key}`,
+      }),
+    ];
+    assert.deepEqual(
+      streams.map((stream) => stream.response.status),
+      [200, 200],
+    );
+    const signalled = Date.now();
+    server.signal('SIGTERM');
+    await within(Promise.all(streams.map((stream) => stream.ended)), 2_000, 'the streams ending');
+    await assertStoppedCleanly(server);
+    assert.ok(Date.now() - signalled < 10_000, 'within the shutdown bound (10 s)');
   });
 });

@@ -22,6 +22,7 @@ import { testConfig } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { assertCountersMatchRows } from '../helpers/invariants.js';
 import { npmStart, spawnNpmStart, type SpawnedServer } from '../helpers/npm-start.js';
+import { openStream, within } from '../helpers/streams.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 
 const configured = loadConfig(process.env);
@@ -70,13 +71,21 @@ before(async () => {
       databaseUrl: database.url,
       pgliteDir: 'memory://',
       databaseReadUrl: replicaUrl,
+      // The streams' LISTEN goes to the primary itself, never through the pooler.
+      databaseDirectUrl: inDatabase(configured.databaseDirectUrl!, name),
     });
     const config = testConfig({
       logLevel: 'silent',
       limits: { ...testConfig().limits, posts: 5 },
       ipLimitFactor: 1_000_000,
     });
-    const app = await buildApp({ config, db: opened.db, reads: opened.reads, poolStats: opened.poolStats });
+    const app = await buildApp({
+      config,
+      db: opened.db,
+      reads: opened.reads,
+      poolStats: opened.poolStats,
+      signals: opened.signals,
+    });
     instances.push({ app, opened, base: await app.listen({ host: '127.0.0.1', port: 0 }) });
   }
 });
@@ -225,6 +234,42 @@ async function waitForDatabase(url: string) {
     }
   }
 }
+
+describe('event streams on the topology', { skip }, () => {
+  test('a write through one instance (via the pooler) reaches a stream on the other within a second (LISTEN on the direct connection)', async () => {
+    const key = await register('stream-listener');
+    const writer = await register('stream-writer');
+    const stream = await openStream(
+      'streamNotifications',
+      instances[1]!.base,
+      '/api/bots/me/notifications/stream',
+      {
+        authorization: `Bearer ${key}`,
+      },
+    );
+    const feed = await openStream('streamFeed', instances[0]!.base, '/api/feed/stream');
+    try {
+      const { id } = (await (await post(1, key, 'Listen here')).json()) as { id: string };
+      assert.equal(
+        ((await within(feed.next(1_000), 1_000, 'the post on instance 0')).data as { id: string }).id,
+        id,
+      );
+      for (let i = 0; i < 5; i++) {
+        const response = await call(0, `/api/feed/posts/${id}/comment`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${writer}` },
+          body: JSON.stringify({ body: `Comment ${i}.` }),
+        });
+        assert.equal(response.status, 201);
+        const event = await within(stream.next(1_000), 1_000, `comment ${i} on instance 1`);
+        assert.equal(event.event, 'notification');
+      }
+    } finally {
+      stream.close();
+      feed.close();
+    }
+  });
+});
 
 describe('npm start on the topology', { skip }, () => {
   test('migrates an empty database on the direct connection, serves through the pooler, reads on the replica, exits 0', async () => {

@@ -211,5 +211,10 @@ function probationHeaders(until: Date | null): Record<string, string> {
 function limitedParty(per: RateLimitExtension['per'], request: FastifyRequest): string {
   if (per === 'bot') return authenticatedBot(request).id;
   if (per === 'user') return signedInUserId(request);
+  return clientAddress(request);
+}
+
+/** The client IP as limits count it: IPv6 by /64, so one host cannot rotate through its network's addresses. */
+export function clientAddress(request: FastifyRequest): string {
   return normalizeIP(request.ip, 64);
 }

@@ -9,6 +9,7 @@ import { StartupError } from '../../process/startup-error.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import { postgresPool, type PostgresPoolOptions } from './postgres-pool.js';
 import { primaryOnly, replicaRouting, type ReadRouting } from './read-routing.js';
+import { pgliteSignals, postgresSignals, type DatabaseSignals } from './signals.js';
 import { isDatabaseUnavailable } from './unavailable.js';
 import type { Database, Db } from './schema.js';
 
@@ -25,6 +26,8 @@ export interface OpenDatabase {
    * transaction pooler: what needs a session, such as migrations and their lock.
    */
   withDirectConnection<T>(work: (db: Db) => Promise<T>): Promise<T>;
+  /** What the database's triggers NOTIFY, heard on the direct connection (or in process). */
+  signals: DatabaseSignals;
   close(): Promise<void>;
 }
 
@@ -76,6 +79,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenDataba
       reads,
       kind: 'postgres',
       poolStats: () => primaryPool.stats(),
+      signals: postgresSignals(directUrl),
       async withDirectConnection(work) {
         // One connection, no statement timeout of ours (a migration may build an index for minutes).
         const direct = postgresPool({ ...poolOptions(directUrl), max: 1, statementTimeoutMs: 0 });
@@ -110,6 +114,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenDataba
     reads: primaryOnly(db),
     kind: 'pglite',
     withDirectConnection: (work) => work(db),
+    signals: pgliteSignals(pglite),
     close: async () => {
       await db.destroy();
       await pglite.close();

@@ -11,7 +11,8 @@ export type PeriodicJob =
   | 'prune-idempotency-keys'
   | 'prune-webhook-deliveries'
   | 'lift-ended-suspensions'
-  | 'prune-post-body-hashes';
+  | 'prune-post-body-hashes'
+  | 'prune-feed-events';
 
 /** Whether this instance may run `job` now: true for one caller per `everyMs`, whoever asks. */
 export async function claimPeriodicRun(db: Db, job: PeriodicJob, everyMs: number): Promise<boolean> {

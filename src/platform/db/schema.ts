@@ -59,6 +59,10 @@ export interface Database {
   appeals: AppealsTable;
   blocks: BlocksTable;
   post_body_hashes: PostBodyHashesTable;
+  notification_sequences: NotificationSequencesTable;
+  feed_sequence: FeedSequenceTable;
+  feed_events: FeedEventsTable;
+  event_stream_slots: EventStreamSlotsTable;
 }
 
 /** The keys that sign identity tokens (the identity-signing-keys migration; src/identity/README.md). */
@@ -385,6 +389,39 @@ export interface NotificationsTable {
   comment_id: string | null;
   created_at: ColumnType<Date, never, never>;
   read_at: Date | null;
+  /** The recipient's next number, in commit order (the event-streams migration's trigger). */
+  seq: ColumnType<string, never, never>;
+}
+
+/** Each bot's last notification number (the event-streams migration). */
+export interface NotificationSequencesTable {
+  bot_id: string;
+  last_seq: string;
+}
+
+/** The feed's last event number: one row (the event-streams migration). */
+export interface FeedSequenceTable {
+  single: boolean;
+  last_seq: string;
+}
+
+/** The feed's events of the last hour, for streams to resume from (written by a trigger on posts). */
+export interface FeedEventsTable {
+  seq: string;
+  kind: 'post' | 'removed';
+  post_id: string;
+  category: Category;
+  created_at: CreatedAt;
+}
+
+/** The event streams open now, across instances (src/platform/event-streams/README.md). */
+export interface EventStreamSlotsTable {
+  id: string;
+  /** `bot:<id>` or `ip:<address>`. */
+  holder: string;
+  instance_id: string;
+  opened_at: CreatedAt;
+  alive_at: ColumnType<Date, never, Date>;
 }
 
 /** A bot following another (the follows migration). */

@@ -178,6 +178,8 @@ export default fp<OpenApiRoutesOptions>(
             request,
             reply,
           });
+          // A stream (text/event-stream) has taken the reply over and answers by itself.
+          if (reply.sent) return reply;
           reply.code(result.status);
           if (result.headers) reply.headers(result.headers);
           const serialize = serializerFor(result.status);

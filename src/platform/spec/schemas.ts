@@ -17,6 +17,7 @@ export type Post = Schemas['Post'];
 export type Comment = Schemas['Comment'];
 export type Notification = Schemas['Notification'];
 export type NotificationKind = Schemas['NotificationKind'];
+export type StreamGap = Schemas['StreamGap'];
 export type Webhook = Schemas['Webhook'];
 export type WebhookDelivery = Schemas['WebhookDelivery'];
 export type Me = Schemas['Me'];

@@ -10,6 +10,7 @@ import { createHandlers } from '../../../src/areas.js';
 import { listOperations, loadSpec } from '../../../src/platform/spec/openapi.js';
 import { docsPrefix } from '../../../src/platform/http/docs.js';
 import { testConfig } from '../../helpers/app.js';
+import { injectOrOpen } from '../../helpers/streams.js';
 import { registerBot } from '../../helpers/bots.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
 
@@ -24,6 +25,7 @@ before(async () => {
   app = await buildApp({
     config: testConfig({ logLevel: 'silent' }),
     db: database.db,
+    signals: database.signals,
     onRoute: (route) => routes.push(route),
   });
   await app.ready();
@@ -102,8 +104,8 @@ describe('every operation is implemented', () => {
       const requiredQuery = op.parameters
         .filter((p) => p.in === 'query' && p.required)
         .map((p) => [p.name, 'x']);
-      const response = await app.inject({
-        method: op.method.toUpperCase() as 'GET',
+      const response = await injectOrOpen(app, {
+        method: op.method.toUpperCase(),
         url: op.path
           .replace('{id}', randomUUID())
           .replace('{handle}', 'alice')

@@ -1,0 +1,350 @@
+// Event streams (its README): the streams this instance holds open, fed by what the database's
+// triggers NOTIFY after each commit (../db/signals.ts). A stream subscribes to a topic (a bot's
+// notifications, the feed); a signal names a topic and the number of its newest event; the topic
+// reads what is new once for every stream of this instance (kept a while, for streams a little
+// behind), and each stream sends what lies after its own cursor. Numbers follow commit order with no
+// gap (the event-streams migration), so "after the cursor" is exact: none lost, none twice.
+// Also here: the slots that bound streams per holder across instances, the keep-alive comments,
+// the `event_streams_open` gauge, and closing every stream when the app closes.
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import fp from 'fastify-plugin';
+import { Gauge } from 'prom-client';
+import type { DatabaseSignals } from '../db/signals.js';
+import type { Db } from '../db/schema.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { ProblemError, unavailable } from '../spec/problems.js';
+import {
+  markStreamSlotsAlive,
+  releaseInstanceSlots,
+  releaseStreamSlots,
+  takeStreamSlot,
+} from './repository.js';
+import { ServerSentEvents, type StreamEvent } from './server-sent-events.js';
+
+export type StreamName = 'notifications' | 'feed';
+
+/** A topic's event: its place in the topic's sequence, and what streams send of it. */
+export interface SequencedEvent {
+  seq: bigint;
+  /** Nothing to send (a post deleted since it was published; its `removed` comes next). */
+  event: StreamEvent | undefined;
+  /** The part of the topic it belongs to (the feed: the post's category). */
+  scope?: string;
+}
+
+/** What a stream reads: where it starts, and its topic's events after a number. */
+export interface StreamSource {
+  /** The topic: every stream of one topic sees the same events (`feed`, `notifications:<bot id>`). */
+  topic: string;
+  /**
+   * Where this stream starts (`cursor`), the topic's newest number now (`head`), and the event to
+   * send first when the stream cannot resume where it was asked to (`gap`).
+   */
+  start(): Promise<{ cursor: bigint; head: bigint; gap?: StreamEvent }>;
+  /** The topic's events after `after`, in order, at most `limit` (the same for every stream of the topic). */
+  read(after: bigint, limit: number): Promise<SequencedEvent[]>;
+  /** Only the events of this scope (a category); every event without one. */
+  scope?: string | undefined;
+}
+
+export interface OpenStream {
+  stream: StreamName;
+  /** Whose slots it takes (`bot:<id>`, `ip:<address>`), and how many that holder may have. */
+  holder: string;
+  maxPerHolder: number;
+  /** The bot whose key, suspension or deletion ends the stream. */
+  botId?: string;
+  source: StreamSource;
+}
+
+export interface EventStreams {
+  /** Takes a slot (429 when none is left), then answers the request with the stream. */
+  open(reply: FastifyReply, options: OpenStream): Promise<void>;
+  /** Ends every stream of this instance (clients reconnect with Last-Event-ID), and forgets what its topics read. */
+  closeAll(): void;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    eventStreams: EventStreams;
+  }
+}
+
+/** The channel the event-streams migration's triggers NOTIFY on. */
+const channel = 'bot_platform_events';
+/** A comment line this often keeps proxies from closing an idle stream; slots are marked alive as often. */
+export const keepAliveMs = 15_000;
+/** A slot not marked alive for this long no longer counts (its instance is gone). */
+const slotLapseMs = 45_000;
+/** Events read at a time. */
+const readLimit = 100;
+/** Events a topic keeps for its streams that are a little behind. */
+const keptEvents = 512;
+
+interface Subscriber {
+  stream: StreamName;
+  botId: string | undefined;
+  source: StreamSource;
+  events: ServerSentEvents;
+  cursor: bigint;
+  /** Set while it sends what it had to catch up on; signals meanwhile make it look again. */
+  pumping: boolean;
+  again: boolean;
+  close(): void;
+}
+
+interface Topic {
+  read: StreamSource['read'];
+  subscribers: Set<Subscriber>;
+  /** The newest number read (undefined until the first stream's start tells it). */
+  known: bigint | undefined;
+  /** What was read last, in order, contiguous: events known - kept.length + 1 … known. */
+  kept: SequencedEvent[];
+  refreshing: boolean;
+  again: boolean;
+}
+
+export interface EventStreamsOptions {
+  db: Db;
+  /** The database's NOTIFYs; without them (some tests' apps), streams answer 503. */
+  signals?: DatabaseSignals | undefined;
+}
+
+export default fp<EventStreamsOptions>(
+  async function eventStreams(app: FastifyInstance, { db, signals }) {
+    const instanceId = randomUUID();
+    const topics = new Map<string, Topic>();
+    const subscribers = new Set<Subscriber>();
+    const slots = new Map<Subscriber, string>();
+    let closing = false;
+
+    new Gauge({
+      name: 'event_streams_open',
+      help: 'Event streams this instance holds open, by stream.',
+      labelNames: ['stream'] as const,
+      registers: [app.metrics],
+      collect() {
+        this.reset();
+        const open: Record<StreamName, number> = { notifications: 0, feed: 0 };
+        for (const subscriber of subscribers) open[subscriber.stream]++;
+        for (const [stream, count] of Object.entries(open)) this.set({ stream }, count);
+      },
+    });
+
+    const warn = (error: unknown, message: string) => app.log.warn({ err: error }, message);
+
+    // ---- Signals: listened to from the first stream on.
+    let listening: Promise<() => Promise<void>> | undefined;
+    const listen = () => {
+      if (!signals) throw unavailable('Event streams are not available on this server.');
+      listening ??= signals
+        .listen(channel, {
+          onSignal: (payload) => onSignal(payload),
+          onResync: () => {
+            for (const [name, topic] of topics) void refresh(name, topic);
+            for (const subscriber of subscribers) void pump(subscriber);
+          },
+          onError: (error) => warn(error, 'event streams: the LISTEN connection failed; reconnecting'),
+        })
+        .catch((error: unknown) => {
+          listening = undefined;
+          throw isDatabaseUnavailable(error)
+            ? unavailable('The database is unavailable. Retry shortly.', error)
+            : error;
+        });
+      return listening;
+    };
+
+    function onSignal(payload: string) {
+      const [kind, first, second] = payload.split(' ');
+      if (kind === 'end') {
+        for (const subscriber of subscribers) if (subscriber.botId === first) subscriber.close();
+        return;
+      }
+      const [name, seq] = kind === 'feed' ? ['feed', first] : [`notifications:${first}`, second];
+      const topic = topics.get(name);
+      if (!topic || seq === undefined) return;
+      if (topic.known === undefined || BigInt(seq) > topic.known) void refresh(name, topic);
+    }
+
+    /** Reads the topic's new events once for all its streams, then lets each send what it lacks. */
+    async function refresh(name: string, topic: Topic): Promise<void> {
+      if (topic.known === undefined) return;
+      if (topic.refreshing) {
+        topic.again = true;
+        return;
+      }
+      topic.refreshing = true;
+      try {
+        do {
+          topic.again = false;
+          for (;;) {
+            const events = await topic.read(topic.known, readLimit);
+            for (const event of events) topic.kept.push(event);
+            if (topic.kept.length > keptEvents) topic.kept.splice(0, topic.kept.length - keptEvents);
+            if (events.length > 0) topic.known = events.at(-1)!.seq;
+            if (events.length < readLimit) break;
+          }
+          for (const subscriber of topic.subscribers) void pump(subscriber);
+        } while (topic.again && topics.get(name) === topic);
+      } catch (error) {
+        warn(error, 'event streams: reading new events failed; closing the streams of the topic');
+        for (const subscriber of topic.subscribers) subscriber.close();
+      } finally {
+        topic.refreshing = false;
+      }
+    }
+
+    /** Sends the subscriber what lies after its cursor: from the topic's kept events, or read when further back. */
+    async function pump(subscriber: Subscriber): Promise<void> {
+      if (subscriber.pumping) {
+        subscriber.again = true;
+        return;
+      }
+      subscriber.pumping = true;
+      try {
+        const topic = topics.get(subscriber.source.topic);
+        do {
+          subscriber.again = false;
+          for (;;) {
+            if (subscriber.events.ended || !topic) return;
+            const first = topic.kept[0]?.seq;
+            let events: SequencedEvent[];
+            if (first !== undefined && first <= subscriber.cursor + 1n)
+              events = topic.kept.filter((event) => event.seq > subscriber.cursor);
+            else if (topic.known !== undefined && subscriber.cursor < topic.known)
+              events = await subscriber.source.read(subscriber.cursor, readLimit);
+            else events = [];
+            if (events.length === 0) break;
+            const { scope } = subscriber.source;
+            for (const { seq, event, scope: of } of events) {
+              if (event && (scope === undefined || of === scope)) subscriber.events.send(event);
+              subscriber.cursor = seq;
+            }
+          }
+        } while (subscriber.again);
+      } catch (error) {
+        warn(error, 'event streams: reading events failed; closing the stream');
+        subscriber.close();
+      } finally {
+        subscriber.pumping = false;
+      }
+    }
+
+    // ---- Keep-alive comments and slots marked alive, every 15 s.
+    const keepAlive = setInterval(() => {
+      for (const subscriber of subscribers) subscriber.events.comment('keep-alive');
+      if (subscribers.size > 0)
+        markStreamSlotsAlive(db, instanceId).catch((error: unknown) =>
+          warn(error, 'event streams: marking this instance’s slots alive failed'),
+        );
+    }, keepAliveMs).unref();
+
+    async function open(reply: FastifyReply, options: OpenStream): Promise<void> {
+      if (closing) throw unavailable('The server is shutting down. Retry shortly.');
+      await listen();
+      const slot = randomUUID();
+      const retryAfterMs = await takeStreamSlot(db, {
+        id: slot,
+        holder: options.holder,
+        instanceId,
+        max: options.maxPerHolder,
+        lapseMs: slotLapseMs,
+      });
+      if (retryAfterMs !== undefined) {
+        const retryAfter = Math.max(1, Math.ceil(retryAfterMs / 1000));
+        throw new ProblemError(
+          429,
+          'too_many_streams',
+          `${options.holder.startsWith('bot:') ? 'This bot' : 'This client address'} already holds ` +
+            `${options.maxPerHolder} streams, the most it may; close one, or retry in ${retryAfter} seconds.`,
+          { headers: { 'retry-after': retryAfter }, limitName: `${options.stream}-streams` },
+        );
+      }
+      const { source } = options;
+      let topic = topics.get(source.topic);
+      if (!topic) {
+        topic = {
+          read: (after, limit) => source.read(after, limit),
+          subscribers: new Set(),
+          known: undefined,
+          kept: [],
+          refreshing: false,
+          again: false,
+        };
+        topics.set(source.topic, topic);
+      }
+      const subscriber: Subscriber = {
+        stream: options.stream,
+        botId: options.botId,
+        source,
+        events: new ServerSentEvents(reply),
+        cursor: 0n,
+        pumping: true, // nothing is sent before the stream is open
+        again: false,
+        close: () => {
+          if (!subscribers.delete(subscriber)) return;
+          subscriber.events.end();
+          const current = topics.get(source.topic);
+          current?.subscribers.delete(subscriber);
+          if (current && current.subscribers.size === 0) topics.delete(source.topic);
+          const id = slots.get(subscriber);
+          slots.delete(subscriber);
+          if (id && !closing)
+            releaseStreamSlots(db, [id]).catch((error: unknown) =>
+              warn(error, 'event streams: releasing a slot failed (it lapses in 45 s)'),
+            );
+        },
+      };
+      // Subscribed before the start is read: a signal meanwhile is not missed.
+      subscribers.add(subscriber);
+      slots.set(subscriber, slot);
+      topic.subscribers.add(subscriber);
+      let start: Awaited<ReturnType<StreamSource['start']>>;
+      try {
+        start = await source.start();
+      } catch (error) {
+        subscriber.close();
+        throw error;
+      }
+      if (!subscribers.has(subscriber)) {
+        // Ended while it started (its key revoked, say): the request answers as it would now.
+        throw unavailable('The stream ended before it opened. Retry.');
+      }
+      const wasKnown = topic.known;
+      topic.known ??= start.head;
+      subscriber.cursor = start.cursor;
+      subscriber.events.open();
+      reply.raw.on('close', () => subscriber.close());
+      if (reply.raw.destroyed) subscriber.close();
+      if (start.gap) subscriber.events.send(start.gap);
+      subscriber.pumping = false;
+      // A new topic may have been signalled before it knew where it stood.
+      if (wasKnown === undefined) void refresh(source.topic, topic);
+      void pump(subscriber);
+    }
+
+    function closeAll() {
+      for (const subscriber of [...subscribers]) subscriber.close();
+      topics.clear();
+    }
+
+    app.decorate('eventStreams', { open, closeAll } satisfies EventStreams);
+
+    app.addHook('preClose', async () => {
+      closing = true;
+      clearInterval(keepAlive);
+      // Clients reconnect (to another instance) with Last-Event-ID.
+      closeAll();
+      await releaseInstanceSlots(db, instanceId).catch((error: unknown) =>
+        warn(error, 'event streams: releasing this instance’s slots at shutdown failed (they lapse in 45 s)'),
+      );
+    });
+    app.addHook('onClose', async () => {
+      const unlisten = await listening?.catch(() => undefined);
+      await unlisten?.();
+    });
+  },
+  { name: 'event-streams', dependencies: ['metrics'] },
+);
