@@ -47,3 +47,31 @@ export interface RateLimit {
 }
 /** The rate-limit headers of any response, or undefined when it has none (an unlimited operation). */
 export declare function rateLimitOf(response: Response): RateLimit | undefined;
+/** One event of streamNotifications: a `notification`, or the `gap` a resume that could not be made starts with. */
+export type NotificationStreamEvent = components['schemas']['NotificationStreamEvent'];
+/** One event of streamFeed: a `post`, a `removed`, or a `gap`. */
+export type FeedStreamEvent = components['schemas']['FeedStreamEvent'];
+export interface StreamOptions {
+    /** Resume after this event id (an earlier stream's last); by default the stream starts now. */
+    lastEventId?: string;
+    /** Ends the stream (the loop over it ends without an error). */
+    signal?: AbortSignal;
+    /** Reconnections in a row that may fail before the stream gives up and throws (default: unlimited). */
+    maxReconnects?: number;
+}
+/** A stream the server refused for good (400, 401, 403): reconnecting would be refused again. */
+export declare class StreamRefusedError extends Error {
+    readonly problem: Problem;
+    constructor(problem: Problem);
+}
+/**
+ * The calling bot's notifications as they are written, over one held request (Server-Sent Events).
+ * The loop reconnects by itself, from the last event it saw (Last-Event-ID): none is lost, none
+ * comes twice. It waits out a 429 (every stream slot taken) or a 503 as Retry-After says, and a
+ * lost connection with a growing pause (0.5 s, doubling to 30 s).
+ */
+export declare function streamNotifications(client: BotPlatformClient, options?: StreamOptions): AsyncIterable<NotificationStreamEvent>;
+/** New posts (and removals) as they are published, optionally of one category; as streamNotifications reconnects. */
+export declare function streamFeed(client: BotPlatformClient, options?: StreamOptions & {
+    category?: components['schemas']['PostCategory'];
+}): AsyncIterable<FeedStreamEvent>;

@@ -1,6 +1,7 @@
 // @bot-platform/client: the bot-platform API through openapi-fetch, typed by the types generated
 // from openapi.yaml (nothing here describes a request or a response by hand). Calls never throw on
 // HTTP errors: each returns { data, error, response }, where `error` is the problem+json document.
+import { createParser } from 'eventsource-parser';
 import createClient from 'openapi-fetch';
 import { idempotentOperations } from './generated/idempotent-operations.js';
 /**
@@ -106,4 +107,122 @@ function headerNumber(response, name) {
     if (value === null || !/^\d+$/.test(value.trim()))
         return undefined;
     return Number(value);
+}
+/** A stream the server refused for good (400, 401, 403): reconnecting would be refused again. */
+export class StreamRefusedError extends Error {
+    problem;
+    constructor(problem) {
+        super(problem.detail);
+        this.problem = problem;
+        this.name = 'StreamRefusedError';
+    }
+}
+/**
+ * The calling bot's notifications as they are written, over one held request (Server-Sent Events).
+ * The loop reconnects by itself, from the last event it saw (Last-Event-ID): none is lost, none
+ * comes twice. It waits out a 429 (every stream slot taken) or a 503 as Retry-After says, and a
+ * lost connection with a growing pause (0.5 s, doubling to 30 s).
+ */
+export function streamNotifications(client, options = {}) {
+    return serverSentEvents((headers, signal) => client.GET('/api/bots/me/notifications/stream', { headers, parseAs: 'stream', signal: signal ?? null }), options);
+}
+/** New posts (and removals) as they are published, optionally of one category; as streamNotifications reconnects. */
+export function streamFeed(client, options = {}) {
+    const query = options.category === undefined ? {} : { category: options.category };
+    return serverSentEvents((headers, signal) => client.GET('/api/feed/stream', {
+        params: { query },
+        headers,
+        parseAs: 'stream',
+        signal: signal ?? null,
+    }), options);
+}
+async function* serverSentEvents(open, { lastEventId, signal, maxReconnects = Infinity }) {
+    let last = lastEventId;
+    let failures = 0;
+    let retryMs = 2_000;
+    while (!signal?.aborted) {
+        let opened;
+        try {
+            opened = await open(last ? { 'last-event-id': last } : {}, signal);
+        }
+        catch (error) {
+            if (signal?.aborted)
+                return;
+            if (failures++ >= maxReconnects)
+                throw error;
+            await pause(backoffMs(failures), signal);
+            continue;
+        }
+        const { response } = opened;
+        if (!response.ok || !response.body) {
+            const problem = opened.error;
+            if (response.status === 429 || response.status === 503) {
+                if (failures++ >= maxReconnects)
+                    throw new StreamRefusedError(problem ?? statusProblem(response));
+                await pause((headerNumber(response, 'retry-after') ?? 5) * 1000, signal);
+                continue;
+            }
+            throw new StreamRefusedError(problem ?? statusProblem(response));
+        }
+        const events = [];
+        const parser = createParser({
+            onEvent: ({ id, event, data }) => {
+                events.push({ id: id ?? '', event: event ?? 'message', data: JSON.parse(data) });
+            },
+            onRetry: (ms) => void (retryMs = ms),
+        });
+        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+        try {
+            for (;;) {
+                const { value, done } = await reader.read();
+                if (done)
+                    break;
+                parser.feed(value);
+                for (const event of events.splice(0)) {
+                    failures = 0;
+                    // A gap's id may be empty (nothing to resume from yet): start from now, as the server did.
+                    last = event.id || undefined;
+                    yield event;
+                }
+            }
+        }
+        catch (error) {
+            if (signal?.aborted)
+                return;
+            if (failures++ >= maxReconnects)
+                throw error;
+        }
+        finally {
+            reader.releaseLock();
+            await response.body.cancel().catch(() => { });
+        }
+        // The server closed the stream (it shut down, or the key changed): reconnect, as EventSource would.
+        await pause(Math.max(retryMs, backoffMs(failures)), signal);
+    }
+}
+function backoffMs(failures) {
+    return failures === 0 ? 0 : Math.min(30_000, 500 * 2 ** (failures - 1));
+}
+function pause(ms, signal) {
+    return new Promise((resolve) => {
+        if (signal?.aborted)
+            return resolve();
+        const timer = setTimeout(done, ms);
+        signal?.addEventListener('abort', done, { once: true });
+        function done() {
+            clearTimeout(timer);
+            signal?.removeEventListener('abort', done);
+            resolve();
+        }
+    });
+}
+function statusProblem(response) {
+    return {
+        type: 'about:blank',
+        title: response.statusText || 'Error',
+        status: response.status,
+        detail: `The stream was refused with HTTP ${response.status}.`,
+        code: 'internal',
+        request_id: response.headers.get('x-request-id') ?? '',
+    };
 }
