@@ -5,8 +5,9 @@ import { defaultPageSize } from '../platform/db/keyset.js';
 import type { HandlerMap } from '../platform/operations/handler-types.js';
 import { authenticatedBot } from '../platform/admission/request-context.js';
 import { suspendedProblem, suspensionOf } from '../platform/admission/suspension.js';
+import { bearerKeyHash } from '../platform/admission/bearer-auth.js';
 import type { Clock } from '../platform/db/clock.js';
-import { inbox, markNotificationsRead, notificationStream } from './service.js';
+import { inbox, keyStillAdmitted, markNotificationsRead, notificationStream } from './service.js';
 
 /** Streams a bot may hold open at once, across instances. */
 export const streamsPerBot = 3;
@@ -31,11 +32,13 @@ export function notificationHandlers({ db, clock }: { db: Db; clock?: Clock | un
       // A suspension ends the bot's streams; it opens none meanwhile.
       const suspension = suspensionOf(bot, clock?.() ?? new Date());
       if (suspension) throw suspendedProblem(suspension);
+      const keyHash = bearerKeyHash(request);
       await reply.server.eventStreams.open(reply, {
         stream: 'notifications',
         holder: `bot:${bot.id}`,
         maxPerHolder: streamsPerBot,
         botId: bot.id,
+        admitted: () => keyStillAdmitted(db, keyHash, clock?.() ?? new Date()),
         // Last-Event-ID is the newer: an EventSource sends it on reconnecting, to the URL of its first connection.
         source: notificationStream(db, bot.id, headers['Last-Event-ID'] ?? query.after),
       });

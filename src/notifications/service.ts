@@ -2,6 +2,8 @@
 // carries: the same Notification the inbox shows.
 import type { Notification, StreamGap } from '../platform/spec/schemas.js';
 import type { StreamSource } from '../platform/event-streams/plugin.js';
+import { findBotByApiKeyHash } from '../platform/admission/repository.js';
+import { suspensionOf } from '../platform/admission/suspension.js';
 import type { BotRow, Db } from '../platform/db/schema.js';
 import { findComments } from '../feed/repository.js';
 import { keysetPage } from '../platform/db/keyset.js';
@@ -69,6 +71,12 @@ export async function markNotificationsRead(
 export async function notificationToDeliver(db: Db, id: string): Promise<Notification | undefined> {
   const row = await findNotification(db, id);
   return row && (await withComments(db, [row]))[0];
+}
+
+/** Whether a stream opened with this key may go on: the key still live, its bot not suspended. */
+export async function keyStillAdmitted(db: Db, keyHash: string, now: Date): Promise<boolean> {
+  const bot = await findBotByApiKeyHash(db, keyHash);
+  return bot !== undefined && suspensionOf(bot, now) === undefined;
 }
 
 /**

@@ -132,6 +132,16 @@ describe('streamFeed 200', () => {
     assert.deepEqual((await never.next()).data, next);
   });
 
+  test('HEAD: the headers a GET would open, and nothing held', async () => {
+    const response = await t.app.inject({ method: 'HEAD', url: path });
+    assert.equal(response.statusCode, 200);
+    assert.match(String(response.headers['content-type']), /^text\/event-stream/);
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from event_stream_slots`.execute(
+      t.db,
+    );
+    assert.equal(rows[0]!.n, 0);
+  });
+
   test('a comment line every 15 seconds while nothing happens', async () => {
     const live = await stream();
     await eventually(() => live.comments.includes('keep-alive'), 16_000, 'a keep-alive comment');

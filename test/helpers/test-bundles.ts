@@ -48,6 +48,8 @@ const longestFirst = [
   'feed/getFeed',
   'cli/migrate',
   'contract/published-skill',
+  'feed/streamFeed',
+  'examples/stream-listener',
 ];
 
 /** Where `npm test` reads the bundles to run, in the order to start them. */

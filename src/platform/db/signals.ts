@@ -4,6 +4,7 @@
 // between transactions); PGlite hears its own NOTIFYs in process. A listener that loses its
 // connection reconnects and says so (`onResync`): signals sent meanwhile are lost, so whoever
 // listens reads the database again rather than trust that nothing happened.
+import { randomUUID } from 'node:crypto';
 import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 
@@ -34,6 +35,8 @@ export function postgresSignals(url: string): DatabaseSignals {
       let client: pg.Client | undefined;
       let stopped = false;
       let failures = 0;
+      /** The check's own signal, awaited back on the listening connection. */
+      let ping: { payload: string; heard: () => void } | undefined;
 
       const connect = async (): Promise<void> => {
         const next = new pg.Client({
@@ -42,12 +45,23 @@ export function postgresSignals(url: string): DatabaseSignals {
           connectionTimeoutMillis: 5_000,
         });
         next.on('notification', (message) => {
-          if (message.channel === channel) handlers.onSignal(message.payload ?? '');
+          if (message.channel !== channel) return;
+          if (ping && message.payload === ping.payload) return ping.heard();
+          handlers.onSignal(message.payload ?? '');
         });
         next.on('error', (error) => lost(next, error));
         next.on('end', () => lost(next, undefined));
-        await next.connect();
-        await next.query(`listen ${pg.escapeIdentifier(channel)}`);
+        try {
+          await next.connect();
+          await next.query(`listen ${pg.escapeIdentifier(channel)}`);
+        } catch (error) {
+          await next.end().catch(() => {});
+          throw error;
+        }
+        if (stopped) {
+          await next.end().catch(() => {});
+          return;
+        }
         client = next;
         failures = 0;
       };
@@ -64,7 +78,7 @@ export function postgresSignals(url: string): DatabaseSignals {
           if (stopped) return;
           try {
             await connect();
-            handlers.onResync();
+            if (client) handlers.onResync();
           } catch (error) {
             failures++;
             onError(error);
@@ -73,17 +87,34 @@ export function postgresSignals(url: string): DatabaseSignals {
       };
 
       await connect();
+      // The check is a signal of its own, sent and heard back: a connection the network lost fails
+      // it, and so does one through a transaction pooler, where LISTEN hears nothing.
       const check = setInterval(() => {
         const current = client;
-        if (!current) return;
-        const timeout = setTimeout(
-          () => lost(current, new Error('the LISTEN connection stopped answering')),
-          checkTimeoutMs,
-        );
-        current
-          .query('select 1')
-          .catch((error: unknown) => lost(current, error))
-          .finally(() => clearTimeout(timeout));
+        if (!current || ping) return;
+        const payload = `ping ${randomUUID()}`;
+        const timeout = setTimeout(() => {
+          ping = undefined;
+          lost(
+            current,
+            new Error(
+              'the LISTEN connection did not hear its own signal back (lost, or not a direct connection: ' +
+                'DATABASE_DIRECT_URL must name the primary itself, not a transaction pooler)',
+            ),
+          );
+        }, checkTimeoutMs);
+        ping = {
+          payload,
+          heard: () => {
+            clearTimeout(timeout);
+            ping = undefined;
+          },
+        };
+        current.query('select pg_notify($1, $2)', [channel, payload]).catch((error: unknown) => {
+          clearTimeout(timeout);
+          ping = undefined;
+          lost(current, error);
+        });
       }, checkEveryMs).unref();
 
       return async () => {

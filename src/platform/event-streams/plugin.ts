@@ -55,6 +55,12 @@ export interface OpenStream {
   maxPerHolder: number;
   /** The bot whose key, suspension or deletion ends the stream. */
   botId?: string;
+  /**
+   * Whether the caller may still hold the stream (its key still live, its bot not suspended):
+   * asked again once the stream is subscribed, and after the signals were away, since an `end`
+   * signal sent meanwhile is not heard.
+   */
+  admitted?: () => Promise<boolean>;
   source: StreamSource;
 }
 
@@ -85,6 +91,7 @@ const keptEvents = 512;
 interface Subscriber {
   stream: StreamName;
   botId: string | undefined;
+  admitted: OpenStream['admitted'];
   source: StreamSource;
   events: ServerSentEvents;
   cursor: bigint;
@@ -116,7 +123,6 @@ export default fp<EventStreamsOptions>(
     const instanceId = randomUUID();
     const topics = new Map<string, Topic>();
     const subscribers = new Set<Subscriber>();
-    const slots = new Map<Subscriber, string>();
     let closing = false;
 
     new Gauge({
@@ -143,7 +149,10 @@ export default fp<EventStreamsOptions>(
           onSignal: (payload) => onSignal(payload),
           onResync: () => {
             for (const [name, topic] of topics) void refresh(name, topic);
-            for (const subscriber of subscribers) void pump(subscriber);
+            for (const subscriber of subscribers) {
+              void pump(subscriber);
+              void stillAdmitted(subscriber);
+            }
           },
           onError: (error) => warn(error, 'event streams: the LISTEN connection failed; reconnecting'),
         })
@@ -156,7 +165,23 @@ export default fp<EventStreamsOptions>(
       return listening;
     };
 
+    /** Ends the stream unless its caller may still hold it. */
+    async function stillAdmitted(subscriber: Subscriber): Promise<boolean> {
+      const admitted = await (subscriber.admitted?.() ?? true);
+      if (!admitted) subscriber.close();
+      return admitted;
+    }
+
     function onSignal(payload: string) {
+      // Any role of the database may NOTIFY on the channel: a payload not of ours is passed over.
+      try {
+        dispatch(payload);
+      } catch (error) {
+        warn(error, 'event streams: a signal could not be read');
+      }
+    }
+
+    function dispatch(payload: string) {
       const [kind, first, second] = payload.split(' ');
       if (kind === 'end') {
         for (const subscriber of subscribers) if (subscriber.botId === first) subscriber.close();
@@ -232,27 +257,45 @@ export default fp<EventStreamsOptions>(
       }
     }
 
-    // ---- Keep-alive comments and slots marked alive, every 15 s.
+    // ---- Keep-alive comments and slots marked alive, every 15 s: the slots this instance holds (or
+    // is taking) only; any other row of its (a release that failed) is deleted.
+    const heldSlots = new Set<string>();
     const keepAlive = setInterval(() => {
       for (const subscriber of subscribers) subscriber.events.comment('keep-alive');
-      if (subscribers.size > 0)
-        markStreamSlotsAlive(db, instanceId).catch((error: unknown) =>
+      // An instance that never served a stream holds no slot, and asks nothing.
+      if (listening)
+        markStreamSlotsAlive(db, instanceId, [...heldSlots]).catch((error: unknown) =>
           warn(error, 'event streams: marking this instance’s slots alive failed'),
         );
     }, keepAliveMs).unref();
 
     async function open(reply: FastifyReply, options: OpenStream): Promise<void> {
       if (closing) throw unavailable('The server is shutting down. Retry shortly.');
+      if (reply.request.method === 'HEAD') {
+        // A HEAD is told what a GET would open, and holds nothing.
+        const head = new ServerSentEvents(reply);
+        head.open();
+        head.end();
+        return;
+      }
       await listen();
       const slot = randomUUID();
-      const retryAfterMs = await takeStreamSlot(db, {
-        id: slot,
-        holder: options.holder,
-        instanceId,
-        max: options.maxPerHolder,
-        lapseMs: slotLapseMs,
-      });
+      heldSlots.add(slot);
+      let retryAfterMs: number | undefined;
+      try {
+        retryAfterMs = await takeStreamSlot(db, {
+          id: slot,
+          holder: options.holder,
+          instanceId,
+          max: options.maxPerHolder,
+          lapseMs: slotLapseMs,
+        });
+      } catch (error) {
+        heldSlots.delete(slot);
+        throw error;
+      }
       if (retryAfterMs !== undefined) {
+        heldSlots.delete(slot);
         const retryAfter = Math.max(1, Math.ceil(retryAfterMs / 1000));
         throw new ProblemError(
           429,
@@ -278,6 +321,7 @@ export default fp<EventStreamsOptions>(
       const subscriber: Subscriber = {
         stream: options.stream,
         botId: options.botId,
+        admitted: options.admitted,
         source,
         events: new ServerSentEvents(reply),
         cursor: 0n,
@@ -289,27 +333,29 @@ export default fp<EventStreamsOptions>(
           const current = topics.get(source.topic);
           current?.subscribers.delete(subscriber);
           if (current && current.subscribers.size === 0) topics.delete(source.topic);
-          const id = slots.get(subscriber);
-          slots.delete(subscriber);
-          if (id && !closing)
-            releaseStreamSlots(db, [id]).catch((error: unknown) =>
-              warn(error, 'event streams: releasing a slot failed (it lapses in 45 s)'),
+          heldSlots.delete(slot);
+          if (!closing)
+            releaseStreamSlots(db, [slot]).catch((error: unknown) =>
+              warn(error, 'event streams: releasing a slot failed (the next keep-alive deletes it)'),
             );
         },
       };
       // Subscribed before the start is read: a signal meanwhile is not missed.
       subscribers.add(subscriber);
-      slots.set(subscriber, slot);
       topic.subscribers.add(subscriber);
       let start: Awaited<ReturnType<StreamSource['start']>>;
       try {
+        // An `end` signal sent before the subscription is not heard: the caller is asked again.
+        if (!(await stillAdmitted(subscriber)))
+          throw unavailable('The stream ended before it opened. Retry.');
         start = await source.start();
       } catch (error) {
         subscriber.close();
         throw error;
       }
-      if (!subscribers.has(subscriber)) {
-        // Ended while it started (its key revoked, say): the request answers as it would now.
+      if (!subscribers.has(subscriber) || closing) {
+        // Ended while it started (its key revoked, the server shutting down): answered as a retry.
+        subscriber.close();
         throw unavailable('The stream ended before it opened. Retry.');
       }
       const wasKnown = topic.known;

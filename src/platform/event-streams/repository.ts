@@ -22,14 +22,15 @@ export async function releaseStreamSlots(db: Db, ids: string[]): Promise<void> {
   await db.deleteFrom('event_stream_slots').where('id', 'in', ids).execute();
 }
 
-/** Marks every slot of this instance alive; answers how many it holds. */
-export async function markStreamSlotsAlive(db: Db, instanceId: string): Promise<number> {
-  const result = await db
-    .updateTable('event_stream_slots')
-    .set({ alive_at: sql<Date>`now()` })
-    .where('instance_id', '=', instanceId)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+/**
+ * Marks the slots this instance holds alive, and deletes its other rows (a release that failed, a
+ * slot whose taking was answered to nobody): in one statement.
+ */
+export async function markStreamSlotsAlive(db: Db, instanceId: string, held: string[]): Promise<void> {
+  await sql`
+    with gone as (
+      delete from event_stream_slots where instance_id = ${instanceId} and not (id = any(${held}::uuid[])))
+    update event_stream_slots set alive_at = now() where id = any(${held}::uuid[])`.execute(db);
 }
 
 export async function releaseInstanceSlots(db: Db, instanceId: string): Promise<void> {

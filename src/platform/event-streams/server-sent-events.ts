@@ -2,7 +2,8 @@
 // on a reply taken over from Fastify: the headers the request's hooks set so far (request id,
 // security headers, CORS, Cache-Control) plus the stream's own, then events as they come. The
 // format is the standard's: `id:`, `event:`, one `data:` line (JSON has no raw newline), a blank
-// line; a comment line keeps proxies from closing an idle stream.
+// line; a comment line keeps proxies from closing an idle stream. Until it is opened, the reply is
+// Fastify's: a stream refused before that answers with a problem like any request.
 import type { FastifyReply } from 'fastify';
 
 export interface StreamEvent {
@@ -15,12 +16,15 @@ export interface StreamEvent {
 export const reconnectDelayMs = 2_000;
 
 /**
- * A client that reads slower than events come: past this much unsent, the stream ends, and the
- * client resumes with Last-Event-ID, rather than the server holding its backlog in memory.
+ * A client that reads slower than events come: past this much unsent, its connection is cut (and
+ * the client resumes with Last-Event-ID), rather than the server holding its backlog in memory.
  */
 const maxBufferedBytes = 1024 * 1024;
+/** An ended stream whose client does not take the end is cut after this long, so shutdown never waits on it. */
+const endGraceMs = 1_000;
 
 export class ServerSentEvents {
+  #opened = false;
   #ended = false;
 
   constructor(private readonly reply: FastifyReply) {}
@@ -29,6 +33,7 @@ export class ServerSentEvents {
   open(): void {
     const { reply } = this;
     reply.hijack();
+    this.#opened = true;
     const headers = {
       ...reply.getHeaders(),
       'content-type': 'text/event-stream; charset=utf-8',
@@ -52,16 +57,23 @@ export class ServerSentEvents {
     this.write(`: ${text}\n\n`);
   }
 
+  /** Ends the stream (a reply not yet opened is left to Fastify, to answer as it will). */
   end(): void {
     if (this.#ended) return;
     this.#ended = true;
-    this.reply.raw.end();
+    if (!this.#opened) return;
+    const raw = this.reply.raw;
+    raw.end();
+    setTimeout(() => raw.destroy(), endGraceMs).unref();
   }
 
   private write(chunk: string): void {
     if (this.ended) return;
     const raw = this.reply.raw;
     raw.write(chunk);
-    if (raw.writableLength > maxBufferedBytes) this.end();
+    if (raw.writableLength > maxBufferedBytes) {
+      this.#ended = true;
+      raw.destroy();
+    }
   }
 }
