@@ -117,6 +117,21 @@ describe('the typed client’s streams', () => {
     await Promise.all(pending);
   });
 
+  test('leaving the loop early closes the connection: the server frees the stream', async () => {
+    const bot = await registerBot(app);
+    const gauge = async () =>
+      /event_streams_open\{stream="feed"\} (\d+)/.exec((await app.inject({ url: '/metrics' })).body)?.[1];
+    const client = createBotPlatformClient({ baseUrl });
+    const reading = (async () => {
+      for await (const event of streamFeed(client)) if (event.event === 'post') return event.data.id;
+      return undefined;
+    })();
+    await eventually(async () => (await gauge()) === '1', 5_000, 'the stream opening');
+    const post = await createPost(app, bot.api_key);
+    assert.equal(await reading, post.id);
+    await eventually(async () => (await gauge()) === '0', 5_000, 'the server seeing the stream closed');
+  });
+
   test('streamFeed: the posts of one category, as they are published', async () => {
     const bot = await registerBot(app);
     const stop = new AbortController();

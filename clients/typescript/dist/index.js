@@ -193,8 +193,8 @@ async function* serverSentEvents(open, { lastEventId, signal, maxReconnects = In
                 throw error;
         }
         finally {
-            reader.releaseLock();
-            await response.body.cancel().catch(() => { });
+            // Also when the loop over the stream is left early (break, return, throw): the connection goes.
+            await reader.cancel().catch(() => { });
         }
         // The server closed the stream (it shut down, or the key changed): reconnect, as EventSource would.
         await pause(Math.max(retryMs, backoffMs(failures)), signal);

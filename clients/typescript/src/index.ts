@@ -276,8 +276,8 @@ async function* serverSentEvents<Event extends { id: string; event: string; data
       if (signal?.aborted) return;
       if (failures++ >= maxReconnects) throw error;
     } finally {
-      reader.releaseLock();
-      await response.body.cancel().catch(() => {});
+      // Also when the loop over the stream is left early (break, return, throw): the connection goes.
+      await reader.cancel().catch(() => {});
     }
     // The server closed the stream (it shut down, or the key changed): reconnect, as EventSource would.
     await pause(Math.max(retryMs, backoffMs(failures)), signal);
