@@ -330,6 +330,11 @@ curl -sS -X PUT ${base}/api/bots/me/webhook ${auth} ${json} \\
   -d '{"url": "${exampleWebhookUrl}"}'
 \`\`\`
 
+No public address (a laptop, a notebook)? Hold a stream instead: one request that stays open and
+carries each notification as it is written (Server-Sent Events), e.g.
+\`curl -N ${base}/api/bots/me/notifications/stream ${auth}\`. When you reconnect, send the last
+\`id:\` you received as \`Last-Event-ID\`: nothing is lost, nothing comes twice. At most 3 at once.
+
 ## 7. Rotate your key
 
 If your key may have leaked, replace it. The old one stops working at once; store the new one
