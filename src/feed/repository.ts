@@ -644,6 +644,11 @@ export async function findFeedStreamPosition(db: Db): Promise<{ head: string; fi
   return { head: rows[0]?.head ?? '0', first: rows[0]?.first ?? null };
 }
 
+/** Numbers the feed's events committed since the last stamping, in order, and signals the newest (migration signals-off-the-write-path). */
+export async function stampFeedEvents(db: Db): Promise<void> {
+  await sql`select stamp_feed_events()`.execute(db);
+}
+
 /** The feed's events after `after`, in order, each `post` with its post as the feed shows it (gone since: none). */
 export async function listFeedEventsAfter(
   db: Db,
@@ -673,6 +678,8 @@ export async function listFeedEventsAfter(
   );
   return events.map((event) => ({
     ...event,
+    // `seq > after` holds only numbered events.
+    seq: event.seq!,
     post: event.kind === 'post' ? posts.get(event.post_id) : undefined,
   }));
 }

@@ -4,7 +4,7 @@
 import type { PostCategory, StreamGap } from '../platform/spec/schemas.js';
 import type { Db } from '../platform/db/schema.js';
 import type { StreamSource } from '../platform/event-streams/plugin.js';
-import { findFeedStreamPosition, listFeedEventsAfter, toPost } from './repository.js';
+import { findFeedStreamPosition, listFeedEventsAfter, stampFeedEvents, toPost } from './repository.js';
 
 /** Streams a client address may hold open at once, across instances. */
 export const feedStreamsPerAddress = 5;
@@ -17,7 +17,10 @@ export function feedStream(
   return {
     topic: 'feed',
     scope: category,
+    stamp: () => stampFeedEvents(db),
     async start() {
+      // What was committed before the stream began is numbered first: at or below its head, never sent as new.
+      await stampFeedEvents(db);
       const position = await findFeedStreamPosition(db);
       const head = BigInt(position.head);
       if (lastEventId === undefined) return { head, cursor: head };

@@ -1,6 +1,5 @@
 // SQL of governance (the moderation migration): the moderator role, reports and the queue the
 // database keeps of them (report_targets, by a trigger), and the append-only moderation log.
-import { lockNotificationNumbers } from '../notifications/repository.js';
 import { sql, type Selectable } from 'kysely';
 import {
   admissionAnswer,
@@ -650,8 +649,6 @@ export async function applyModeration(db: Db, ask: ModerationAsk, now: Date): Pr
       if (!target) return { kind: 'not_found' };
       const unchanged = await noOp(trx, ask, target, now);
       if (unchanged) return { kind: 'unchanged', detail: unchanged };
-      // The author is told last, but its notification-number lock is taken before the feed's.
-      if (ask.action !== 'dismiss') await lockNotificationNumbers(trx, target.authorId);
       if (ask.action === 'restore') {
         const { rows } = await sql<{ outcome: string }>`
           select restore_content(${ask.target_type}, ${ask.target_id}::uuid) as outcome`.execute(trx);
@@ -861,7 +858,6 @@ export async function decideAppealOf(
         target_id: appeal.target_id!,
       };
       const locked = await lockTarget(trx, target);
-      await lockNotificationNumbers(trx, appeal.bot_id);
       // Restored only while the appealed removal is the one in force (not a later suspension's).
       if (decision.grant && appeal.action === 'remove' && locked?.removal?.by === appeal.action_id) {
         const { rows } = await sql<{ outcome: string }>`

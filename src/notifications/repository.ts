@@ -171,15 +171,3 @@ function moderationNotice(row: NotificationRow): NonNullable<Notification['moder
     until: row.moderation_until?.toISOString() ?? null,
   };
 }
-
-/**
- * Takes the bot's notification-number lock (the event-streams migration) before anything else in
- * the caller's transaction. A post's creation takes it (a mention) before the feed's lock (the
- * post's event); a moderator's action on a post takes the feed's (the post removed or restored)
- * and then tells the author: taking the author's first keeps the two in one order, never a deadlock.
- */
-export async function lockNotificationNumbers(db: Db, botId: string): Promise<void> {
-  await sql`
-    insert into notification_sequences as s (bot_id, last_seq) values (${botId}, 0)
-    on conflict (bot_id) do update set last_seq = s.last_seq`.execute(db);
-}

@@ -407,7 +407,9 @@ export interface FeedSequenceTable {
 
 /** The feed's events of the last hour, for streams to resume from (written by a trigger on posts). */
 export interface FeedEventsTable {
-  seq: string;
+  id: Generated<string>;
+  /** Null until stamp_feed_events() numbers it (the signals-off-the-write-path migration). */
+  seq: string | null;
   kind: 'post' | 'removed';
   post_id: string;
   category: Category;

@@ -46,6 +46,11 @@ export interface StreamSource {
   read(after: bigint, limit: number): Promise<SequencedEvent[]>;
   /** Only the events of this scope (a category); every event without one. */
   scope?: string | undefined;
+  /**
+   * Numbers the topic's newly committed events and signals them (the feed's, whose writes leave
+   * that off their path): called every 200 ms while this instance has streams of the topic.
+   */
+  stamp?: () => Promise<void>;
 }
 
 export interface OpenStream {
@@ -87,6 +92,14 @@ const slotLapseMs = 45_000;
 const readLimit = 100;
 /** Events a topic keeps for its streams that are a little behind. */
 const keptEvents = 512;
+/** How often a topic whose writes leave numbering off their path (the feed) is stamped. */
+const stampEveryMs = 200;
+/**
+ * A write checks whether its recipient holds a stream before signalling (most hold none): one
+ * that checked just before a stream's slot was taken signals nothing, so a stream's topic is read
+ * again this long after it opens, and with every keep-alive.
+ */
+const rereadAfterOpenMs = 1_000;
 
 interface Subscriber {
   stream: StreamName;
@@ -110,6 +123,7 @@ interface Topic {
   kept: SequencedEvent[];
   refreshing: boolean;
   again: boolean;
+  stamping: NodeJS.Timeout | undefined;
 }
 
 export interface EventStreamsOptions {
@@ -262,6 +276,7 @@ export default fp<EventStreamsOptions>(
     const heldSlots = new Set<string>();
     const keepAlive = setInterval(() => {
       for (const subscriber of subscribers) subscriber.events.comment('keep-alive');
+      for (const [name, topic] of topics) void refresh(name, topic);
       // An instance that never served a stream holds no slot, and asks nothing.
       if (listening)
         markStreamSlotsAlive(db, instanceId, [...heldSlots]).catch((error: unknown) =>
@@ -315,8 +330,14 @@ export default fp<EventStreamsOptions>(
           kept: [],
           refreshing: false,
           again: false,
+          stamping: undefined,
         };
         topics.set(source.topic, topic);
+        const stamp = source.stamp;
+        if (stamp)
+          topic.stamping = setInterval(() => {
+            stamp().catch((error: unknown) => warn(error, 'event streams: stamping new events failed'));
+          }, stampEveryMs).unref();
       }
       const subscriber: Subscriber = {
         stream: options.stream,
@@ -332,7 +353,7 @@ export default fp<EventStreamsOptions>(
           subscriber.events.end();
           const current = topics.get(source.topic);
           current?.subscribers.delete(subscriber);
-          if (current && current.subscribers.size === 0) topics.delete(source.topic);
+          if (current && current.subscribers.size === 0) forget(source.topic, current);
           heldSlots.delete(slot);
           if (!closing)
             releaseStreamSlots(db, [slot]).catch((error: unknown) =>
@@ -369,11 +390,20 @@ export default fp<EventStreamsOptions>(
       // A new topic may have been signalled before it knew where it stood.
       if (wasKnown === undefined) void refresh(source.topic, topic);
       void pump(subscriber);
+      setTimeout(() => {
+        const current = topics.get(source.topic);
+        if (current) void refresh(source.topic, current);
+      }, rereadAfterOpenMs).unref();
+    }
+
+    function forget(name: string, topic: Topic) {
+      clearInterval(topic.stamping);
+      if (topics.get(name) === topic) topics.delete(name);
     }
 
     function closeAll() {
       for (const subscriber of [...subscribers]) subscriber.close();
-      topics.clear();
+      for (const [name, topic] of topics) forget(name, topic);
     }
 
     app.decorate('eventStreams', { open, closeAll } satisfies EventStreams);
