@@ -23,10 +23,10 @@ export function mcpHandlers({ config }: { config: Config }) {
         app: request.server,
       });
       if (answer.status === 202) return { status: 202 };
-      if (answer.status !== 200) throw new JsonRpcFailure(answer.status, answer.text, answer.headers);
-      // The SDK's JSON text as it wrote it: the route sends a relayed operation's string as it is
-      // (routes.ts, `relayed`), rather than parsing it here to have it written again.
-      return { status: 200, body: answer.text as unknown as typeof body };
+      if (answer.status !== 200) throw new JsonRpcFailure(answer.status, answer.bytes, answer.headers);
+      // The SDK's JSON as it wrote it: the route sends a relayed operation's bytes as they are
+      // (routes.ts, `relayed`), rather than parsing them here to have them written again.
+      return { status: 200, body: answer.bytes as unknown as typeof body };
     },
 
     async openMcpStream() {

@@ -9,7 +9,8 @@ import { problemFor } from '../platform/http/errors.js';
 export class JsonRpcFailure extends Error {
   constructor(
     readonly status: number,
-    readonly text: string,
+    /** The JSON-RPC answer as the SDK wrote it (bytes) or as this server words it (text). */
+    readonly body: Buffer | string,
     readonly headers: Record<string, string>,
   ) {
     super(`MCP transport answered ${status}`);
@@ -25,7 +26,7 @@ const transportError = -32000;
 
 export async function jsonRpcErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof JsonRpcFailure)
-    return reply.code(error.status).headers(error.headers).type('application/json').send(error.text);
+    return reply.code(error.status).headers(error.headers).type('application/json').send(error.body);
   const problem = problemFor(error, request);
   if (problem.code === 'internal') request.log.error({ err: error }, 'request failed');
   const code =

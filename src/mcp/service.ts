@@ -23,8 +23,8 @@ export interface McpRequest {
 
 export interface McpAnswer {
   status: number;
-  /** JSON-RPC text, or nothing (202: a notification accepted). */
-  text: string;
+  /** JSON-RPC as the SDK wrote it, in UTF-8, or nothing (202: a notification accepted). */
+  bytes: Buffer;
   headers: Record<string, string>;
 }
 
@@ -114,7 +114,13 @@ export function mcpService(
       response.headers.forEach((value, key) => {
         if (key !== 'content-length') answerHeaders[key] = value;
       });
-      return { status: response.status, text: await response.text(), headers: answerHeaders };
+      // The bytes as they are: decoding them to text only for the reply to encode them again would
+      // allocate a page's worth twice more per call.
+      return {
+        status: response.status,
+        bytes: Buffer.from(await response.arrayBuffer()),
+        headers: answerHeaders,
+      };
     },
   };
 }

@@ -194,9 +194,9 @@ export default fp<OpenApiRoutesOptions>(
   { name: 'openapi-routes', dependencies: ['errors'] },
 );
 
-/** A relayed answer: the JSON text another protocol's library wrote, or a value to write as JSON. */
-function relayedJson(body: unknown): string {
-  return typeof body === 'string' ? body : JSON.stringify(body);
+/** A relayed answer: the JSON another protocol's library wrote (text or bytes), or a value to write as JSON. */
+function relayedJson(body: unknown): string | Buffer {
+  return typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
 }
 
 /**
