@@ -33,6 +33,8 @@ const ownImportMetaUrl: Plugin = {
  */
 const longestFirst = [
   'contract/fuzz',
+  // Postgres pass only (skipped at once on PGlite): two processes, a replica, a black hole.
+  'webhooks/multi-instance',
   'web/readable-pages',
   'cli/admin',
   'analytics/consistency',
@@ -50,6 +52,10 @@ const longestFirst = [
   'contract/published-skill',
   'feed/streamFeed',
   'examples/stream-listener',
+  'contract/hostile-input',
+  'platform/db/read-routing',
+  'platform/admission/rate-limit-exactness',
+  'faults/network-black-hole',
 ];
 
 /** Where `npm test` reads the bundles to run, in the order to start them. */
