@@ -84,6 +84,11 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       // leaving them out (replica role) saves a recount per table, per test. In one transaction with
       // `set local`: nothing outlives it, even behind a transaction pooler.
       await opened.db.transaction().execute(async (trx) => {
+        // Locked as a TRUNCATE of them all would: a write still in flight (a background worker's)
+        // commits first and is seen, rather than left behind for the next test.
+        await sql`lock table ${sql.join(tables!.map((table) => sql.table(table)))} in access exclusive mode`.execute(
+          trx,
+        );
         const { rows } = await sql<Record<string, boolean>>`select ${sql.join(
           tables!.map((table) => sql`exists (select from ${sql.table(table)}) as ${sql.ref(table)}`),
         )}`.execute(trx);
