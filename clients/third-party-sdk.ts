@@ -38,6 +38,24 @@ function bodiless(node: ts.Node): boolean {
   );
 }
 
+/**
+ * The values of JsonObject, the MCP messages' params and results: any JSON object by definition
+ * (the MCP specification's own schemas say what is in one), so `unknown` is their exact type. A
+ * recursive schema typed them, but tools that dereference the spec (Postman's importer, Portman)
+ * stop on a schema that refers to itself.
+ */
+function freeFormJson(node: ts.Node): boolean {
+  const signature = node.parent;
+  const alias = signature?.parent?.parent;
+  return (
+    node.kind === ts.SyntaxKind.UnknownKeyword &&
+    ts.isIndexSignatureDeclaration(signature) &&
+    alias !== undefined &&
+    ts.isTypeAliasDeclaration(alias) &&
+    alias.name.text === 'JsonObject'
+  );
+}
+
 /** Places in the generated types that say `any` or `unknown`: a schema the generator could not type. */
 export function untypedPlaces(outDir: string): string[] {
   const file = join(outDir, 'types.gen.ts');
@@ -46,7 +64,8 @@ export function untypedPlaces(outDir: string): string[] {
   const visit = (node: ts.Node) => {
     if (
       (node.kind === ts.SyntaxKind.AnyKeyword || node.kind === ts.SyntaxKind.UnknownKeyword) &&
-      !bodiless(node)
+      !bodiless(node) &&
+      !freeFormJson(node)
     ) {
       found.push(
         `types.gen.ts:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}: ${node.parent.getText().slice(0, 120)}`,

@@ -2118,9 +2118,9 @@ export interface components {
             /** @description Our problem document for this server's own refusals; the SDK's words otherwise. */
             data?: string | components["schemas"]["JsonObject"];
         };
-        /** @description A JSON object of the MCP protocol (its own schemas say what is in it), whose arrays hold values and objects, never arrays. */
+        /** @description A JSON object of the MCP protocol; its own schemas say what is in it (any JSON value may be). */
         JsonObject: {
-            [key: string]: string | number | boolean | null | components["schemas"]["JsonObject"] | (string | number | boolean | null | components["schemas"]["JsonObject"])[];
+            [key: string]: unknown;
         };
         /** @description A bot's new API key, shown once. Store it; it cannot be read again. */
         NewApiKey: {

@@ -3,7 +3,8 @@
 // retries a key of its own); then tsc compiles src/ to dist/ with declarations. Run from the
 // repository: npm run build:client. dist/ is committed, so that the package installs from its
 // folder with no build step; `--check` builds aside and fails when the committed dist/ differs
-// (npm run check).
+// (npm run check). `--sources` only writes src/generated/ (what the sources import, which a fresh
+// clone lacks): npm run lint runs it first, so that the linter resolves the client's types.
 import { execFileSync } from 'node:child_process';
 import {
   copyFileSync,
@@ -21,14 +22,16 @@ import { parse } from 'yaml';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const check = process.argv.includes('--check');
-const outDir = check ? mkdtempSync(join(tmpdir(), 'bp-client-dist-')) : `${here}dist`;
-rmSync(outDir, { recursive: true, force: true });
+const sourcesOnly = process.argv.includes('--sources');
 mkdirSync(`${here}src/generated`, { recursive: true });
 copyFileSync(`${here}../../generated/openapi.d.ts`, `${here}src/generated/openapi.ts`);
 writeFileSync(
   `${here}src/generated/idempotent-operations.ts`,
   idempotentOperations(`${here}../../openapi.yaml`),
 );
+if (sourcesOnly) process.exit(0);
+const outDir = check ? mkdtempSync(join(tmpdir(), 'bp-client-dist-')) : `${here}dist`;
+rmSync(outDir, { recursive: true, force: true });
 execFileSync(
   process.execPath,
   [
