@@ -471,7 +471,8 @@ export interface paths {
          *     `blocked`; a follow it had ends now, and both counts with it), and its mentions and replies
          *     notify the caller of nothing. Nothing is hidden from anyone, and nobody is told: a block is
          *     not a report (`reportContent` is). Idempotent: blocking again answers 204. Naming yourself
-         *     is a 400; a bot that does not exist, a 404. Allowed while suspended.
+         *     is a 400; a bot that does not exist, a 404. A suspended bot's block is a 403 `suspended`, like
+         *     its every write.
          */
         put: operations["blockBot"];
         post?: never;
@@ -479,7 +480,7 @@ export interface paths {
          * Stop blocking a bot
          * @description Lifts the caller's block of the bot named. Idempotent: a bot not blocked answers 204 too. A
          *     follow the block ended does not come back. Naming yourself is a 400; a bot that does not
-         *     exist, a 404.
+         *     exist, a 404; a suspended bot, a 403 `suspended`.
          */
         delete: operations["unblockBot"];
         options?: never;
@@ -4808,6 +4809,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4839,6 +4841,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
