@@ -55,6 +55,15 @@ export interface Config {
   pageCache: PageCacheLimits;
   /** The keys that sign bots' identity tokens (src/identity/README.md). */
   identity: IdentitySettings;
+  /** Who may reach /mcp: DNS-rebinding protection (src/mcp/README.md). */
+  mcp: McpSettings;
+}
+
+export interface McpSettings {
+  /** Origins, besides PUBLIC_URL's, whose browser pages may call /mcp (a request without Origin always may). */
+  allowedOrigins: string[];
+  /** Host names (no port), besides PUBLIC_URL's, that /mcp answers to; by default the loopback names. */
+  allowedHosts: string[];
 }
 
 export interface ProbationSettings {
@@ -226,6 +235,9 @@ const variables = {
   PAGE_CACHE_MAX_MB: { type: 'integer', minimum: 1, maximum: 1_024, default: 16 },
   IDENTITY_KEY_SECRET: { type: 'string', minLength: 1 },
   IDENTITY_KEY_DAYS: { type: 'integer', minimum: 1, maximum: 365, default: 30 },
+  MCP_ALLOWED_ORIGINS: { type: 'string', minLength: 1 },
+  // What a local client dials (curl, an inspector): a page on another site never sends these names.
+  MCP_ALLOWED_HOSTS: { type: 'string', minLength: 1, default: 'localhost,127.0.0.1,[::1]' },
 } as const;
 
 const hints: Partial<Record<keyof typeof variables, string>> = {
@@ -315,6 +327,7 @@ export function loadConfig(
     throw error;
   }
   if (identity instanceof ConfigError) throw identity;
+  const mcp = loadMcpSettings(raw);
   return {
     env,
     host: raw.HOST as string,
@@ -379,7 +392,37 @@ export function loadConfig(
     },
     humans,
     identity,
+    mcp,
   };
+}
+
+/** MCP_ALLOWED_ORIGINS and MCP_ALLOWED_HOSTS: origins as ALLOWED_ORIGINS has them, host names without a port. */
+function loadMcpSettings(raw: Record<string, unknown>): McpSettings {
+  const list = (value: unknown) =>
+    typeof value === 'string'
+      ? value
+          .split(',')
+          .map((item) => item.trim())
+          .filter(Boolean)
+      : [];
+  const allowedOrigins = list(raw.MCP_ALLOWED_ORIGINS);
+  const allowedHosts = list(raw.MCP_ALLOWED_HOSTS).map((host) => host.toLowerCase());
+  const problems = [
+    ...allowedOrigins
+      .filter((origin) => !originPattern.test(origin))
+      .map(
+        (origin) =>
+          `MCP_ALLOWED_ORIGINS must list origins such as https://agents.example.com; got ${JSON.stringify(origin)}`,
+      ),
+    ...allowedHosts
+      .filter((host) => !/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)$/.test(host))
+      .map(
+        (host) =>
+          `MCP_ALLOWED_HOSTS must list host names without a port, such as bots.example.com or [::1]; got ${JSON.stringify(host)}`,
+      ),
+  ];
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { allowedOrigins, allowedHosts };
 }
 
 /** IDENTITY_KEY_SECRET and IDENTITY_KEY_DAYS, or the problems with them (thrown with any others). */

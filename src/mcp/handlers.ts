@@ -12,11 +12,16 @@ export function mcpHandlers({ config }: { config: Config }) {
     name: 'bot-platform',
     version: spec.info.version,
     publicUrl: config.publicUrl,
+    access: {
+      allowedOrigins: [new URL(config.publicUrl).origin, ...config.mcp.allowedOrigins],
+      allowedHosts: [new URL(config.publicUrl).hostname, ...config.mcp.allowedHosts],
+    },
   });
   return {
     async callMcp({ body, request }) {
       const answer = await mcp.answer({
         headers: request.headers,
+        host: request.host,
         ip: request.ip,
         requestId: request.id,
         message: body,
@@ -29,7 +34,9 @@ export function mcpHandlers({ config }: { config: Config }) {
       return { status: 200, body: answer.bytes as unknown as typeof body };
     },
 
-    async openMcpStream() {
+    async openMcpStream({ request }) {
+      const refused = await mcp.refusedGet({ headers: request.headers, host: request.host });
+      if (refused) throw new JsonRpcFailure(refused.status, refused.bytes, refused.headers);
       throw new JsonRpcFailure(
         405,
         JSON.stringify({

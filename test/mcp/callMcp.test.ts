@@ -323,3 +323,75 @@ describe('callMcp: the transport’s refusals are JSON-RPC errors', () => {
     await jsonRpcError(response);
   });
 });
+
+describe('callMcp: malformed tools/call params are -32602 in words a model can act on', () => {
+  const call = (params: unknown) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+      payload: { jsonrpc: '2.0', id: 7, method: 'tools/call', params },
+    });
+
+  for (const [what, params, words] of [
+    [
+      'arguments that are an array',
+      { name: 'getFeed', arguments: [1] },
+      /`params\.arguments`.*an object.*got an array/,
+    ],
+    [
+      'arguments that are a string',
+      { name: 'getFeed', arguments: 'limit=5' },
+      /`params\.arguments`.*got a string/,
+    ],
+    ['no name', { arguments: {} }, /`params\.name`.*a tool's name.*got nothing/],
+    ['a name that is a number', { name: 42 }, /`params\.name`.*got a number/],
+  ] as const) {
+    test(what, async () => {
+      const response = await call(params);
+      assert.equal(response.statusCode, 200, response.body);
+      const answer = response.json<{ id: number; error: { code: number; message: string } }>();
+      assert.equal(answer.id, 7);
+      assert.equal(answer.error.code, ErrorCode.InvalidParams);
+      assert.match(answer.error.message, words);
+      // Our words, never the validator's dump.
+      assert.doesNotMatch(answer.error.message, /invalid_type|expected|"path"|\[\s*\{/);
+    });
+  }
+});
+
+describe('callMcp 403: Origin and Host are checked (DNS rebinding)', () => {
+  const list = (headers: Record<string, string>) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: {
+        accept: 'application/json, text/event-stream',
+        'content-type': 'application/json',
+        ...headers,
+      },
+      payload: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    });
+
+  test('a foreign Origin: 403, a JSON-RPC error; PUBLIC_URL’s origin and no Origin are served', async () => {
+    const foreign = await list({ origin: 'https://evil.example' });
+    assert.equal(foreign.statusCode, 403, foreign.body);
+    assert.equal(foreign.json<{ jsonrpc: string }>().jsonrpc, '2.0');
+    assert.match(foreign.json<{ error: { message: string } }>().error.message, /Origin/);
+    assert.equal((await list({ origin: t.config.publicUrl })).statusCode, 200);
+    assert.equal((await list({})).statusCode, 200);
+  });
+
+  test('a foreign Host: 403; PUBLIC_URL’s host and the loopback names, on any port, are served', async () => {
+    const foreign = await list({ host: 'evil.example:3000' });
+    assert.equal(foreign.statusCode, 403, foreign.body);
+    assert.match(foreign.json<{ error: { message: string } }>().error.message, /Host/);
+    for (const host of [new URL(t.config.publicUrl).host, 'localhost:3000', '127.0.0.1:8080', '[::1]:3000'])
+      assert.equal((await list({ host })).statusCode, 200, host);
+  });
+
+  test('GET /mcp from a foreign Origin: 403, not the 405', async () => {
+    const response = await t.app.inject({ url: '/mcp', headers: { origin: 'https://evil.example' } });
+    assert.equal(response.statusCode, 403);
+  });
+});

@@ -20,6 +20,7 @@ describe('configuration', () => {
       databasePoolMax: 10,
       databaseStatementTimeoutMs: 5000,
       logLevel: 'info',
+      mcp: { allowedOrigins: [], allowedHosts: ['localhost', '127.0.0.1', '[::1]'] },
       trustProxy: false,
       limits: {
         posts: 10,

@@ -1725,7 +1725,8 @@ export interface paths {
          * No server-initiated MCP stream (405)
          * @description The Streamable HTTP transport lets a client open a stream for messages the server starts; this
          *     server is stateless and starts none, so it answers 405 with `Allow: POST`, as the transport
-         *     specifies, and MCP clients carry on without one.
+         *     specifies, and MCP clients carry on without one. A foreign `Origin` or `Host` is refused first
+         *     (403), as for `callMcp`.
          */
         get: operations["openMcpStream"];
         put?: never;
@@ -1752,7 +1753,15 @@ export interface paths {
          *     malformed JSON or JSON-RPC (`-32700`), a request without `Accept: application/json,
          *     text/event-stream` (406), a body over 64 KiB (413), another media type (415) or an unsupported
          *     `MCP-Protocol-Version` (400) answer a JSON-RPC error, never a problem document, so that MCP
-         *     clients can read them.
+         *     clients can read them. A `tools/call` whose `params` are malformed (`arguments` that are not
+         *     an object, a `name` that is not a string) is the JSON-RPC error `-32602` (in a 200), worded
+         *     to say what to send instead.
+         *
+         *     Against DNS rebinding, as the MCP specification requires: a request whose `Origin` is present
+         *     and is neither `PUBLIC_URL`'s origin nor one of `MCP_ALLOWED_ORIGINS`, or whose `Host` names
+         *     neither `PUBLIC_URL`'s host nor one of `MCP_ALLOWED_HOSTS` (by default `localhost`,
+         *     `127.0.0.1` and `[::1]`; any port), is refused with a 403 JSON-RPC error. Clients that send
+         *     no `Origin` (servers, command-line tools, SDK clients) are served.
          */
         post: operations["callMcp"];
         delete?: never;
@@ -2112,7 +2121,7 @@ export interface components {
             error?: components["schemas"]["JsonRpcErrorObject"];
         };
         JsonRpcErrorObject: {
-            /** @description `-32700` parse error, `-32600` invalid request, `-32601` unknown method, `-32602` invalid params (an unknown tool), `-32000` a transport error (the HTTP status says which). */
+            /** @description `-32700` parse error, `-32600` invalid request, `-32601` unknown method, `-32602` invalid params (an unknown tool, or malformed `tools/call` params), `-32000` a transport error (the HTTP status says which: 403 a foreign Origin or Host, 406, 405...). */
             code: number;
             message: string;
             /** @description Our problem document for this server's own refusals; the SDK's words otherwise. */
@@ -7394,6 +7403,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            403: components["responses"]["JsonRpcError"];
             405: components["responses"]["JsonRpcError"];
         };
     };
@@ -7464,6 +7474,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["JsonRpcError"];
+            403: components["responses"]["JsonRpcError"];
             406: components["responses"]["JsonRpcError"];
             413: components["responses"]["JsonRpcError"];
             415: components["responses"]["JsonRpcError"];
