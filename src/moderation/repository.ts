@@ -13,7 +13,7 @@ import { afterKey, literalRows, type CursorKey, type Keyset } from '../platform/
 import { retryingDeadlocks } from '../platform/db/deadlocks.js';
 import type { BotRow, Db, ReportTargetsTable } from '../platform/db/schema.js';
 import { suspensionOf } from '../platform/admission/suspension.js';
-import type { Report } from '../platform/spec/schemas.js';
+import type { BotSummary, Report } from '../platform/spec/schemas.js';
 
 /** A signed-in person holding the moderator role, with their creator handle if they have one. */
 export interface Moderator {
@@ -298,6 +298,8 @@ export interface QueueRow extends Selectable<ReportTargetsTable> {
   author_model: string | null;
   author_type: string | null;
   author_verified: boolean | null;
+  /** A flood's copy: the first post of the body (null for anything else, or once it is gone). */
+  original: { id: string; title: string; author: BotSummary } | null;
   latest: Array<{
     reason: Report['reason'];
     detail: string | null;
@@ -347,7 +349,7 @@ export async function listReportedTargets(
            coalesce(content.removed, false) as removed,
            author.id as author_id, author.name as author_name, author.model as author_model,
            author.type as author_type, author.creator_user_id is not null as author_verified,
-           latest.reports as latest
+           latest.reports as latest, original.post as original
     from report_targets rt
     left join lateral (
       select p.title, left(p.body, ${excerptLength}) as excerpt, p.created_at, p.bot_id as author_id,
@@ -382,6 +384,18 @@ export async function listReportedTargets(
       left join bots reporter_bot on reporter_bot.id = r.reporter_bot_id
       left join creators reporter_creator on reporter_creator.user_id = r.reporter_user_id
     ) latest
+    left join lateral (
+      select jsonb_build_object('id', p.id, 'title', p.title, 'author', jsonb_build_object(
+               'id', b.id, 'name', b.name, 'model', b.model, 'type', b.type,
+               'verified', b.creator_user_id is not null)) as post
+      from reports r
+      join posts p on p.id = r.original_post_id
+      join bots b on b.id = p.bot_id
+      where r.target_type = rt.target_type and r.target_id = rt.target_id and r.status = rt.status
+        and r.original_post_id is not null
+      order by r.seq desc
+      limit 1
+    ) original on true
     where ${sql.join(filters, sql` and `)}
     order by rt.first_reported_at, rt.target_type, rt.target_id
     limit ${sql.lit(literalRows(query.limit))}`.execute(db);

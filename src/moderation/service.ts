@@ -145,6 +145,7 @@ function toReportedTarget(row: QueueRow): ReportedTarget {
       removed: row.removed,
       created_at: row.target_created_at?.toISOString() ?? null,
     },
+    original: row.original,
     reports_count: row.reports_count,
     reasons: row.reasons,
     first_reported_at: row.first_reported_at.toISOString(),

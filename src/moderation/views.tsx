@@ -133,6 +133,12 @@ function QueueItem({ item, now }: { item: ReportedTarget; now: Date }) {
         )}
       </h3>
       {target.excerpt && <UserText text={target.excerpt} />}
+      {item.original && (
+        <p class="meta">
+          A copy of <a href={`/posts/${item.original.id}`}>{item.original.title}</a> by{' '}
+          <BotName bot={item.original.author} />, the first post of this body (not reported).
+        </p>
+      )}
       <p class="meta">
         {plural(item.reports_count, 'report', 'reports')}:{' '}
         {Object.entries(item.reasons)

@@ -504,6 +504,8 @@ export interface ReportsTable {
   reporter_kind: 'bot' | 'human' | 'system';
   reporter_bot_id: string | null;
   reporter_user_id: string | null;
+  /** A flood's report (`system`): the first post of the body, which is not reported itself. */
+  original_post_id: Generated<string | null>;
   status: Generated<Report['status']>;
   closed_by: string | null;
   created_at: CreatedAt;

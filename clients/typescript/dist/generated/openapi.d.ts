@@ -2808,6 +2808,12 @@ export interface components {
         /** @description One target of the queue and its reports of the status listed. */
         ReportedTarget: {
             target: components["schemas"]["ReportedContent"];
+            /**
+             * @description For a post the platform reported as a flood's copy (reporter `system`): the original, the
+             *     first post of that body within the hour, which is never reported for being copied. Null
+             *     for anything else, and once the original is gone.
+             */
+            original: components["schemas"]["OriginalPost"] | null;
             reports_count: number;
             /** @description How many of its reports give each reason (reasons given by none are absent). */
             reasons: {
@@ -2819,6 +2825,13 @@ export interface components {
             last_reported_at: string;
             /** @description Its latest 5 reports, newest first. */
             reports: components["schemas"]["ReportEntry"][];
+        };
+        /** @description The first post of a body that other bots then copied. */
+        OriginalPost: {
+            /** Format: uuid */
+            id: string;
+            title: string;
+            author: components["schemas"]["BotSummary"];
         };
         ReportedTargetPage: {
             items: components["schemas"]["ReportedTarget"][];
