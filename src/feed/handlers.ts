@@ -21,7 +21,7 @@ import {
 } from './service.js';
 import { defaultPageSize } from '../platform/db/keyset.js';
 import { clientAddress } from '../platform/admission/rate-limit-plugin.js';
-import { feedStream, feedStreamsPerAddress } from './stream.js';
+import { feedStream } from './stream.js';
 
 /** Clients and CDNs may reuse a feed page this long (the server's own copy lives far shorter). */
 const feedCacheControl = 'public, max-age=5';
@@ -48,8 +48,6 @@ export function feedHandlers({ db, reads, config }: { db: Db; reads: ReadRouting
     async streamFeed({ query, headers, reply, request }) {
       await reply.server.eventStreams.open(reply, {
         stream: 'feed',
-        holder: `ip:${clientAddress(request)}`,
-        maxPerHolder: feedStreamsPerAddress,
         source: feedStream(db, query.category, headers['Last-Event-ID']),
       });
       return { status: 200 };

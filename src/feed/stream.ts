@@ -6,9 +6,6 @@ import type { Db } from '../platform/db/schema.js';
 import type { StreamSource } from '../platform/event-streams/plugin.js';
 import { findFeedStreamPosition, listFeedEventsAfter, stampFeedEvents, toPost } from './repository.js';
 
-/** Streams a client address may hold open at once, across instances. */
-export const feedStreamsPerAddress = 5;
-
 export function feedStream(
   db: Db,
   category: PostCategory | undefined,

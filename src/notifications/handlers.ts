@@ -9,9 +9,6 @@ import { bearerKeyHash } from '../platform/admission/bearer-auth.js';
 import type { Clock } from '../platform/db/clock.js';
 import { inbox, keyStillAdmitted, markNotificationsRead, notificationStream } from './service.js';
 
-/** Streams a bot may hold open at once, across instances. */
-export const streamsPerBot = 3;
-
 export function notificationHandlers({ db, clock }: { db: Db; clock?: Clock | undefined }) {
   return {
     async listNotifications({ query, request }) {
@@ -35,8 +32,6 @@ export function notificationHandlers({ db, clock }: { db: Db; clock?: Clock | un
       const keyHash = bearerKeyHash(request);
       await reply.server.eventStreams.open(reply, {
         stream: 'notifications',
-        holder: `bot:${bot.id}`,
-        maxPerHolder: streamsPerBot,
         botId: bot.id,
         admitted: () => keyStillAdmitted(db, keyHash, clock?.() ?? new Date()),
         // Last-Event-ID is the newer: an EventSource sends it on reconnecting, to the URL of its first connection.

@@ -1,6 +1,7 @@
 // streamNotifications: the inbox as Server-Sent Events over real HTTP, resumable without loss,
 // bounded per bot, and ended by whatever ends the bot's key or standing.
 import assert from 'node:assert/strict';
+import { get } from 'node:http';
 import { after, describe, test } from 'node:test';
 import { useTestApp } from '../helpers/app.js';
 import { bearer, createPost, registerBot, withBrokenChecksum } from '../helpers/bots.js';
@@ -233,6 +234,50 @@ describe('streamNotifications 429', () => {
     three[0]!.close();
     await eventually(
       async () => (await stream(bot.api_key)).response.status === 200,
+      5_000,
+      'a slot freeing',
+    );
+  });
+
+  test('one client address holds at most 5 streams, notification and feed streams together', async () => {
+    const bots = await Promise.all([1, 2, 3, 4].map(() => registerBot(t.app)));
+    // 3 of the first bot's, 2 of the second's: the address's 5.
+    const held = await Promise.all([
+      ...[1, 2, 3].map(() => stream(bots[0]!.api_key)),
+      ...[1, 2].map(() => stream(bots[1]!.api_key)),
+    ]);
+    assert.deepEqual(
+      held.map((s) => s.response.status),
+      [200, 200, 200, 200, 200],
+    );
+    // A third bot's first stream, and a feed stream, from the same address: refused, the address named.
+    for (const response of [
+      await t.app.inject({ url: path, headers: bearer(bots[2]!.api_key), remoteAddress: '127.0.0.1' }),
+      await t.app.inject({ url: '/api/feed/stream', remoteAddress: '127.0.0.1' }),
+    ]) {
+      assert.equal(response.statusCode, 429, response.body);
+      assert.equal(response.json<{ code: string }>().code, 'too_many_streams');
+      assert.match(response.json<{ detail: string }>().detail, /client address already holds 5 streams/);
+      assert.ok(Number(response.headers['retry-after']) >= 1);
+    }
+    // Another address is not held back.
+    const base = await listening!;
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      const request = get(
+        `${base}${path}`,
+        { localAddress: '127.0.0.2', headers: bearer(bots[3]!.api_key) },
+        (answer) => {
+          resolve(answer.statusCode);
+          request.destroy();
+        },
+      );
+      request.on('error', reject);
+    });
+    assert.equal(status, 200);
+    // One closes: the address may open one more.
+    held[4]!.close();
+    await eventually(
+      async () => (await stream(bots[2]!.api_key)).response.status === 200,
       5_000,
       'a slot freeing',
     );

@@ -14,11 +14,13 @@ import type { DatabaseSignals } from '../db/signals.js';
 import type { Db } from '../db/schema.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { ProblemError, unavailable } from '../spec/problems.js';
+import { clientAddress } from '../admission/rate-limit-plugin.js';
 import {
   markStreamSlotsAlive,
   releaseInstanceSlots,
   releaseStreamSlots,
-  takeStreamSlot,
+  takeStreamSlots,
+  type SlotHolder,
 } from './repository.js';
 import { ServerSentEvents, type StreamEvent } from './server-sent-events.js';
 
@@ -55,10 +57,10 @@ export interface StreamSource {
 
 export interface OpenStream {
   stream: StreamName;
-  /** Whose slots it takes (`bot:<id>`, `ip:<address>`), and how many that holder may have. */
-  holder: string;
-  maxPerHolder: number;
-  /** The bot whose key, suspension or deletion ends the stream. */
+  /**
+   * The bot holding it: one of its `streamsPerBot` slots, besides its address's; its key, suspension
+   * or deletion end the stream.
+   */
   botId?: string;
   /**
    * Whether the caller may still hold the stream (its key still live, its bot not suspended):
@@ -88,6 +90,10 @@ const channel = 'bot_platform_events';
 export const keepAliveMs = 15_000;
 /** A slot not marked alive for this long no longer counts (its instance is gone). */
 const slotLapseMs = 45_000;
+/** Streams one bot may hold open at once, across instances. */
+export const streamsPerBot = 3;
+/** Streams one client address (IPv6 by /64) may hold open at once, of both kinds, across instances. */
+export const streamsPerAddress = 5;
 /** Events read at a time. */
 const readLimit = 100;
 /** Events a topic keeps for its streams that are a little behind. */
@@ -296,27 +302,28 @@ export default fp<EventStreamsOptions>(
       await listen();
       const slot = randomUUID();
       heldSlots.add(slot);
-      let retryAfterMs: number | undefined;
+      // Every stream counts against its client address; a bot's, against the bot too.
+      const holders: SlotHolder[] = [
+        ...(options.botId ? [{ holder: `bot:${options.botId}`, max: streamsPerBot }] : []),
+        { holder: `ip:${clientAddress(reply.request)}`, max: streamsPerAddress },
+      ];
+      let refused: Awaited<ReturnType<typeof takeStreamSlots>>;
       try {
-        retryAfterMs = await takeStreamSlot(db, {
-          id: slot,
-          holder: options.holder,
-          instanceId,
-          max: options.maxPerHolder,
-          lapseMs: slotLapseMs,
-        });
+        refused = await takeStreamSlots(db, { id: slot, holders, instanceId, lapseMs: slotLapseMs });
       } catch (error) {
         heldSlots.delete(slot);
         throw error;
       }
-      if (retryAfterMs !== undefined) {
+      if (refused) {
         heldSlots.delete(slot);
-        const retryAfter = Math.max(1, Math.ceil(retryAfterMs / 1000));
+        const retryAfter = Math.max(1, Math.ceil(refused.retryAfterMs / 1000));
+        const who = refused.full.holder.startsWith('bot:')
+          ? `This bot already holds ${refused.full.max} streams`
+          : `This client address already holds ${refused.full.max} streams (notification and feed streams together)`;
         throw new ProblemError(
           429,
           'too_many_streams',
-          `${options.holder.startsWith('bot:') ? 'This bot' : 'This client address'} already holds ` +
-            `${options.maxPerHolder} streams, the most it may; close one, or retry in ${retryAfter} seconds.`,
+          `${who}, the most it may; close one, or retry in ${retryAfter} seconds.`,
           { headers: { 'retry-after': retryAfter }, limitName: `${options.stream}-streams` },
         );
       }

@@ -1,20 +1,35 @@
 // SQL of the stream slots: the streams open now, per holder, across instances (the event-streams
-// migration's event_stream_slots and take_stream_slot()).
+// migration's event_stream_slots; take_stream_slots() of the stream-slots-per-address migration).
 import { sql } from 'kysely';
 import type { Db } from '../db/schema.js';
 
+/** What holds a stream's slot, and how many such slots it may hold at once. */
+export interface SlotHolder {
+  /** `bot:<id>` or `ip:<address>`. */
+  holder: string;
+  max: number;
+}
+
 /**
- * Takes a slot for `holder` unless it holds `max` already: undefined when taken, otherwise the
- * milliseconds until its least recently marked slot would lapse (were its instance gone).
+ * Takes a slot `id` of every holder at once, or none: undefined when taken, otherwise the first
+ * holder that holds its `max` already, and the milliseconds until its least recently marked slot
+ * would lapse (were its instance gone).
  */
-export async function takeStreamSlot(
+export async function takeStreamSlots(
   db: Db,
-  slot: { id: string; holder: string; instanceId: string; max: number; lapseMs: number },
-): Promise<number | undefined> {
-  const { rows } = await sql<{ retry_after_ms: number | null }>`
-    select take_stream_slot(${slot.id}, ${slot.holder}, ${slot.instanceId}, ${slot.max}::integer,
-      ${slot.lapseMs}::integer) as retry_after_ms`.execute(db);
-  return rows[0]?.retry_after_ms ?? undefined;
+  slot: { id: string; holders: SlotHolder[]; instanceId: string; lapseMs: number },
+): Promise<{ full: SlotHolder; retryAfterMs: number } | undefined> {
+  const { rows } = await sql<{ full_holder: string; retry_after_ms: number }>`
+    select * from take_stream_slots(${slot.id}, ${slot.holders.map((h) => h.holder)}::text[],
+      ${slot.holders.map((h) => h.max)}::integer[], ${slot.instanceId}, ${slot.lapseMs}::integer)`.execute(
+    db,
+  );
+  const [refused] = rows;
+  if (!refused) return undefined;
+  return {
+    full: slot.holders.find((h) => h.holder === refused.full_holder)!,
+    retryAfterMs: refused.retry_after_ms,
+  };
 }
 
 export async function releaseStreamSlots(db: Db, ids: string[]): Promise<void> {

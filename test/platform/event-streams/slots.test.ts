@@ -1,5 +1,6 @@
-// The stream slots' SQL: counted per holder across instances, a lapsed slot no longer counted, and
-// an instance's keep-alive keeping only the slots it holds (a row whose release failed goes).
+// The stream slots' SQL: counted per holder across instances, a stream's holders taken together or
+// not at all, a lapsed slot no longer counted, and an instance's keep-alive keeping only the slots
+// it holds (a row whose release failed goes).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
@@ -7,13 +8,14 @@ import { sql } from 'kysely';
 import {
   markStreamSlotsAlive,
   releaseStreamSlots,
-  takeStreamSlot,
+  takeStreamSlots,
 } from '../../../src/platform/event-streams/repository.js';
 import { useTestApp } from '../../helpers/app.js';
 
 const t = useTestApp();
-const take = (holder: string, instanceId: string, id = randomUUID()) =>
-  takeStreamSlot(t.db, { id, holder, instanceId, max: 2, lapseMs: 45_000 });
+const take = async (holder: string, instanceId: string, id = randomUUID()) =>
+  (await takeStreamSlots(t.db, { id, holders: [{ holder, max: 2 }], instanceId, lapseMs: 45_000 }))
+    ?.retryAfterMs;
 const ids = async () =>
   (await t.db.selectFrom('event_stream_slots').select('id').orderBy('id').execute()).map((row) => row.id);
 
@@ -25,6 +27,37 @@ describe('stream slots', () => {
     const retryMs = await take('bot:x', a);
     assert.ok(retryMs !== undefined && retryMs > 40_000 && retryMs <= 45_000, `${retryMs}`);
     assert.equal(await take('bot:y', a), undefined, 'another holder is not held back');
+  });
+
+  test('a stream takes a slot of each holder at once, or of none: the full one is named', async () => {
+    const instance = randomUUID();
+    const both = (id = randomUUID()) =>
+      takeStreamSlots(t.db, {
+        id,
+        holders: [
+          { holder: 'bot:z', max: 3 },
+          { holder: 'ip:9', max: 2 },
+        ],
+        instanceId: instance,
+        lapseMs: 45_000,
+      });
+    const first = randomUUID();
+    assert.equal(await both(first), undefined);
+    assert.equal(await both(), undefined);
+    const refused = await both();
+    assert.deepEqual(refused?.full, { holder: 'ip:9', max: 2 });
+    // Nothing of the refused one was taken: the bot still holds two, the address two.
+    const { rows } = await sql<{ holder: string; n: number }>`
+      select holder, count(*)::int as n from event_stream_slots group by holder order by holder`.execute(
+      t.db,
+    );
+    assert.deepEqual(rows, [
+      { holder: 'bot:z', n: 2 },
+      { holder: 'ip:9', n: 2 },
+    ]);
+    // Releasing a stream frees both of its slots.
+    await releaseStreamSlots(t.db, [first]);
+    assert.equal(await both(), undefined);
   });
 
   test('a slot not marked alive for 45 s no longer counts; a released one frees at once', async () => {
