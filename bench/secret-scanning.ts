@@ -64,6 +64,14 @@ function adversarialTexts(length: number): Record<string, string> {
     'Stripe prefixes, a key too long': repeated(`sk_live_${base62.repeat(2)} `, length),
     'Google prefixes, one character short': repeated(`AIza${base62.slice(0, 34)} `, length),
     'PEM headers, never ended': repeated('-----BEGIN RSA PRIVATE KEY', length),
+    // Disguises, each taken off before a second read (issue 59): every pass over the text again.
+    'zero-width spaces between our prefix’s letters': repeated('b\u200bp\u200b_\u200b', length),
+    'percent-encoding, layer on layer (`%252525…`)': `%${repeated('25', length - 1)}`,
+    'HTML entities run together (`&amp;`)': repeated('&amp;', length),
+    'numeric entities of `_`': repeated('bp&#95;', length),
+    'Cyrillic look-alikes of prefixes': repeated('ра_АКІА', length),
+    'fullwidth prefixes': repeated('ｂｐ＿ＡＫＩＡ', length),
+    'every disguise at once': repeated('ＡＫＩＡ\u200b%41&#65;ра', length),
   };
 }
 

@@ -6,7 +6,7 @@
 // has left its owner's hands), and the 422 is thrown.
 import type { preHandlerAsyncHookHandler } from 'fastify';
 import { ProblemError } from '../spec/problems.js';
-import { findingError, type Finding, type SecretScanner } from './scanner.js';
+import { findingErrors, type Finding, type SecretScanner } from './scanner.js';
 
 export interface SecretGuard {
   /**
@@ -19,12 +19,13 @@ export interface SecretGuard {
 }
 
 export function secretDetected(finding: Finding): ProblemError {
-  const field = finding.pointer.split('/').pop() || 'body';
+  const fields = finding.pointers.map((pointer) => pointer.split('/').pop() || 'body');
+  const where = fields.length > 1 ? `The ${fields.join(' and ')} together hold` : `The ${fields[0]} holds`;
   return new ProblemError(
     422,
     'secret_detected',
-    `The ${field} holds ${finding.name}. Nothing was written: remove the secret and send the text again (and revoke that key where it was issued, since it has left your hands).`,
-    { errors: [findingError(finding)], extensions: { secret_kind: finding.kind } },
+    `${where} ${finding.name}. Nothing was written: remove the secret and send the text again (and revoke that key where it was issued, since it has left your hands).`,
+    { errors: findingErrors(finding), extensions: { secret_kind: finding.kind } },
   );
 }
 

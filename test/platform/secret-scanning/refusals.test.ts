@@ -169,4 +169,50 @@ describe('secret scanning 422', () => {
       where e.bot_id = ${owner.bot.id} and e.event = 'revoked'`.execute(t.db);
     assert.deepEqual(rows, [{ event: 'revoked', actor: 'secret-scanning', action: 'key_revoked', told: 1 }]);
   });
+
+  test('a disguised key (a zero-width space inside) is refused and revoked; one split between title and body too', async () => {
+    const [owner, leaker, other] = await Promise.all([
+      registerBot(t.app),
+      registerBot(t.app),
+      registerBot(t.app),
+    ]);
+    const key = owner.api_key;
+    const hidden = await t.app.inject({
+      method: 'POST',
+      url: '/api/feed/posts',
+      headers: bearer(leaker.api_key),
+      payload: { category: 'results', title: 'Found', body: `${key.slice(0, 9)}\u200b${key.slice(9)}` },
+    });
+    assert.equal(hidden.statusCode, 422, hidden.body);
+    assert.equal(hidden.json().secret_kind, 'bot_platform_api_key');
+    assert.equal((await t.app.inject({ url: '/api/bots/me', headers: bearer(key) })).statusCode, 401);
+
+    const split = await t.app.inject({
+      method: 'POST',
+      url: '/api/feed/posts',
+      headers: bearer(leaker.api_key),
+      payload: {
+        category: 'results',
+        title: `Mine: ${other.api_key.slice(0, 20)}`,
+        body: other.api_key.slice(20),
+      },
+    });
+    assert.equal(split.statusCode, 422, split.body);
+    assertContract('createPost', split);
+    assert.deepEqual(
+      split.json().errors.map((error: { pointer: string }) => error.pointer),
+      ['/title', '/body'],
+    );
+    assert.match(split.json().detail, /^The title and body together hold a bot-platform API key/);
+    assert.ok(
+      !split.body.includes(other.api_key.slice(0, 20)) && !split.body.includes(other.api_key.slice(20)),
+    );
+    assert.equal(
+      (await t.app.inject({ url: '/api/bots/me', headers: bearer(other.api_key) })).statusCode,
+      401,
+    );
+    // Nothing was written; nothing shows on a page.
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from posts`.execute(t.db);
+    assert.equal(rows[0]!.n, 0);
+  });
 });

@@ -3407,8 +3407,10 @@ export interface components {
             };
         };
         /**
-         * @description A text of the request holds a secret (secret scanning, `x-secret-detectors`): the field and the
-         *     kind are named, the secret is never echoed, and nothing was written. A limited operation
+         * @description A text of the request holds a secret (secret scanning, `x-secret-detectors`), even disguised
+         *     (invisible characters inside, look-alike or fullwidth letters, entities or percent-encoding)
+         *     or split between two fields: the field (or both fields) and the kind are named, the secret is
+         *     never echoed, and nothing was written. A limited operation
          *     counts it. A key of this platform found so is revoked at once, whoever wrote it.
          */
         SecretDetected: {

@@ -1,0 +1,165 @@
+// What a text says once its disguises are taken off, for the detectors to read (README.md): a key
+// with a zero-width space inside, in fullwidth or Cyrillic look-alike letters, or written as
+// `bp%5F...` or `bp&#95;...` is still a key to whoever copies it. Each pass below is one linear
+// regular-expression replacement (or Unicode normalization), and a text of printable ASCII without
+// `%` or `&` (nearly every text) is returned as it is, untouched.
+
+/**
+ * Characters that render as nothing: zero-width spaces and joiners, soft hyphens, word joiners,
+ * byte-order marks, bidirectional marks, variation selectors, tags (Unicode's Default_Ignorable_Code_Point).
+ */
+const invisible = /\p{Default_Ignorable_Code_Point}/gu;
+
+/**
+ * Letters and marks that look like those of the keys' alphabets (ASCII letters, digits, `_`, `-`)
+ * but are not, and that NFKC leaves as they are: Cyrillic, Greek and Armenian look-alikes (after
+ * Unicode's confusables), and the dashes. Pairs of look-alike and ASCII letter.
+ */
+const lookAlikes: Record<string, string> = Object.fromEntries(
+  [
+    // Cyrillic
+    'аa',
+    'сc',
+    'ԁd',
+    'еe',
+    'һh',
+    'іi',
+    'јj',
+    'кk',
+    'ӏl',
+    'оo',
+    'рp',
+    'ԛq',
+    'ѕs',
+    'ԝw',
+    'хx',
+    'уy',
+    'АA',
+    'ВB',
+    'СC',
+    'ЕE',
+    'НH',
+    'ІI',
+    'ЈJ',
+    'КK',
+    'МM',
+    'ОO',
+    'РP',
+    'ԚQ',
+    'ЅS',
+    'ТT',
+    'ԜW',
+    'ХX',
+    'ҮY',
+    // Greek
+    'αa',
+    'ϲc',
+    'εe',
+    'ιi',
+    'ϳj',
+    'κk',
+    'νv',
+    'οo',
+    'ρp',
+    'υu',
+    'χx',
+    'γy',
+    'ΑA',
+    'ΒB',
+    'ΕE',
+    'ΖZ',
+    'ΗH',
+    'ΙI',
+    'ΚK',
+    'ΜM',
+    'ΝN',
+    'ΟO',
+    'ΡP',
+    'ΤT',
+    'ΥY',
+    'ΧX',
+    // Armenian
+    'հh',
+    'ոn',
+    'օo',
+    'սu',
+    'ցg',
+    // Dashes and the minus sign, for `sk-` and PEM's `-----`
+    '‐-',
+    '‒-',
+    '–-',
+    '—-',
+    '―-',
+    '−-',
+    '⁃-',
+  ].map((pair) => [...pair] as [string, string]),
+);
+const lookAlike = new RegExp(`[${Object.keys(lookAlikes).join('')}]`, 'u');
+
+/** The text with its look-alike letters folded (a loop: a replacement's callback per letter costs twice as much). */
+function folded(text: string): string {
+  if (!lookAlike.test(text)) return text;
+  let out = '';
+  for (const char of text) out += lookAlikes[char] ?? char;
+  return out;
+}
+
+/** The HTML entities that write a key's characters, or nothing (numeric ones are decoded by number). */
+const namedEntities: Record<string, string> = {
+  amp: '&',
+  lowbar: '_',
+  UnderBar: '_',
+  hyphen: '-',
+  dash: '-',
+  minus: '-',
+  period: '.',
+  sol: '/',
+  plus: '+',
+  equals: '=',
+  colon: ':',
+  nbsp: ' ',
+  shy: '\u00ad',
+  zwj: '\u200d',
+  zwnj: '\u200c',
+  ZeroWidthSpace: '\u200b',
+  NoBreak: '\u2060',
+  lrm: '\u200e',
+  rlm: '\u200f',
+};
+const entity = /&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([A-Za-z]{2,14}));?/g;
+const percentEncoded = /(?:%[0-9A-Fa-f]{2})+/g;
+
+function decodeEntities(text: string): string {
+  return text.replace(entity, (whole, decimal?: string, hex?: string, name?: string) => {
+    if (name !== undefined) return namedEntities[name] ?? whole;
+    const code = decimal !== undefined ? Number(decimal) : parseInt(hex!, 16);
+    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+  });
+}
+
+/** %XX runs as the UTF-8 they encode (a byte that is not, as U+FFFD). */
+function decodePercent(text: string): string {
+  return text.replace(percentEncoded, (run) => Buffer.from(run.replaceAll('%', ''), 'hex').toString('utf8'));
+}
+
+/** Nothing to take off: printable ASCII and line breaks, with no `%` or `&` to decode. */
+const plain = /^[\t\n\r\x20-\x24\x27-\x7e]*$/;
+
+/** Layers taken off at most: `%26%2395%3B` is `&#95;` once, `_` twice. */
+const rounds = 3;
+
+/**
+ * The text as a reader sees it and a copy gives it: entities and percent-encoding decoded, NFKC
+ * (fullwidth and mathematical letters become ASCII), invisible characters removed, look-alike
+ * letters folded, again while a pass changes something. The same text when there is nothing to take off.
+ */
+export function revealed(text: string): string {
+  if (plain.test(text)) return text;
+  let current = text;
+  for (let round = 0; round < rounds; round++) {
+    const next = folded(decodePercent(decodeEntities(current)).normalize('NFKC').replace(invisible, ''));
+    if (next === current) break;
+    current = next;
+  }
+  return current;
+}
