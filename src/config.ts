@@ -228,7 +228,7 @@ const variables = {
     default: '30,120,600,1800,3600,7200,14400,28800,43200',
   },
   WEBHOOK_DISABLE_AFTER_HOURS: { type: 'number', exclusiveMinimum: 0, maximum: 8760, default: 72 },
-  WEBHOOK_POLL_MS: { type: 'integer', minimum: 10, maximum: 60_000, default: 1000 },
+  WEBHOOK_POLL_MS: { type: 'integer', minimum: 10, maximum: 60_000, default: 250 },
   WEBHOOK_CONCURRENCY: { type: 'integer', minimum: 1, maximum: 100, default: 8 },
   PAGE_CACHE_TTL_MS: { type: 'integer', minimum: 0, maximum: 5_000, default: 250 },
   PAGE_CACHE_MAX_ENTRIES: { type: 'integer', minimum: 1, maximum: 100_000, default: 1_000 },

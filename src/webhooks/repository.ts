@@ -93,25 +93,44 @@ export interface LeasedDelivery {
   attempts: number;
   url: string;
   secret: string;
+  /** Its webhook's last attempt took longer than a second: leased in the slow lane. */
+  slow: boolean;
+}
+
+/** How many deliveries a worker has room for, in each lane. */
+export interface LaneRoom {
+  /** Webhooks whose last attempt answered within a second (or that have had none). */
+  quick: number;
+  /** Webhooks whose last attempt took longer: a receiver that hangs or crawls. */
+  slow: number;
 }
 
 /**
- * Leases up to `count` due deliveries for `leaseMs`, at most one per webhook: each with its webhook
- * (`webhooks.leased_until`), whose row is locked to take it (`skip locked`: concurrent workers take
- * different webhooks and never wait on each other; one leased meanwhile fails the recheck), and the
- * attempt is counted now. A webhook never has two attempts in flight, whichever workers ask: a
- * receiver that hangs holds one place, not every worker's. Each webhook's next delivery (its
- * pending one due first, ties by id) goes, the webhooks waiting longest first. A worker that dies
- * mid-attempt leaves both leases to run out; the delivery is then due again, for whichever worker
- * comes first.
+ * Leases due deliveries for `leaseMs`, up to `room` in each lane, at most one per webhook: each with
+ * its webhook (`webhooks.leased_until`), whose row is locked to take it (`skip locked`: concurrent
+ * workers take different webhooks and never wait on each other; one leased meanwhile fails the
+ * recheck), and the attempt is counted now. A webhook never has two attempts in flight, whichever
+ * workers ask: a receiver that hangs holds one place, not every worker's. Each webhook's next
+ * delivery (its pending one due first, ties by id) goes, the webhooks waiting longest first, in its
+ * lane: a slow webhook (its last attempt took over a second) only ever takes a place of the slow
+ * lane, so however many receivers hang, and however long their backlogs and retries, the others'
+ * deliveries start as soon as they are due. A worker that dies mid-attempt leaves both leases to
+ * run out; the delivery is then due again, for whichever worker comes first.
  *
  * The webhooks with pending deliveries are found by a skip scan of
  * webhook_deliveries_next_per_webhook (one probe each, those waiting for a retry included), and
  * each one's next delivery is the first entry under its bot_id: the cost grows with the webhooks
  * that have something pending, never with a backlog behind one of them.
  */
-export async function leaseDueDeliveries(db: Db, count: number, leaseMs: number): Promise<LeasedDelivery[]> {
+export async function leaseDueDeliveries(db: Db, room: LaneRoom, leaseMs: number): Promise<LeasedDelivery[]> {
   const leasedUntil = sql`now() + make_interval(secs => ${leaseMs / 1000})`;
+  const lane = (slow: boolean, count: number) => sql`
+      select w.bot_id, n.id
+      from webhooks w join next_deliveries n on n.bot_id = w.bot_id
+      where (w.leased_until is null or w.leased_until < now()) and w.slow = ${slow}
+      order by n.next_attempt_at, n.id
+      limit ${Math.max(0, count)}
+      for update of w skip locked`;
   const { rows } = await sql<LeasedDelivery>`
     with recursive pending_webhooks (bot_id) as (
       (select bot_id from webhook_deliveries where state = 'pending' order by bot_id limit 1)
@@ -127,44 +146,47 @@ export async function leaseDueDeliveries(db: Db, count: number, leaseMs: number)
         where d.bot_id = p.bot_id and d.state = 'pending'
         order by d.next_attempt_at, d.id limit 1) next
       where p.bot_id is not null and next.next_attempt_at <= now()),
-    chosen as (
-      select w.bot_id, n.id
-      from webhooks w join next_deliveries n on n.bot_id = w.bot_id
-      where w.leased_until is null or w.leased_until < now()
-      order by n.next_attempt_at, n.id
-      limit ${count}
-      for update of w skip locked),
+    quick as (${lane(false, room.quick)}),
+    slow as (${lane(true, room.slow)}),
+    chosen as (select * from quick union all select * from slow),
     leased_webhooks as (
       update webhooks w set leased_until = ${leasedUntil} from chosen where w.bot_id = chosen.bot_id)
     update webhook_deliveries d
     set leased_until = ${leasedUntil}, attempts = d.attempts + 1, last_attempt_at = now()
     from chosen, webhooks w
     where d.id = chosen.id and w.bot_id = d.bot_id and d.state = 'pending'
-    returning d.id, d.bot_id, d.notification_id, d.event_type, d.attempts, w.url, w.secret`.execute(db);
+    returning d.id, d.bot_id, d.notification_id, d.event_type, d.attempts, w.url, w.secret, w.slow`.execute(
+    db,
+  );
   return rows;
 }
 
 /**
  * A 2xx: the delivery is done (even if its notification was deleted meanwhile: it was sent), and
- * its webhook is not failing, nor leased any more.
+ * its webhook is not failing, nor leased any more; slow if the answer took over a second.
  */
-export async function recordDelivered(db: Db, delivery: LeasedDelivery, status: number): Promise<void> {
+export async function recordDelivered(
+  db: Db,
+  delivery: LeasedDelivery,
+  status: number,
+  slow: boolean,
+): Promise<void> {
   await sql`
     with done as (
       update webhook_deliveries
       set state = 'delivered', delivered_at = now(), next_attempt_at = null, leased_until = null,
           last_status_code = ${status}, last_error = null
       where id = ${delivery.id})
-    update webhooks set failing_since = null, leased_until = null where bot_id = ${delivery.bot_id}`.execute(
-    db,
-  );
+    update webhooks set failing_since = null, leased_until = null, slow = ${slow}
+    where bot_id = ${delivery.bot_id}`.execute(db);
 }
 
 /**
  * An attempt without a 2xx: retried after `retryInMs`, or failed for good when that is null (not
  * one withdrawn meanwhile, its notification deleted during the attempt). Its webhook is no longer
  * leased; it is failing since its first failure after a success, and one failing for
- * `disableAfterMs` is disabled, its deliveries still due failing with it.
+ * `disableAfterMs` is disabled, its deliveries still due failing with it. It is slow if the attempt
+ * took over a second (a timeout always did).
  */
 export async function recordFailedAttempt(
   db: Db,
@@ -172,6 +194,7 @@ export async function recordFailedAttempt(
   outcome: { status: number | null; error: string | null },
   retryInMs: number | null,
   disableAfterMs: number,
+  slow: boolean,
 ): Promise<{ disabled: boolean }> {
   const { rows } = await sql<{ disabled: boolean }>`
     with attempt as (
@@ -183,7 +206,7 @@ export async function recordFailedAttempt(
       returning bot_id),
     hook as (
       update webhooks
-      set leased_until = null,
+      set leased_until = null, slow = ${slow},
           failing_since = case when exists (select from attempt) then coalesce(failing_since, now())
             else failing_since end,
           disabled_at = case

@@ -1,7 +1,8 @@
 // The delivery worker, one in every server process: it leases due deliveries from the outbox (so
 // several processes share the work and never send one delivery twice at once), makes each attempt
 // (./delivery.ts), and records it: delivered, retried later with backoff and jitter, or failed for
-// good once the schedule is spent. Rules and schedule: ./README.md.
+// good once the schedule is spent. Its places are in two lanes, so that receivers that hang never
+// hold up the others (a quick place is held for a second at most). Rules and schedule: ./README.md.
 import type { WebhookSettings } from '../config.js';
 import type { Db } from '../platform/db/schema.js';
 import { notificationToDeliver } from '../notifications/service.js';
@@ -12,6 +13,7 @@ import {
   recordFailedAttempt,
   releaseLeases,
   releaseWebhook,
+  type LaneRoom,
   type LeasedDelivery,
 } from './repository.js';
 import { webhookSignature } from './signing.js';
@@ -35,6 +37,19 @@ export function retryDelayMs(scheduleMs: number[], attempt: number, random = Mat
   return step === undefined ? null : Math.round(step * (0.5 + random() / 2));
 }
 
+/**
+ * An attempt holds a place of the quick lane this long at most: one still unanswered then counts in
+ * the slow lane, and its webhook is slow from its record on (its next deliveries lease there).
+ */
+export const slowAttemptMs = 1_000;
+
+interface InFlight {
+  abort: AbortController;
+  done: Promise<void>;
+  /** Its webhook was slow when leased, or the attempt has taken longer than slowAttemptMs. */
+  slow: boolean;
+}
+
 export function webhookWorker(options: {
   db: Db;
   settings: WebhookSettings;
@@ -44,29 +59,42 @@ export function webhookWorker(options: {
   const { db, settings, onError } = options;
   // Longer than any attempt can take (its deadline), so no other worker takes it meanwhile.
   const leaseMs = settings.timeoutMs * 2 + 5_000;
-  const inFlight = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  const inFlight = new Map<string, InFlight>();
   const cutShort: LeasedDelivery[] = [];
   let stopped = true;
   let timer: NodeJS.Timeout | undefined;
   let looking: Promise<void> | undefined;
   let lookAgain = false;
 
+  /**
+   * Places free in each lane: `concurrency` quick ones, held by attempts younger than a second to
+   * webhooks that answer quickly, and as many slow ones, for the rest.
+   */
+  function room(): LaneRoom {
+    let slow = 0;
+    for (const attempt of inFlight.values()) if (attempt.slow) slow++;
+    return {
+      quick: settings.concurrency - (inFlight.size - slow),
+      slow: Math.max(0, settings.concurrency - slow),
+    };
+  }
+
   /** Leases as many due deliveries as there is room for, and starts them; looks again while it finds some. */
   async function look(): Promise<void> {
     let found: number;
     do {
       lookAgain = false;
-      const room = settings.concurrency - inFlight.size;
-      if (stopped || room <= 0) return;
+      const free = room();
+      if (stopped || free.quick + free.slow <= 0) return;
       try {
-        const leased = await leaseDueDeliveries(db, room, leaseMs);
+        const leased = await leaseDueDeliveries(db, free, leaseMs);
         found = leased.length;
         for (const delivery of leased) begin(delivery);
       } catch (error) {
         onError(error);
         found = 0;
       }
-    } while (!stopped && (lookAgain || (found > 0 && inFlight.size < settings.concurrency)));
+    } while (!stopped && (lookAgain || found > 0));
   }
 
   function lookSoon(delayMs: number) {
@@ -87,14 +115,23 @@ export function webhookWorker(options: {
 
   function begin(delivery: LeasedDelivery) {
     const abort = new AbortController();
-    const done = attempt(delivery, abort.signal)
+    const entry: InFlight = { abort, done: Promise.resolve(), slow: delivery.slow };
+    // Still unanswered after a second: its quick place goes to the next delivery due.
+    const demotion = delivery.slow
+      ? undefined
+      : setTimeout(() => {
+          entry.slow = true;
+          lookSoon(0);
+        }, slowAttemptMs).unref();
+    entry.done = attempt(delivery, abort.signal)
       .catch(onError)
       .finally(() => {
+        clearTimeout(demotion);
         inFlight.delete(delivery.id);
         // Room for another: look now rather than at the next poll.
         lookSoon(0);
       });
-    inFlight.set(delivery.id, { abort, done });
+    inFlight.set(delivery.id, entry);
   }
 
   async function attempt(delivery: LeasedDelivery, signal: AbortSignal): Promise<void> {
@@ -113,13 +150,15 @@ export function webhookWorker(options: {
       'webhook-timestamp': String(timestamp),
       'webhook-signature': webhookSignature(delivery.secret, delivery.id, timestamp, body),
     };
+    const started = performance.now();
     const outcome = await postWebhook(delivery.url, headers, body, {
       timeoutMs: settings.timeoutMs,
       allowPrivate: settings.allowPrivate,
       signal,
     });
+    const slow = performance.now() - started > slowAttemptMs;
     if (outcome.delivered) {
-      await recordDelivered(db, delivery, outcome.status);
+      await recordDelivered(db, delivery, outcome.status, slow);
       options.onAttempt?.('delivered');
       return;
     }
@@ -128,7 +167,7 @@ export function webhookWorker(options: {
       return;
     }
     const retryInMs = retryDelayMs(settings.retryScheduleMs, delivery.attempts);
-    await recordFailedAttempt(db, delivery, outcome, retryInMs, settings.disableAfterMs);
+    await recordFailedAttempt(db, delivery, outcome, retryInMs, settings.disableAfterMs, slow);
     options.onAttempt?.(retryInMs === null ? 'given_up' : 'retry_scheduled');
   }
 

@@ -53,7 +53,7 @@ describe('configuration', () => {
         // The first retry within 30 s, then growing to 12 hours: 27.7 hours in all.
         retryScheduleMs: [30, 120, 600, 1800, 3600, 7200, 14_400, 28_800, 43_200].map((s) => s * 1000),
         disableAfterMs: 72 * 3_600_000,
-        pollMs: 1000,
+        pollMs: 250,
         concurrency: 8,
       },
       pageCache: { ttlMs: 250, maxEntries: 1_000, maxBytes: 16 * 1024 * 1024 },

@@ -445,6 +445,8 @@ export interface WebhooksTable {
   disabled_at: Date | null;
   /** While an attempt to it is in flight, when its lease ends (one attempt at a time per webhook). */
   leased_until: Generated<Date | null>;
+  /** Its last attempt took longer than a second: its deliveries go in the slow lane (src/webhooks/README.md). */
+  slow: Generated<boolean>;
 }
 
 /** The outbox: one row per notification to push, written by a trigger with the notification. */
