@@ -15,8 +15,10 @@ export interface Config {
   databaseUrl: string | undefined;
   /** PGlite data directory, or `memory://` for a throwaway database. */
   pgliteDir: string;
-  /** A direct connection (never a transaction pooler) for what needs a session: migrations and their lock. Default: databaseUrl. */
+  /** A direct connection (never a transaction pooler) for what needs a session: LISTEN, and migrations by default. Default: databaseUrl. */
   databaseDirectUrl: string | undefined;
+  /** The schema owner's connection, for migrations only, so that the server's own role may own nothing. Default: databaseDirectUrl. */
+  databaseMigrationUrl: string | undefined;
   /** A streaming replica that public reads go to while it is fresh enough. */
   databaseReadUrl: string | undefined;
   /** Public reads leave the replica while its replay lag is over this. */
@@ -175,6 +177,7 @@ const variables = {
   PUBLIC_URL: { type: 'string', pattern: '^https?://[^/?#]+$' },
   DATABASE_URL: { type: 'string', pattern: '^postgres(ql)?://' },
   DATABASE_DIRECT_URL: { type: 'string', pattern: '^postgres(ql)?://' },
+  DATABASE_MIGRATION_URL: { type: 'string', pattern: '^postgres(ql)?://' },
   DATABASE_READ_URL: { type: 'string', pattern: '^postgres(ql)?://' },
   DATABASE_READ_MAX_LAG_MS: { type: 'integer', minimum: 0, maximum: 3_600_000, default: 1000 },
   DATABASE_PREPARED_STATEMENTS: { type: 'string', enum: ['unnamed', 'named'], default: 'unnamed' },
@@ -244,6 +247,8 @@ const hints: Partial<Record<keyof typeof variables, string>> = {
   PUBLIC_URL: 'an origin such as https://bots.example.com (scheme and host, no path or trailing slash)',
   DATABASE_URL: 'a postgres:// connection string',
   DATABASE_DIRECT_URL: 'a postgres:// connection string (the primary itself, not a transaction pooler)',
+  DATABASE_MIGRATION_URL:
+    "a postgres:// connection string (the schema owner's, on the primary itself, not a transaction pooler)",
   DATABASE_READ_URL: 'a postgres:// connection string (a streaming replica of the primary)',
   TRUST_PROXY:
     'false, true, or comma-separated proxy addresses or CIDR ranges (or loopback, linklocal, uniquelocal)',
@@ -311,7 +316,7 @@ export function loadConfig(
       'HEADERS_TIMEOUT_MS must not be longer than REQUEST_TIMEOUT_MS (the headers are part of the request)',
     ]);
   }
-  for (const name of ['DATABASE_DIRECT_URL', 'DATABASE_READ_URL'] as const) {
+  for (const name of ['DATABASE_DIRECT_URL', 'DATABASE_MIGRATION_URL', 'DATABASE_READ_URL'] as const) {
     if (raw[name] !== undefined && raw.DATABASE_URL === undefined) {
       throw new ConfigError([`${name} needs DATABASE_URL (the primary) to be set as well`]);
     }
@@ -336,6 +341,7 @@ export function loadConfig(
     databaseUrl: raw.DATABASE_URL as string | undefined,
     pgliteDir: raw.PGLITE_DIR as string,
     databaseDirectUrl: raw.DATABASE_DIRECT_URL as string | undefined,
+    databaseMigrationUrl: raw.DATABASE_MIGRATION_URL as string | undefined,
     databaseReadUrl: raw.DATABASE_READ_URL as string | undefined,
     databaseReadMaxLagMs: raw.DATABASE_READ_MAX_LAG_MS as number,
     databasePreparedStatements: raw.DATABASE_PREPARED_STATEMENTS as Config['databasePreparedStatements'],

@@ -81,7 +81,7 @@ async function main() {
   opened(() => database.close());
   await checkDatabases(database, config);
   stopIfAsked();
-  await database.withDirectConnection(migrateToLatest);
+  await database.withMigrationConnection(migrateToLatest);
   stopIfAsked();
   const app = await buildApp({
     config,

@@ -3,6 +3,7 @@
 //   revoke-key <bot id or name> [--actor NAME]  revoke the live key; the bot cannot act until rotated
 //   grant-moderator <email> [--actor NAME] [--reason TEXT]   whoever signs in with it moderates
 //   revoke-moderator <email> [--actor NAME] [--reason TEXT]
+//   create-app-role <role name> [--apply]   the grants of a role the server can run as, owning nothing
 // Every change is recorded with the operator's name: keys in api_key_events, roles in the moderation log.
 import { userInfo } from 'node:os';
 import { pathToFileURL } from 'node:url';
@@ -12,6 +13,7 @@ import { replaceApiKey } from '../bots/repository.js';
 import { grantModeratorRole, revokeModeratorRole } from '../moderation/repository.js';
 import { roleEmail } from '../moderation/service.js';
 import { loadConfig } from '../config.js';
+import { AppRoleMissingError, appRoleGrants, appRoleName, createAppRole } from '../platform/db/app-role.js';
 import { checkDatabases, openDatabase } from '../platform/db/database.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
 import type { Db } from '../platform/db/schema.js';
@@ -26,6 +28,7 @@ export interface AdminOutput {
 
 const usage = `Usage: npm run admin -- <command> <bot id or name> [--actor NAME]
        npm run admin -- <role command> <email> [--actor NAME] [--reason TEXT]
+       npm run admin -- create-app-role <role name> [--apply]
 
 Commands:
   rotate-key        Issue a new API key (printed once, on stdout); the old key is refused from the next request.
@@ -37,20 +40,40 @@ Role commands:
                     signed in yet). Changes nothing when the address is a moderator already.
   revoke-moderator  Take the role back. Exits 1, changing nothing, when the address is no moderator.
 
+Database:
+  create-app-role   The grants of a database role the server can run as, owning nothing (so its
+                    credentials cannot alter a table or disable the moderation log's trigger):
+                    printed as SQL for the schema's owner to run, or run with --apply on the
+                    migrations' connection (DATABASE_MIGRATION_URL, the owner's). The role is
+                    created if it does not exist (the owner needs CREATEROLE for that; otherwise
+                    create it first), without a password. Exits 1 when it can do neither.
+                    See docs/deploy.md.
+
 --actor names the operator in the audit trail and the moderation log (default: the OS user).
 --reason says why, in the moderation log (default: "by the operator").`;
 
 const keyCommands = ['rotate-key', 'revoke-key'];
+const databaseCommands = ['create-app-role'];
 const roleCommands = ['grant-moderator', 'revoke-moderator'];
 
 /** Runs one admin command; returns the process exit code. */
-export async function runAdmin(argv: string[], db: Db, io: AdminOutput): Promise<number> {
+export async function runAdmin(
+  argv: string[],
+  db: Db,
+  io: AdminOutput,
+  { statementTimeoutMs = 5_000 }: { statementTimeoutMs?: number } = {},
+): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { actor: { type: 'string' }, reason: { type: 'string' }, help: { type: 'boolean' } },
+      options: {
+        actor: { type: 'string' },
+        reason: { type: 'string' },
+        apply: { type: 'boolean' },
+        help: { type: 'boolean' },
+      },
     });
   } catch (error) {
     io.err(`${(error as Error).message}\n\n${usage}`);
@@ -61,10 +84,51 @@ export async function runAdmin(argv: string[], db: Db, io: AdminOutput): Promise
     io.err(usage);
     return 0;
   }
-  const known = command !== undefined && [...keyCommands, ...roleCommands].includes(command);
-  if (!known || !reference || extra.length > 0 || (parsed.values.reason && !roleCommands.includes(command))) {
+  const known =
+    command !== undefined && [...keyCommands, ...roleCommands, ...databaseCommands].includes(command);
+  if (
+    !known ||
+    !reference ||
+    extra.length > 0 ||
+    (parsed.values.reason && !roleCommands.includes(command)) ||
+    (parsed.values.apply && !databaseCommands.includes(command))
+  ) {
     io.err(usage);
     return 2;
+  }
+  if (command === 'create-app-role') {
+    if (!appRoleName.test(reference)) {
+      io.err(
+        `"${reference}" is not a role name this command makes: lower-case letters, digits and _, at most 63.`,
+      );
+      return 2;
+    }
+    if (!parsed.values.apply) {
+      io.out(`-- As the schema's owner, on the database the server uses:`);
+      for (const statement of appRoleGrants(reference, { statementTimeoutMs })) io.out(`${statement};`);
+      return 0;
+    }
+    let notSet: string[];
+    try {
+      ({ notSet } = await createAppRole(db, reference, { statementTimeoutMs }));
+    } catch (error) {
+      if (!(error instanceof AppRoleMissingError)) throw error;
+      io.err(error.message);
+      return 1;
+    }
+    io.err(
+      `${reference} may read and write this database's rows, append to the moderation log, and nothing more. ` +
+        `Give it a password (ALTER ROLE ${reference} PASSWORD '...') if the server logs in with one, and set ` +
+        `DATABASE_URL to it; migrations keep the owner's connection (DATABASE_MIGRATION_URL).`,
+    );
+    if (notSet.length > 0) {
+      // Printed on stdout, as SQL, for an administrator (CREATEROLE) to run: what a pooler cannot set per connection.
+      io.err(
+        'This connection may not change the role’s settings (it needs CREATEROLE); as an administrator, run:',
+      );
+      for (const statement of notSet) io.out(`${statement};`);
+    }
+    return 0;
   }
   const actor = parsed.values.actor?.trim() || userInfo().username;
   if (roleCommands.includes(command))
@@ -143,11 +207,18 @@ async function main() {
   const database = await openDatabase(config);
   try {
     await checkDatabases(database, config);
-    await database.withDirectConnection(migrateToLatest);
-    process.exitCode = await runAdmin(process.argv.slice(2), database.db, {
+    await database.withMigrationConnection(migrateToLatest);
+    const argv = process.argv.slice(2);
+    const io: AdminOutput = {
       out: (line) => process.stdout.write(`${line}\n`),
       err: (line) => process.stderr.write(`${line}\n`),
-    });
+    };
+    const options = { statementTimeoutMs: config.databaseStatementTimeoutMs };
+    // The grants are the schema owner's to give: on the migrations' connection.
+    process.exitCode =
+      argv[0] === 'create-app-role'
+        ? await database.withMigrationConnection((owner) => runAdmin(argv, owner, io, options))
+        : await runAdmin(argv, database.db, io, options);
   } finally {
     await database.close();
   }

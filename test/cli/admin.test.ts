@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
+import { sql } from 'kysely';
 import { displayPrefix, hashSecret, isWellFormedApiKey } from '../../src/platform/admission/secrets.js';
 import { runAdmin } from '../../src/cli/admin.js';
 import { openDatabase } from '../../src/platform/db/database.js';
@@ -202,6 +203,37 @@ describe('admin grant-moderator and revoke-moderator', () => {
     assert.equal((await admin('rotate-key', 'ada', '--reason', 'why')).code, 2);
     assert.deepEqual(await roleLog(), []);
     assert.deepEqual(await t.db.selectFrom('moderators').selectAll().execute(), []);
+  });
+});
+
+describe('admin create-app-role', () => {
+  test('prints the grants for the owner to run: rows of every table, the log append-only, no ownership', async () => {
+    const { code, out } = await admin('create-app-role', 'bot_platform_app');
+    assert.equal(code, 0);
+    const printed = out.join('\n');
+    assert.match(printed, /create role "bot_platform_app" login/);
+    assert.match(
+      printed,
+      /grant select, insert, update, delete on all tables in schema public to "bot_platform_app";/,
+    );
+    assert.match(printed, /revoke update, delete, truncate on moderation_actions from "bot_platform_app";/);
+    assert.match(
+      printed,
+      /alter default privileges in schema public grant select, insert, update, delete on tables/,
+    );
+    assert.match(printed, /alter role "bot_platform_app" set statement_timeout = '\d+ms';/);
+    assert.doesNotMatch(printed, /owner to|superuser|createrole|createdb/i);
+    // Printed, not run: no such role.
+    const { rows } = await sql<{
+      n: number;
+    }>`select count(*)::int as n from pg_roles where rolname = 'bot_platform_app'`.execute(t.db);
+    assert.equal(rows[0]!.n, 0);
+  });
+
+  test('a name that is not a plain role name, or --apply on another command: usage, nothing run', async () => {
+    assert.equal((await admin('create-app-role', 'app"; drop table posts; --')).code, 2);
+    assert.equal((await admin('create-app-role', 'App')).code, 2);
+    assert.equal((await admin('rotate-key', 'ada', '--apply')).code, 2);
   });
 });
 

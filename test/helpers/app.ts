@@ -50,17 +50,24 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 /** `overrides` may be a function, for values known only once other `before` hooks ran (a server's port). */
 export function useTestApp(
   overrides: Partial<Config> | (() => Partial<Config>) = {},
-  options: Pick<AppOptions, 'clock' | 'onRoute' | 'rateLimiting' | 'secretScanning'> = {},
+  {
+    appRole = false,
+    ...options
+  }: Pick<AppOptions, 'clock' | 'onRoute' | 'rateLimiting' | 'secretScanning'> & {
+    /** The app connects as a role made by `create-app-role`, owning nothing (least privilege); `t.db` stays the owner's. */
+    appRole?: boolean;
+  } = {},
 ): TestApp {
   const context = { logs: [] as string[] } as TestApp;
   before(async () => {
     context.database = await createTestDatabase();
     context.db = context.database.db;
     context.config = testConfig(typeof overrides === 'function' ? overrides() : overrides);
+    const connected = appRole ? await context.database.asAppRole() : context.database;
     context.app = await buildApp({
       config: context.config,
-      db: context.db,
-      signals: context.database.signals,
+      db: connected.db,
+      signals: connected.signals,
       logStream: logCollector(context.logs),
       ...options,
     });

@@ -31,6 +31,14 @@ export interface TestDatabase {
   directUrl: string | undefined;
   /** Empties every table, so each test starts from a fresh, migrated database. */
   reset(): Promise<void>;
+  /**
+   * The database as the server sees it under least privilege: a new role made by
+   * `create-app-role --apply` (as this database's owner) and connections of that role (on PGlite,
+   * its one session switched to it; reset() switches back for its work). Dropped at close.
+   */
+  asAppRole(): Promise<{ role: string; db: Db; signals: DatabaseSignals }>;
+  /** Runs `work` as the database's owner (on PGlite, after asAppRole(), its session switched back meanwhile). */
+  asOwner<T>(work: (db: Db) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -69,39 +77,82 @@ export function useOwnConnections(options: Omit<DatabaseOptions, 'databaseUrl' |
 export async function createTestDatabase(): Promise<TestDatabase> {
   const opened = serverUrl ? await cloneOnServer(serverUrl) : await cloneInPGlite();
   let tables: string[] | undefined;
+  /** The least-privileged role, once asAppRole() made one: on PGlite, the session's current role. */
+  let appRole: { role: string; close(): Promise<void> } | undefined;
+  const onPglite = opened.kind === 'pglite';
   return {
     ...opened,
-    async reset() {
-      tables ??= (
-        await sql<{ tablename: string }>`
-          select tablename from pg_tables
-          where schemaname = 'public' and tablename not like 'kysely_migration%'`.execute(opened.db)
-      ).rows.map((row) => row.tablename);
-      if (tables.length === 0) return;
-      // Only the tables a test wrote to: a TRUNCATE gives every table it names new files, which on
-      // a Postgres server made resetting all 49 take 0.3 s, per test. Every table, aggregates
-      // included, so the analytics triggers that recount after a TRUNCATE have nothing to add:
-      // leaving them out (replica role) saves a recount per table, per test. In one transaction with
-      // `set local`: nothing outlives it, even behind a transaction pooler.
-      await opened.db.transaction().execute(async (trx) => {
-        // Locked as a TRUNCATE of them all would: a write still in flight (a background worker's)
-        // commits first and is seen, rather than left behind for the next test.
-        await sql`lock table ${sql.join(tables!.map((table) => sql.table(table)))} in access exclusive mode`.execute(
-          trx,
-        );
-        const { rows } = await sql<Record<string, boolean>>`select ${sql.join(
-          tables!.map((table) => sql`exists (select from ${sql.table(table)}) as ${sql.ref(table)}`),
-        )}`.execute(trx);
-        const written = tables!.filter((table) => rows[0]![table]);
-        await sql`set local session_replication_role = replica`.execute(trx);
-        if (written.length > 0)
-          await sql`truncate ${sql.join(written.map((table) => sql.table(table)))} cascade`.execute(trx);
-        // Every sequence from its start, as `restart identity` would, its table written to or not.
-        await sql`select setval(format('%I.%I', schemaname, sequencename), start_value, false)
-          from pg_sequences where schemaname = 'public' and last_value is not null`.execute(trx);
+    async asAppRole() {
+      const role = `bp_app_${randomBytes(6).toString('hex')}`;
+      // As the operator does it: `npm run admin -- create-app-role <role> --apply`, as the owner.
+      const { runAdmin } = await import('../../src/cli/admin.js');
+      const said: string[] = [];
+      const io = { out: (line: string) => void said.push(line), err: (line: string) => void said.push(line) };
+      assert.equal(await runAdmin(['create-app-role', role, '--apply'], opened.db, io), 0, said.join('\n'));
+      if (onPglite) {
+        await sql`set role ${sql.id(role)}`.execute(opened.db);
+        appRole = { role, close: async () => void (await sql`reset role`.execute(opened.db)) };
+        return { role, db: opened.db, signals: opened.signals };
+      }
+      const as = (url: string) => Object.assign(new URL(url), { username: role }).toString();
+      const database = await openDatabase({
+        databaseUrl: as(opened.url!),
+        databaseDirectUrl: as(opened.directUrl!),
+        pgliteDir: 'memory://',
       });
+      appRole = { role, close: () => database.close() };
+      return { role, db: database.db, signals: database.signals };
     },
+    async close() {
+      await appRole?.close();
+      await opened.close();
+      if (appRole && serverUrl)
+        await withServer(directServerUrl!, (client) => client.query(`drop role if exists ${appRole!.role}`));
+    },
+    asOwner,
+    reset: () => asOwner(resetTables),
   };
+
+  async function asOwner<T>(work: (db: Db) => Promise<T>): Promise<T> {
+    // On PGlite, its one session leaves the app's role for the owner's work.
+    if (onPglite && appRole) await sql`reset role`.execute(opened.db);
+    try {
+      return await work(opened.db);
+    } finally {
+      if (onPglite && appRole) await sql`set role ${sql.id(appRole.role)}`.execute(opened.db);
+    }
+  }
+
+  async function resetTables(): Promise<void> {
+    tables ??= (
+      await sql<{ tablename: string }>`
+        select tablename from pg_tables
+        where schemaname = 'public' and tablename not like 'kysely_migration%'`.execute(opened.db)
+    ).rows.map((row) => row.tablename);
+    if (tables.length === 0) return;
+    // Only the tables a test wrote to: a TRUNCATE gives every table it names new files, which on
+    // a Postgres server made resetting all 49 take 0.3 s, per test. Every table, aggregates
+    // included, so the analytics triggers that recount after a TRUNCATE have nothing to add:
+    // leaving them out (replica role) saves a recount per table, per test. In one transaction with
+    // `set local`: nothing outlives it, even behind a transaction pooler.
+    await opened.db.transaction().execute(async (trx) => {
+      // Locked as a TRUNCATE of them all would: a write still in flight (a background worker's)
+      // commits first and is seen, rather than left behind for the next test.
+      await sql`lock table ${sql.join(tables!.map((table) => sql.table(table)))} in access exclusive mode`.execute(
+        trx,
+      );
+      const { rows } = await sql<Record<string, boolean>>`select ${sql.join(
+        tables!.map((table) => sql`exists (select from ${sql.table(table)}) as ${sql.ref(table)}`),
+      )}`.execute(trx);
+      const written = tables!.filter((table) => rows[0]![table]);
+      await sql`set local session_replication_role = replica`.execute(trx);
+      if (written.length > 0)
+        await sql`truncate ${sql.join(written.map((table) => sql.table(table)))} cascade`.execute(trx);
+      // Every sequence from its start, as `restart identity` would, its table written to or not.
+      await sql`select setval(format('%I.%I', schemaname, sequencename), start_value, false)
+        from pg_sequences where schemaname = 'public' and last_value is not null`.execute(trx);
+    });
+  }
 }
 
 /** What identifies a template: the migrations it was made with (and, for a dump, the PGlite that made it). */
@@ -197,7 +248,7 @@ export async function emptyDatabaseOnServer(): Promise<{ url: string; drop(): Pr
   };
 }
 
-async function cloneInPGlite(): Promise<Omit<TestDatabase, 'reset'>> {
+async function cloneInPGlite(): Promise<Omit<TestDatabase, 'reset' | 'asAppRole' | 'asOwner'>> {
   const pglite = await PGlite.create({ loadDataDir: await pgliteTemplate() });
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
   return {
@@ -252,7 +303,7 @@ export async function postgresTemplate(pooled: string): Promise<string> {
   return name;
 }
 
-async function cloneOnServer(server: string): Promise<Omit<TestDatabase, 'reset'>> {
+async function cloneOnServer(server: string): Promise<Omit<TestDatabase, 'reset' | 'asAppRole' | 'asOwner'>> {
   const template = await postgresTemplate(server);
   const name = `bp_test_${randomBytes(6).toString('hex')}`;
   const direct = directServerUrl!;

@@ -14,6 +14,7 @@ describe('configuration', () => {
       databaseUrl: undefined,
       pgliteDir: './data',
       databaseDirectUrl: undefined,
+      databaseMigrationUrl: undefined,
       databaseReadUrl: undefined,
       databaseReadMaxLagMs: 1000,
       databasePreparedStatements: 'unnamed',

@@ -22,10 +22,11 @@ export interface OpenDatabase {
   /** The connection pool's state (a Postgres server only), for /metrics. */
   poolStats?: () => { total: number; idle: number; waiting: number };
   /**
-   * Runs `work` on a direct connection (DATABASE_DIRECT_URL, by default DATABASE_URL), never a
-   * transaction pooler: what needs a session, such as migrations and their lock.
+   * Runs `work` on the migrations' own connection: the schema owner's (DATABASE_MIGRATION_URL), by
+   * default the direct one (DATABASE_DIRECT_URL, then DATABASE_URL), never a transaction pooler
+   * (migrations hold a session's lock).
    */
-  withDirectConnection<T>(work: (db: Db) => Promise<T>): Promise<T>;
+  withMigrationConnection<T>(work: (db: Db) => Promise<T>): Promise<T>;
   /** What the database's triggers NOTIFY, heard on the direct connection (or in process). */
   signals: DatabaseSignals;
   close(): Promise<void>;
@@ -35,6 +36,7 @@ export interface DatabaseOptions {
   databaseUrl: string | undefined;
   pgliteDir: string;
   databaseDirectUrl?: string | undefined;
+  databaseMigrationUrl?: string | undefined;
   databaseReadUrl?: string | undefined;
   databaseReadMaxLagMs?: number;
   databasePreparedStatements?: 'named' | 'unnamed';
@@ -74,15 +76,16 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenDataba
       };
     }
     const directUrl = options.databaseDirectUrl ?? databaseUrl;
+    const migrationUrl = options.databaseMigrationUrl ?? directUrl;
     return {
       db,
       reads,
       kind: 'postgres',
       poolStats: () => primaryPool.stats(),
       signals: postgresSignals(directUrl),
-      async withDirectConnection(work) {
+      async withMigrationConnection(work) {
         // One connection, no statement timeout of ours (a migration may build an index for minutes).
-        const direct = postgresPool({ ...poolOptions(directUrl), max: 1, statementTimeoutMs: 0 });
+        const direct = postgresPool({ ...poolOptions(migrationUrl), max: 1, statementTimeoutMs: 0 });
         const directDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: direct.pool }) });
         try {
           return await work(directDb);
@@ -113,7 +116,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenDataba
     db,
     reads: primaryOnly(db),
     kind: 'pglite',
-    withDirectConnection: (work) => work(db),
+    withMigrationConnection: (work) => work(db),
     signals: pgliteSignals(pglite),
     close: async () => {
       await db.destroy();
@@ -203,9 +206,10 @@ export async function checkDatabases(database: OpenDatabase, options: DatabaseOp
     }
   };
   await check('DATABASE_URL', options.databaseUrl, database.db);
-  if (options.databaseDirectUrl) {
-    await database.withDirectConnection((db) => check('DATABASE_DIRECT_URL', options.databaseDirectUrl!, db));
-  }
+  const [variable, url] = options.databaseMigrationUrl
+    ? ['DATABASE_MIGRATION_URL', options.databaseMigrationUrl]
+    : ['DATABASE_DIRECT_URL', options.databaseDirectUrl];
+  if (url) await database.withMigrationConnection((db) => check(variable, url, db));
   if (options.databaseReadUrl) {
     const replica = database.reads.state();
     if (!replica.up) {

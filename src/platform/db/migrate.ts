@@ -1,5 +1,7 @@
 // Runs the frozen migrations in migrations/ up to the latest. Used at start-up, by `npm run migrate`
-// and by the test harness, on a direct connection (DATABASE_DIRECT_URL).
+// and by the test harness, on the migrations' connection (the schema owner's: DATABASE_MIGRATION_URL,
+// else the direct one). A role that owns nothing (the server's, under least privilege) reads that
+// the database is up to date and applies nothing; asked to apply, it is told who must.
 //
 // All of a run happens in one transaction, its lock included: Kysely's migrator takes a session
 // advisory lock and releases it in a later statement, which behind a transaction pooler could land
@@ -22,9 +24,25 @@ import {
   type Driver,
 } from 'kysely';
 import { packageFile } from '../../process/package-files.js';
+import { StartupError } from '../../process/startup-error.js';
 import type { Database, Db } from './schema.js';
 
 const migrationFolder = fileURLToPath(packageFile('migrations', 'migrations'));
+
+/** SQLSTATE of a statement the role may not run (`must be owner of table`, `permission denied`). */
+const insufficientPrivilege = '42501';
+
+/** Migrations to apply, on a connection whose role may not change the schema. */
+export class MigrationsNotOwnedError extends StartupError {
+  constructor() {
+    super(
+      'The database needs migrations that this connection may not apply: its role does not own the schema. ' +
+        'Run `npm run migrate` with DATABASE_MIGRATION_URL set to the schema owner’s connection first, or give ' +
+        'the server DATABASE_MIGRATION_URL (docs/deploy.md, "Least privilege in the database").',
+    );
+    this.name = 'MigrationsNotOwnedError';
+  }
+}
 
 /** The transaction-scoped advisory lock every migration run takes first (an arbitrary constant). */
 const migrationLock = 7_274_651_203;
@@ -43,6 +61,7 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
       });
       const { error, results = [] } = await migrator.migrateToLatest();
       if (error) {
+        if ((error as { code?: unknown }).code === insufficientPrivilege) throw new MigrationsNotOwnedError();
         const failed = results.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
         throw new Error(`Migration ${failed} failed`, { cause: error });
       }
