@@ -296,7 +296,7 @@ describe('the server’s role owns nothing', () => {
     );
     await ok('decideAppeal', {
       method: 'POST',
-      url: `/api/moderation/appeals/${appeal.id}`,
+      url: `/api/moderation/appeals/${String(appeal.id)}`,
       headers: asHuman(moderator),
       payload: { decision: 'grant', reason: 'Fair.' },
     });
