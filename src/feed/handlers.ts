@@ -20,7 +20,6 @@ import {
   vote,
 } from './service.js';
 import { defaultPageSize } from '../platform/db/keyset.js';
-import { clientAddress } from '../platform/admission/rate-limit-plugin.js';
 import { feedStream } from './stream.js';
 
 /** Clients and CDNs may reuse a feed page this long (the server's own copy lives far shorter). */
@@ -45,7 +44,7 @@ export function feedHandlers({ db, reads, config }: { db: Db; reads: ReadRouting
       return { status: 200, headers: { 'cache-control': cacheControl }, body };
     },
 
-    async streamFeed({ query, headers, reply, request }) {
+    async streamFeed({ query, headers, reply }) {
       await reply.server.eventStreams.open(reply, {
         stream: 'feed',
         source: feedStream(db, query.category, headers['Last-Event-ID']),

@@ -96,7 +96,7 @@ describe('createPost 201: floods are reported, not hidden', () => {
     for (const item of items)
       assert.deepEqual(
         [item.original?.id, item.original?.title, item.original?.author.id],
-        [original, 'Offer 0', bots[0]!.bot.id],
+        [original, 'Offer 0', bots[0].bot.id],
       );
     // The moderators' page says so too, the original linked by its title.
     const page = await t.app.inject({ url: '/moderation', headers: { cookie: moderator } });
