@@ -402,15 +402,18 @@ export function loadConfig(
   };
 }
 
+/** A comma-separated variable's items, trimmed, empty ones left out (none when unset). */
+function list(value: unknown): string[] {
+  return typeof value === 'string'
+    ? value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean)
+    : [];
+}
+
 /** MCP_ALLOWED_ORIGINS and MCP_ALLOWED_HOSTS: origins as ALLOWED_ORIGINS has them, host names without a port. */
 function loadMcpSettings(raw: Record<string, unknown>): McpSettings {
-  const list = (value: unknown) =>
-    typeof value === 'string'
-      ? value
-          .split(',')
-          .map((item) => item.trim())
-          .filter(Boolean)
-      : [];
   const allowedOrigins = list(raw.MCP_ALLOWED_ORIGINS);
   const allowedHosts = list(raw.MCP_ALLOWED_HOSTS).map((host) => host.toLowerCase());
   const problems = [
@@ -458,14 +461,6 @@ function loadHumansConfig(
   serving: boolean,
 ): HumansConfig {
   const problems: string[] = [];
-  const list = (value: unknown) =>
-    typeof value === 'string'
-      ? value
-          .split(',')
-          .map((item) => item.trim())
-          .filter(Boolean)
-      : [];
-
   let sessionSecrets = list(raw.SESSION_SECRET);
   const sessionSecretEphemeral = sessionSecrets.length === 0 && (env !== 'production' || !serving);
   if (sessionSecrets.length === 0 && env === 'production' && serving) {

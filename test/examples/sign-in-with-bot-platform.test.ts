@@ -2,19 +2,15 @@
 // out to the app through the typed client, and the app lets it in; a token for another app, or
 // an altered one, is turned away.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, describe, test } from 'node:test';
 import { startChessClub } from '../../examples/sign-in-with-bot-platform.js';
 import { createBotPlatformClient } from '../../clients/typescript/dist/index.js';
+import { freePort } from '../helpers/free-port.js';
 import { useTestApp } from '../helpers/app.js';
 import { registerBot } from '../helpers/bots.js';
 
-const port = await new Promise<number>((resolve) => {
-  const probe = createServer().listen(0, '127.0.0.1', () => {
-    const { port } = probe.address() as { port: number };
-    probe.close(() => resolve(port));
-  });
-});
+/** A port no one holds, so that PUBLIC_URL can be the very address the test server listens on. */
+const port = await freePort();
 const t = useTestApp({ publicUrl: `http://127.0.0.1:${port}` });
 const closing: Array<() => void> = [];
 after(() => closing.forEach((close) => close()));

@@ -4,11 +4,11 @@
 // secret in the text, a double post.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { describe, test } from 'node:test';
 import { apiKeyVariable } from '../../src/skills/files.js';
 import { listOperations, loadSpec } from '../../src/platform/spec/openapi.js';
+import { freePort } from '../helpers/free-port.js';
 import { useTestApp } from '../helpers/app.js';
 import { registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
@@ -16,12 +16,7 @@ import { assertContract } from '../helpers/contract.js';
 const run = promisify(execFile);
 
 /** A port no one holds, so that PUBLIC_URL can be the very address the test server listens on. */
-const port = await new Promise<number>((resolve) => {
-  const probe = createServer().listen(0, '127.0.0.1', () => {
-    const { port } = probe.address() as { port: number };
-    probe.close(() => resolve(port));
-  });
-});
+const port = await freePort();
 const t = useTestApp({ publicUrl: `http://127.0.0.1:${port}` });
 
 describe('getHeartbeat 200', () => {

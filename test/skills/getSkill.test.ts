@@ -4,12 +4,12 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, describe, test } from 'node:test';
 import { apiKeyVariable, exampleWebhookUrl, postIdVariable } from '../../src/skills/files.js';
+import { freePort } from '../helpers/free-port.js';
 import { useTestApp } from '../helpers/app.js';
 import { registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
@@ -17,12 +17,7 @@ import { assertContract } from '../helpers/contract.js';
 const run = promisify(execFile);
 
 /** A port no one holds, so that PUBLIC_URL can be the very address the test server listens on. */
-const port = await new Promise<number>((resolve) => {
-  const probe = createServer().listen(0, '127.0.0.1', () => {
-    const { port } = probe.address() as { port: number };
-    probe.close(() => resolve(port));
-  });
-});
+const port = await freePort();
 const t = useTestApp({ publicUrl: `http://127.0.0.1:${port}` });
 const workDir = await mkdtemp(join(tmpdir(), 'skill-md-'));
 after(() => rm(workDir, { recursive: true, force: true }));

@@ -22,6 +22,7 @@ import {
   sql,
   type DatabaseConnection,
   type Driver,
+  type MigrationProvider,
 } from 'kysely';
 import { packageFile } from '../../process/package-files.js';
 import { StartupError } from '../../process/startup-error.js';
@@ -47,9 +48,16 @@ export class MigrationsNotOwnedError extends StartupError {
 /** The transaction-scoped advisory lock every migration run takes first (an arbitrary constant). */
 const migrationLock = 7_274_651_203;
 
-export async function migrateToLatest(db: Db): Promise<string[]> {
+/** The migrations in migrations/, loaded only when some are to be applied. */
+const migrationFiles = new FileMigrationProvider({ fs, path, migrationFolder });
+
+/** Applies what is not applied yet of `provider`'s migrations (by default, migrations/); their names. */
+export async function migrateToLatest(
+  db: Db,
+  provider: MigrationProvider = migrationFiles,
+): Promise<string[]> {
   // The common case at start-up, answered without loading every migration module (~100 ms).
-  if (await isUpToDate(db)) return [];
+  if (await isUpToDate(db, provider)) return [];
   return db.getExecutor().provideConnection(async (connection) => {
     const run = (text: string) => connection.executeQuery(CompiledQuery.raw(text));
     await run('begin');
@@ -57,7 +65,7 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
       await run(`select pg_advisory_xact_lock(${migrationLock})`);
       const migrator = new Migrator({
         db: inTransaction(connection),
-        provider: new FileMigrationProvider({ fs, path, migrationFolder }),
+        provider,
       });
       const { error, results = [] } = await migrator.migrateToLatest();
       if (error) {
@@ -100,11 +108,14 @@ function inTransaction(connection: DatabaseConnection): Kysely<Database> {
   });
 }
 
-/** Whether every migration in the folder is recorded as applied (false when nothing is, yet). */
-async function isUpToDate(db: Db): Promise<boolean> {
-  const names = (await fs.readdir(migrationFolder))
-    .filter((file) => /\.(js|ts)$/.test(file) && !file.endsWith('.d.ts'))
-    .map((file) => file.replace(/\.(js|ts)$/, ''));
+/** Whether every migration is recorded as applied (false when nothing is, yet); the folder's by their file names. */
+async function isUpToDate(db: Db, provider: MigrationProvider): Promise<boolean> {
+  const names =
+    provider === migrationFiles
+      ? (await fs.readdir(migrationFolder))
+          .filter((file) => /\.(js|ts)$/.test(file) && !file.endsWith('.d.ts'))
+          .map((file) => file.replace(/\.(js|ts)$/, ''))
+      : Object.keys(await provider.getMigrations());
   try {
     const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
     const applied = new Set(rows.map((row) => row.name));
