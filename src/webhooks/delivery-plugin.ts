@@ -1,5 +1,5 @@
 // Webhook delivery in this server process (src/webhooks/worker.ts): started once the app is ready,
-// stopped when it closes (attempts in flight cut short and made due again, so a restart loses
+// stopped when it begins to close (attempts in flight cut short and made due again, so a restart loses
 // nothing); its metrics; and the pruning of old deliveries, by one instance per period.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
@@ -89,7 +89,11 @@ export default fp<{ db: Db; settings: WebhookSettings }>(
       onError: (error) => app.log.warn({ err: error }, 'webhook delivery worker'),
     });
     app.addHook('onReady', async () => worker.start());
-    app.addHook('onClose', async () => worker.stop());
+    // It stops leasing as soon as shutdown begins: a lease begun later, on a database that does not
+    // answer, would hold shutdown for a connection's whole deadline. What it holds ends by onClose.
+    let stopping: Promise<void> | undefined;
+    app.addHook('preClose', async () => void (stopping = worker.stop()));
+    app.addHook('onClose', async () => stopping ?? worker.stop());
   },
   { name: 'webhook-delivery', dependencies: ['metrics'] },
 );
