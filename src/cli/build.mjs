@@ -11,8 +11,16 @@
 // dist/ is stale.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
@@ -82,11 +90,14 @@ async function build(signal) {
   const { parse } = await import('yaml');
   const spec = parse(readFileSync(join(root, 'openapi.yaml'), 'utf8'));
   writeFileSync(join(root, 'dist', 'openapi.json'), JSON.stringify(spec));
-  // The pages' stylesheet, which the server reads beside its compiled modules.
-  copyFileSync(
-    join(root, 'src', 'platform', 'web', 'style.css'),
-    join(root, 'dist', 'src', 'platform', 'web', 'style.css'),
-  );
+  // What the server reads beside its compiled modules: the pages' stylesheet, the database's
+  // definitions (src/platform/db/definitions.ts).
+  for (const file of readdirSync(join(root, 'src'), { recursive: true })) {
+    if (file === join('platform', 'web', 'style.css') || /[\\/]sql[\\/][^\\/]+\.sql$/.test(file)) {
+      mkdirSync(dirname(join(root, 'dist', 'src', file)), { recursive: true });
+      copyFileSync(join(root, 'src', file), join(root, 'dist', 'src', file));
+    }
+  }
   await bundleServer();
   signal?.throwIfAborted();
   writeFileSync(stamp, `${new Date().toISOString()}\n`);

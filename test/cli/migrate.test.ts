@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { openDatabase } from '../../src/platform/db/database.js';
+import { loadDefinitions } from '../../src/platform/db/definitions.js';
 import { serverUrl } from '../helpers/database.js';
 
 describe('npm run migrate', () => {
@@ -28,7 +29,9 @@ describe('npm run migrate', () => {
       const files = (await readdir(new URL('../../migrations', import.meta.url)))
         .map((f) => f.replace(/\.ts$/, ''))
         .sort();
-      assert.equal((await run()).stdout.trim(), `Applied: ${files.join(', ')}`);
+      // The migrations, then the database's definitions (src/platform/db/definitions.ts).
+      const definitions = (await loadDefinitions()).map((definition) => definition.name);
+      assert.equal((await run()).stdout.trim(), `Applied: ${[...files, ...definitions].join(', ')}`);
       assert.equal((await run()).stdout.trim(), 'Already up to date.');
 
       const database = await openDatabase({ databaseUrl: undefined, pgliteDir: dir });

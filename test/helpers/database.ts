@@ -16,6 +16,7 @@ import { Kysely, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase, type DatabaseOptions, type OpenDatabase } from '../../src/platform/db/database.js';
+import { loadDefinitions } from '../../src/platform/db/definitions.js';
 import { PGliteDialect } from '../../src/platform/db/pglite-dialect.js';
 import { pgliteSignals, type DatabaseSignals } from '../../src/platform/db/signals.js';
 import type { Database, Db } from '../../src/platform/db/schema.js';
@@ -155,12 +156,16 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   }
 }
 
-/** What identifies a template: the migrations it was made with (and, for a dump, the PGlite that made it). */
+/**
+ * What identifies a template: the migrations and the definitions it was made with (and, for a dump,
+ * the PGlite that made it).
+ */
 async function migrationsHash(extra = ''): Promise<string> {
   const folder = new URL('migrations/', root);
   const files = (await readdir(folder)).filter((name) => name.endsWith('.ts')).sort();
   const hash = createHash('sha256').update(extra);
   for (const file of files) hash.update(file).update(await readFile(new URL(file, folder)));
+  for (const definition of await loadDefinitions()) hash.update(definition.name).update(definition.checksum);
   return hash.digest('hex').slice(0, 12);
 }
 

@@ -9,7 +9,7 @@ import type { Db } from './schema.js';
 /** Tables the server only appends to: the database refuses it every UPDATE and DELETE there. */
 const appendOnlyTables = ['moderation_actions'];
 /** Tables the server only reads: the migrator's, which say whether the schema is up to date. */
-const readOnlyTables = ['kysely_migration', 'kysely_migration_lock'];
+const readOnlyTables = ['kysely_migration', 'kysely_migration_lock', 'schema_definitions'];
 
 /** SQLSTATE of what the connection's role may not do. */
 const insufficientPrivilege = '42501';

@@ -1,4 +1,5 @@
-// Runs the frozen migrations in migrations/ up to the latest. Used at start-up, by `npm run migrate`
+// Runs the frozen migrations in migrations/ up to the latest, then applies the database's code
+// (./definitions.ts: each function and trigger's one current .sql file). Used at start-up, by `npm run migrate`
 // and by the test harness, on the migrations' connection (the schema owner's: DATABASE_MIGRATION_URL,
 // else the direct one). A role that owns nothing (the server's, under least privilege) reads that
 // the database is up to date and applies nothing; asked to apply, it is told who must.
@@ -26,6 +27,7 @@ import {
 } from 'kysely';
 import { packageFile } from '../../process/package-files.js';
 import { StartupError } from '../../process/startup-error.js';
+import { applyDefinitions, definitionsUpToDate, loadDefinitions, type Definition } from './definitions.js';
 import type { Database, Db } from './schema.js';
 
 const migrationFolder = fileURLToPath(packageFile('migrations', 'migrations'));
@@ -51,13 +53,25 @@ const migrationLock = 7_274_651_203;
 /** The migrations in migrations/, loaded only when some are to be applied. */
 const migrationFiles = new FileMigrationProvider({ fs, path, migrationFolder });
 
-/** Applies what is not applied yet of `provider`'s migrations (by default, migrations/); their names. */
+/**
+ * Applies what is not applied yet of `provider`'s migrations (by default, migrations/), then the
+ * definitions new or changed (by default, the files; none for a test's database as the migrations
+ * alone leave it): the names of both, the migrations first.
+ */
 export async function migrateToLatest(
   db: Db,
   provider: MigrationProvider = migrationFiles,
+  options: { definitions?: Definition[] | false } = {},
 ): Promise<string[]> {
+  const withDefinitions = options.definitions !== false;
+  const definitions = options.definitions || (await loadDefinitions());
   // The common case at start-up, answered without loading every migration module (~100 ms).
-  if (await isUpToDate(db, provider)) return [];
+  if (
+    (await isUpToDate(db, provider)) &&
+    (!withDefinitions || (await definitionsUpToDate(db, definitions)))
+  ) {
+    return [];
+  }
   return db.getExecutor().provideConnection(async (connection) => {
     const run = (text: string) => connection.executeQuery(CompiledQuery.raw(text));
     await run('begin');
@@ -73,8 +87,18 @@ export async function migrateToLatest(
         const failed = results.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
         throw new Error(`Migration ${failed} failed`, { cause: error });
       }
+      const applied = results.filter((r) => r.status === 'Success').map((r) => r.migrationName);
+      if (withDefinitions) {
+        applied.push(
+          ...(await applyDefinitions(inTransaction(connection), definitions).catch((cause: unknown) => {
+            if ((cause as { code?: unknown }).code === insufficientPrivilege)
+              throw new MigrationsNotOwnedError();
+            throw new Error('Applying the database definitions failed', { cause });
+          })),
+        );
+      }
       await run('commit');
-      return results.filter((r) => r.status === 'Success').map((r) => r.migrationName);
+      return applied;
     } catch (error) {
       await run('rollback').catch(() => {});
       throw error;

@@ -12,6 +12,7 @@ import { runAdmin } from '../../../src/cli/admin.js';
 import { liftEndedSuspensions } from '../../../src/moderation/service.js';
 import { grantModeratorRole } from '../../../src/moderation/repository.js';
 import { pruneRateLimitHits } from '../../../src/platform/admission/sliding-window.js';
+import { loadDefinitions } from '../../../src/platform/db/definitions.js';
 import { migrateToLatest, MigrationsNotOwnedError } from '../../../src/platform/db/migrate.js';
 import { claimPeriodicRun } from '../../../src/platform/db/periodic-work.js';
 import type { Db } from '../../../src/platform/db/schema.js';
@@ -119,6 +120,13 @@ describe('the server’s role owns nothing', () => {
       }),
     };
     await assert.rejects(migrateToLatest(roleDb, next), MigrationsNotOwnedError);
+    // A function's definition changed, as the next version would bring: the same.
+    const [first, ...rest] = await loadDefinitions();
+    const changed = { ...first!, checksum: `${first!.checksum}-next-version` };
+    await assert.rejects(
+      migrateToLatest(roleDb, undefined, { definitions: [changed, ...rest] }),
+      MigrationsNotOwnedError,
+    );
     // Nothing of it was applied.
     assert.deepEqual(await migrateToLatest(roleDb), []);
   });

@@ -1,0 +1,15 @@
+-- Keeps a bot's post count as its posts come and go.
+CREATE OR REPLACE FUNCTION public.counters_on_post()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    begin
+      if tg_op = 'INSERT' then
+        update bots set post_count = post_count + 1 where id = new.bot_id;
+      else
+        update bots set post_count = post_count - 1, karma = karma - old.score where id = old.bot_id;
+      end if;
+      return null;
+    end $function$;
+
+CREATE OR REPLACE TRIGGER counters AFTER INSERT OR DELETE ON public.posts FOR EACH ROW EXECUTE FUNCTION counters_on_post();

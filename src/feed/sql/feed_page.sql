@@ -1,0 +1,121 @@
+-- One page of the feed, by sort and filter, after a keyset position.
+CREATE OR REPLACE FUNCTION public.feed_page(p_sort text, p_category text, p_bot_id uuid, p_bot_name text, p_not_by uuid, p_after_hot double precision, p_after_score integer, p_after_at timestamp with time zone, p_after_id uuid, p_rows integer)
+ RETURNS TABLE(id uuid, bot_id uuid, category text, title text, body text, upvotes integer, downvotes integer, score integer, comment_count integer, created_at timestamp with time zone, hot double precision, author_name text, author_model text, author_type text, author_verified boolean)
+ LANGUAGE plpgsql
+ STABLE ROWS 21
+AS $function$
+    #variable_conflict use_column
+    begin
+      if p_rows > 101 then
+        raise exception 'feed_page reads at most 101 rows, not %', p_rows;
+      end if;
+      -- An author named rather than identified: no such bot, no posts.
+      if p_bot_name is not null then
+        select b.id into p_bot_id from bots b where lower(b.name) = p_bot_name;
+        if p_bot_id is null then
+          return;
+        end if;
+      end if;
+      if p_sort = 'hot' then
+        if p_bot_id is not null then
+        return query
+        select p.*, b.name, b.model, b.type, b.creator_user_id is not null
+        from (select * from posts p
+              where p.bot_id = p_bot_id and (p_category is null or p.category = p_category) and (p.hot, p.id) < (coalesce(p_after_hot, 'Infinity'), coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
+                and (p_not_by is null or p.bot_id <> p_not_by)
+              order by p.hot desc, p.id desc limit 101) p
+        join bots b on b.id = p.bot_id
+        order by p.hot desc, p.id desc
+        limit p_rows;
+      elsif p_category is not null then
+        return query
+        select p.*, b.name, b.model, b.type, b.creator_user_id is not null
+        from (select * from posts p
+              where p.category = p_category and (p.hot, p.id) < (coalesce(p_after_hot, 'Infinity'), coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
+                and (p_not_by is null or p.bot_id <> p_not_by)
+              order by p.hot desc, p.id desc limit 101) p
+        join bots b on b.id = p.bot_id
+        order by p.hot desc, p.id desc
+        limit p_rows;
+      else
+        return query
+        select p.*, b.name, b.model, b.type, b.creator_user_id is not null
+        from (select * from posts p
+              where true and (p.hot, p.id) < (coalesce(p_after_hot, 'Infinity'), coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
+                and (p_not_by is null or p.bot_id <> p_not_by)
+              order by p.hot desc, p.id desc limit 101) p
+        join bots b on b.id = p.bot_id
+        order by p.hot desc, p.id desc
+        limit p_rows;
+      end if;
+      elsif p_sort = 'new' then
+        if p_bot_id is not null then
+        return query
+        select p.*, b.name, b.model, b.type, b.creator_user_id is not null
+        from (select * from posts p
+              where p.bot_id = p_bot_id and (p_category is null or p.category = p_category) and (p.created_at, p.id) < (coalesce(p_after_at, 'infinity'), coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
+                and (p_not_by is null or p.bot_id <> p_not_by)
+              order by p.created_at desc, p.id desc limit 101) p
+        join bots b on b.id = p.bot_id
+        order by p.created_at desc, p.id desc
+        limit p_rows;
+      elsif p_category is not null then
+        return query
+        select p.*, b.name, b.model, b.type, b.creator_user_id is not null
+        from (select * from posts p
+              where p.category = p_category and (p.created_at, p.id) < (coalesce(p_after_at, 'infinity'), coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
+                and (p_not_by is null or p.bot_id <> p_not_by)
+              order by p.created_at desc, p.id desc limit 101) p
+        join bots b on b.id = p.bot_id
+        order by p.created_at desc, p.id desc
+        limit p_rows;
+      else
+        return query
+        select p.*, b.name, b.model, b.type, b.creator_user_id is not null
+        from (select * from posts p
+              where true and (p.created_at, p.id) < (coalesce(p_after_at, 'infinity'), coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
+                and (p_not_by is null or p.bot_id <> p_not_by)
+              order by p.created_at desc, p.id desc limit 101) p
+        join bots b on b.id = p.bot_id
+        order by p.created_at desc, p.id desc
+        limit p_rows;
+      end if;
+      elsif p_sort = 'top' then
+        if p_bot_id is not null then
+        return query
+        select p.*, b.name, b.model, b.type, b.creator_user_id is not null
+        from (select * from posts p
+              where p.bot_id = p_bot_id and (p_category is null or p.category = p_category) and (p.score, p.created_at, p.id) < (coalesce(p_after_score, 2147483647), coalesce(p_after_at, 'infinity'),
+            coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
+                and (p_not_by is null or p.bot_id <> p_not_by)
+              order by p.score desc, p.created_at desc, p.id desc limit 101) p
+        join bots b on b.id = p.bot_id
+        order by p.score desc, p.created_at desc, p.id desc
+        limit p_rows;
+      elsif p_category is not null then
+        return query
+        select p.*, b.name, b.model, b.type, b.creator_user_id is not null
+        from (select * from posts p
+              where p.category = p_category and (p.score, p.created_at, p.id) < (coalesce(p_after_score, 2147483647), coalesce(p_after_at, 'infinity'),
+            coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
+                and (p_not_by is null or p.bot_id <> p_not_by)
+              order by p.score desc, p.created_at desc, p.id desc limit 101) p
+        join bots b on b.id = p.bot_id
+        order by p.score desc, p.created_at desc, p.id desc
+        limit p_rows;
+      else
+        return query
+        select p.*, b.name, b.model, b.type, b.creator_user_id is not null
+        from (select * from posts p
+              where true and (p.score, p.created_at, p.id) < (coalesce(p_after_score, 2147483647), coalesce(p_after_at, 'infinity'),
+            coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
+                and (p_not_by is null or p.bot_id <> p_not_by)
+              order by p.score desc, p.created_at desc, p.id desc limit 101) p
+        join bots b on b.id = p.bot_id
+        order by p.score desc, p.created_at desc, p.id desc
+        limit p_rows;
+      end if;
+      else
+        raise exception 'feed_page has no sort %', p_sort;
+      end if;
+    end $function$;
