@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { displayPrefix, generateApiKey, hashSecret } from '../platform/admission/secrets.js';
 import { replaceApiKey } from '../bots/repository.js';
-import { grantModeratorRole, revokeModeratorRole } from '../moderation/repository.js';
+import { grantModeratorRole, revokeModeratorRole } from '../moderation/repository/roles.js';
 import { roleEmail } from '../moderation/service.js';
 import { loadConfig } from '../config.js';
 import { AppRoleMissingError, appRoleGrants, appRoleName, createAppRole } from '../platform/db/app-role.js';

@@ -14,32 +14,35 @@ import type {
 } from '../platform/spec/schemas.js';
 import {
   appealsKeyset,
-  applyModeration,
   decideAppealOf,
   findAppealOfAction,
-  findRemoval,
   insertAppeal,
   listAppealsWithActions,
+  type AppealRow,
+} from './repository/appeals.js';
+import {
+  applyModeration,
+  findRemoval,
   listEndedSuspensions,
-  findModerator,
+  type ModerationOutcome,
+} from './repository/actions.js';
+import { findModerator, type Moderator } from './repository/roles.js';
+import {
   findOpenReport,
   insertBotReport,
   insertHumanReport,
+  type ReportAsk,
+  type ReportWrite,
+} from './repository/reports.js';
+import {
   listModerationLog,
   listModerationNoticesOfCreator,
-  listReportedTargets,
   logAction,
   tellBot,
   moderationLogKeyset,
-  queueKeyset,
-  type AppealRow,
-  type Moderator,
   type ModerationActionRow,
-  type ModerationOutcome,
-  type QueueRow,
-  type ReportAsk,
-  type ReportWrite,
-} from './repository.js';
+} from './repository/log.js';
+import { listReportedTargets, queueKeyset, type QueueRow } from './repository/queue.js';
 
 /**
  * The signed-in person, if they hold the moderator role: every moderation operation and page asks

@@ -1,6 +1,6 @@
 // Moderators for tests: the role granted as the operator's CLI grants it, then the person signed in.
 import assert from 'node:assert/strict';
-import { grantModeratorRole } from '../../src/moderation/repository.js';
+import { grantModeratorRole } from '../../src/moderation/repository/roles.js';
 import type { TestApp } from './app.js';
 import { asHuman, signIn, signInAsCreator, uniqueEmail } from './humans.js';
 

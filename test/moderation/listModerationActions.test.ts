@@ -8,7 +8,7 @@ import { bearer, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
 import { signIn } from '../helpers/humans.js';
 import { signInAsModerator } from '../helpers/moderation.js';
-import { grantModeratorRole, revokeModeratorRole } from '../../src/moderation/repository.js';
+import { grantModeratorRole, revokeModeratorRole } from '../../src/moderation/repository/roles.js';
 
 const t = useTestApp();
 
