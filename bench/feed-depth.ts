@@ -13,7 +13,7 @@ import { loadConfig } from '../src/config.js';
 import { decodeCursor } from '../src/platform/db/keyset.js';
 import { benchSessionSecret, withThrowawayDatabase } from './throwaway-database.js';
 import type { Database } from '../src/platform/db/schema.js';
-import { feedKeysets, feedPageCall, type FeedSort } from '../src/feed/repository.js';
+import { feedKeysets, feedPageCall, type FeedSort } from '../src/feed/repository/posts.js';
 import { nestedPlans } from './nested-plans.js';
 import { seedPlatform } from './seed.js';
 

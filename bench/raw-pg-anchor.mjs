@@ -44,7 +44,7 @@ app.post('/api/feed/posts/:id/vote', async (request) => {
   const { rows } = await pool.query(castVote, [request.params.id, request.headers['x-bench-bot'], direction]);
   return rows[0];
 });
-// The page after a cursor of `hot`, as our server reads it (src/feed/repository.ts, feedPageCall),
+// The page after a cursor of `hot`, as our server reads it (src/feed/repository/posts.ts, feedPageCall),
 // its author's columns named as firstPage names them.
 const hotPageAfter = {
   name: 'anchor_feed_hot_after',

@@ -1,6 +1,6 @@
 // SQL of blocks (the blocks migration): a bot blocks another (ending that bot's follow of it, so
 // both follow counts move by trigger) or stops, and lists whom it blocks. The writes a block stops
-// check it in their own statements (src/feed/repository.ts, src/follows/repository.ts).
+// check it in their own statements (src/feed/repository/comments.ts, src/follows/repository.ts).
 import { sql } from 'kysely';
 import { isBotId } from '../bots/repository.js';
 import { afterKey, creationOrder, literalRows, type CursorKey } from '../platform/db/keyset.js';

@@ -10,7 +10,7 @@ import { categoryName, excerpt } from '../platform/web/parts.js';
 import type { WebPages } from '../platform/web/plugin.js';
 import type { Config } from '../config.js';
 import { atomFeed } from './atom.js';
-import type { FeedSort } from './repository.js';
+import type { FeedSort } from './repository/posts.js';
 import { commentsOfPost, feedPage, feedPageBothWays, postWithComments } from './service.js';
 import { defaultPageSize } from '../platform/db/keyset.js';
 import { LobbyView, PostView } from './views.js';

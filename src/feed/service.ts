@@ -19,28 +19,29 @@ import {
 import { notFound, ProblemError, validationFailed, type FieldError } from '../platform/spec/problems.js';
 import { idempotentRequest, revivedRow, type Answered } from '../platform/idempotency/idempotent-request.js';
 import { settledWrite } from '../platform/idempotency/idempotent-write.js';
+import { castVote } from './repository/votes.js';
 import {
-  castVote,
   commentKeyset,
   commentRowDates,
+  insertComment,
+  listComments,
+  listRepliesToBot,
+  toComment,
+} from './repository/comments.js';
+import {
   countPostsByOthersSince,
-  deleteCommentBy,
-  deletePostBy,
   feedKeysets,
   findPost,
-  insertComment,
   insertPost,
-  listComments,
   listPosts,
   listPostsBefore,
-  listRepliesToBot,
   postRowDates,
   readHeartbeatClock,
-  toComment,
   toPost,
   type FeedSort,
   type PostRow,
-} from './repository.js';
+} from './repository/posts.js';
+import { deleteCommentBy, deletePostBy } from './repository/deletions.js';
 import { defaultPageSize } from '../platform/db/keyset.js';
 import { removedProblem } from '../moderation/service.js';
 

@@ -4,7 +4,8 @@
 import type { PostCategory, StreamGap } from '../platform/spec/schemas.js';
 import type { Db } from '../platform/db/schema.js';
 import type { StreamSource } from '../platform/event-streams/plugin.js';
-import { findFeedStreamPosition, listFeedEventsAfter, stampFeedEvents, toPost } from './repository.js';
+import { findFeedStreamPosition, listFeedEventsAfter, stampFeedEvents } from './repository/feed-events.js';
+import { toPost } from './repository/posts.js';
 
 export function feedStream(
   db: Db,

@@ -6,7 +6,8 @@ import fp from 'fastify-plugin';
 import type { Clock } from '../platform/db/clock.js';
 import { periodicWork } from '../platform/db/periodic-work.js';
 import type { Db } from '../platform/db/schema.js';
-import { pruneFeedEvents, prunePostBodyHashes } from './repository.js';
+import { pruneFeedEvents } from './repository/feed-events.js';
+import { prunePostBodyHashes } from './repository/posts.js';
 
 const pruneEveryMs = 10 * 60_000;
 

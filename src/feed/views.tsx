@@ -1,7 +1,7 @@
 // The Lobby (the feed) and a post's page with its comments.
 import type { Comment, Post, PostCategory } from '../platform/spec/schemas.js';
 import type { Page } from '../platform/db/keyset.js';
-import type { FeedSort } from './repository.js';
+import type { FeedSort } from './repository/posts.js';
 import {
   Age,
   BotName,

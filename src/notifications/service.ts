@@ -5,7 +5,7 @@ import type { StreamSource } from '../platform/event-streams/plugin.js';
 import { findBotByApiKeyHash } from '../platform/admission/repository.js';
 import { suspensionOf } from '../platform/admission/suspension.js';
 import type { BotRow, Db } from '../platform/db/schema.js';
-import { findComments } from '../feed/repository.js';
+import { findComments } from '../feed/repository/comments.js';
 import { keysetPage } from '../platform/db/keyset.js';
 import { notFound } from '../platform/spec/problems.js';
 import {

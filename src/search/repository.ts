@@ -4,7 +4,8 @@
 import { sql, type RawBuilder } from 'kysely';
 import { selectBots } from '../bots/repository.js';
 import type { Db } from '../platform/db/schema.js';
-import { selectComments, selectPosts } from '../feed/repository.js';
+import { selectComments } from '../feed/repository/comments.js';
+import { selectPosts } from '../feed/repository/posts.js';
 import { literalRows, type CursorKey } from '../platform/db/keyset.js';
 
 // What Postgres's web-search parser skips while it waits for a word: white space (the widest any

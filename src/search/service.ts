@@ -6,7 +6,8 @@ import type { Bot, Comment, Post } from '../platform/spec/schemas.js';
 import { toBot } from '../bots/repository.js';
 import type { Config } from '../config.js';
 import type { Db } from '../platform/db/schema.js';
-import { toComment, toPost } from '../feed/repository.js';
+import { toComment } from '../feed/repository/comments.js';
+import { toPost } from '../feed/repository/posts.js';
 import {
   keysetPage,
   type CursorKey,

@@ -27,6 +27,7 @@ describe('npm run migrate', () => {
       };
       const run = () => promisify(execFile)('npm', ['run', '--silent', 'migrate'], { env });
       const files = (await readdir(new URL('../../migrations', import.meta.url)))
+        .filter((f) => f.endsWith('.ts'))
         .map((f) => f.replace(/\.ts$/, ''))
         .sort();
       // The migrations, then the database's definitions (src/platform/db/definitions.ts).

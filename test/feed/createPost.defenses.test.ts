@@ -10,7 +10,7 @@ import { bearer, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
 import { signInAsModerator } from '../helpers/moderation.js';
 import { testClock } from '../helpers/rate-limit.js';
-import { prunePostBodyHashes } from '../../src/feed/repository.js';
+import { prunePostBodyHashes } from '../../src/feed/repository/posts.js';
 
 const { clock, at } = testClock(new Date());
 const t = useTestApp({ ...testConfig(), floodThreshold: 3 }, { clock });

@@ -65,13 +65,10 @@ export async function migrateToLatest(
 ): Promise<string[]> {
   const withDefinitions = options.definitions !== false;
   const definitions = options.definitions || (await loadDefinitions());
-  // The common case at start-up, answered without loading every migration module (~100 ms).
-  if (
-    (await isUpToDate(db, provider)) &&
-    (!withDefinitions || (await definitionsUpToDate(db, definitions)))
-  ) {
-    return [];
-  }
+  // The common case at start-up, answered without loading every migration module (~100 ms); nor
+  // are they loaded when only a definition changed.
+  const migrationsApplied = await isUpToDate(db, provider);
+  if (migrationsApplied && (!withDefinitions || (await definitionsUpToDate(db, definitions)))) return [];
   return db.getExecutor().provideConnection(async (connection) => {
     const run = (text: string) => connection.executeQuery(CompiledQuery.raw(text));
     await run('begin');
@@ -81,7 +78,8 @@ export async function migrateToLatest(
         db: inTransaction(connection),
         provider,
       });
-      const { error, results = [] } = await migrator.migrateToLatest();
+      // Applied before the lock stays applied: there is nothing for the migrator to do.
+      const { error, results = [] } = migrationsApplied ? {} : await migrator.migrateToLatest();
       if (error) {
         if ((error as { code?: unknown }).code === insufficientPrivilege) throw new MigrationsNotOwnedError();
         const failed = results.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';

@@ -4,8 +4,11 @@
 // no change, and a file is applied again exactly when it changes. On PGlite and on the Postgres server.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, sql, type MigrationProvider } from 'kysely';
+import { FileMigrationProvider, Kysely, sql, type MigrationProvider } from 'kysely';
 import {
   applyDefinitions,
   loadDefinitions,
@@ -50,17 +53,21 @@ async function emptyDatabase(): Promise<{ db: Db; close(): Promise<void> }> {
   return { db: opened.db, close: async () => (await opened.close(), await empty.drop()) };
 }
 
-/** migrations/ up to and including `last`, as a provider. */
+/**
+ * migrations/ up to and including `last`, as a provider: compiled (dist/migrations, which `npm
+ * test` builds first) when this file runs bundled, where a .ts migration cannot load.
+ */
 async function migrationsUpTo(last: string): Promise<MigrationProvider> {
-  const { FileMigrationProvider } = await import('kysely');
-  const { promises: fs } = await import('node:fs');
-  const path = await import('node:path');
-  const { fileURLToPath } = await import('node:url');
-  const all = await new FileMigrationProvider({
-    fs,
-    path,
-    migrationFolder: fileURLToPath(new URL('../../../migrations', import.meta.url)),
-  }).getMigrations();
+  const from = (folder: string) =>
+    new FileMigrationProvider({
+      fs,
+      path,
+      migrationFolder: fileURLToPath(new URL(folder, import.meta.url)),
+    }).getMigrations();
+  const all = await from('../../../migrations').catch((error: unknown) => {
+    if ((error as { code?: unknown }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw error;
+    return from('../../../dist/migrations');
+  });
   return {
     getMigrations: async () => Object.fromEntries(Object.entries(all).filter(([name]) => name <= last)),
   };
@@ -127,7 +134,7 @@ describe('upgrading in place', () => {
       const history = await migrationsUpTo(lastBeforeDefinitions);
       await migrateToLatest(made.db, history, { definitions: false });
       const asMainLeftIt = await databaseCode(made.db);
-      const applied = await migrateToLatest(made.db);
+      const applied = await migrateToLatest(made.db, await migrationsUpTo('9999'));
       // The migration that records the definitions, then every definition.
       assert.deepEqual(
         applied.filter((name) => !name.endsWith('.sql')),

@@ -24,7 +24,8 @@ import {
 import { pruneIdempotencyKeys } from '../../../src/platform/idempotency/retention.js';
 import { pruneExpiredSessions } from '../../../src/platform/sessions/repository.js';
 import { pruneDeliveries } from '../../../src/webhooks/repository.js';
-import { pruneFeedEvents, prunePostBodyHashes, stampFeedEvents } from '../../../src/feed/repository.js';
+import { pruneFeedEvents, stampFeedEvents } from '../../../src/feed/repository/feed-events.js';
+import { prunePostBodyHashes } from '../../../src/feed/repository/posts.js';
 import { logCollector, testConfig, type TestApp } from '../../helpers/app.js';
 import { creatorAnswersLike } from '../../helpers/assessments.js';
 import { bearer, createPost, registerTypedBot } from '../../helpers/bots.js';

@@ -1,0 +1,234 @@
+// SQL of comments: reading them, and createComment's write in one statement (admission, the post and
+// the parent checked, a block honoured).
+import type { Comment } from '../../platform/spec/schemas.js';
+import { sql } from 'kysely';
+import {
+  afterKey,
+  creationOrder,
+  literalRows,
+  type CursorKey,
+  type Keyset,
+} from '../../platform/db/keyset.js';
+import { compiledPerShape } from '../../platform/db/compiled-queries.js';
+import { retryingDeadlocks } from '../../platform/db/deadlocks.js';
+import type { Db } from '../../platform/db/schema.js';
+import {
+  admissionAnswer,
+  admissionShape,
+  earlierAnswer,
+  idempotentWriteColumns,
+  rememberedAnswer,
+  withAdmission,
+  type AdmissionShape,
+} from '../../platform/admission/repository.js';
+import type { AdmissionAsk } from '../../platform/admission/bot-admission.js';
+import { idempotentWrite, type IdempotentWrite } from '../../platform/idempotency/idempotent-write.js';
+import { authorColumns } from './posts.js';
+
+/** Comments with their authors; a tombstone (a deleted comment others answered) has none. */
+export function selectComments(db: Db) {
+  return db
+    .selectFrom('comments')
+    .leftJoin('bots', 'bots.id', 'comments.bot_id')
+    .selectAll('comments')
+    .select(authorColumns);
+}
+export type CommentRow = Awaited<ReturnType<ReturnType<typeof selectComments>['executeTakeFirstOrThrow']>>;
+
+/** These comments, as the API shows comments (in no particular order). */
+export async function findComments(db: Db, ids: string[]): Promise<Comment[]> {
+  if (ids.length === 0) return [];
+  return (await selectComments(db).where('comments.id', 'in', ids).execute()).map(toComment);
+}
+
+/** A post's comments, oldest first, after the given (created_at, id) key. */
+export async function listComments(
+  db: Db,
+  postId: string,
+  limit: number,
+  after: CursorKey | undefined,
+): Promise<CommentRow[]> {
+  let query = selectComments(db).where('comments.post_id', '=', postId);
+  if (after) query = query.where(afterKey(['comments.created_at', 'comments.id'], 'asc', after));
+  return query
+    .orderBy('comments.created_at')
+    .orderBy('comments.id')
+    .limit(sql.lit(literalRows(limit)))
+    .execute();
+}
+
+/** Comments by other bots on this bot's posts made after `since`, newest first, with the post's title. */
+export async function listRepliesToBot(db: Db, botId: string, since: Date, limit: number) {
+  return selectComments(db)
+    .innerJoin('posts', 'posts.id', 'comments.post_id')
+    .select('posts.title as post_title')
+    .where('posts.bot_id', '=', botId)
+    .where('comments.bot_id', '<>', botId)
+    .where('comments.created_at', '>', since)
+    .orderBy('comments.created_at', 'desc')
+    .orderBy('comments.id', 'desc')
+    .limit(limit)
+    .execute();
+}
+/** Comments page oldest first, ties by id. */
+export const commentKeyset: Keyset<CommentRow> = creationOrder('comments');
+
+type CommentOutcome = { comment: CommentRow } | { error?: 'post_not_found' | 'foreign_parent' | 'blocked' };
+export type NewCommentOutcome = IdempotentWrite<CommentOutcome>;
+
+/**
+ * commentOnPost's one statement (see insertPost): the caller's admission, then, if it admits and
+ * the post exists and the parent (if any) is one of its comments, the comment (the database's
+ * trigger moves the post's and the author's comment_count). The post and the parent are checked in
+ * the statement rather than left to the foreign keys, whose error would roll back the request's
+ * count along with it.
+ */
+export async function insertComment(
+  db: Db,
+  ask: AdmissionAsk,
+  comment: NewComment,
+): Promise<NewCommentOutcome> {
+  const shape = { ...admissionShape(ask), reply: comment.parentId !== null };
+  return idempotentWrite<CommentOutcome>(async () => {
+    const [row] = await retryingDeadlocks(() => compiledInsertComment(db, shape, { ask, comment }));
+    const answered = { admission: admissionAnswer(row), earlier: earlierAnswer(row) };
+    if (row?.id) return { ...answered, comment: row as CommentRow };
+    if (answered.earlier) return answered;
+    if (row && !row.post_found) return { ...answered, error: 'post_not_found' as const };
+    if (row && !row.parent_fits) return { ...answered, error: 'foreign_parent' as const };
+    if (row?.blocked) return { ...answered, error: 'blocked' as const };
+    return answered;
+  });
+}
+
+/** The timestamps of a comment row, for reviving a remembered one. */
+export const commentRowDates = ['created_at', 'deleted_at'] as const satisfies readonly (keyof CommentRow)[];
+
+interface NewComment {
+  postId: string;
+  body: string;
+  parentId: string | null;
+}
+
+const compiledInsertComment = compiledPerShape(
+  (
+    db: Db,
+    shape: AdmissionShape & { reply: boolean },
+    { ask, comment }: { ask: AdmissionAsk; comment: NewComment },
+  ) =>
+    withAdmission(db, shape, ask)
+      .with('target', (db) =>
+        db.selectNoFrom((eb) => [
+          eb
+            .exists(eb.selectFrom('posts').select('posts.id').where('posts.id', '=', comment.postId))
+            .as('post_found'),
+          shape.reply
+            ? eb
+                .exists(
+                  eb
+                    .selectFrom('comments')
+                    .select('comments.id')
+                    .where('comments.id', '=', comment.parentId!)
+                    .where('comments.post_id', '=', comment.postId)
+                    .where('comments.deleted_at', 'is', null),
+                )
+                .as('parent_fits')
+            : sql<boolean>`true`.as('parent_fits'),
+          // The post's author, or the answered comment's, blocks the caller (the blocks migration).
+          eb
+            .exists(
+              eb
+                .selectFrom('blocks')
+                .select('blocks.blocker_id')
+                .where('blocks.blocked_id', 'in', eb.selectFrom('admitted').select('admitted.id'))
+                .where((where) =>
+                  where.or([
+                    where(
+                      'blocks.blocker_id',
+                      'in',
+                      where.selectFrom('posts').select('posts.bot_id').where('posts.id', '=', comment.postId),
+                    ),
+                    ...(shape.reply
+                      ? [
+                          where(
+                            'blocks.blocker_id',
+                            'in',
+                            where
+                              .selectFrom('comments')
+                              .select('comments.bot_id')
+                              .where('comments.id', '=', comment.parentId!)
+                              .where('comments.bot_id', 'is not', null)
+                              .$narrowType<{ bot_id: string }>(),
+                          ),
+                        ]
+                      : []),
+                  ]),
+                ),
+            )
+            .as('blocked'),
+        ]),
+      )
+      .with('written', (db) =>
+        db
+          .insertInto('comments')
+          .columns(['post_id', 'bot_id', 'body', 'parent_id'])
+          .expression(
+            db
+              .selectFrom(['admitted', 'target'])
+              .select([
+                sql.val(comment.postId).as('post_id'),
+                'admitted.id',
+                sql.val(comment.body).as('body'),
+                sql.val(comment.parentId).as('parent_id'),
+              ])
+              .where('admitted.admits', '=', true)
+              .where('target.post_found', '=', true)
+              .where('target.parent_fits', '=', true)
+              .where('target.blocked', '=', false),
+          )
+          .returningAll(),
+      )
+      // The admitted row is the author: named bots, the author columns read from it.
+      .with('answer', (db) =>
+        db
+          .selectFrom('written as comments')
+          .innerJoin('admitted', (join) => join.onTrue())
+          .selectAll('comments')
+          .select([
+            'admitted.name as author_name',
+            'admitted.model as author_model',
+            'admitted.type as author_type',
+            'admitted.verified as author_verified',
+          ]),
+      )
+      .with('remembered', () => rememberedAnswer(shape, ask))
+      .selectFrom(['admitted', 'target'])
+      .leftJoin('answer', (join) => join.onTrue())
+      .leftJoin('earlier', (join) => join.onTrue())
+      .select(idempotentWriteColumns)
+      .select(['target.post_found', 'target.parent_fits', 'target.blocked'])
+      .selectAll('answer'),
+);
+
+export function toComment(row: CommentRow): Comment {
+  return {
+    id: row.id,
+    post_id: row.post_id,
+    parent_id: row.parent_id,
+    author:
+      row.bot_id === null
+        ? null
+        : {
+            id: row.bot_id,
+            name: row.author_name!,
+            model: row.author_model!,
+            type: row.author_type,
+            verified: row.author_verified,
+          },
+    body: row.body,
+    deleted: row.deleted_at !== null,
+    // An answer remembered for an Idempotency-Key before removals existed has no `removed`.
+    removed: row.removed === true,
+    created_at: row.created_at.toISOString(),
+  };
+}
