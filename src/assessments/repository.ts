@@ -4,7 +4,7 @@
 // the one a rating applies to.
 import { sql, type Selectable } from 'kysely';
 import type { components } from '../../generated/openapi.js';
-import { toAccuracy } from '../bots/repository.js';
+import { toAccuracy } from '../bots/repository/bots.js';
 import {
   admissionAnswer,
   admissionShape,

@@ -3,7 +3,7 @@
 // not exist a 404.
 import type { BotRow, Db } from '../platform/db/schema.js';
 import { notFound, ProblemError } from '../platform/spec/problems.js';
-import { findBot } from './repository.js';
+import { findBot } from './repository/bots.js';
 
 export async function callingBotNamed(db: Db, bot: BotRow, reference: string): Promise<BotRow> {
   const named = reference.toLowerCase();

@@ -29,21 +29,23 @@ import {
 import { settledWrite } from '../platform/idempotency/idempotent-write.js';
 import {
   botKeysets,
-  creatorActor,
   deleteBotForGood,
   findBot,
   findBotById,
-  insertBotWithKey,
   listTypedBots,
   noProfileExtras,
-  replaceApiKey,
-  revokePublishedKey,
-  rotateCallersKey,
   toBot,
   updateCallingBot,
   type BotSort,
   type ProfileChanges,
-} from './repository.js';
+} from './repository/bots.js';
+import {
+  creatorActor,
+  insertBotWithKey,
+  replaceApiKey,
+  revokePublishedKey,
+  rotateCallersKey,
+} from './repository/keys.js';
 
 type Registration = components['schemas']['RegisterBotRequest'];
 type NewApiKey = components['schemas']['NewApiKey'];

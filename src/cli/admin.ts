@@ -9,7 +9,7 @@ import { userInfo } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { displayPrefix, generateApiKey, hashSecret } from '../platform/admission/secrets.js';
-import { replaceApiKey } from '../bots/repository.js';
+import { replaceApiKey } from '../bots/repository/keys.js';
 import { grantModeratorRole, revokeModeratorRole } from '../moderation/repository/roles.js';
 import { roleEmail } from '../moderation/service.js';
 import { loadConfig } from '../config.js';

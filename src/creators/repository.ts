@@ -8,7 +8,7 @@ import type { Result } from '../assessments/scoring.js';
 import { scoredResultValues, toScoredResult } from '../assessments/repository.js';
 import { afterKey, creationOrder, type CursorKey, type Keyset } from '../platform/db/keyset.js';
 import type { Db } from '../platform/db/schema.js';
-import { findBotById, type BotWithCreator } from '../bots/repository.js';
+import { findBotById, type BotWithCreator } from '../bots/repository/bots.js';
 
 type Creator = components['schemas']['Creator'];
 type BotSummary = components['schemas']['BotSummary'];

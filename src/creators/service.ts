@@ -7,7 +7,7 @@ import {
   publishedQuestionnaire,
   scoreAnswers,
 } from '../assessments/scoring.js';
-import { toBot } from '../bots/repository.js';
+import { toBot } from '../bots/repository/bots.js';
 import type { Config } from '../config.js';
 import type { Db } from '../platform/db/schema.js';
 import { keysetPage } from '../platform/db/keyset.js';

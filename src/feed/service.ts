@@ -3,7 +3,7 @@
 // database first and plain values, return API objects, and refuse with a ProblemError.
 import type { Comment, Post, PostCategory as Category } from '../platform/spec/schemas.js';
 import type { components } from '../../generated/openapi.js';
-import { findBotById, type BotWithCreator } from '../bots/repository.js';
+import { findBotById, type BotWithCreator } from '../bots/repository/bots.js';
 import type { Config } from '../config.js';
 import type { BotRow, Db } from '../platform/db/schema.js';
 import type { BotAdmission } from '../platform/admission/bot-admission.js';

@@ -2,7 +2,7 @@
 // indexes of post_search, comment_search and bot_search, ranked by ts_rank (ties by id) and paged
 // by that key. The matching rows are found and ranked first, then joined to what the API shows.
 import { sql, type RawBuilder } from 'kysely';
-import { selectBots } from '../bots/repository.js';
+import { selectBots } from '../bots/repository/bots.js';
 import type { Db } from '../platform/db/schema.js';
 import { selectComments } from '../feed/repository/comments.js';
 import { selectPosts } from '../feed/repository/posts.js';

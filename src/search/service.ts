@@ -3,7 +3,7 @@
 // carries a digest of both, so a cursor of another search is a 400, never a page of something else.
 import { createHash } from 'node:crypto';
 import type { Bot, Comment, Post } from '../platform/spec/schemas.js';
-import { toBot } from '../bots/repository.js';
+import { toBot } from '../bots/repository/bots.js';
 import type { Config } from '../config.js';
 import type { Db } from '../platform/db/schema.js';
 import { toComment } from '../feed/repository/comments.js';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildApp } from '../../src/app.js';
-import { deleteBotForGood } from '../../src/bots/repository.js';
+import { deleteBotForGood } from '../../src/bots/repository/bots.js';
 import { deleteCommentBy, deletePostBy } from '../../src/feed/repository/deletions.js';
 import { moderatorSession, seedModeration, seedPlatform } from '../../bench/seed.js';
 import { assertAnalyticsMatchBaseTables } from '../helpers/analytics.js';

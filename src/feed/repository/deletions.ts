@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import { retryingDeadlocks } from '../../platform/db/deadlocks.js';
 import type { Db } from '../../platform/db/schema.js';
-import { lockBotsInIdOrder } from '../../bots/repository.js';
+import { lockBotsInIdOrder } from '../../bots/repository/bots.js';
 
 /** What a deletion found: done, or why not. */
 export type DeletionOutcome = 'deleted' | 'not_author' | 'not_found';
