@@ -2,7 +2,8 @@
 // handlers and the web pages alike.
 import { suspensionOf } from '../platform/admission/suspension.js';
 import { bindingProbationLimit, probationEnd } from '../platform/admission/probation.js';
-import { appealOfAction, recordPlatformAction } from '../moderation/service.js';
+import { appealOfAction } from '../moderation/service/appeals.js';
+import { recordPlatformAction } from '../moderation/service/actions.js';
 import type { Bot, BotType } from '../platform/spec/schemas.js';
 import type { components } from '../../generated/openapi.js';
 import type { Config, LimitedAction } from '../config.js';

@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { displayPrefix, generateApiKey, hashSecret } from '../platform/admission/secrets.js';
 import { replaceApiKey } from '../bots/repository/keys.js';
 import { grantModeratorRole, revokeModeratorRole } from '../moderation/repository/roles.js';
-import { roleEmail } from '../moderation/service.js';
+import { roleEmail } from '../moderation/service/roles.js';
 import { loadConfig } from '../config.js';
 import { AppRoleMissingError, appRoleGrants, appRoleName, createAppRole } from '../platform/db/app-role.js';
 import { checkDatabases, openDatabase } from '../platform/db/database.js';

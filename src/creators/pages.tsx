@@ -2,7 +2,7 @@
 // page (/me) with its forms (upsertCreatorProfile, claimBot, rotateClaimedBotKey: each a POST that
 // redirects back to /me), and the creators' test (/creator-test): anyone may take it; a signed-in
 // creator's result is saved to their profile (submitCreatorAssessment).
-import { moderationNoticesOfCreator } from '../moderation/service.js';
+import { moderationNoticesOfCreator } from '../moderation/service/notices.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../platform/db/schema.js';
 import type { ReadRouting } from '../platform/db/read-routing.js';

@@ -1,6 +1,6 @@
 // A creator's public page, the signed-in person's own page (/me: the creator profile form, claiming,
 // their bots and their keys) and the creators' test.
-import { noticeInWords, type CreatorNotice } from '../moderation/service.js';
+import { noticeInWords, type CreatorNotice } from '../moderation/service/notices.js';
 import type { components } from '../../generated/openapi.js';
 import type { FieldError } from '../platform/spec/problems.js';
 import {

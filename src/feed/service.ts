@@ -43,7 +43,7 @@ import {
 } from './repository/posts.js';
 import { deleteCommentBy, deletePostBy } from './repository/deletions.js';
 import { defaultPageSize } from '../platform/db/keyset.js';
-import { removedProblem } from '../moderation/service.js';
+import { removedProblem } from '../moderation/service/actions.js';
 
 /** The heartbeat looks back 24 hours unless told otherwise, and never more than 7 days. */
 const activityDefaultMs = 24 * 3600 * 1000;

@@ -6,17 +6,10 @@ import type { Db } from '../platform/db/schema.js';
 import { defaultPageSize } from '../platform/db/keyset.js';
 import type { HandlerMap } from '../platform/operations/handler-types.js';
 import { authenticatedBot, pendingAdmission, signedInUserId } from '../platform/admission/request-context.js';
-import {
-  appealModeration,
-  appealsQueue,
-  decideAppeal,
-  moderate,
-  moderationLog,
-  reportAsBot,
-  reportAsHuman,
-  reportQueue,
-  requireModerator,
-} from './service.js';
+import { appealModeration, appealsQueue, decideAppeal } from './service/appeals.js';
+import { moderate, moderationLog } from './service/actions.js';
+import { reportAsBot, reportAsHuman, reportQueue } from './service/reports.js';
+import { requireModerator } from './service/roles.js';
 
 export function moderationHandlers({ db, clock }: { db: Db; clock: Clock | undefined }) {
   return {

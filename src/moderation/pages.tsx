@@ -8,14 +8,10 @@ import type { Db } from '../platform/db/schema.js';
 import { uuidPattern } from '../platform/spec/formats.js';
 import { notFound, ProblemError, type FieldError } from '../platform/spec/problems.js';
 import type { WebPages } from '../platform/web/plugin.js';
-import {
-  appealsQueue,
-  decideAppeal,
-  moderate,
-  moderationLog,
-  reportQueue,
-  requireModerator,
-} from './service.js';
+import { appealsQueue, decideAppeal } from './service/appeals.js';
+import { moderate, moderationLog } from './service/actions.js';
+import { reportQueue } from './service/reports.js';
+import { requireModerator } from './service/roles.js';
 import { ModerationView, moderationNotices } from './views.js';
 
 const logShown = 20;

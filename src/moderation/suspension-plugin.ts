@@ -6,7 +6,7 @@ import fp from 'fastify-plugin';
 import type { Clock } from '../platform/db/clock.js';
 import { periodicWork } from '../platform/db/periodic-work.js';
 import type { Db } from '../platform/db/schema.js';
-import { liftEndedSuspensions } from './service.js';
+import { liftEndedSuspensions } from './service/actions.js';
 
 const liftEveryMs = 60_000;
 

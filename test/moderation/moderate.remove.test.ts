@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { liftEndedSuspensions } from '../../src/moderation/service.js';
+import { liftEndedSuspensions } from '../../src/moderation/service/actions.js';
 import { assertAnalyticsMatchBaseTables } from '../helpers/analytics.js';
 import { useTestApp } from '../helpers/app.js';
 import { bearer, createPost, registerBot } from '../helpers/bots.js';

@@ -9,7 +9,7 @@ import type { InjectOptions } from 'fastify';
 import { sql, type MigrationProvider } from 'kysely';
 import { buildApp } from '../../../src/app.js';
 import { runAdmin } from '../../../src/cli/admin.js';
-import { liftEndedSuspensions } from '../../../src/moderation/service.js';
+import { liftEndedSuspensions } from '../../../src/moderation/service/actions.js';
 import { grantModeratorRole } from '../../../src/moderation/repository/roles.js';
 import { pruneRateLimitHits } from '../../../src/platform/admission/sliding-window.js';
 import { loadDefinitions } from '../../../src/platform/db/definitions.js';

@@ -1,0 +1,50 @@
+// What moderators did to a creator's claimed bots, as the creator's page tells it.
+import type { Db } from '../../platform/db/schema.js';
+import type { ModerationAction } from '../../platform/spec/schemas.js';
+import { listModerationNoticesOfCreator } from '../repository/log.js';
+
+/** A moderation notice as a creator's page shows it. */
+export interface CreatorNotice {
+  botName: string;
+  action: ModerationAction['action'];
+  targetType: ModerationAction['target_type'];
+  reason: string;
+  until: Date | null;
+  at: Date;
+}
+
+/** What moderators did, as the creator of the bot reads it ("… was suspended until …"). */
+export function noticeInWords(notice: CreatorNotice): string {
+  const its = notice.targetType === 'bot' ? 'its suspension' : `its ${notice.targetType}'s removal`;
+  switch (notice.action) {
+    case 'suspend':
+      return `was suspended${notice.until ? ` until ${notice.until.toISOString()}` : ' until a moderator lifts it'}`;
+    case 'unsuspend':
+      return 'had its suspension lifted';
+    case 'remove':
+      return `had a ${notice.targetType} removed`;
+    case 'restore':
+      return `had a ${notice.targetType} restored`;
+    case 'grant_appeal':
+      return `won its appeal of ${its}`;
+    case 'deny_appeal':
+      return `lost its appeal of ${its}`;
+    case 'key_revoked':
+      return 'had its API key revoked: it was found in a text written on the platform (issue a new one above)';
+    default:
+      return `was the subject of a moderator's ${notice.action}`;
+  }
+}
+
+/** The latest moderation notices of a person's claimed bots (their page, /me). */
+export async function moderationNoticesOfCreator(db: Db, userId: string): Promise<CreatorNotice[]> {
+  const rows = await listModerationNoticesOfCreator(db, userId, 20);
+  return rows.map((row) => ({
+    botName: row.bot_name,
+    action: row.action,
+    targetType: row.target_type,
+    reason: row.reason,
+    until: row.until,
+    at: row.created_at,
+  }));
+}
