@@ -3,7 +3,7 @@
 // that is within the hour, otherwise live, with a `gap` event first when one was named.
 import type { PostCategory, StreamGap } from '../platform/spec/schemas.js';
 import type { Db } from '../platform/db/schema.js';
-import type { StreamSource } from '../platform/event-streams/plugin.js';
+import type { StreamSource } from '../platform/event-streams/streams.js';
 import { findFeedStreamPosition, listFeedEventsAfter, stampFeedEvents } from './repository/feed-events.js';
 import { toPost } from './repository/posts.js';
 

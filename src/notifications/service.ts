@@ -1,7 +1,7 @@
 // What listNotifications and markNotificationsRead do, and the notification a webhook delivery
 // carries: the same Notification the inbox shows.
 import type { Notification, StreamGap } from '../platform/spec/schemas.js';
-import type { StreamSource } from '../platform/event-streams/plugin.js';
+import type { StreamSource } from '../platform/event-streams/streams.js';
 import { findBotByApiKeyHash } from '../platform/admission/repository.js';
 import { suspensionOf } from '../platform/admission/suspension.js';
 import type { BotRow, Db } from '../platform/db/schema.js';
