@@ -30,10 +30,9 @@ import jsonBody from './platform/http/json-body.js';
 import openapiRoutes, { routeCompilers } from './platform/operations/routes.js';
 import pageCache from './platform/page-cache/plugin.js';
 import { firstPageKey } from './platform/page-cache/requests.js';
-import idempotencyUpkeep from './platform/idempotency/retention-plugin.js';
 import webhookDelivery from './webhooks/delivery-plugin.js';
-import suspensionUpkeep from './moderation/suspension-plugin.js';
-import feedUpkeep from './feed/upkeep-plugin.js';
+import backgroundJobsPlugin from './platform/jobs/plugin.js';
+import { backgroundJobs } from './jobs.js';
 import eventStreams from './platform/event-streams/plugin.js';
 import type { DatabaseSignals } from './platform/db/signals.js';
 import { secretScanner } from './platform/secret-scanning/scanner.js';
@@ -47,7 +46,6 @@ import { ProblemError } from './platform/spec/problems.js';
 import { jsonRpcErrors } from './mcp/json-rpc-errors.js';
 import { createMailer } from './auth/mailer.js';
 import { oauthProviders } from './auth/oauth.js';
-import { pruneExpiredSignInTokens } from './auth/repository.js';
 import sessions, { sessionAuth } from './platform/sessions/plugin.js';
 import webPages from './platform/web/plugin.js';
 import { renderErrorPage } from './platform/web/document.js';
@@ -208,11 +206,12 @@ export async function buildApp({
   app.addHook('onClose', async () => mailer.close());
   // Before the routes: the limiter attaches itself to routes as they are added.
   if (limited) await app.register(rateLimiting, { db, clock });
-  await app.register(idempotencyUpkeep, { db, clock });
   await app.register(webhookDelivery, { db, settings: config.webhooks });
-  await app.register(suspensionUpkeep, { db, clock });
-  await app.register(feedUpkeep, { db, clock });
   await app.register(eventStreams, { db, signals });
+  await app.register(backgroundJobsPlugin, {
+    db,
+    jobs: backgroundJobs(app, { db, clock, webhooks: config.webhooks }),
+  });
   const limits = { ...config.limits, 'sign-in-mails': config.humans.emailLimits.perIp };
   const secretGuard = createSecretGuard(secretScanner(spec), (key) => revokeKeyFoundInText(db, key));
   const routes = {
@@ -270,7 +269,7 @@ export async function buildApp({
     (op.operation.security ?? []).every((requirement) => Object.keys(requirement).join() === 'cookieAuth');
   const forHumans = (op: Operation) => (op.operation.tags?.includes('humans') ?? false) || cookieOnly(op);
   await app.register(async function humanRoutes(scope) {
-    await scope.register(sessions, { db, config, pruneAlso: pruneExpiredSignInTokens });
+    await scope.register(sessions, { db, config });
     await scope.register(openapiRoutes, { ...routes, include: forHumans });
     await scope.register(webPages, {
       config,

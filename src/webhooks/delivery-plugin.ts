@@ -1,18 +1,20 @@
 // Webhook delivery in this server process (src/webhooks/worker.ts): started once the app is ready,
-// stopped when it begins to close (attempts in flight cut short and made due again, so a restart loses
-// nothing); its metrics; and the pruning of old deliveries, by one instance per period.
+// polled by the `deliver-webhooks` job (src/jobs.ts), stopped when it begins to close (attempts in
+// flight cut short and made due again, so a restart loses nothing); and its metrics.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Counter, Gauge } from 'prom-client';
 import type { WebhookSettings } from '../config.js';
-import { periodicWork } from '../platform/db/periodic-work.js';
 import type { Db } from '../platform/db/schema.js';
-import { outboxState, pruneDeliveries } from './repository.js';
-import { webhookWorker } from './worker.js';
+import { outboxState } from './repository.js';
+import { webhookWorker, type WebhookWorker } from './worker.js';
 
-/** Deliveries done (delivered or failed) are kept this long for listWebhookDeliveries. */
-const keepDeliveriesDays = 30;
-const pruneEveryMs = 60 * 60_000;
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** This instance's delivery worker; null with WEBHOOK_DELIVERY=off. */
+    webhookWorker: WebhookWorker | null;
+  }
+}
 
 /** How long a scrape waits for a fresh outbox reading before it shows the last one. */
 const readingWaitMs = 1_000;
@@ -71,23 +73,17 @@ export default fp<{ db: Db; settings: WebhookSettings }>(
       },
     });
 
-    const pruning = periodicWork(
-      db,
-      'prune-webhook-deliveries',
-      pruneEveryMs,
-      () => pruneDeliveries(db, keepDeliveriesDays),
-      (error) => app.log.warn({ err: error }, 'pruning webhook deliveries failed'),
-    );
-    app.addHook('onReady', async () => pruning.start());
-    app.addHook('onClose', async () => pruning.stop());
-
-    if (!settings.deliver) return;
+    if (!settings.deliver) {
+      app.decorate('webhookWorker', null);
+      return;
+    }
     const worker = webhookWorker({
       db,
       settings,
       onAttempt: (result) => attempts.inc({ result }),
       onError: (error) => app.log.warn({ err: error }, 'webhook delivery worker'),
     });
+    app.decorate('webhookWorker', worker);
     app.addHook('onReady', async () => worker.start());
     // It stops leasing as soon as shutdown begins: a lease begun later, on a database that does not
     // answer, would hold shutdown for a connection's whole deadline. What it holds ends by onClose.

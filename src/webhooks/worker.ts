@@ -23,6 +23,11 @@ export type AttemptResult = 'delivered' | 'retry_scheduled' | 'given_up';
 
 export interface WebhookWorker {
   start(): void;
+  /**
+   * Looks for due deliveries now, as room allows (the `deliver-webhooks` job of src/jobs.ts, every
+   * WEBHOOK_POLL_MS); a look under way looks again when it ends. Resolves when the look is done.
+   */
+  poll(): Promise<void>;
   /** Stops leasing; attempts in flight are cut short and their deliveries made due again. */
   stop(): Promise<void>;
 }
@@ -97,20 +102,24 @@ export function webhookWorker(options: {
     } while (!stopped && (lookAgain || found > 0));
   }
 
-  function lookSoon(delayMs: number) {
+  /** Starts a look, or has the one under way look again; the look. */
+  function lookNow(): Promise<void> {
+    if (stopped) return Promise.resolve();
+    if (looking) {
+      lookAgain = true;
+      return looking;
+    }
+    looking = look().finally(() => {
+      looking = undefined;
+    });
+    return looking;
+  }
+
+  /** A look soon (a place freed up): at the next turn of the event loop, several of them one look. */
+  function lookSoon() {
     if (stopped) return;
     clearTimeout(timer);
-    timer = setTimeout(() => {
-      if (looking) {
-        lookAgain = true;
-        return;
-      }
-      looking = look().finally(() => {
-        looking = undefined;
-        lookSoon(settings.pollMs);
-      });
-    }, delayMs);
-    timer.unref();
+    timer = setTimeout(() => void lookNow(), 0).unref();
   }
 
   function begin(delivery: LeasedDelivery) {
@@ -121,7 +130,7 @@ export function webhookWorker(options: {
       ? undefined
       : setTimeout(() => {
           entry.slow = true;
-          lookSoon(0);
+          lookSoon();
         }, slowAttemptMs).unref();
     entry.done = attempt(delivery, abort.signal)
       .catch(onError)
@@ -129,7 +138,7 @@ export function webhookWorker(options: {
         clearTimeout(demotion);
         inFlight.delete(delivery.id);
         // Room for another: look now rather than at the next poll.
-        lookSoon(0);
+        lookSoon();
       });
     inFlight.set(delivery.id, entry);
   }
@@ -174,8 +183,9 @@ export function webhookWorker(options: {
   return {
     start() {
       stopped = false;
-      lookSoon(0);
+      lookSoon();
     },
+    poll: lookNow,
     async stop() {
       stopped = true;
       clearTimeout(timer);

@@ -9,13 +9,11 @@ import { suspendedRefusal } from './suspension.js';
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
-import { periodicWork } from '../db/periodic-work.js';
 import type { Db } from '../db/schema.js';
 import type { RateLimitExtension } from '../spec/openapi.js';
 import { admitBotByApiKeyHash, peekBotAdmission } from './repository.js';
 import {
   limiterUnavailable,
-  pruneRateLimitHits,
   rateLimitKey,
   slidingWindowStore,
   tooManyRequests,
@@ -32,8 +30,6 @@ import {
 import { authenticatedBot, signedInUserId } from './request-context.js';
 import { bindingProbationLimit, type ProbationSettings } from './probation.js';
 import { bearerKeyHash, unknownApiKey } from './bearer-auth.js';
-
-const pruneEveryMs = 60_000;
 
 /** Each `x-rate-limit` action's limit per rolling hour. */
 export type RouteLimits = Record<RateLimitExtension['action'], number>;
@@ -58,17 +54,6 @@ export default fp<{ db: Db; clock: Clock | undefined }>(
       errorResponseBuilder: (request, context) =>
         tooManyRequests(context.max, context.ttl, request.routeOptions.config.limitName),
     });
-
-    // One instance per period prunes, however many share the database.
-    const pruning = periodicWork(
-      db,
-      'prune-rate-limit-hits',
-      pruneEveryMs,
-      () => pruneRateLimitHits(db, clock),
-      (error) => app.log.warn({ err: error }, 'pruning rate-limit hits failed'),
-    );
-    app.addHook('onReady', async () => pruning.start());
-    app.addHook('onClose', async () => pruning.stop());
   },
   { name: 'rate-limit', dependencies: ['errors'] },
 );

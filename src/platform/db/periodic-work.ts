@@ -1,7 +1,8 @@
 // Periodic work done once per period across every instance sharing the database, not once per
-// instance. Each instance ticks on its own timer; a tick does the work only if it claims the run: one
-// statement moves the job's last run forward unless another instance did within the period. The claim
-// is its own short transaction (safe behind a transaction pooler, holding no lock while the work runs).
+// instance (the background jobs of ../jobs/plugin.ts that run on `one instance`). Each instance ticks
+// on its own timer; a tick does the work only if it claims the run: one statement moves the job's last
+// run forward unless another instance did within the period. The claim is its own short transaction
+// (safe behind a transaction pooler, holding no lock while the work runs).
 import { sql } from 'kysely';
 import type { Db } from './schema.js';
 
@@ -22,32 +23,4 @@ export async function claimPeriodicRun(db: Db, job: PeriodicJob, everyMs: number
       where job.last_run_at <= excluded.last_run_at - make_interval(secs => ${everyMs / 1000})
     returning name`.execute(db);
   return rows.length === 1;
-}
-
-export interface PeriodicWork {
-  start(): void;
-  stop(): void;
-}
-
-/**
- * Ticks every `everyMs` and runs `work` when this instance claims the period. A tick slightly early
- * (timers drift) would miss a claim by a hair, so the period claimed is a little shorter than the tick.
- */
-export function periodicWork(
-  db: Db,
-  job: PeriodicJob,
-  everyMs: number,
-  work: () => Promise<unknown>,
-  onError: (error: unknown) => void,
-): PeriodicWork {
-  let timer: NodeJS.Timeout | undefined;
-  const tick = async () => {
-    if (await claimPeriodicRun(db, job, everyMs * 0.9)) await work();
-  };
-  return {
-    start() {
-      timer = setInterval(() => void tick().catch(onError), everyMs).unref();
-    },
-    stop: () => clearInterval(timer),
-  };
 }

@@ -39,8 +39,6 @@ export const streamsPerAddress = 5;
 const readLimit = 100;
 /** Events a topic keeps for its streams that are a little behind. */
 const keptEvents = 512;
-/** How often a topic whose writes leave numbering off their path (the feed) is stamped. */
-const stampEveryMs = 200;
 /**
  * A write checks whether its recipient holds a stream before signalling (most hold none): one
  * that checked just before a stream's slot was taken signals nothing, so a stream's topic is read
@@ -70,7 +68,8 @@ interface Topic {
   kept: SequencedEvent[];
   refreshing: boolean;
   again: boolean;
-  stamping: NodeJS.Timeout | undefined;
+  /** The source's stamp (the feed's): run by the `stamp-stream-events` job while the topic has streams. */
+  stamp: StreamSource['stamp'];
 }
 
 export interface EventStreamsOptions {
@@ -218,18 +217,30 @@ export default fp<EventStreamsOptions>(
       }
     }
 
-    // ---- Keep-alive comments and slots marked alive, every 15 s: the slots this instance holds (or
-    // is taking) only; any other row of its (a release that failed) is deleted.
+    // ---- Keep-alive comments and slots marked alive, every keepAliveMs (the `keep-streams-alive`
+    // job of src/jobs.ts): the slots this instance holds (or is taking) only; any other row of its (a
+    // release that failed) is deleted.
     const heldSlots = new Set<string>();
-    const keepAlive = setInterval(() => {
+    async function keepAlive(): Promise<void> {
+      if (closing) return;
       for (const subscriber of subscribers) subscriber.events.comment('keep-alive');
       for (const [name, topic] of topics) void refresh(name, topic);
       // An instance that never served a stream holds no slot, and asks nothing.
       if (listening)
-        markStreamSlotsAlive(db, instanceId, [...heldSlots]).catch((error: unknown) =>
+        await markStreamSlotsAlive(db, instanceId, [...heldSlots]).catch((error: unknown) =>
           warn(error, 'event streams: marking this instance’s slots alive failed'),
         );
-    }, keepAliveMs).unref();
+    }
+
+    /** Stamps the topics of this instance's streams that number their events off the write path. */
+    async function stamp(): Promise<void> {
+      const stamps = [...topics.values()].flatMap((topic) => (topic.stamp ? [topic.stamp] : []));
+      await Promise.all(
+        stamps.map((stampTopic) =>
+          stampTopic().catch((error: unknown) => warn(error, 'event streams: stamping new events failed')),
+        ),
+      );
+    }
 
     async function open(reply: FastifyReply, options: OpenStream): Promise<void> {
       if (closing) throw unavailable('The server is shutting down. Retry shortly.');
@@ -278,14 +289,9 @@ export default fp<EventStreamsOptions>(
           kept: [],
           refreshing: false,
           again: false,
-          stamping: undefined,
+          stamp: source.stamp,
         };
         topics.set(source.topic, topic);
-        const stamp = source.stamp;
-        if (stamp)
-          topic.stamping = setInterval(() => {
-            stamp().catch((error: unknown) => warn(error, 'event streams: stamping new events failed'));
-          }, stampEveryMs).unref();
       }
       const subscriber: Subscriber = {
         stream: options.stream,
@@ -345,7 +351,6 @@ export default fp<EventStreamsOptions>(
     }
 
     function forget(name: string, topic: Topic) {
-      clearInterval(topic.stamping);
       if (topics.get(name) === topic) topics.delete(name);
     }
 
@@ -354,11 +359,10 @@ export default fp<EventStreamsOptions>(
       for (const [name, topic] of topics) forget(name, topic);
     }
 
-    app.decorate('eventStreams', { open, closeAll } satisfies EventStreams);
+    app.decorate('eventStreams', { open, closeAll, stamp, keepAlive } satisfies EventStreams);
 
     app.addHook('preClose', async () => {
       closing = true;
-      clearInterval(keepAlive);
       // Clients reconnect (to another instance) with Last-Event-ID.
       closeAll();
       await releaseInstanceSlots(db, instanceId).catch((error: unknown) =>

@@ -30,7 +30,8 @@ export interface StreamSource {
   scope?: string | undefined;
   /**
    * Numbers the topic's newly committed events and signals them (the feed's, whose writes leave
-   * that off their path): called every 200 ms while this instance has streams of the topic.
+   * that off their path): called by the `stamp-stream-events` job (src/jobs.ts, every 200 ms) while
+   * this instance has streams of the topic.
    */
   stamp?: () => Promise<void>;
 }
@@ -56,6 +57,10 @@ export interface EventStreams {
   open(reply: FastifyReply, options: OpenStream): Promise<void>;
   /** Ends every stream of this instance (clients reconnect with Last-Event-ID), and forgets what its topics read. */
   closeAll(): void;
+  /** Stamps the topics of this instance's streams that need it (the `stamp-stream-events` job). */
+  stamp(): Promise<void>;
+  /** Keep-alive comments, topics read again, slots marked alive (the `keep-streams-alive` job). */
+  keepAlive(): Promise<void>;
 }
 
 declare module 'fastify' {

@@ -8,24 +8,19 @@ import fp from 'fastify-plugin';
 import fastifyCookie from '@fastify/cookie';
 import fastifySession, { type FastifySessionObject, type SessionStore } from '@fastify/session';
 import type { Config } from '../../config.js';
-import { periodicWork } from '../db/periodic-work.js';
 import type { Db } from '../db/schema.js';
-import { deleteSession, findSessionData, pruneExpiredSessions, saveSession } from './repository.js';
+import { deleteSession, findSessionData, saveSession } from './repository.js';
 import { sessionCookieName, sessionCookieOptions, sessionLifetimeMs } from './cookie.js';
 import { hashSecret } from '../admission/secrets.js';
 import { ProblemError } from '../spec/problems.js';
 
-const pruneEveryMs = 10 * 60 * 1000;
-
 export interface SessionsOptions {
   db: Db;
   config: Config;
-  /** What else expires with sessions and is pruned with them (the sign-in area's one-time tokens). */
-  pruneAlso?: (db: Db, now: Date) => Promise<number>;
 }
 
 export default fp<SessionsOptions>(
-  async function sessions(app: FastifyInstance, { db, config, pruneAlso }) {
+  async function sessions(app: FastifyInstance, { db, config }) {
     if (config.humans.sessionSecretEphemeral) {
       app.log.warn(
         'SESSION_SECRET is not set: sessions are signed with a secret generated for this process and end when it stops',
@@ -41,20 +36,6 @@ export default fp<SessionsOptions>(
       saveUninitialized: false,
       rolling: false,
     });
-
-    // One instance per period prunes, however many share the database.
-    const pruning = periodicWork(
-      db,
-      'prune-sessions',
-      pruneEveryMs,
-      async () => {
-        const now = new Date();
-        return (await pruneExpiredSessions(db, now)) + ((await pruneAlso?.(db, now)) ?? 0);
-      },
-      (error) => app.log.warn({ err: error }, 'pruning expired sessions failed'),
-    );
-    app.addHook('onReady', async () => pruning.start());
-    app.addHook('onClose', async () => pruning.stop());
   },
   { name: 'sessions', dependencies: ['errors'] },
 );
