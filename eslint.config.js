@@ -1,7 +1,13 @@
 // ESLint: typescript-eslint's recommended-type-checked rules over every TypeScript file we write.
 // Formatting is Prettier's job (`npm run format`), so no stylistic rule is turned on here.
 import js from '@eslint/js';
+import { readdirSync } from 'node:fs';
 import tseslint from 'typescript-eslint';
+
+/** The areas: src/'s folders other than the platform, the command line, configuration and the process's. */
+const areas = readdirSync(new URL('./src/', import.meta.url), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && !['platform', 'cli', 'config', 'process'].includes(entry.name))
+  .map((entry) => entry.name);
 
 export default tseslint.config(
   {
@@ -33,6 +39,64 @@ export default tseslint.config(
         },
       ],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  // The layers of docs/architecture.md ("Layers, and what may import what"), held: an import that
+  // points up the layers is an error. (Within a layer, the order is the document's to keep.)
+  {
+    files: ['src/platform/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: `^(\\.\\./)+(${areas.join('|')}|cli)/`,
+              message: 'A mechanism never imports an area: the area imports it (docs/architecture.md, layers).',
+            },
+            {
+              regex: '^(\\.\\./)+(app|areas|jobs|server)\\.js$',
+              message: 'A mechanism never imports the composition or the process (docs/architecture.md, layers).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: [`src/{${areas.join(',')}}/**`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(app|areas|jobs|server)\\.js$|^(\\.\\./)+cli/',
+              message: 'An area never imports the composition or the process (docs/architecture.md, layers).',
+            },
+            {
+              regex: '^\\.\\./[a-z-]+/(handlers|pages|views)\\.tsx?$|^\\.\\./[a-z-]+/(handlers|pages|views)\\.js$',
+              message: "An area never imports another area's handlers or pages: share a service function.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/config.ts', 'src/config/**', 'src/process/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: `^(\\.\\./|\\./)+(platform|${areas.join('|')}|cli)/|^(\\.\\./|\\./)+(app|areas|jobs|server)\\.js$`,
+              message: 'Configuration and the process files sit below the platform and the areas (docs/architecture.md).',
+            },
+          ],
+        },
+      ],
     },
   },
   {

@@ -33,7 +33,7 @@ await withThrowawayDatabase(async (database, url) => {
         SESSION_SECRET: benchSessionSecret,
         IDENTITY_KEY_SECRET: benchSessionSecret,
         EMAIL_SIGNIN: 'off',
-        // Page 1 from the database, as page 101: the page cache would answer it from memory.
+        // Page 1 from the database, as page 101: the response cache would answer it from memory.
         PAGE_CACHE_TTL_MS: '0',
       }),
       logLevel: 'silent',

@@ -3,7 +3,7 @@
 // operation's security scheme) -> rate limit (`x-rate-limit`) -> body parsing and validation (the
 // spec's schemas) -> handler -> repository -> database; any failure leaves through the one
 // problem+json error path. A first page of the feed kept in memory answers before all of that
-// (src/platform/page-cache/README.md).
+// (src/platform/response-cache/README.md).
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import Fastify, { LogController, type FastifyServerOptions, type RouteOptions } from 'fastify';
@@ -28,8 +28,8 @@ import errors, { sendProblem } from './platform/http/errors.js';
 import { settleAdmissionFirst } from './platform/admission/settle-on-error.js';
 import jsonBody from './platform/http/json-body.js';
 import openapiRoutes, { routeCompilers } from './platform/operations/routes.js';
-import pageCache from './platform/page-cache/plugin.js';
-import { firstPageKey } from './platform/page-cache/requests.js';
+import responseCache from './platform/response-cache/plugin.js';
+import { firstPageKey } from './platform/response-cache/requests.js';
 import webhookDelivery from './webhooks/delivery-plugin.js';
 import backgroundJobsPlugin from './platform/jobs/plugin.js';
 import { backgroundJobs } from './jobs.js';
@@ -183,7 +183,7 @@ export async function buildApp({
   });
 
   await app.register(metrics, { reads, ...(poolStats ? { poolStats } : {}) });
-  await app.register(pageCache, { limits: config.pageCache, requestIdOf });
+  await app.register(responseCache, { limits: config.responseCache, requestIdOf });
   // Before any route: it attaches itself to each route as it is added.
   await app.register(compression);
   if (reads.replicated) {
@@ -245,13 +245,13 @@ export async function buildApp({
     ),
     // A page of followed bots' posts is the caller's own: never kept.
     cached: {
-      getFeed: app.pageCache.route('feed', (request) =>
+      getFeed: app.responseCache.route('feed', (request) =>
         (request.query as { following?: boolean }).following ? undefined : firstPageKey(request),
       ),
       // The same bytes for everyone until a key is made: answered before the router, as verifiers
       // that fetch it on every unknown kid (and agents polling skill.json) would want.
-      getIdentityKeys: app.pageCache.route('jwks', firstPageKey),
-      getSkillManifest: app.pageCache.route('skill.json', firstPageKey),
+      getIdentityKeys: app.responseCache.route('jwks', firstPageKey),
+      getSkillManifest: app.responseCache.route('skill.json', firstPageKey),
     },
     ...(scanning ? { secretGuard } : {}),
     security: {

@@ -124,7 +124,7 @@ export function loadConfig(
       pollMs: raw.WEBHOOK_POLL_MS as number,
       concurrency: raw.WEBHOOK_CONCURRENCY as number,
     },
-    pageCache: {
+    responseCache: {
       ttlMs: raw.PAGE_CACHE_TTL_MS as number,
       maxEntries: raw.PAGE_CACHE_MAX_ENTRIES as number,
       maxBytes: (raw.PAGE_CACHE_MAX_MB as number) * 1024 * 1024,

@@ -1,4 +1,4 @@
-// The page cache's promise, watched under the soak's traffic: a post is in the very next read of
+// The response cache's promise, watched under the soak's traffic: a post is in the very next read of
 // the instance that took it, and in the other instance's first page within a second. Bots of their
 // own (the traffic never uses them) post in turn on each instance, one post every `everyMs`, each
 // bot far under its limit.

@@ -47,8 +47,8 @@ export interface Config {
   heapGrowthPercent: number;
   /** How bots' webhooks are delivered (src/webhooks/README.md). */
   webhooks: WebhookSettings;
-  /** The feed's first pages kept in memory (src/platform/page-cache/README.md). */
-  pageCache: PageCacheLimits;
+  /** The feed's first pages kept in memory (src/platform/response-cache/README.md). */
+  responseCache: ResponseCacheLimits;
   /** The keys that sign bots' identity tokens (src/identity/README.md). */
   identity: IdentitySettings;
   /** Who may reach /mcp: DNS-rebinding protection (src/mcp/README.md). */
@@ -78,7 +78,7 @@ export interface IdentitySettings {
   keyDays: number;
 }
 
-export interface PageCacheLimits {
+export interface ResponseCacheLimits {
   /** How long a page is given out after the read that made it began; 0 turns the cache off. */
   ttlMs: number;
   maxEntries: number;

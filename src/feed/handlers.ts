@@ -6,7 +6,7 @@ import type { ReadRouting } from '../platform/db/read-routing.js';
 import type { Db } from '../platform/db/schema.js';
 import { replayHeaders } from '../platform/idempotency/idempotent-request.js';
 import type { HandlerMap } from '../platform/operations/handler-types.js';
-import { pageReads } from '../platform/page-cache/requests.js';
+import { pageReads } from '../platform/response-cache/requests.js';
 import { authenticatedBot, pendingAdmission, requiredBot } from '../platform/admission/request-context.js';
 import {
   botActivity,

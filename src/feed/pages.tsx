@@ -4,7 +4,7 @@ import type { JsonSchema } from '../platform/spec/openapi.js';
 import type { PostCategory } from '../platform/spec/schemas.js';
 import type { ReadRouting } from '../platform/db/read-routing.js';
 import { conditionalGet } from '../platform/http/conditional-get.js';
-import { firstPageKey, pageReads } from '../platform/page-cache/requests.js';
+import { firstPageKey, pageReads } from '../platform/response-cache/requests.js';
 import { carriesSessionCookie } from '../platform/sessions/cookie.js';
 import { categoryName, excerpt } from '../platform/web/parts.js';
 import type { WebPages } from '../platform/web/plugin.js';
@@ -53,7 +53,7 @@ export function feedPages(web: WebPages, { reads, config }: { reads: ReadRouting
 
   // The Lobby's first pages, as an anonymous reader sees them, may be served from memory: before the
   // router only to a request without a session cookie (whose session only the router can read).
-  const lobbyCache = app.pageCache.route(
+  const lobbyCache = app.responseCache.route(
     'lobby',
     (request) =>
       request.session.userId || (request.query as { before?: unknown }).before !== undefined

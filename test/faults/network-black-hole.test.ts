@@ -35,8 +35,8 @@ before(async () => {
     databaseStatementTimeoutMs: statementTimeoutMs,
   });
   app = await buildApp({
-    // Feed reads must reach the database (and its black hole), not the page cache.
-    config: testConfig({ logLevel: 'silent', pageCache: { ttlMs: 0, maxEntries: 1, maxBytes: 1 } }),
+    // Feed reads must reach the database (and its black hole), not the response cache.
+    config: testConfig({ logLevel: 'silent', responseCache: { ttlMs: 0, maxEntries: 1, maxBytes: 1 } }),
     db: opened.db,
     poolStats: opened.poolStats,
   });

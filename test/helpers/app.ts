@@ -78,7 +78,7 @@ export function useTestApp(
     // The database changes behind the app's back: no stream reads it meanwhile, no page is kept.
     context.app.eventStreams.closeAll();
     await context.database.reset();
-    context.app.pageCache.invalidate();
+    context.app.responseCache.invalidate();
   });
   after(async () => {
     await context.app?.close();

@@ -145,7 +145,7 @@ describe('createIdentityToken: rotation', () => {
 
     // The key set is a kept page for 250 ms of real time; this test moves its clock by hours at once.
     const published = async () => {
-      t.app.pageCache.invalidate();
+      t.app.responseCache.invalidate();
       return (await t.app.inject({ url: '/.well-known/jwks.json' }))
         .json<{ keys: Array<{ kid: string }> }>()
         .keys.map((k) => k.kid);

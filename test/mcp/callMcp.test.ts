@@ -1,6 +1,7 @@
 // callMcp: POST /mcp, the Model Context Protocol over Streamable HTTP, called here as agents call
 // it: the official SDK's client over real HTTP, which checks every structured answer against the
 // tool's output schema. A tool call is its operation: same auth, limits, validation, idempotency.
+// openMcpStream (GET /mcp) is here too: refused, with the reason.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';

@@ -57,7 +57,7 @@ describe('configuration', () => {
         pollMs: 250,
         concurrency: 8,
       },
-      pageCache: { ttlMs: 250, maxEntries: 1_000, maxBytes: 16 * 1024 * 1024 },
+      responseCache: { ttlMs: 250, maxEntries: 1_000, maxBytes: 16 * 1024 * 1024 },
     });
     const { keySecret, ...identitySettings } = identity;
     assert.deepEqual(identitySettings, { keySecretEphemeral: true, keyDays: 30 });

@@ -39,7 +39,7 @@ export interface ReadRouting {
   /** The database a public read of a request with these headers goes to. */
   readsFor(headers: ReaderHeaders): Db;
   /**
-   * The database for a read whose answer is shared by every reader (a page the page cache keeps):
+   * The database for a read whose answer is shared by every reader (a page the response cache keeps):
    * the primary while anyone wrote through this instance within the own-writes window, so that no
    * writer is shown a shared page read from a replica that had not yet replayed their write.
    */

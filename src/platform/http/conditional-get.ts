@@ -1,14 +1,14 @@
 // Conditional GETs for the public, cacheable reads: the operations whose 200 response documents an
 // ETag header in openapi.yaml. The weak ETag is a hash of the serialized body, the very bytes that
 // would be sent, and 304 Not Modified answers an If-None-Match that already names it. The first
-// pages of the feed are kept in memory with their tags (src/platform/page-cache/); everything else is built
+// pages of the feed are kept in memory with their tags (src/platform/response-cache/); everything else is built
 // fresh for each request.
 import { hash } from 'node:crypto';
 import type { onSendAsyncHookHandler } from 'fastify';
 
 export const conditionalGet: onSendAsyncHookHandler = async (request, reply, payload) => {
   if (reply.statusCode !== 200 || typeof payload !== 'string') return payload;
-  // Already tagged when the page cache kept these bytes (it hashed them once, for every later hit).
+  // Already tagged when the response cache kept these bytes (it hashed them once, for every later hit).
   const etag = (reply.getHeader('etag') as string | undefined) ?? entityTag(payload);
   reply.header('etag', etag);
   if (!notModified(request.headers['if-none-match'], etag)) return payload;

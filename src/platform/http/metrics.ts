@@ -25,7 +25,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The app's metrics registry, read by getMetrics. */
     metrics: Registry;
-    /** Request durations by operation: for answers given before the router (platform/page-cache/plugin.ts). */
+    /** Request durations by operation: for answers given before the router (platform/response-cache/plugin.ts). */
     requestDuration: Histogram<'operationId' | 'method' | 'status'>;
   }
 }

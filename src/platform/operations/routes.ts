@@ -26,7 +26,7 @@ import {
 } from '../spec/openapi.js';
 import type { HandlerMap } from './handler-types.js';
 import { routeRateLimit, type RouteLimits } from '../admission/rate-limit-plugin.js';
-import type { CachedRouteHooks } from '../page-cache/plugin.js';
+import type { CachedRouteHooks } from '../response-cache/plugin.js';
 
 export interface OpenApiRoutesOptions {
   spec: OpenApiDocument;
@@ -44,7 +44,7 @@ export interface OpenApiRoutesOptions {
   compilers: RouteCompilers;
   /** Which operations to register in this scope (default: all); every handler must still be for one of the spec's. */
   include?: (op: Operation) => boolean;
-  /** Operations whose pages may be served from memory, by operationId (see platform/page-cache/plugin.ts). */
+  /** Operations whose pages may be served from memory, by operationId (see platform/response-cache/plugin.ts). */
   cached?: Partial<Record<keyof HandlerMap, CachedRouteHooks>>;
   /** Operations logged at a level of their own, by operationId (health probes: only at debug). */
   logLevels?: Partial<Record<keyof HandlerMap, LogLevel>>;

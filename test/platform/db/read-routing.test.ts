@@ -48,7 +48,7 @@ before(async () => {
   app = await buildApp({
     // Every read here is a read of the database: where it goes is what is tested, not the page
     // cache (whose shared reads are tested below, on the routing itself).
-    config: testConfig({ logLevel: 'silent', pageCache: { ttlMs: 0, maxEntries: 1, maxBytes: 1 } }),
+    config: testConfig({ logLevel: 'silent', responseCache: { ttlMs: 0, maxEntries: 1, maxBytes: 1 } }),
     db: database.db,
     reads: database.reads,
   });
@@ -245,7 +245,7 @@ describe('reading your own writes, for a while', { skip }, () => {
         routing.readsFor(headers);
         return reasons.at(-1);
       };
-      // A page the page cache keeps for every reader: read on the primary while anyone's write
+      // A page the response cache keeps for every reader: read on the primary while anyone's write
       // through this instance may be missing from the replica.
       const shared = () => {
         routing.readsForShared();

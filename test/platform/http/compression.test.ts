@@ -37,7 +37,7 @@ describe('compressed when asked for', () => {
       ['deflate', undefined],
       ['identity', undefined],
     ] as const) {
-      // Twice: the first fills the page cache (or is served from it), the second is a hit.
+      // Twice: the first fills the response cache (or is served from it), the second is a hit.
       for (const attempt of [1, 2]) {
         const response = await t.app.inject({ url: '/api/feed', headers: { 'accept-encoding': accept } });
         assert.equal(response.statusCode, 200);

@@ -1,11 +1,11 @@
-// The feed's first pages served from memory (src/platform/page-cache/README.md): what is kept and for how
+// The feed's first pages served from memory (src/platform/response-cache/README.md): what is kept and for how
 // long, and the promise that makes it safe: a write is in the very next read of the instance that
 // took it, and in every other instance's within the time to live.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../src/app.js';
-import { PageCache, type CachedPage } from '../../../src/platform/page-cache/page-cache.js';
+import { ResponseCache, type CachedPage } from '../../../src/platform/response-cache/response-cache.js';
 import { testConfig, useTestApp } from '../../helpers/app.js';
 import { bearer, createPost, registerBot } from '../../helpers/bots.js';
 import { asHuman, signIn } from '../../helpers/humans.js';
@@ -19,12 +19,12 @@ const page = (text: string): CachedPage => ({
   etag: `W/"${text.slice(0, 8)}"`,
 });
 
-describe('PageCache', () => {
+describe('ResponseCache', () => {
   const limits = { ttlMs: 500, maxEntries: 3, maxBytes: 1_000 };
 
   test('a page is given out until its time to live, counted from when its read began', () => {
     let now = 0;
-    const cache = new PageCache(limits, () => now);
+    const cache = new ResponseCache(limits, () => now);
     const first = cache.lookup('/a');
     assert.ok('fill' in first);
     now = 300; // the read took 300 ms
@@ -37,7 +37,7 @@ describe('PageCache', () => {
   });
 
   test('a write while a page is read: the read answers who asked, and is not kept', async () => {
-    const cache = new PageCache(limits, () => 0);
+    const cache = new ResponseCache(limits, () => 0);
     const before = cache.lookup('/a');
     assert.ok('fill' in before);
     const waiting = cache.lookup('/a');
@@ -58,7 +58,7 @@ describe('PageCache', () => {
   });
 
   test('an abandoned read (an error, a 304, an aborted request) lets its waiters read for themselves', async () => {
-    const cache = new PageCache(limits, () => 0);
+    const cache = new ResponseCache(limits, () => 0);
     const first = cache.lookup('/a');
     const second = cache.lookup('/a');
     assert.ok('fill' in first && 'wait' in second);
@@ -68,7 +68,7 @@ describe('PageCache', () => {
   });
 
   test('bounded by entries and bytes, oldest out first; a page larger than the bound is not kept', () => {
-    const cache = new PageCache(limits, () => 0);
+    const cache = new ResponseCache(limits, () => 0);
     const keep = (key: string, body: string) => {
       const found = cache.lookup(key);
       assert.ok('fill' in found);
@@ -87,14 +87,14 @@ describe('PageCache', () => {
   });
 
   test('a time to live of 0 keeps nothing', () => {
-    const cache = new PageCache({ ...limits, ttlMs: 0 }, () => 0);
+    const cache = new ResponseCache({ ...limits, ttlMs: 0 }, () => 0);
     assert.deepEqual(cache.lookup('/a'), { uncached: true });
   });
 });
 
 const t = useTestApp();
 
-/** This instance's page-cache counters, from /metrics. */
+/** This instance's response-cache counters, from /metrics. */
 async function counters(app: FastifyInstance = t.app) {
   const text = (await app.inject({ url: '/metrics' })).body;
   const value = (series: string) => {
@@ -295,7 +295,7 @@ describe('another instance on the same database', () => {
     await feed('/api/feed?sort=new', other); // kept by the other instance
     const post = await createPost(t.app, bot.api_key, { title: 'Across' });
     const written = Date.now();
-    const ttlMs = t.config.pageCache.ttlMs;
+    const ttlMs = t.config.responseCache.ttlMs;
     let seenAfter: number | undefined;
     while (seenAfter === undefined) {
       const items = (await feed('/api/feed?sort=new', other)).json().items as Array<{ id: string }>;

@@ -4,7 +4,7 @@
 // instance has happened since that read began (the generation). Concurrent misses on one key
 // share one read (single flight), so a write followed by fifty readers costs one query, not fifty.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { PageCacheLimits } from '../../config.js';
+import type { ResponseCacheLimits } from '../../config.js';
 
 /** A page as it was sent: the bytes, the headers to send with them, and its entity tag. */
 export interface CachedPage {
@@ -55,15 +55,15 @@ interface Filling {
 export type Lookup =
   { hit: CachedPage } | { wait: Promise<CachedPage | undefined> } | { fill: Fill } | { uncached: true };
 
-export class PageCache {
-  readonly #limits: PageCacheLimits;
+export class ResponseCache {
+  readonly #limits: ResponseCacheLimits;
   readonly #now: () => number;
   readonly #entries = new Map<string, Entry>();
   readonly #filling = new Map<string, Filling>();
   #generation = 0;
   #bytes = 0;
 
-  constructor(limits: PageCacheLimits, now: () => number = () => performance.now()) {
+  constructor(limits: ResponseCacheLimits, now: () => number = () => performance.now()) {
     this.#limits = limits;
     this.#now = now;
   }

@@ -1,7 +1,7 @@
-// The page cache's wiring (src/platform/page-cache/README.md): every write this instance answers empties it
+// The response cache's wiring (src/platform/response-cache/README.md): every write this instance answers empties it
 // before its answer leaves; a kept page answers a request as it arrives, before Fastify builds a
 // request and a reply for it, or else from the route's first hook; and its metrics. A route opts in
-// with `app.pageCache.route(page, keyOf)`: keyOf names the request's page, or nothing when the
+// with `app.responseCache.route(page, keyOf)`: keyOf names the request's page, or nothing when the
 // request must not be served from memory (a cursor, a signed-in person).
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type {
@@ -15,9 +15,9 @@ import type {
 } from 'fastify';
 import fp from 'fastify-plugin';
 import { Counter, Gauge } from 'prom-client';
-import type { PageCacheLimits } from '../../config.js';
+import type { ResponseCacheLimits } from '../../config.js';
 import { entityTag, notModified } from '../http/conditional-get.js';
-import { PageCache, type CachedPage, type Fill, type PageRoute } from './page-cache.js';
+import { ResponseCache, type CachedPage, type Fill, type PageRoute } from './response-cache.js';
 import { compressedForms, compressionThreshold, encodingFor } from '../http/compression.js';
 import { operationLabel } from '../http/metrics.js';
 
@@ -31,7 +31,7 @@ export interface CachedRouteHooks {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    pageCache: {
+    responseCache: {
       /**
        * The hooks of a route whose pages may be kept. `answersBeforeRouter`: whether a request
        * with these headers may get a kept page before the router (default: any).
@@ -53,13 +53,13 @@ declare module 'fastify' {
     relay?: boolean;
   }
   interface FastifyRequest {
-    /** Set while this request's answer is to fill the page cache: its reads are shared ones. */
+    /** Set while this request's answer is to fill the response cache: its reads are shared ones. */
     pageCacheFill: { fill: Fill; route: PageRoute } | null;
   }
 }
 
-export interface PageCacheOptions {
-  limits: PageCacheLimits;
+export interface ResponseCacheOptions {
+  limits: ResponseCacheLimits;
   /** The request id an answer carries, as the app makes it (the caller's, when plain enough). */
   requestIdOf: (headers: IncomingHttpHeaders) => string;
 }
@@ -79,9 +79,9 @@ const perAnswer = new Set([
   'set-cookie',
 ]);
 
-export default fp<PageCacheOptions>(
-  async function pageCache(app: FastifyInstance, { limits, requestIdOf }) {
-    const cache = new PageCache(limits);
+export default fp<ResponseCacheOptions>(
+  async function responseCache(app: FastifyInstance, { limits, requestIdOf }) {
+    const cache = new ResponseCache(limits);
     const requests = new Counter({
       name: 'page_cache_requests_total',
       help: 'Requests for cacheable pages by page and result: hit, shared (waited for a read under way), miss.',
@@ -90,7 +90,7 @@ export default fp<PageCacheOptions>(
     });
     const invalidations = new Counter({
       name: 'page_cache_invalidations_total',
-      help: 'Times a write on this instance emptied the page cache.',
+      help: 'Times a write on this instance emptied the response cache.',
       registers: [app.metrics],
     });
     new Gauge({
@@ -195,7 +195,7 @@ export default fp<PageCacheOptions>(
       return reply.send(page.body);
     }
 
-    app.decorate('pageCache', {
+    app.decorate('responseCache', {
       invalidate,
       route(
         page: string,
@@ -254,7 +254,7 @@ export default fp<PageCacheOptions>(
       },
     });
   },
-  { name: 'page-cache', dependencies: ['metrics'] },
+  { name: 'response-cache', dependencies: ['metrics'] },
 );
 
 /** The reply's Vary with accept-encoding in it (as @fastify/compress writes it, so it adds none). */
