@@ -4,9 +4,9 @@ import js from '@eslint/js';
 import { readdirSync } from 'node:fs';
 import tseslint from 'typescript-eslint';
 
-/** The areas: src/'s folders other than the platform, the command line, configuration and the process's. */
+/** The areas: src/'s folders other than the platform, the command line and configuration. */
 const areas = readdirSync(new URL('./src/', import.meta.url), { withFileTypes: true })
-  .filter((entry) => entry.isDirectory() && !['platform', 'cli', 'config', 'process'].includes(entry.name))
+  .filter((entry) => entry.isDirectory() && !['platform', 'cli', 'config'].includes(entry.name))
   .map((entry) => entry.name);
 
 export default tseslint.config(
@@ -52,11 +52,13 @@ export default tseslint.config(
           patterns: [
             {
               regex: `^(\\.\\./)+(${areas.join('|')}|cli)/`,
-              message: 'A mechanism never imports an area: the area imports it (docs/architecture.md, layers).',
+              message:
+                'A mechanism never imports an area: the area imports it (docs/architecture.md, layers).',
             },
             {
               regex: '^(\\.\\./)+(app|areas|jobs|server)\\.js$',
-              message: 'A mechanism never imports the composition or the process (docs/architecture.md, layers).',
+              message:
+                'A mechanism never imports the composition or the process (docs/architecture.md, layers).',
             },
           ],
         },
@@ -75,7 +77,8 @@ export default tseslint.config(
               message: 'An area never imports the composition or the process (docs/architecture.md, layers).',
             },
             {
-              regex: '^\\.\\./[a-z-]+/(handlers|pages|views)\\.tsx?$|^\\.\\./[a-z-]+/(handlers|pages|views)\\.js$',
+              regex:
+                '^\\.\\./[a-z-]+/(handlers|pages|views)\\.tsx?$|^\\.\\./[a-z-]+/(handlers|pages|views)\\.js$',
               message: "An area never imports another area's handlers or pages: share a service function.",
             },
           ],
@@ -84,7 +87,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/config.ts', 'src/config/**', 'src/process/**'],
+    files: ['src/config.ts', 'src/config/**'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -92,7 +95,7 @@ export default tseslint.config(
           patterns: [
             {
               regex: `^(\\.\\./|\\./)+(platform|${areas.join('|')}|cli)/|^(\\.\\./|\\./)+(app|areas|jobs|server)\\.js$`,
-              message: 'Configuration and the process files sit below the platform and the areas (docs/architecture.md).',
+              message: 'Configuration sits below the platform and the areas (docs/architecture.md).',
             },
           ],
         },

@@ -9,7 +9,7 @@ import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
 import { checkDatabases, openDatabase } from './platform/db/database.js';
 import { migrateToLatest } from './platform/db/migrate.js';
-import { exitOnStartupError } from './process/startup-error.js';
+import { exitOnStartupError } from './config/startup-error.js';
 
 /** After this long, closing what start-up opened gives up, and the process exits 1. */
 const shutdownTimeoutMs = 10_000;

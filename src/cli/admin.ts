@@ -17,7 +17,7 @@ import { AppRoleMissingError, appRoleGrants, appRoleName, createAppRole } from '
 import { checkDatabases, openDatabase } from '../platform/db/database.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
 import type { Db } from '../platform/db/schema.js';
-import { exitOnStartupError } from '../process/startup-error.js';
+import { exitOnStartupError } from '../config/startup-error.js';
 
 export interface AdminOutput {
   /** Machine-readable results (the new key), one per line. */

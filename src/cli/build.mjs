@@ -160,14 +160,14 @@ const nodeOnlyPg = {
 };
 
 /**
- * src/process/environment-validator.ts compiles the environment's validator with Ajv at every start (~40 ms);
+ * src/config/environment-validator.ts compiles the environment's validator with Ajv at every start (~40 ms);
  * in the bundle that module is the same validator, generated here by Ajv's standalone code from the
  * schema and options the source uses (test/platform/config.test.ts holds the two to one answer).
  */
 async function precompiledEnvironmentValidator() {
   const { environmentSchema } = await import(join(root, 'dist', 'src', 'config.js'));
   const { environmentValidation } = await import(
-    join(root, 'dist', 'src', 'process', 'environment-validator.js')
+    join(root, 'dist', 'src', 'config', 'environment-validator.js')
   );
   const { Ajv } = await import('ajv');
   const { default: standaloneCode } = await import('ajv/dist/standalone/index.js');
@@ -179,7 +179,7 @@ export function compileEnvironmentValidator() { return validate; }`;
   return {
     name: 'precompiled-environment-validator',
     setup(build) {
-      build.onLoad({ filter: /[\\/]dist[\\/]src[\\/]process[\\/]environment-validator\.js$/ }, () => ({
+      build.onLoad({ filter: /[\\/]dist[\\/]src[\\/]config[\\/]environment-validator\.js$/ }, () => ({
         contents,
         loader: 'js',
         resolveDir: root,

@@ -4,7 +4,7 @@
 import { loadConfig } from '../config.js';
 import { checkDatabases, openDatabase } from '../platform/db/database.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
-import { exitOnStartupError } from '../process/startup-error.js';
+import { exitOnStartupError } from '../config/startup-error.js';
 
 async function main() {
   const config = loadConfig(process.env, { serving: false });

@@ -2,8 +2,8 @@
 // the hints a wrong value is told with, and the parsers of the variables that are more than a value.
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import { compileEnvironmentValidator } from '../process/environment-validator.js';
-import { StartupError } from '../process/startup-error.js';
+import { compileEnvironmentValidator } from './environment-validator.js';
+import { StartupError } from './startup-error.js';
 import type { Config, HumansConfig, IdentitySettings, McpSettings, OAuthProviderConfig } from './settings.js';
 
 /** The store counts hits in a Postgres integer; a larger limit could never be reached anyway. */

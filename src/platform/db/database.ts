@@ -5,7 +5,7 @@ import { mkdir, open, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, PostgresDriver, sql } from 'kysely';
-import { StartupError } from '../../process/startup-error.js';
+import { StartupError } from '../../config/startup-error.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import { postgresPool, type PostgresPoolOptions } from './postgres-pool.js';
 import { primaryOnly, replicaRouting, type ReadRouting } from './read-routing.js';

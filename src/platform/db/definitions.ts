@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { sql } from 'kysely';
-import { packageFile } from '../../process/package-files.js';
+import { packageFile } from '../../config/package-files.js';
 import type { Db } from './schema.js';
 
 /**

@@ -25,8 +25,8 @@ import {
   type Driver,
   type MigrationProvider,
 } from 'kysely';
-import { packageFile } from '../../process/package-files.js';
-import { StartupError } from '../../process/startup-error.js';
+import { packageFile } from '../../config/package-files.js';
+import { StartupError } from '../../config/startup-error.js';
 import { applyDefinitions, definitionsUpToDate, loadDefinitions, type Definition } from './definitions.js';
 import type { Database, Db } from './schema.js';
 

@@ -11,7 +11,7 @@ import {
 import addFormats from 'ajv-formats';
 import fastJson from 'fast-json-stringify';
 import type { RateLimitAction } from '../../config.js';
-import { cacheFile, compiled, packageFile } from '../../process/package-files.js';
+import { cacheFile, compiled, packageFile } from '../../config/package-files.js';
 import { uuidPattern } from './formats.js';
 
 // Run from source (tsx), this reads openapi.yaml. Compiled by `npm run build`, it reads

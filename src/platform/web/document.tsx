@@ -7,7 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
 import { render } from 'preact-render-to-string';
 import type { ProblemError } from '../spec/problems.js';
-import { packageFile } from '../../process/package-files.js';
+import { packageFile } from '../../config/package-files.js';
 import { ErrorView } from './error-view.js';
 import { Layout, type PageMeta, type Viewer } from './layout.js';
 
