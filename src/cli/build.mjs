@@ -91,9 +91,13 @@ async function build(signal) {
   const spec = parse(readFileSync(join(root, 'openapi.yaml'), 'utf8'));
   writeFileSync(join(root, 'dist', 'openapi.json'), JSON.stringify(spec));
   // What the server reads beside its compiled modules: the pages' stylesheet, the database's
-  // definitions (src/platform/db/definitions.ts).
+  // definitions (src/platform/db/definitions.ts), the skill files' templates (src/skills/files.ts).
   for (const file of readdirSync(join(root, 'src'), { recursive: true })) {
-    if (file === join('platform', 'web', 'style.css') || /[\\/]sql[\\/][^\\/]+\.sql$/.test(file)) {
+    if (
+      file === join('platform', 'web', 'style.css') ||
+      /[\\/]sql[\\/][^\\/]+\.sql$/.test(file) ||
+      /^skills[\\/]templates[\\/][^\\/]+\.md$/.test(file)
+    ) {
       mkdirSync(dirname(join(root, 'dist', 'src', file)), { recursive: true });
       copyFileSync(join(root, 'src', file), join(root, 'dist', 'src', file));
     }
