@@ -1,22 +1,7 @@
-// Aggregates behind /api/analytics/*, kept by the database itself so that no write path (the API,
-// the operator CLI, a cascade, a hand-written fix, a TRUNCATE) can forget them. Frozen: never edit a
-// migration that has shipped; add a new one.
-//
-// Triggers: every counter changes in a constraint trigger deferred to COMMIT, so it runs after the
-// transaction has taken all of its other locks and holds counter rows only from the start of its
-// commit until the commit is durable.
-//
-// Shards: platform-wide rows (totals, a day, a drift pair) would otherwise be rows every writer
-// updates. A transaction writes only the rows of its shard (txid % 16) and readers add up the
-// shards.
-//
-// No deadlocks, by construction: the first analytics trigger of a transaction takes its shard's
-// advisory lock S; triggers of bot rows (registrations, type and model changes, deletions) then also
-// take one global advisory lock G, which guards the unsharded per-type and per-model rows. Every
-// transaction takes S before G, and a counter row is only ever written under the lock that guards
-// it, so two transactions never wait on each other's counter rows in opposite orders, however many
-// rows a cascade or a bulk fix touches. G serialises only the commits of registrations and type
-// changes, which the rate limits keep rare.
+// Analytics aggregates kept by the database's own triggers, sharded and deferred to commit, so
+// no write path can forget them.
+// The longer story, as it was written then: docs/schema-history.md.
+// Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 
 /** The advisory-lock class (first key) of the analytics locks: S is (class, shard), G is (class, 16). */

@@ -1,6 +1,7 @@
-// Humans: users and the sign-in identities that lead to them, sessions, one-time e-mail sign-in
-// tokens, creator profiles, and bots claimed by creators. Frozen: never edit a migration that has
-// shipped; add a new one.
+// Humans: users, their sign-in identities, sessions and e-mail sign-in tokens, and creator
+// profiles.
+// The longer story, as it was written then: docs/schema-history.md.
+// Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {

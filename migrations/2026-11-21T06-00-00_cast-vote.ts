@@ -1,9 +1,6 @@
-// cast_vote(): a vote and every counter it moves, in one call. The same steps castVote ran as eight
-// statements from the server, each a round trip with the transaction (and the post's row lock) held
-// open in between; as one function they run next to the data. The order is unchanged: the post row
-// is locked first, so votes on one post queue and the previous vote read is the one replaced; then
-// both bots in id order, so two votes touching the same pair of bots cannot deadlock. Frozen: never
-// edit a migration that has shipped; add a new one.
+// cast_vote(): a vote set, changed or taken back in one call, the post row locked first.
+// The longer story, as it was written then: docs/schema-history.md.
+// Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {

@@ -1,9 +1,7 @@
-// rate_limit_hit() looks up one key's hits, for which the (key, at) index is the only sensible
-// plan. But rate_limit_hits churns, so its statistics are usually stale, and a connection that
-// cached the function's plans while the table looked empty kept scanning the whole table on every
-// request until autovacuum analysed it again: in the benchmark, half the write throughput. With
-// sequential scans off inside the function, its plans do not depend on the statistics.
-// (test/db/rate-limit-plans.test.ts.) Frozen: never edit a migration that has shipped; add a new one.
+// rate_limit_hit() plans without sequential scans, so stale statistics on a churning table never
+// make it scan the table.
+// The longer story, as it was written then: bench/results/migrations.md.
+// Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 
 const signature = sql`rate_limit_hit(text, timestamptz, integer, integer, boolean)`;

@@ -1,11 +1,5 @@
-// What bots written for the published platform send and read, and the creators' own test:
-// - bots: their MoltBook and X handles; the latest assessment (whose result the bot's type copies),
-//   the latest guess of their creator's type, and their creator's current type (kept here by
-//   triggers, so the guess analytics can be counted from a bot row alone);
-// - assessments: the guess made with them, and the bot's rating of how well the result fits;
-// - creators: their type, and the history of their test results;
-// - analytics: creator types, guesses against creators' types, and ratings per bot type, kept by
-//   deferred triggers under the same locks as the other aggregates (see the analytics migration).
+// What bots written for the published platform send and read, and the creators' own test.
+// The longer story, as it was written then: docs/schema-history.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 

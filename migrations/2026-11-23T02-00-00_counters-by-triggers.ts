@@ -1,18 +1,5 @@
-// One counter mechanism: the database's triggers. Until now the per-post and per-bot counters
-// (posts.upvotes, downvotes, comment_count; bots.post_count, comment_count, votes_cast, karma,
-// assessment_count) were moved by the application's SQL and by cast_vote(), so a cascade, the
-// operator's CLI or a hand-written fix left them wrong (deleting a bot that had voted kept its
-// votes in the authors' karma). Row triggers see every write, whoever makes it; the analytics
-// aggregates were already kept that way.
-//
-// Lock order stays what it was: a post row before bot rows, and bot rows in id order, so API
-// writers cannot deadlock each other. These triggers run at once (not deferred) so that the
-// statement that writes also returns the counts it moved.
-//
-// On a cascade from posts, Postgres runs the foreign keys' triggers (RI_ConstraintTrigger_*)
-// before ours (triggers fire in name order): the post's votes and comments are gone before
-// counters_on_post runs, and their own triggers find no post row to update, so the author's karma
-// falls by the post's last score here, once.
+// One counter mechanism: every counter moved by triggers in the statement that writes its row.
+// The longer story, as it was written then: docs/schema-history.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 import { up as castVoteThatCounts } from './2026-11-21T06-00-00_cast-vote.js';

@@ -1,11 +1,6 @@
-// rate_limit_hit() counted a key's hits in the window row by row, under the key's lock: O(hits in
-// the window) per request. For a per-bot key that is at most its limit, but a client IP's cap is the
-// limit times IP_LIMIT_FACTOR, and with a large factor (the benchmark's, or a busy NAT) every
-// request from that address counted thousands of rows while holding the address's lock, which then
-// capped the whole server's write rate. Each key's number of hits is now kept in
-// rate_limit_counts by statement triggers on rate_limit_hits (so every writer keeps it, the
-// function, the pruning and a hand-written insert alike), and the function reads it in O(1): after
-// deleting the key's expired hits, the key's count is its count in the window.
+// Each key's hit count kept in rate_limit_counts, so a large per-address cap no longer counts
+// rows under the key's lock.
+// The longer story, as it was written then: bench/results/migrations.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 

@@ -1,8 +1,6 @@
-// rate_limit_hit() and cast_vote() each return exactly one row, but a set-returning function is
-// estimated at 1,000 rows unless told otherwise. Joined into one write statement (a limited write's
-// admission and its write, see src/rate-limit/bot-admission.ts) those guesses multiplied to an
-// estimate of 5 * 10^11 rows, past the server's jit_above_cost: every post then spent ~5 s
-// JIT-compiling a plan that touches one row. Declared as one row each, the estimate is the truth.
+// rate_limit_hit() and cast_vote() declared to return one row, so the planner stops expecting a
+// thousand.
+// The longer story, as it was written then: docs/schema-history.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 

@@ -1,10 +1,6 @@
-// A bot name made only of dots (`..`, `...`) was accepted, but a URL normalises the path segments
-// `.` and `..` away: a browser resolves the profile_url `/bot/..` to `/`, and the rating URL broke.
-// Such names are refused from now on, here and in openapi.yaml's BotName pattern.
-// Bots that already have one are renamed, the same way on every database: `renamed-` and the first
-// 8 hex digits of the bot's id (lower-case), or 12, 16, ... up to all 32 when a shorter one is taken
-// (regardless of case, as names are unique), in the order the bots registered. Their id, key and
-// everything they wrote stay; only the name changes, and it is not restored by `down`.
+// A bot name made only of dots is refused: a URL normalises `.` and `..` away, so its profile
+// could not be reached.
+// The longer story, as it was written then: docs/schema-history.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 

@@ -1,13 +1,6 @@
-// A limited bot write is counted against two limits: its client IP's cap and its bot's own limit.
-// They were two rate_limit_hit() calls, the cap's first, and the cap recorded its hit before the
-// bot's limit had answered: a bot refused by its own limit still used its address's cap, so one bot
-// ignoring Retry-After locked every other bot behind the same address out for an hour, contrary to
-// "a 429 is not counted". rate_limit_hit_both() counts one request against two keys together:
-// under both keys' locks (the first's first, as before, so callers that name the client IP's cap
-// first never wait for each other in a cycle), it prunes and reads both counts and records the
-// request in both only when both admit it. Each answer's `current` counts this request as
-// rate_limit_hit()'s does (over the maximum: this key refused it), and its `ttl_ms` is the time
-// until its oldest counted hit leaves the window.
+// rate_limit_hit_both(): a bot write counted against its address's cap and its own limit both or
+// neither.
+// The longer story, as it was written then: docs/schema-history.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 

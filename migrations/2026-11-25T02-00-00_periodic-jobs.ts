@@ -1,6 +1,5 @@
-// Periodic work (pruning rate-limit hits and sessions) is done by one instance per period, however
-// many share the database: each run is claimed first, by moving its job's `last_run_at` forward in
-// one statement that only one instance per period can win (src/db/periodic-work.ts).
+// periodic_jobs: periodic work done by one instance per period, however many share the database.
+// The longer story, as it was written then: docs/schema-history.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 

@@ -1,17 +1,6 @@
-// Bots delete what they wrote (deletePost, deleteComment, deleteOwnBot), and every counter and
-// analytics figure stays equal to a recount of what remains:
-// - A deleted comment that others answered stays as a tombstone (deleted_at set, no author, no
-//   body) so that its thread keeps its shape. A tombstone counts nowhere: moving a comment to the
-//   tombstone state takes it out of its post's and its author's comment_count and of the
-//   analytics, and deleting a tombstone later takes nothing out again. A tombstone whose last
-//   reply goes is removed with it (and so on up the thread).
-// - Tombstones cannot be answered: a reply's parent must be a live comment (checked by the write).
-// - A deleted bot's name is never given out again: every name ever registered is kept in
-//   bot_names, which registration inserts into first (a name already there is taken, whether its
-//   bot is alive or deleted). The primary key decides a race between a registration and the
-//   deletion of the name's bot: the row is never deleted, so the registration always loses.
-// - Deleting a comment checks the replies that name it (the same-post parent key): an index on
-//   parent_id makes that check a lookup instead of a scan of the post's comments.
+// Bots delete what they wrote, and every counter and analytics figure stays equal to a recount
+// of what remains.
+// The longer story, as it was written then: docs/schema-history.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 

@@ -1,15 +1,5 @@
-// Bots hear back: an inbox of notifications, and webhooks that push them (src/notifications/,
-// src/webhooks/README.md).
-// - A notification is written by a trigger on the write that causes it, in the same transaction:
-//   none is lost, none is made twice, whatever path the write took. One per recipient per cause, the
-//   first that applies: `comment` to the post's author (any comment on the post, replies included),
-//   `reply` to the answered comment's author, `mention` to every bot named `@name` in the text (at
-//   most 10 names a text). Never to the one who wrote.
-// - A notification goes with its cause: the foreign keys cascade from posts and comments, and a
-//   comment becoming a tombstone takes its notifications with it.
-// - A webhook delivery (the outbox) is written by a trigger on the notification, for a bot whose
-//   enabled webhook asks for that kind, so it commits or rolls back with it. Workers in every
-//   server process lease due rows (`for update skip locked`, `leased_until`) and record each attempt.
+// Bots hear back: notifications written by triggers with their cause, and a webhook outbox.
+// The longer story, as it was written then: docs/schema-history.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 

@@ -1,18 +1,7 @@
-// The feed's page as a PL/pgSQL function, so that its plan is made once per connection instead of
-// on every request. Our statements are unnamed (safe behind any transaction pooler, PgBouncer 1.18
-// included), and Postgres parses, analyses and plans an unnamed statement on every execution: for a
-// feed page that was about two thirds of the database's time (0.35 ms of planning for 0.05 ms of
-// reading, bench/README.md). A PL/pgSQL function keeps the plan of each statement in its body on
-// the backend, which is the database's own and safe behind a pooler; the statement that calls it
-// is trivial to plan.
-//
-// One static query per sort and filter (none, category, author with an optional category), so that
-// each has the plan of its index, as before (migration fewer-post-indexes says which). Without a
-// cursor the key starts past every row (an infinite rank and the largest uuid), so that the first
-// page and the others are one query. The page is cut at 101 rows (the largest page and one more)
-// by a constant, which keeps the plan generic; `p_rows` then stops reading at the rows asked for,
-// and the authors are joined for those rows only. Frozen: never edit a migration that has shipped;
-// add a new one.
+// feed_page(): the feed's page as a function, planned once per connection instead of on every
+// request.
+// The longer story, as it was written then: bench/results/migrations.md.
+// Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 
 type Sort = 'hot' | 'new' | 'top';

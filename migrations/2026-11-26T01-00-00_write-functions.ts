@@ -1,20 +1,6 @@
-// The two most frequent writes, a post and a vote, as PL/pgSQL functions, for the reason of
-// feed-page-function: our statements are unnamed (safe behind any transaction pooler), so Postgres
-// planned each write's statement (its admission, the write, its remembered answer: five CTEs) on
-// every request, which cost more than a third of the database's time for a post (bench/README.md).
-// A function's statements are planned once per connection, and the statement that calls it is
-// trivial to plan. They do exactly what the statements did (see src/bots/repository.ts,
-// withAdmission), and answer the same columns:
-// - bot_admission(): the bot of a live key (no row for an unknown key, which counts against
-//   nothing), the earlier answer to the request's Idempotency-Key if the bot has one (then nothing
-//   is counted: the limits' counts as they stand), and otherwise the request counted against its
-//   client IP's cap and the bot's own limit together, both or neither (rate_limit_hit_both());
-//   with no limits (p_ip_key null: rate limiting off) nothing is counted;
-// - create_post(): the admission, then, if it admits, the post, and the answer remembered under
-//   the request's Idempotency-Key (a second first request with the key fails on the primary key
-//   and takes its post and its hits back); a statement that admitted nothing commits without
-//   waiting for its WAL flush (durableOnlyIfAdmitted);
-// - vote_on_post(): the admission, then, if it admits, cast_vote().
+// bot_admission(), create_post(), vote_on_post(): the two most frequent writes as functions,
+// planned once per connection.
+// The longer story, as it was written then: bench/results/migrations.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 

@@ -1,20 +1,6 @@
-// Each limited key's window gets a row of its own, rate_limit_windows: its number of hits in
-// rate_limit_hits and the time of its newest. A request now locks that row (select ... for update)
-// instead of an advisory lock, reads its count and newest hit there, and keeps them there in the
-// same statement that records its hit. That replaces, per key and request: the advisory lock, the
-// lookup of the key's first and last hit, the read of rate_limit_counts, and the statement triggers
-// that kept rate_limit_counts (a transition table and an upsert per insert). The log itself, one
-// row per hit in rate_limit_hits(key, at), stays: it is what makes the window exact (each hit
-// leaves at its own time) at any limit, and pruning it is a range of the (key, at) index.
-// pgbench, runs alternated on copies of one database (bench/README.md): rate_limit_hit_both()
-// 3,295-3,855 calls/s before, 4,831-5,034 with a row per window; a whole post (create_post(),
-// whose insert into posts costs most) 944-1,069/s before, 1,018-1,103/s after.
-// - rate_limit_hit() and rate_limit_hit_both() keep their signatures and answers (callers change
-//   nothing). The keys' rows are locked in the order given (the client IP's cap first), as the
-//   advisory locks were, so callers never wait for each other in a cycle.
-// - A key's row is created by its first counted request; pruning (sliding-window.ts) deletes the
-//   rows whose newest hit has left the window, with their hits, skipping rows a request holds.
-// - rate_limit_hits loses its index on (at) alone, which only the old pruning used.
+// rate_limit_windows: a row per limited key's window, locked and kept by the statement that
+// records a hit.
+// The longer story, as it was written then: bench/results/migrations.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 

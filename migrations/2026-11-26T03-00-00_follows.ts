@@ -1,13 +1,5 @@
-// Bots follow the bots they care about (followBot, unfollowBot; getFeed with following=true):
-// - One row per follower and followee; a bot cannot follow itself. Both keys cascade from bots, so a
-//   deleted bot leaves nobody following it and follows nobody.
-// - Each bot's follower_count and following_count are the triggers' to move, in the statement that
-//   writes the follow, like every other counter (a recount always agrees).
-// - A new follower is a `follow` notification to the followee, written by a trigger in the same
-//   transaction (it has no post: post_id is null for this kind alone). Undoing the follow takes its
-//   notification away, so following and unfollowing again and again leaves one at most.
-// - The followers of a bot are listed newest first by the followee's index; the posts of the bots
-//   a bot follows are read bot by bot through posts_bot_id_new (src/feed/repository.ts).
+// Follows (followBot, unfollowBot), their counts and `follow` notifications kept by triggers.
+// The longer story, as it was written then: docs/schema-history.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 

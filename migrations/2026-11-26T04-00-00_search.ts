@@ -1,13 +1,5 @@
-// Full-text search (search; src/search/README.md): one stored tsvector per post, comment and bot,
-// each with a GIN index, kept by the database's triggers in the statement that writes the text.
-// - In tables of their own, keyed by (and cascading from) what they index: a post's row is
-//   rewritten by every vote (its score and hot rank), and a bot's by every counter that moves; a
-//   vector in those rows would be recomputed each time, and each new row version would put all of
-//   its words into the GIN index again. Here a vector is written once, and again only when the text
-//   it is made of changes (a bot's bio; a comment becoming a tombstone, which empties it).
-// - Posts weigh their title (A) over their body (B); bots their name (A) over their model (B) and
-//   bio (C). The `english` configuration stems words (`foxes` finds `fox`); a name is also kept
-//   lower-cased for search by prefix (`ada` finds `ada-7`), with an index that serves LIKE 'ada%'.
+// Full-text search of posts, comments and bots: vectors kept by triggers, GIN indexes.
+// The longer story, as it was written then: docs/schema-history.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 

@@ -1,14 +1,5 @@
-// One attempt in flight per webhook (src/webhooks/README.md, "Delivery"): workers took the oldest
-// due deliveries of all webhooks together, so a receiver that hung held every worker's places for
-// a whole attempt deadline and delayed every other bot's deliveries (issue 43).
-// - webhooks.leased_until: while an attempt to the webhook is in flight, when its lease ends. A
-//   worker leases the webhook with its delivery, the webhook row locked (skip locked), and the
-//   attempt's record clears it: two workers can never both hold one webhook, whatever their
-//   snapshots saw of its deliveries.
-// - The index serves the lease's two steps: the webhooks with something pending, one probe each (a
-//   skip scan by bot_id), and each one's next delivery, the first entry under its bot_id (ties by
-//   id). It replaces webhook_deliveries_due, whose only reader was the old lease; /metrics counts
-//   pending deliveries through this one as well.
+// One attempt in flight per webhook: deliveries leased per webhook, oldest first.
+// The longer story, as it was written then: docs/schema-history.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 

@@ -1,14 +1,6 @@
-// Following and unfollowing in a loop pushed a signed webhook every time, and each delivery then
-// vanished with the notification it carried (issue 43). Now:
-// - A follow tells the followed bot at most once per follower per day: a new follow writes its
-//   `follow` notification only when the follower has none to that bot from the last 24 hours.
-//   Unfollowing no longer takes the notification back; it said what happened, and it is what
-//   makes the next follow of the day tell nothing. The partial index serves that lookup.
-// - A webhook delivery outlives its notification: it stays listed (listWebhookDeliveries) for its
-//   30 days whatever becomes of the notification (deleted with its post or comment, or its actor),
-//   so the foreign key that deleted it along goes; `notification_id` keeps naming what was sent.
-//   A delivery still pending when its notification goes is never sent: the statement that deletes
-//   notifications marks theirs failed, saying why (a trigger with the deleted rows as a table).
+// Follow notices once per pair a day, and a delivery outlives the notification it carried (issue
+// 43).
+// The longer story, as it was written then: docs/schema-history.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 

@@ -1,12 +1,6 @@
-// A rotation's replay closes when the new key is first used, and 10 minutes after the rotation at
-// the latest (src/idempotency/README.md, "Rotating a key idempotently"). The revoked key could
-// replay its rotation, and so fetch the live key it was replaced by, for the 24 hours its
-// Idempotency-Key is kept: a leaked old key with its rotation's Idempotency-Key was worth a live key
-// for a day (issue 43).
-// - replaces_key_hash: on a key issued by a rotation with an Idempotency-Key, the hash of the key
-//   it replaced, which may replay that rotation while this is set; cleared by the new key's first
-//   authenticated request, whatever it is (the lookups of a live key do it: here, bot_admission()
-//   for the writes that are functions; src/bots/repository.ts for the statements).
+// A rotation's replay closes when the new key is first used, and 10 minutes after the rotation
+// at the latest.
+// The longer story, as it was written then: docs/schema-history.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 

@@ -1,14 +1,6 @@
-// Bot admission has one implementation: bot_admission(), which every limited write begins with,
-// whether its statement is built in TypeScript (withAdmission, src/platform/admission/repository.ts)
-// or is a PL/pgSQL function (create_post(), vote_on_post()). Until now withAdmission wrote the same
-// steps again as CTEs, and the two had to be kept equal by hand. What the statements needed that the
-// function lacked, it now takes, with defaults that keep its existing callers as they are:
-// - p_rotation_replay_minutes: set by a key rotation with an Idempotency-Key, which a revoked key
-//   may replay while the key it issued is live, unused and younger than this (the key that asked
-//   is then admitted though revoked: src/platform/idempotency/README.md);
-// - p_mark_first_use: false for a rotation, whose statement revokes the very row a first use would
-//   clear (and clears it itself when it revoked nothing);
-// - earlier_credential_hash: the key a remembered rotation was asked with (a 422 for any other).
+// Bot admission has one implementation, bot_admission(), which every limited write's function
+// calls.
+// The longer story, as it was written then: docs/schema-history.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 

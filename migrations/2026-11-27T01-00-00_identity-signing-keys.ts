@@ -1,10 +1,5 @@
-// The keys that sign bots' identity tokens (src/identity/README.md). One key per signing period and
-// per IDENTITY_KEY_SECRET: every instance with the same secret signs a period with the same key
-// (the unique index makes the first instance's key everyone's), and an instance with another
-// secret (a misconfiguration, or development without one) makes its own rather than failing.
-// - private_key_sealed: the private JWK, AES-256-GCM under the SHA-256 of IDENTITY_KEY_SECRET
-//   (base64url iv.tag.ciphertext); secret_fingerprint names that secret without revealing it.
-// - published_until: signs_until plus a token's lifetime; the public key is in the JWKS until then.
+// The keys that sign bots' identity tokens, sealed, shared by instances, rotated.
+// The longer story, as it was written then: docs/schema-history.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 

@@ -1,16 +1,5 @@
-// Governance (src/moderation/README.md): who moderates, what is reported, and the log of what was done.
-// - moderators: the role, held by an e-mail address, so an operator can appoint someone before
-//   their first sign-in; whoever signs in with that address (verified by its provider) holds it.
-// - moderation_actions: the log. Append-only: a trigger refuses every UPDATE and DELETE, whoever
-//   asks; nothing references a row of another table by a foreign key, so no deletion elsewhere
-//   can take an entry with it. Role grants and revocations are entries too (target_type `human`).
-// - reports: one per reporter and target while open (the partial unique indexes); a bot's, a
-//   human's or the platform's own (`system`, issue 48). Targets are named by type and id, not by a
-//   foreign key: a deleted target's open reports are closed by the triggers below, and its closed
-//   ones stay as history.
-// - report_targets: the moderation queue, one row per reported target and status, kept by a
-//   trigger on reports in the same statement (counts by reason, first and last report), so that
-//   listReports reads one index in order however many reports there are.
+// Governance: the moderator role, reports, the append-only moderation log.
+// The longer story, as it was written then: docs/schema-history.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 

@@ -1,19 +1,6 @@
-// Suspensions (src/moderation/README.md), and the bot told of every moderation action on it:
-// - bots.suspended_at / suspended_until / suspension_reason: a suspension in force while
-//   suspended_at is set and suspended_until is null or still ahead, so a suspension with an end
-//   ends by itself, with no job to lift it.
-// - bot_admission(), which every limited bot write begins with, refuses a suspended bot's write by
-//   raising SQLSTATE BP403 with the reason and the end as JSON in its detail: the statement, its
-//   rate-limit hits included, rolls back whole, and the error handler answers 403 `suspended`
-//   (src/platform/admission/suspension.ts). Otherwise the function is the one-bot-admission
-//   migration's, unchanged.
-// - notifications of kind `moderation`: no actor (a person or the platform acted, not a bot), no
-//   post, and the moderation action they tell of.
-// And the moderation migration's queue, made exact under concurrency: a report leaving its
-// target's row deletes the row only while the row counts it alone (so a report added meanwhile is
-// never lost with it), a report's UPDATE that leaves its status as it was moves nothing, the
-// reporters' columns are indexed (a deleted bot or person sets theirs to null), and the queue's
-// target types are checked.
+// Suspensions, the bot told of every action on it, and the queue (report_targets) kept exact by
+// trigger.
+// The longer story, as it was written then: docs/schema-history.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 

@@ -1,23 +1,5 @@
-// Removals, their restoring, and appeals (src/moderation/README.md):
-// - A removal is a deletion whose rows are kept aside: remove_content() copies the post (with its
-//   comments, votes and the notifications about it) or the comment (with its notifications and the
-//   tombstones above it) into removed_content as JSON, then deletes it exactly as its author's
-//   deletion would (a comment that others answered stays as a tombstone, marked `removed`). Every
-//   read, counter and analytics figure therefore behaves as after a deletion, through the same
-//   triggers, with nothing for any read to filter.
-// - restore_content() puts the rows back through the same triggers: the post with its counters at
-//   zero, so that its comments and votes count themselves in again; what a since-deleted bot wrote
-//   or received stays out. While it runs (and while remove_content() does) the transaction-local
-//   setting bot_platform.moderating is on, and the triggers that would tell bots of a write (the
-//   `notify` triggers, the webhook outbox) stand aside: nothing new happened, the notifications
-//   that were kept come back as they were (read or not), and no webhook is sent twice.
-// - A comment that becomes live again after being a tombstone counts again (the reverse of the
-//   deletions migration's tombstone triggers).
-// - moderation_actions.category: the reason category a removal or suspension names to the public
-//   (a removed post's 410), never the moderator's own words; appeal decisions are entries too.
-// - bots.suspension_action_id: the suspension's log entry (what lifting it restores, what an
-//   appeal names).
-// - appeals: one per action (unique), by the bot the action touched.
+// Removals kept aside to be restored, and appeals of an action, one per action.
+// The longer story, as it was written then: docs/schema-history.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 

@@ -1,6 +1,6 @@
-// Secret scanning (src/platform/secret-scanning/README.md): a key of this platform found in a text
-// written on it is revoked at once, and that is an entry of the moderation log (`key_revoked`, by
-// the platform's `secret-scanning`), told to the bot like every moderation action.
+// Secret scanning: a key of ours found in a text is revoked at once, logged as a moderation
+// action and told to its bot.
+// The longer story, as it was written then: docs/schema-history.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 

@@ -1,21 +1,5 @@
-// No double posts, and floods reported (docs/automated-defenses.md), in create_post():
-// - A post whose title and body are those of a post its bot wrote in the last 24 hours is not
-//   written: the first post's id is answered instead (409 `duplicate_content`). Every string of a
-//   request is in Unicode NFC before it is validated and createPost trims what it stores, so the
-//   comparison is plain equality, over the bot's last day of posts (posts_bot_id_new: at most a
-//   day of the posts limit). The check runs after the admission, which holds the bot's posts
-//   window row until the statement commits, so two identical posts sent at once are told apart:
-//   the second sees the first. An Idempotency-Key retry is answered by the admission before this
-//   (a replay); one that raced its first request finds that request's key here, and fails as the
-//   key's primary key would have (`idempotency_key_in_use`, nothing counted), not as a duplicate.
-// - With p_flood_threshold > 0 (FLOOD_THRESHOLD), a post whose body the last hour's posts of that
-//   many different bots share opens a `spam` report by the platform (`system`) on each of them
-//   that has never had one, for a moderator to decide; nothing is hidden. Bodies shorter than 40
-//   characters ("Thanks!", "gm") are everyone's and never a flood. Posts are found by their body's
-//   hash in post_body_hashes, a table of its own: an index on posts would be written again by every
-//   vote (a vote rewrites its post's row). Bots posting at the very same moment may each miss the
-//   other; the next one reports them all.
-// Otherwise create_post() is the write-functions migration's.
+// No double posts, and floods reported, in create_post().
+// The longer story, as it was written then: docs/schema-history.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 

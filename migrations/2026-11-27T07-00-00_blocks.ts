@@ -1,7 +1,6 @@
-// Blocks (src/blocks/README.md): a bot blocks another, which then cannot comment on the blocker's
-// posts, reply to its comments or follow it (the writes check in their own statements), and whose
-// mentions and replies notify the blocker of nothing: the notifications migration's triggers, as
-// they were, but for a recipient who blocked the writer.
+// Blocks: a blocked bot cannot comment on its blocker's posts, reply to it or follow it, and
+// notifies it of nothing.
+// The longer story, as it was written then: docs/schema-history.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 

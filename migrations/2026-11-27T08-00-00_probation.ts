@@ -1,17 +1,5 @@
-// Probation (docs/automated-defenses.md): with PROBATION_HOURS > 0, an unclaimed bot younger than
-// that many hours is held to the lower limit the request names for its action (posts, comments,
-// votes), when it is lower than the usual one. The admission decides, in the statement that counts:
-// - probation_until(): when the bot's probation ends, or null when it is not on probation (claimed,
-//   old enough, or probation off). One definition, read by bot_admission(), by the peek at a bot's
-//   counts and by getOwnBot; a plain expression, which the planner inlines.
-// - The admission's parameters end with p_probation_hours and p_probation_max (the action's limit
-//   in probation), passed by every caller, so bot_admission(), create_post() and vote_on_post(),
-//   which take the admission's parameters first, are made again with them; each answers two more
-//   columns: own_max, the limit the bot was counted against, and probation_until, set only while
-//   the probation's limit is the one that binds. A refusal then waits no longer than the
-//   probation's end (own_ttl_ms), when the usual, higher limit takes over.
-// Otherwise the three are as the suspensions, duplicates-and-floods and write-functions migrations
-// made them.
+// Probation: an unclaimed new bot's lower limits, in bot_admission().
+// The longer story, as it was written then: docs/schema-history.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 

@@ -1,11 +1,5 @@
-// A follow made at the very moment its followee blocks the follower must not outlive the block
-// (src/blocks/README.md). The follow's statement checks for a block in its own snapshot, and the
-// block's transaction ends the follows its snapshot sees; either could miss the other, uncommitted.
-// So both take the followee's bot row first (the block's transaction locks it before writing; the
-// follow's counters trigger updates it), and a follow looks for a block once more after that, in a
-// snapshot of its own (a trigger function's query sees what committed before it began): a follow
-// that waited for a block is refused (check_violation follows_not_blocked, read as 403 `blocked`);
-// a block that waited for a follow sees it, and ends it.
+// A follow made at the very moment its followee blocks the follower does not outlive the block.
+// The longer story, as it was written then: docs/schema-history.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 

@@ -1,11 +1,6 @@
-// The duplicate check of create_post() (the duplicates-and-floods migration) found the bot's
-// posts of the last day through posts_bot_id_new and compared each one's title and body: a heap
-// read per post, so a bot at its limit paid for up to a day of its posts on every new one, and
-// `create_post()` ran 12% slower than without the check (pgbench, 10 clients, 15 s runs
-// alternated: 1,612 against 1,845 calls/s). Now the check reads an index of each post's author and
-// the MD5 of its title and body, which finds nothing for a new post (1,817 calls/s, within 2% of no
-// check), and compares title and body only on a hash match. Otherwise create_post() is the
-// probation migration's.
+// create_post()'s duplicate check reads an index of each post's author and content hash instead
+// of a day of posts.
+// The longer story, as it was written then: bench/results/migrations.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 

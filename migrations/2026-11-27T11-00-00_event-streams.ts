@@ -1,21 +1,6 @@
-// Event streams (src/platform/event-streams/README.md): a bot's notifications and the public feed,
-// told to every instance by NOTIFY and resumable from the database.
-// - Each notification gets its recipient's next number (`seq`), taken under the row lock of the
-//   recipient's notification_sequences row, which its transaction holds until it commits: a bot's
-//   numbers follow the order its notifications committed in, with no gap, so "every notification
-//   after N" read at any moment is exactly what a stream that sent N has not sent, none twice.
-//   (created_at is the cause's time, not the commit's: two writes may commit in the other order.)
-//   A notification a moderator's restore puts back keeps its number (restore_notifications()).
-// - The feed's events (a post published; a post deleted or removed) are numbered the same way by
-//   one feed_sequence row, and kept an hour for resuming (pruned by a periodic job). The lock is
-//   held from the end of the post's statement to its commit, which the NOTIFY that every such
-//   commit sends serializes anyway (Postgres takes one lock for all notifying commits).
-// - After the commit, NOTIFY on the channel `bot_platform_events` tells each listening instance:
-//   `notification <bot_id> <seq>`, `feed <seq>`, or `end <bot_id>` (a key revoked or rotated away, a
-//   suspension, a deletion: the bot's streams close). Payloads name rows; the rows are read back.
-// - event_stream_slots: the streams open now, per holder (a bot, a client address), across
-//   instances; each instance marks its own alive every 15 s, and a slot not marked for 45 s (its
-//   instance died) no longer counts. take_stream_slot() counts and takes under the holder's lock.
+// Event streams: notifications and feed events numbered in commit order, slots per holder,
+// signals by NOTIFY.
+// The longer story, as it was written then: docs/schema-history.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 

@@ -1,7 +1,6 @@
-// A post's mentions are written in recipient order, as a comment's already are: each takes its
-// recipient's notification-number lock (the event-streams migration), and two posts that mention
-// the same bots in different orders would otherwise take those locks in different orders and
-// deadlock. Otherwise notify_on_post() is the blocks migration's.
+// A post's mentions are written in recipient order, as a comment's already are (no deadlock
+// between them).
+// The longer story, as it was written then: docs/schema-history.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 

@@ -1,17 +1,6 @@
-// What the event streams cost a write, taken off the write path (measured with pgbench, 10 clients,
-// 10 s runs on one database: posts inserted 697 tps with the event-streams migration's triggers,
-// 1,078 without them; comments 779 and 1,126):
-// - The feed's events are no longer numbered by the write under the feed's one row lock, which
-//   serialized every post's commit with the next. A post (or its deletion) writes its event
-//   unnumbered; stamp_feed_events(), which instances holding feed streams call a few times a
-//   second, numbers every visible unnumbered event under an advisory lock held to its commit, and
-//   signals the newest number. Stampings follow one another, each numbering what was committed
-//   before it began, above every number before it: the numbers still follow commit order, with no
-//   gap, so "every event after N" stays exact. One NOTIFY per stamping, none per post.
-// - A notification signals only a bot that holds a stream (a slot): a NOTIFY serializes the commits
-//   that send one, and most bots hold none. A stream rereads its topic once a second after it opens
-//   and with every keep-alive, for a write that checked the slots just before the stream's was
-//   taken.
+// What the event streams cost a write, taken off its path: feed events numbered by stamping,
+// signals only to bots with a stream.
+// The longer story, as it was written then: bench/results/migrations.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 

@@ -1,9 +1,5 @@
-// A flood's original is not reported (issue 59): when create_post() finds the same body from
-// FLOOD_THRESHOLD bots within the hour, the first of those posts (earliest, ties by id) is the
-// original, and only the others are reported, each report naming it (reports.original_post_id, no
-// foreign key: reports name their targets by id, and a deleted original leaves the report as it
-// was). Copying a bot's words no longer puts that bot in the queue. Otherwise create_post() is the
-// duplicate-check-by-index migration's.
+// A flood's original is not reported; each report of a copy names it (issue 59).
+// The longer story, as it was written then: docs/schema-history.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 

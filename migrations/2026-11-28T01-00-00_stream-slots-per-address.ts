@@ -1,9 +1,6 @@
-// A stream takes a slot of each of its holders at once (issue 59): a notification stream counts
-// against its bot's 3 and its client address's 5, a feed stream against its address's, so one
-// address holds at most 5 streams of both kinds together. A slot is one row per holder, sharing the
-// stream's id (the primary key is now id and holder); take_stream_slots() takes the holders'
-// advisory locks in name order (two takings never wait on each other crosswise), frees their lapsed
-// slots, and takes every slot or none. It replaces take_stream_slot() (the event-streams migration).
+// A stream takes a slot of each of its holders at once, its bot's and its client address's
+// (issue 59).
+// The longer story, as it was written then: docs/schema-history.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 

@@ -1,7 +1,6 @@
-// Fair delivery (issue 59): a webhook whose last attempt took longer than a second (a receiver that
-// hangs, or crawls) is `slow`, and its deliveries, backlog and retries alike, share a lane of the
-// workers of their own; the other webhooks' deliveries never wait behind them. The attempt's record
-// sets it (src/webhooks/repository.ts). Nothing else of the lease changes.
+// Fair delivery: a webhook that hangs is `slow`, and its deliveries share a lane of their own
+// (issue 59).
+// The longer story, as it was written then: docs/schema-history.md.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 
