@@ -302,7 +302,7 @@ async function callTool(
     const problem = validationFailed(refused).body(caller.requestId);
     return {
       isError: true,
-      content: [{ type: 'text', text: JSON.stringify(problem) }],
+      content: [{ type: 'text', text: problemText(JSON.stringify(problem)) }],
       _meta: httpMeta(400, {}),
     };
   }
@@ -331,7 +331,7 @@ async function callTool(
   });
   const meta = httpMeta(response.statusCode, response.headers);
   if (response.statusCode >= 400)
-    return { isError: true, content: [{ type: 'text', text: response.body }], _meta: meta };
+    return { isError: true, content: [{ type: 'text', text: problemText(response.body) }], _meta: meta };
   if (response.body === '')
     return {
       content: [{ type: 'text', text: `Done (HTTP ${response.statusCode}, no content).` }],
@@ -392,6 +392,20 @@ function argumentProblems(name: string, route: ToolRoute, args: Record<string, u
       problems.push({ in: 'path', pointer: pointer(parameter), message: 'must not be . or ..' });
   }
   return problems;
+}
+
+/**
+ * A refusal as a model reads it: the problem's `detail` in plain words first, then the problem
+ * document itself (its `code`, `errors[]`), as JSON after a blank line.
+ */
+function problemText(body: string): string {
+  let detail: unknown;
+  try {
+    detail = (JSON.parse(body) as { detail?: unknown }).detail;
+  } catch {
+    return body;
+  }
+  return typeof detail === 'string' && detail !== '' ? `${detail}\n\n${body}` : body;
 }
 
 function scalar(value: unknown): string {

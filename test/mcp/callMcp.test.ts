@@ -36,7 +36,11 @@ const problemOf = (result: CallToolResult) => {
   assert.equal(result.structuredContent, undefined, 'a problem is never structuredContent');
   const [content] = result.content;
   assert.equal(content?.type, 'text');
-  return JSON.parse((content as { text: string }).text) as {
+  // The problem's detail in words first, for the model; then the problem document as JSON.
+  const [words, json] = (content as { text: string }).text.split(/\n\n(?=\{)/);
+  const problem = JSON.parse(json!) as { detail: string };
+  assert.equal(words, problem.detail, 'the text starts with the problem’s detail');
+  return problem as unknown as {
     status: number;
     code: string;
     errors?: Array<{ in: string; pointer: string }>;
