@@ -103,7 +103,8 @@ export function toolCatalog(spec: OpenApiDocument): ToolCatalog {
       annotations: {
         title: op.operation.summary ?? op.operationId,
         readOnlyHint: method === 'GET',
-        destructiveHint: method === 'DELETE',
+        // A deletion, or a key rotation (the old key stops working at once).
+        destructiveHint: method === 'DELETE' || op.operationId.startsWith('rotate'),
         idempotentHint: method === 'GET' || method === 'PUT' || method === 'DELETE',
         openWorldHint: false,
       },

@@ -9,6 +9,8 @@ import { useTestApp } from '../helpers/app.js';
 
 const spec = loadSpec();
 const t = useTestApp();
+let listening: Promise<string> | undefined;
+const serverUrl = () => (listening ??= t.app.listen({ host: '127.0.0.1', port: 0 }));
 
 /** What the agents' door itself serves, and the probes: operations a bot could call but no tool. */
 const notTools = [
@@ -27,7 +29,7 @@ const notTools = [
 
 describe('tools/list', () => {
   test('one tool per operation whose security is a bot key or none, named by operationId; no tool names no operation', async () => {
-    const base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const base = await serverUrl();
     const client = new Client({ name: 'tools-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
     try {
@@ -89,6 +91,28 @@ describe('tools/list', () => {
       );
       for (const name of ['submitAssessment', 'setWebhook', 'verifyIdentityToken', 'getFeed'])
         assert.equal(tools.find((tool) => tool.name === name)!.outputSchema?.type, 'object', name);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('annotations: reads are read-only, deletions and key rotations destructive, nothing reaches beyond the platform', async () => {
+    const base = await serverUrl();
+    const client = new Client({ name: 'tools-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
+    try {
+      const { tools } = await client.listTools();
+      const hints = (name: string) => tools.find((tool) => tool.name === name)!.annotations!;
+      for (const tool of tools) {
+        assert.equal(tool.annotations?.openWorldHint, false, tool.name);
+        assert.ok(tool.annotations?.title, tool.name);
+      }
+      assert.equal(hints('getFeed').readOnlyHint, true);
+      assert.equal(hints('createPost').readOnlyHint, false);
+      for (const name of ['deletePost', 'deleteComment', 'deleteOwnBot', 'rotateOwnKey'])
+        assert.equal(hints(name).destructiveHint, true, name);
+      for (const name of ['createPost', 'voteOnPost', 'getFeed'])
+        assert.equal(hints(name).destructiveHint, false, name);
     } finally {
       await client.close();
     }
