@@ -386,7 +386,7 @@ await withThrowawayDatabase(async (database, url) => {
               jsonrpc: '2.0',
               id: 1,
               method: 'tools/call',
-              params: { name: 'createPost', arguments: { body: postBody() } },
+              params: { name: 'createPost', arguments: postBody() },
             }),
           }),
         ),

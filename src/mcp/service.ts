@@ -7,7 +7,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { validationFailed, type FieldError } from '../platform/spec/problems.js';
-import type { ToolCatalog, ToolRoute } from './tools.js';
+import { idempotencyKeyArgument, type ToolCatalog, type ToolRoute } from './tools.js';
 
 /** The MCP request as this app received it. */
 export interface McpRequest {
@@ -317,17 +317,21 @@ async function callTool(
   const headers: Record<string, string> = { accept: 'application/json' };
   const authorization = caller.headers.authorization;
   if (authorization) headers.authorization = authorization;
-  // Header names are case-insensitive, as over HTTP (argumentProblems refused any other name).
-  for (const [name, value] of Object.entries((args.headers ?? {}) as Record<string, unknown>)) {
-    if (value !== undefined && value !== null) headers[name.toLowerCase()] = scalar(value);
-  }
-  if (route.hasBody && args.body !== undefined) headers['content-type'] = 'application/json';
+  const idempotencyKey = args[idempotencyKeyArgument];
+  if (route.idempotencyKey && idempotencyKey !== undefined && idempotencyKey !== null)
+    headers['idempotency-key'] = scalar(idempotencyKey);
+  // The body's fields, as given; a required body goes even empty, so that its route names what is missing.
+  const fields = route.bodyFields.filter((field) => args[field] !== undefined);
+  const sendsBody = route.hasBody && (fields.length > 0 || route.bodyRequired);
+  if (sendsBody) headers['content-type'] = 'application/json';
   const response = await caller.app.inject({
     method: route.method as 'GET',
     url: query.size > 0 ? `${path}?${query}` : path,
     headers,
     remoteAddress: caller.ip,
-    ...(route.hasBody && args.body !== undefined ? { payload: JSON.stringify(args.body) } : {}),
+    ...(sendsBody
+      ? { payload: JSON.stringify(Object.fromEntries(fields.map((field) => [field, args[field]]))) }
+      : {}),
   });
   const meta = httpMeta(response.statusCode, response.headers);
   if (response.statusCode >= 400)
@@ -346,44 +350,30 @@ async function callTool(
 }
 
 /**
- * What the route would never see: arguments the tool does not take, `headers` that are not an object
- * of the headers it documents, and path parameters missing or that would leave their own path (`.`
- * and `..` are path segments an HTTP request resolves away).
+ * What the route would never see: arguments the tool does not take (named, with the nearest it
+ * does take), and path parameters missing or that would leave their own path (`.` and `..` are
+ * path segments an HTTP request resolves away).
  */
 function argumentProblems(name: string, route: ToolRoute, args: Record<string, unknown>): FieldError[] {
-  const known = new Set([
+  const known = [
     ...route.pathParameters,
     ...route.queryParameters,
-    ...(route.headerParameters.length > 0 ? ['headers'] : []),
-    ...(route.hasBody ? ['body'] : []),
-  ]);
-  const takes = [...known].join(', ') || 'none';
-  const pointer = (...parts: string[]) =>
-    parts
-      .map((part) => `/${part.replaceAll('~', '~0').replaceAll('/', '~1')}`)
-      .join('')
-      .slice(0, 64);
+    ...route.bodyFields,
+    ...(route.idempotencyKey ? [idempotencyKeyArgument] : []),
+  ];
+  const pointer = (part: string) => `/${part.replaceAll('~', '~0').replaceAll('/', '~1')}`.slice(0, 64);
   const problems: FieldError[] = Object.keys(args)
-    .filter((argument) => !known.has(argument))
-    .map((argument) => ({
-      in: 'body',
-      pointer: pointer(argument),
-      message: `is not an argument of ${name} (its arguments: ${takes})`,
-    }));
-  const headers = args.headers;
-  if (headers !== undefined && known.has('headers')) {
-    if (typeof headers !== 'object' || headers === null || Array.isArray(headers))
-      problems.push({ in: 'header', pointer: '', message: 'must be an object of header names and values' });
-    else {
-      const documented = new Set(route.headerParameters.map((header) => header.toLowerCase()));
-      for (const header of Object.keys(headers).filter((header) => !documented.has(header.toLowerCase())))
-        problems.push({
-          in: 'header',
-          pointer: pointer(header),
-          message: `is not a header ${name} takes (it takes: ${route.headerParameters.join(', ')})`,
-        });
-    }
-  }
+    .filter((argument) => !known.includes(argument))
+    .map((argument) => {
+      const nearest = nearestName(argument, known);
+      return {
+        in: 'body',
+        pointer: pointer(argument),
+        message:
+          `is not an argument of ${name}; ` +
+          (nearest ? `did you mean \`${nearest}\`?` : `its arguments: ${known.join(', ') || 'none'}`),
+      };
+    });
   for (const parameter of route.pathParameters) {
     const value = args[parameter];
     if (value === undefined || value === null || value === '')
@@ -392,6 +382,31 @@ function argumentProblems(name: string, route: ToolRoute, args: Record<string, u
       problems.push({ in: 'path', pointer: pointer(parameter), message: 'must not be . or ..' });
   }
   return problems;
+}
+
+/** The name of `names` nearest `wrong` (fewest edits, case aside), if it is near enough to be a slip. */
+function nearestName(wrong: string, names: string[]): string | undefined {
+  const distance = (a: string, b: string) => {
+    let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      const current = [i];
+      for (let j = 1; j <= b.length; j++)
+        current[j] = Math.min(
+          previous[j]! + 1,
+          current[j - 1]! + 1,
+          previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+        );
+      previous = current;
+    }
+    return previous[b.length]!;
+  };
+  const ranked = names
+    .map((candidate) => ({ candidate, edits: distance(wrong.toLowerCase(), candidate.toLowerCase()) }))
+    .sort((x, y) => x.edits - y.edits);
+  const best = ranked[0];
+  return best && best.edits <= Math.max(2, Math.floor(best.candidate.length / 3))
+    ? best.candidate
+    : undefined;
 }
 
 /**

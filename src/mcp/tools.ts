@@ -33,10 +33,17 @@ export interface ToolRoute {
   path: string;
   pathParameters: string[];
   queryParameters: string[];
-  /** Header parameters by their spec names (`Idempotency-Key`). */
-  headerParameters: string[];
+  /** The request body's fields, which the tool takes side by side with the parameters. */
+  bodyFields: string[];
   hasBody: boolean;
+  /** Whether the operation requires a body (sent, empty, when no field of it is given). */
+  bodyRequired: boolean;
+  /** Whether it takes `Idempotency-Key`, the tool's `idempotency_key`. */
+  idempotencyKey: boolean;
 }
+
+/** The tool argument an operation's `Idempotency-Key` header becomes. */
+export const idempotencyKeyArgument = 'idempotency_key';
 
 export interface ToolCatalog {
   tools: McpTool[];
@@ -57,33 +64,46 @@ export function toolCatalog(spec: OpenApiDocument): ToolCatalog {
     const byPlace = (place: string) => op.parameters.filter((p) => p.in === place);
     const properties: Record<string, JsonSchema> = {};
     const required: string[] = [];
-    for (const p of [...byPlace('path'), ...byPlace('query')]) {
-      if (p.name === 'body' || p.name === 'headers')
-        throw new Error(`${op.operationId}: a parameter named ${p.name} would hide the tool's own argument`);
-      properties[p.name] = { ...p.schema, ...(p.description ? { description: p.description } : {}) };
-      if (p.required) required.push(p.name);
-    }
-    // A conditional GET's 304 has no body for `structuredContent`: a tool always gets the answer itself.
-    const headers = byPlace('header').filter((p) => p.name.toLowerCase() !== 'if-none-match');
-    if (headers.length > 0) {
-      properties.headers = {
-        type: 'object',
-        description: 'The HTTP headers this operation takes.',
-        additionalProperties: false,
-        properties: Object.fromEntries(
-          headers.map((p) => [
-            p.name,
-            { ...p.schema, ...(p.description ? { description: p.description } : {}) },
-          ]),
-        ),
-        required: headers.filter((p) => p.required).map((p) => p.name),
-      };
-    }
+    // One flat object of arguments: the path and query parameters and the body's fields side by
+    // side, by name. A name in two places would be ambiguous: the spec must rename one.
+    const argument = (name: string, schema: JsonSchema, isRequired: boolean) => {
+      if (name in properties) throw new Error(`${op.operationId}: two arguments would be named ${name}`);
+      properties[name] = schema;
+      if (isRequired) required.push(name);
+    };
+    for (const p of [...byPlace('path'), ...byPlace('query')])
+      argument(
+        p.name,
+        { ...p.schema, ...(p.description ? { description: p.description } : {}) },
+        !!p.required,
+      );
     const body = op.operation.requestBody?.content['application/json']?.schema;
-    if (body) {
-      properties.body = body;
-      if (op.operation.requestBody?.required) required.push('body');
-    }
+    const bodySchema = body ? resolved<JsonSchema>(spec, body) : undefined;
+    if (bodySchema && bodySchema.type !== 'object')
+      throw new Error(`${op.operationId}: a tool's body must be an object, to be given field by field`);
+    const bodyFields = Object.keys((bodySchema?.properties ?? {}));
+    const bodyRequired = new Set((bodySchema?.required ?? []) as string[]);
+    for (const field of bodyFields)
+      argument(
+        field,
+        (bodySchema!.properties as Record<string, JsonSchema>)[field]!,
+        bodyRequired.has(field),
+      );
+    // A conditional GET's 304 has no body for `structuredContent`: a tool always gets the answer
+    // itself. Idempotency-Key is the one header a tool takes, as an argument.
+    const headers = byPlace('header').filter((p) => p.name.toLowerCase() !== 'if-none-match');
+    const idempotency = headers.find((p) => p.name.toLowerCase() === 'idempotency-key');
+    const other = headers.find((p) => p !== idempotency);
+    if (other) throw new Error(`${op.operationId}: the header ${other.name} has no tool argument`);
+    if (idempotency)
+      argument(
+        idempotencyKeyArgument,
+        {
+          ...idempotency.schema,
+          ...(idempotency.description ? { description: idempotency.description } : {}),
+        },
+        !!idempotency.required,
+      );
     const outputs = Object.values(successSchemas(spec, op)).filter((schema) => isObjectSchema(spec, schema));
     const distinctOutputs = [...new Map(outputs.map((schema) => [JSON.stringify(schema), schema])).values()];
     const method = op.method.toUpperCase();
@@ -114,8 +134,10 @@ export function toolCatalog(spec: OpenApiDocument): ToolCatalog {
       path: op.path,
       pathParameters: byPlace('path').map((p) => p.name),
       queryParameters: byPlace('query').map((p) => p.name),
-      headerParameters: headers.map((p) => p.name),
+      bodyFields,
       hasBody: body !== undefined,
+      bodyRequired: !!op.operation.requestBody?.required,
+      idempotencyKey: idempotency !== undefined,
     });
   }
   return { tools, routes };

@@ -43,7 +43,8 @@ const problemOf = (result: CallToolResult) => {
   return problem as unknown as {
     status: number;
     code: string;
-    errors?: Array<{ in: string; pointer: string }>;
+    errors?: Array<{ in: string; pointer: string; message: string }>;
+    detail: string;
   };
 };
 
@@ -51,7 +52,7 @@ let counter = 0;
 async function registerOverMcp(client: Client) {
   const result = (await client.callTool({
     name: 'registerBot',
-    arguments: { body: { name: `mcp-bot-${process.pid}-${++counter}`, model: 'claude-sonnet-4-5' } },
+    arguments: { name: `mcp-bot-${process.pid}-${++counter}`, model: 'claude-sonnet-4-5' },
   })) as CallToolResult;
   assert.equal(result.isError, undefined, JSON.stringify(result));
   assert.equal(httpOf(result).status, 201);
@@ -71,15 +72,13 @@ describe('callMcp: a bot’s whole first hour through tools', () => {
     assert.ok((questions.structuredContent as { questions: unknown[] }).questions.length > 0);
     const submitted = (await client.callTool({
       name: 'submitAssessment',
-      arguments: { body: { answers: answersLike('oracle') } },
+      arguments: { answers: answersLike('oracle') },
     })) as CallToolResult;
     assert.equal(httpOf(submitted).status, 201, JSON.stringify(submitted));
 
     const post = (await client.callTool({
       name: 'createPost',
-      arguments: {
-        body: { category: 'results', title: 'Typed by MCP', body: 'Every call went through a tool.' },
-      },
+      arguments: { category: 'results', title: 'Typed by MCP', body: 'Every call went through a tool.' },
     })) as CallToolResult;
     assert.equal(httpOf(post).status, 201);
     assert.equal(httpOf(post).headers['x-ratelimit-limit'], String(postLimit));
@@ -89,8 +88,8 @@ describe('callMcp: a bot’s whole first hour through tools', () => {
     // Another bot answers it: a comment, a vote, a follow.
     const grace = await connect((await registerOverMcp(anonymous)).api_key);
     for (const [name, args] of [
-      ['commentOnPost', { id: postId, body: { body: 'A comment through a tool.' } }],
-      ['voteOnPost', { id: postId, body: { direction: 'up' } }],
+      ['commentOnPost', { id: postId, body: 'A comment through a tool.' }],
+      ['voteOnPost', { id: postId, direction: 'up' }],
     ] as const) {
       const result = (await grace.callTool({ name, arguments: args })) as CallToolResult;
       assert.equal(result.isError, undefined, `${name}: ${JSON.stringify(result)}`);
@@ -112,7 +111,7 @@ describe('callMcp: a bot’s whole first hour through tools', () => {
       ['listBots', { sort: 'new' }],
       ['search', { q: 'tool' }],
       ['listNotifications', {}],
-      ['createIdentityToken', { body: { audience: 'https://chess.example.com' } }],
+      ['createIdentityToken', { audience: 'https://chess.example.com' }],
       ['getIdentityKeys', {}],
       ['getAnalyticsOverview', {}],
     ] as const) {
@@ -140,21 +139,10 @@ describe('callMcp: a bot’s whole first hour through tools', () => {
     const call = () =>
       client.callTool({
         name: 'createPost',
-        arguments: {
-          headers: { 'Idempotency-Key': 'mcp-retry-1' },
-          body: { category: 'results', title: 'Once', body: 'Only once.' },
-        },
+        arguments: { idempotency_key: 'mcp-retry-1', category: 'results', title: 'Once', body: 'Only once.' },
       }) as Promise<CallToolResult>;
     const first = await call();
-    // Header names in any case, as over HTTP.
-    const again = (await client.callTool({
-      name: 'createPost',
-      arguments: {
-        headers: { 'idempotency-key': 'mcp-retry-1' },
-        body: { category: 'results', title: 'Once', body: 'Only once.' },
-      },
-    })) as CallToolResult;
-    assert.equal((await call()).isError, undefined);
+    const again = await call();
     assert.equal(
       (again.structuredContent as { id: string }).id,
       (first.structuredContent as { id: string }).id,
@@ -178,7 +166,7 @@ describe('callMcp: refusals are the operation’s problems, as isError', () => {
     const bad = problemOf(
       (await client.callTool({
         name: 'createPost',
-        arguments: { body: { category: 'gossip', title: 5 } },
+        arguments: { category: 'gossip', title: 5 },
       })) as CallToolResult,
     );
     assert.equal(bad.status, 400);
@@ -190,6 +178,18 @@ describe('callMcp: refusals are the operation’s problems, as isError', () => {
     assert.deepEqual(
       unknown.errors!.map((e) => e.pointer),
       ['/limt'],
+    );
+    // A slip is answered with the name meant, in words a model acts on.
+    assert.match(unknown.detail, /limt/);
+    const slip = problemOf(
+      (await client.callTool({
+        name: 'createPost',
+        arguments: { catgory: 'results', title: 'T', body: 'B' },
+      })) as CallToolResult,
+    );
+    assert.deepEqual(
+      slip.errors!.map((e) => [e.pointer, e.message]),
+      [['/catgory', 'is not an argument of createPost; did you mean `category`?']],
     );
     const missing = problemOf((await client.callTool({ name: 'getPost', arguments: {} })) as CallToolResult);
     assert.deepEqual(
@@ -206,31 +206,20 @@ describe('callMcp: refusals are the operation’s problems, as isError', () => {
         id,
       );
     }
-    const headers = problemOf(
+    // The old shape, a body inside `body` and `headers`, is not what the tool takes.
+    const nested = problemOf(
       (await client.callTool({
         name: 'createPost',
         arguments: {
-          headers: { 'Idempotency-Kee': 'x', 'If-None-Match': '*' },
+          headers: { 'Idempotency-Key': 'x' },
           body: { category: 'results', title: 'T', body: 'B' },
         },
       })) as CallToolResult,
     );
-    assert.deepEqual(
-      headers.errors!.map((e) => [e.in, e.pointer]),
-      [
-        ['header', '/Idempotency-Kee'],
-        ['header', '/If-None-Match'],
-      ],
-    );
-    const notAnObject = problemOf(
-      (await client.callTool({
-        name: 'createPost',
-        arguments: { headers: 'Idempotency-Key: x', body: { category: 'results', title: 'T', body: 'B' } },
-      })) as CallToolResult,
-    );
-    assert.deepEqual(
-      notAnObject.errors!.map((e) => [e.in, e.pointer]),
-      [['header', '']],
+    assert.equal(nested.status, 400);
+    assert.ok(
+      nested.errors!.some((e) => e.pointer === '/headers'),
+      JSON.stringify(nested.errors),
     );
     const posts = await t.db.selectFrom('posts').select('id').execute();
     assert.deepEqual(posts, [], 'nothing was written');
@@ -242,7 +231,7 @@ describe('callMcp: refusals are the operation’s problems, as isError', () => {
     const post = (n: number) =>
       client.callTool({
         name: 'createPost',
-        arguments: { body: { category: 'results', title: `Post ${n}`, body: `Body ${n}` } },
+        arguments: { category: 'results', title: `Post ${n}`, body: `Body ${n}` },
       }) as Promise<CallToolResult>;
     for (let n = 0; n < postLimit; n++) assert.equal((await post(n)).isError, undefined);
     const refused = await post(postLimit);

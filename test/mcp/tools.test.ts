@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { listOperations, loadSpec } from '../../src/platform/spec/openapi.js';
+import { listOperations, loadSpec, resolved } from '../../src/platform/spec/openapi.js';
 import { useTestApp } from '../helpers/app.js';
 
 const spec = loadSpec();
@@ -67,16 +67,22 @@ describe('tools/list', () => {
             tool.inputSchema.required?.includes(parameter.name),
             `${tool.name} requires ${parameter.name}`,
           );
-        if (op.operation.requestBody) assert.ok(tool.inputSchema.properties?.body, `${tool.name} takes body`);
-        const headers = op.parameters
-          .filter((p) => p.in === 'header' && p.name !== 'If-None-Match')
-          .map((p) => p.name);
-        assert.deepEqual(
-          Object.keys(
-            (tool.inputSchema.properties?.headers as { properties?: object } | undefined)?.properties ?? {},
-          ),
-          headers,
-          `${tool.name} headers`,
+        // Flat: the body's fields are arguments beside the parameters; Idempotency-Key is idempotency_key.
+        const body = op.operation.requestBody?.content['application/json']?.schema;
+        const fields = body
+          ? Object.keys(resolved<{ properties?: object }>(spec, body).properties ?? {})
+          : [];
+        for (const field of fields)
+          assert.ok(tool.inputSchema.properties?.[field], `${tool.name} takes ${field}`);
+        const takesKey = op.parameters.some((p) => p.in === 'header' && p.name === 'Idempotency-Key');
+        assert.equal(
+          'idempotency_key' in (tool.inputSchema.properties ?? {}),
+          takesKey,
+          `${tool.name} idempotency_key`,
+        );
+        assert.ok(
+          !('headers' in (tool.inputSchema.properties ?? {})),
+          `${tool.name} takes no headers object`,
         );
         if (tool.outputSchema) assert.equal(tool.outputSchema.type, 'object');
         // Self-contained: nothing refers back into openapi.yaml.

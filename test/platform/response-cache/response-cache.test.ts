@@ -226,7 +226,7 @@ describe('getFeed from memory', () => {
       method: 'tools/call',
       params: {
         name: 'createPost',
-        arguments: { body: { category: 'results', title: 'Relayed', body: 'B' } },
+        arguments: { category: 'results', title: 'Relayed', body: 'B' },
       },
     });
     assert.equal(written.json().result.isError, undefined, written.body);
