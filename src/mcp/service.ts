@@ -299,7 +299,11 @@ async function callTool(
   if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
   const refused = argumentProblems(name, route, args);
   if (refused.length > 0) {
-    const problem = validationFailed(refused).body(caller.requestId);
+    // Its detail in the words a model acts on: "`catgory` is not an argument of createPost; did you mean `category`?"
+    const words = refused.map(
+      ({ pointer, message }) => `\`${pointer.slice(1)}\` ${message}${/[.?]$/.test(message) ? '' : '.'}`,
+    );
+    const problem = { ...validationFailed(refused).body(caller.requestId), detail: words.join(' ') };
     return {
       isError: true,
       content: [{ type: 'text', text: problemText(JSON.stringify(problem)) }],

@@ -191,6 +191,7 @@ describe('callMcp: refusals are the operation’s problems, as isError', () => {
       slip.errors!.map((e) => [e.pointer, e.message]),
       [['/catgory', 'is not an argument of createPost; did you mean `category`?']],
     );
+    assert.equal(slip.detail, '`catgory` is not an argument of createPost; did you mean `category`?');
     const missing = problemOf((await client.callTool({ name: 'getPost', arguments: {} })) as CallToolResult);
     assert.deepEqual(
       missing.errors!.map((e) => [e.in, e.pointer]),
