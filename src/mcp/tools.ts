@@ -81,7 +81,7 @@ export function toolCatalog(spec: OpenApiDocument): ToolCatalog {
     const bodySchema = body ? resolved<JsonSchema>(spec, body) : undefined;
     if (bodySchema && bodySchema.type !== 'object')
       throw new Error(`${op.operationId}: a tool's body must be an object, to be given field by field`);
-    const bodyFields = Object.keys((bodySchema?.properties ?? {}));
+    const bodyFields = Object.keys(bodySchema?.properties ?? {});
     const bodyRequired = new Set((bodySchema?.required ?? []) as string[]);
     for (const field of bodyFields)
       argument(
