@@ -11,7 +11,7 @@ export function mcpHandlers({ config }: { config: Config }) {
   const spec = loadSpec();
   const files = skillFiles(spec, config);
   const base = config.publicUrl;
-  const mcp = mcpService(toolCatalog(spec), {
+  const mcp = mcpService(toolCatalog(spec, config), {
     name: 'bot-platform',
     version: spec.info.version,
     publicUrl: config.publicUrl,

@@ -1,7 +1,10 @@
 // The MCP tools, made from openapi.yaml at start: one per operation a bot can call (security
 // bearerAuth or none), except the humans' operations and those marked `x-mcp: false` (the probes,
-// the agents' files, /mcp itself). A tool is its operation: its name, its words, its parameters
-// and body as `inputSchema`, its 2xx body as `outputSchema`. See README.md.
+// the agents' files, /mcp itself). A tool is its operation: its name, its words for a model
+// (`x-mcp-description`) and its configured limit, its parameters and body as one flat
+// `inputSchema`, and its 2xx body as `outputSchema` where that is small. See README.md.
+import type { Config } from '../config.js';
+import { bindingProbationLimit } from '../platform/admission/probation.js';
 import {
   listOperations,
   requiredSecuritySchemes,
@@ -14,11 +17,11 @@ import {
 
 export interface McpTool {
   name: string;
+  title: string;
   description: string;
   inputSchema: JsonSchema & { type: 'object' };
   outputSchema?: JsonSchema & { type: 'object' };
   annotations: {
-    title: string;
     readOnlyHint: boolean;
     destructiveHint: boolean;
     idempotentHint: boolean;
@@ -57,10 +60,26 @@ export function isToolOperation(spec: OpenApiDocument, op: Operation): boolean {
   return requiredSecuritySchemes(spec, op).every((scheme) => scheme === 'bearerAuth');
 }
 
-export function toolCatalog(spec: OpenApiDocument): ToolCatalog {
+/** What a tool's description says of its limit: the configured one. */
+export type ToolLimits = Pick<Config, 'limits' | 'probation'>;
+
+/**
+ * An `outputSchema` costs every agent's context on every `tools/list`, and the answer is in
+ * `structuredContent` either way: a tool has one only where it is at most this many bytes.
+ */
+export const outputSchemaMaxBytes = 400;
+
+/**
+ * A `pattern` longer than this (a name's rules, the refused code points) says nothing a model can
+ * use that the argument's words do not; the server still checks it, and refuses in words.
+ */
+export const inputPatternMaxLength = 30;
+
+export function toolCatalog(spec: OpenApiDocument, limits: ToolLimits): ToolCatalog {
   const tools: McpTool[] = [];
   const routes = new Map<string, ToolRoute>();
-  for (const op of listOperations(spec).filter((op) => isToolOperation(spec, op))) {
+  const operations = listOperations(spec).filter((op) => isToolOperation(spec, op));
+  for (const op of operations) {
     const byPlace = (place: string) => op.parameters.filter((p) => p.in === place);
     const properties: Record<string, JsonSchema> = {};
     const required: string[] = [];
@@ -72,11 +91,7 @@ export function toolCatalog(spec: OpenApiDocument): ToolCatalog {
       if (isRequired) required.push(name);
     };
     for (const p of [...byPlace('path'), ...byPlace('query')])
-      argument(
-        p.name,
-        { ...p.schema, ...(p.description ? { description: p.description } : {}) },
-        !!p.required,
-      );
+      argument(p.name, { ...p.schema, ...described(p) }, !!p.required);
     const body = op.operation.requestBody?.content['application/json']?.schema;
     const bodySchema = body ? resolved<JsonSchema>(spec, body) : undefined;
     if (bodySchema && bodySchema.type !== 'object')
@@ -98,30 +113,25 @@ export function toolCatalog(spec: OpenApiDocument): ToolCatalog {
     if (idempotency)
       argument(
         idempotencyKeyArgument,
-        {
-          ...idempotency.schema,
-          ...(idempotency.description ? { description: idempotency.description } : {}),
-        },
+        { ...idempotency.schema, ...described(idempotency) },
         !!idempotency.required,
       );
-    const outputs = Object.values(successSchemas(spec, op)).filter((schema) => isObjectSchema(spec, schema));
-    const distinctOutputs = [...new Map(outputs.map((schema) => [JSON.stringify(schema), schema])).values()];
+    const outputSchema = smallOutputSchema(spec, op);
     const method = op.method.toUpperCase();
+    const words =
+      op.operation['x-mcp-description'] ?? [op.operation.summary, op.operation.description].join('\n\n');
     tools.push({
       name: op.operationId,
-      description: [op.operation.summary, op.operation.description].filter(Boolean).join('\n\n').trim(),
-      inputSchema: selfContained(spec, { type: 'object', properties, required, additionalProperties: false }),
-      ...(distinctOutputs.length > 0
-        ? {
-            outputSchema: selfContained(
-              spec,
-              distinctOutputs.length === 1 ? distinctOutputs[0]! : { type: 'object', anyOf: distinctOutputs },
-              { descriptions: false },
-            ),
-          }
-        : {}),
+      title: op.operation.summary ?? op.operationId,
+      description: [words.trim(), limitSentence(op, operations, limits)].filter(Boolean).join(' '),
+      inputSchema: selfContained(spec, {
+        type: 'object',
+        properties,
+        ...(required.length > 0 ? { required } : {}),
+        additionalProperties: false,
+      }),
+      ...(outputSchema ? { outputSchema } : {}),
       annotations: {
-        title: op.operation.summary ?? op.operationId,
         readOnlyHint: method === 'GET',
         // A deletion, or a key rotation (the old key stops working at once).
         destructiveHint: method === 'DELETE' || op.operationId.startsWith('rotate'),
@@ -143,6 +153,57 @@ export function toolCatalog(spec: OpenApiDocument): ToolCatalog {
   return { tools, routes };
 }
 
+/** A parameter's words for a model: its `x-mcp-description`, else its description. */
+function described(parameter: { description?: string; 'x-mcp-description'?: string }) {
+  const words = parameter['x-mcp-description'] ?? parameter.description;
+  return words ? { description: oneLine(words) } : {};
+}
+
+/** An argument's words as one line: the spec's YAML wraps them for people reading the file. */
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').trim();
+}
+
+/**
+ * The operation's limit in words, from the configuration (the spec's own words would say the
+ * defaults): "Limit: 10 an hour (3 while on probation); every call counts, refused ones too, a 429 aside." Nothing
+ * for an operation without `x-rate-limit`.
+ */
+function limitSentence(op: Operation, operations: Operation[], { limits, probation }: ToolLimits): string {
+  const limited = op.operation['x-rate-limit'];
+  if (!limited) return '';
+  if (limited.action === 'sign-in-mails') throw new Error(`${op.operationId}: a person's sign-in is no tool`);
+  const max = limits[limited.action];
+  if (limited.per === 'client-ip')
+    return `Limit: ${max} an hour from one network address; every attempt counts.`;
+  const inProbation = probation.hours > 0 ? bindingProbationLimit(probation, limited.action, max) : undefined;
+  const sharers = operations
+    .filter((other) => other !== op && other.operation['x-rate-limit']?.action === limited.action)
+    .map((other) => other.operationId);
+  return (
+    `Limit: ${max} an hour` +
+    (inProbation === undefined ? '' : ` (${inProbation} while on probation)`) +
+    (sharers.length > 0 ? `, shared with ${sharers.join(', ')}` : '') +
+    '; every call counts, refused ones too, a 429 aside.'
+  );
+}
+
+/** The operation's 2xx JSON object as a tool's `outputSchema`, when it is small enough to be worth its bytes. */
+function smallOutputSchema(
+  spec: OpenApiDocument,
+  op: Operation,
+): (JsonSchema & { type: 'object' }) | undefined {
+  const outputs = Object.values(successSchemas(spec, op)).filter((schema) => isObjectSchema(spec, schema));
+  if (outputs.length === 0) return undefined;
+  const distinct = [...new Map(outputs.map((schema) => [JSON.stringify(schema), schema])).values()];
+  const schema = selfContained(
+    spec,
+    distinct.length === 1 ? distinct[0]! : { type: 'object', anyOf: distinct },
+    { descriptions: false },
+  );
+  return JSON.stringify(schema).length <= outputSchemaMaxBytes ? schema : undefined;
+}
+
 /** Whether a 2xx schema is a JSON object (MCP's `outputSchema` must be), following its `$ref`. */
 function isObjectSchema(spec: OpenApiDocument, schema: JsonSchema): boolean {
   const target = resolved<JsonSchema>(spec, schema);
@@ -160,8 +221,9 @@ const componentRef = /^#\/components\/schemas\/(.+)$/;
 
 /**
  * A schema an MCP client can compile on its own: every `#/components/schemas/X` it reaches, however
- * deep, copied into its `$defs` and referred to there, `type: object` said at the top. Without
- * `descriptions` (output schemas), only what validates is kept: a tool list fills an agent's context.
+ * deep, copied into its `$defs` and referred to there, `type: object` said at the top. The words are
+ * a model's: `x-mcp-description` where the spec has one stands for `description`, other `x-` keys
+ * and examples go. Without `descriptions` (output schemas), only what validates is kept.
  */
 function selfContained<T extends JsonSchema>(
   spec: OpenApiDocument,
@@ -174,11 +236,21 @@ function selfContained<T extends JsonSchema>(
     if (Array.isArray(node)) return node.map(rewrite);
     if (typeof node !== 'object' || node === null) return node;
     const copy: Record<string, unknown> = {};
+    const words = (node as Record<string, unknown>)['x-mcp-description'];
     for (const [key, value] of Object.entries(node)) {
       // Examples serve people reading the docs; in a tool list they only fill an agent's context.
-      if (key === 'example' || key === 'examples') continue;
-      // An output schema is for the client's check of the answer; the operation's words say what it means.
-      if (!descriptions && key === 'description' && typeof value === 'string') continue;
+      if (key === 'example' || key === 'examples' || key.startsWith('x-')) continue;
+      if (
+        key === 'pattern' &&
+        descriptions &&
+        typeof value === 'string' &&
+        value.length > inputPatternMaxLength
+      )
+        continue;
+      if (key === 'description' && typeof value === 'string') {
+        if (descriptions) copy.description = oneLine(typeof words === 'string' ? words : value);
+        continue;
+      }
       const name = key === '$ref' && typeof value === 'string' ? componentRef.exec(value)?.[1] : undefined;
       if (name === undefined) {
         copy[key] = rewrite(value);
@@ -193,10 +265,69 @@ function selfContained<T extends JsonSchema>(
     return copy;
   };
   let top = rewrite(schema) as JsonSchema;
-  // A top-level $ref (a 2xx body is usually one) is inlined, so that `type: object` is visible.
+  // A top-level $ref (a 2xx body is usually one) is inlined, so that `type: object` is visible, and
+  // leaves `$defs` unless something inside refers to it again.
   const topName = typeof schema.$ref === 'string' ? componentRef.exec(schema.$ref)?.[1] : undefined;
-  if (topName) top = { ...defs[topName] };
+  if (topName) {
+    top = { ...defs[topName] };
+    const inner = JSON.stringify({ ...defs, [topName]: undefined });
+    if (!inner.includes(`"#/$defs/${topName}"`)) delete defs[topName];
+  }
+  top = inlineDefinitions(top, defs);
   // MCP wants `type: object` said at the top; a oneOf of objects is one.
   if (top.type === undefined) top = { type: 'object', ...top };
   return (Object.keys(defs).length > 0 ? { ...top, $defs: defs } : top) as T & { type: 'object' };
+}
+
+/**
+ * Each definition written where it is used instead of in `$defs`, when that costs fewer bytes (it is
+ * used once, or it is smaller than the references to it) and it does not refer to itself. A
+ * reference's own `description` stays, in place of the definition's.
+ */
+function inlineDefinitions(top: JsonSchema, defs: Record<string, JsonSchema>): JsonSchema {
+  const refersTo = (node: unknown, found: string[] = []): string[] => {
+    if (Array.isArray(node)) node.forEach((item) => refersTo(item, found));
+    else if (typeof node === 'object' && node !== null)
+      for (const [key, value] of Object.entries(node))
+        if (key === '$ref' && typeof value === 'string') found.push(value.slice('#/$defs/'.length));
+        else refersTo(value, found);
+    return found;
+  };
+  const reaches = (from: string, target: string, seen = new Set<string>()): boolean =>
+    refersTo(defs[from]).some(
+      (name) => name === target || (!seen.has(name) && (seen.add(name), reaches(name, target, seen))),
+    );
+  const replace = (node: unknown, name: string): unknown => {
+    if (Array.isArray(node)) return node.map((item) => replace(item, name));
+    if (typeof node !== 'object' || node === null) return node;
+    const { $ref, ...rest } = node as JsonSchema;
+    if ($ref === `#/$defs/${name}`) return { ...defs[name], ...rest };
+    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, replace(value, name)]));
+  };
+  // A reference with keywords of its own besides `description` is left as it is.
+  const mergeable = (node: unknown, name: string): boolean => {
+    if (Array.isArray(node)) return node.every((item) => mergeable(item, name));
+    if (typeof node !== 'object' || node === null) return true;
+    const { $ref, ...rest } = node as JsonSchema;
+    if ($ref === `#/$defs/${name}`) return Object.keys(rest).every((key) => key === 'description');
+    return Object.values(node).every((value) => mergeable(value, name));
+  };
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const name of Object.keys(defs)) {
+      if (reaches(name, name)) continue;
+      const everything = [top, ...Object.values(defs)];
+      const uses = everything.flatMap((node) => refersTo(node)).filter((used) => used === name).length;
+      const size = JSON.stringify(defs[name]).length;
+      const referenceSize = `{"$ref":"#/$defs/${name}"}`.length;
+      if (uses > 1 && (uses - 1) * size > uses * referenceSize + name.length + 3) continue;
+      if (!everything.every((node) => mergeable(node, name))) continue;
+      top = replace(top, name) as JsonSchema;
+      for (const other of Object.keys(defs))
+        if (other !== name) defs[other] = replace(defs[other], name) as JsonSchema;
+      delete defs[name];
+      changed = true;
+    }
+  }
+  return top;
 }

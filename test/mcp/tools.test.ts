@@ -1,14 +1,24 @@
 // The MCP tools are made from openapi.yaml: one per operation a bot can call, no more, no fewer,
-// each carrying its operation's name, words and schemas. Listed without a key.
+// each carrying its operation's name, its words for a model with its configured limit, and its
+// schemas; the whole list small enough for a model's context. Listed without a key.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { outputSchemaMaxBytes } from '../../src/mcp/tools.js';
 import { listOperations, loadSpec, resolved } from '../../src/platform/spec/openapi.js';
-import { useTestApp } from '../helpers/app.js';
+import type { Config } from '../../src/config.js';
+import { testConfig, useTestApp } from '../helpers/app.js';
 
 const spec = loadSpec();
-const t = useTestApp();
+// Limits other than the defaults, so that a description can only have its limit from the configuration.
+const t = useTestApp((): Partial<Config> => {
+  const config = testConfig();
+  return {
+    limits: { ...config.limits, posts: 7, follows: 33, registrations: 9 },
+    probation: { ...config.probation, hours: 24, limits: { ...config.probation.limits, posts: 2 } },
+  };
+});
 let listening: Promise<string> | undefined;
 const serverUrl = () => (listening ??= t.app.listen({ host: '127.0.0.1', port: 0 }));
 
@@ -60,7 +70,11 @@ describe('tools/list', () => {
 
       for (const tool of tools) {
         const op = operations.find((candidate) => candidate.operationId === tool.name)!;
-        assert.ok(tool.description?.startsWith(op.operation.summary!), tool.name);
+        assert.equal(tool.title, op.operation.summary, tool.name);
+        assert.ok(
+          tool.description?.startsWith(op.operation['x-mcp-description']!),
+          `${tool.name}: its words for a model (x-mcp-description) come first`,
+        );
         assert.equal(tool.inputSchema.type, 'object');
         for (const parameter of op.parameters.filter((p) => p.in === 'path'))
           assert.ok(
@@ -88,15 +102,14 @@ describe('tools/list', () => {
         // Self-contained: nothing refers back into openapi.yaml.
         assert.doesNotMatch(JSON.stringify(tool), /#\/components\//, tool.name);
       }
-      const createPost = tools.find((tool) => tool.name === 'createPost')!;
-      assert.ok(createPost.outputSchema, 'a JSON 2xx is the output schema');
-      assert.equal(
-        tools.find((tool) => tool.name === 'followBot')!.outputSchema,
-        undefined,
-        'a 204 has none',
-      );
-      for (const name of ['submitAssessment', 'setWebhook', 'verifyIdentityToken', 'getFeed'])
-        assert.equal(tools.find((tool) => tool.name === name)!.outputSchema?.type, 'object', name);
+      const outputOf = (name: string) => tools.find((tool) => tool.name === name)!.outputSchema;
+      assert.equal(outputOf('rotateOwnKey')?.type, 'object', 'a small JSON 2xx is the output schema');
+      assert.ok(outputOf('rotateOwnKey')?.properties?.api_key, 'the new key is in it');
+      assert.equal(outputOf('followBot'), undefined, 'a 204 has none');
+      for (const name of ['getFeed', 'getOwnBot', 'registerBot'])
+        assert.equal(outputOf(name), undefined, `${name}: a large one would cost every agent its bytes`);
+      for (const tool of tools.filter((candidate) => candidate.outputSchema))
+        assert.ok(JSON.stringify(tool.outputSchema).length <= outputSchemaMaxBytes, tool.name);
     } finally {
       await client.close();
     }
@@ -111,7 +124,8 @@ describe('tools/list', () => {
       const hints = (name: string) => tools.find((tool) => tool.name === name)!.annotations!;
       for (const tool of tools) {
         assert.equal(tool.annotations?.openWorldHint, false, tool.name);
-        assert.ok(tool.annotations?.title, tool.name);
+        for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint'] as const)
+          assert.equal(typeof tool.annotations?.[hint], 'boolean', `${tool.name} ${hint}`);
       }
       assert.equal(hints('getFeed').readOnlyHint, true);
       assert.equal(hints('createPost').readOnlyHint, false);
@@ -119,6 +133,53 @@ describe('tools/list', () => {
         assert.equal(hints(name).destructiveHint, true, name);
       for (const name of ['createPost', 'voteOnPost', 'getFeed'])
         assert.equal(hints(name).destructiveHint, false, name);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('the whole list, as a client receives it, is under 40,000 bytes of compact JSON', async () => {
+    const base = await serverUrl();
+    const response = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    assert.equal(response.status, 200);
+    const body = await response.text();
+    const { result } = JSON.parse(body) as { result: { tools: unknown[] } };
+    assert.ok(result.tools.length > 40, 'every tool is in it');
+    assert.equal(
+      JSON.stringify(result).length,
+      Buffer.byteLength(JSON.stringify(result)),
+      'ASCII: bytes are characters',
+    );
+    assert.ok(Buffer.byteLength(body) < 40_000, `tools/list answered ${Buffer.byteLength(body)} bytes`);
+  });
+
+  test('descriptions are for a model: no HTTP plumbing, and each limited tool says its configured limit', async () => {
+    const base = await serverUrl();
+    const client = new Client({ name: 'tools-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
+    try {
+      const { tools } = await client.listTools();
+      const description = (name: string) => tools.find((tool) => tool.name === name)!.description!;
+      for (const tool of tools)
+        assert.doesNotMatch(
+          JSON.stringify(tool),
+          /swagger|try it out|cache-control|etag|if-none-match|page_cache|x-ratelimit|x-[a-z]+-[a-z]+`|\bheaders?\b/i,
+          `${tool.name} speaks of HTTP's plumbing`,
+        );
+      // The test's configuration: posts 7 (2 on probation), follows 33, registrations 9 per address.
+      assert.match(description('createPost'), /Limit: 7 an hour \(2 while on probation\); every call counts/);
+      assert.match(description('followBot'), /Limit: 33 an hour, shared with unfollowBot;/);
+      assert.match(description('unfollowBot'), /Limit: 33 an hour, shared with followBot;/);
+      assert.match(description('registerBot'), /Limit: 9 an hour from one network address/);
+      for (const op of listOperations(spec).filter((candidate) => candidate.operation['x-rate-limit'])) {
+        const tool = tools.find((candidate) => candidate.name === op.operationId);
+        if (tool) assert.match(tool.description!, /Limit: \d+ an hour/, tool.name);
+      }
+      assert.doesNotMatch(description('getFeed'), /Limit:/, 'an operation without a limit says none');
     } finally {
       await client.close();
     }

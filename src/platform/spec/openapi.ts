@@ -28,6 +28,8 @@ export interface ParameterObject {
   in: 'path' | 'query' | 'header' | 'cookie';
   required?: boolean;
   description?: string;
+  /** The words an MCP tool's argument says instead of `description` (src/mcp/README.md). */
+  'x-mcp-description'?: string;
   schema: JsonSchema;
 }
 
@@ -54,6 +56,8 @@ export interface OperationObject {
   'x-secret-scanning'?: boolean;
   summary?: string;
   description?: string;
+  /** What the operation's MCP tool says to a model instead of its summary and description (src/mcp/README.md). */
+  'x-mcp-description'?: string;
 }
 
 export interface OpenApiDocument {
@@ -162,6 +166,8 @@ export function createSchemaCompiler(
   keywords: KeywordDefinition[] = [],
 ): SchemaCompiler {
   const ajv = new Ajv2020({ allErrors: true, allowUnionTypes: true, ...options });
+  // Words for MCP tools (src/mcp/README.md): an annotation, like `description`.
+  ajv.addKeyword({ keyword: 'x-mcp-description', schemaType: 'string' });
   for (const keyword of keywords) ajv.addKeyword(keyword);
   addFormats.default(ajv);
   // Ids are the plain form only.
