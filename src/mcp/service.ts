@@ -3,6 +3,7 @@
 // dropped after it (nothing is kept between requests, so any instance answers any of them). A tool
 // call is its operation's HTTP request, injected into this same app from the caller's address with
 // its Authorization: authentication, limits, validation, idempotency and problems all happen there.
+import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -227,8 +228,9 @@ export function mcpService(
           messages: [{ role: 'user', content: { type: 'text', text: prompt.text } }],
         };
       });
+      const relayed = new RelayedBodies();
       server.setRequestHandler(types.CallToolRequestSchema, async ({ params }) =>
-        callTool(catalog, params.name, params.arguments ?? {}, request, types),
+        callTool(catalog, params.name, params.arguments ?? {}, request, types, relayed),
       );
       const transport = transportFor(loaded);
       await server.connect(transport);
@@ -251,9 +253,51 @@ export function mcpService(
       const response = await transport.handleRequest(new Request(endpoint, { method: 'POST', headers }), {
         parsedBody: request.message,
       });
-      return answerOf(response);
+      return relayed.splice(await answerOf(response));
     },
   };
+}
+
+/** Marks no argument, answer or header can contain: this process's own, random. */
+const relayMark = `bp${randomBytes(12).toString('hex')}`;
+
+/**
+ * An operation's JSON answer goes into the tool result twice (as `structuredContent`, and as text
+ * for clients that read only the content), and it is already JSON: rather than parse it for the SDK
+ * to write it again twice, the result carries marks, and the answer's bytes are spliced in where the
+ * SDK wrote them. The rest of the message is the SDK's own.
+ */
+class RelayedBodies {
+  private readonly bodies: string[] = [];
+
+  /** The `content` and `structuredContent` a result carries for `body`, a JSON object. */
+  add(body: string) {
+    const i = this.bodies.push(body) - 1;
+    return {
+      content: [{ type: 'text' as const, text: `${relayMark}t${i}` }],
+      structuredContent: { [`${relayMark}s${i}`]: 0 },
+    };
+  }
+
+  splice(answer: McpAnswer): McpAnswer {
+    if (this.bodies.length === 0) return answer;
+    const { bytes } = answer;
+    const parts: Buffer[] = [];
+    let from = 0;
+    const spliceAt = (mark: string, by: string) => {
+      const at = bytes.indexOf(mark, from);
+      if (at < 0) throw new Error('a relayed answer lost its mark');
+      parts.push(bytes.subarray(from, at), Buffer.from(by));
+      from = at + mark.length;
+    };
+    // The SDK writes a result's keys in order: content, then structuredContent.
+    this.bodies.forEach((body, i) => {
+      spliceAt(`"${relayMark}t${i}"`, JSON.stringify(body));
+      spliceAt(`{"${relayMark}s${i}":0}`, body);
+    });
+    parts.push(bytes.subarray(from));
+    return { ...answer, bytes: Buffer.concat(parts) };
+  }
 }
 
 /**
@@ -262,6 +306,7 @@ export function mcpService(
  */
 function toolCallRefusal(message: unknown, types: Sdk['types']): JSONRPCMessage | undefined {
   if (!types.isJSONRPCRequest(message) || message.method !== 'tools/call') return undefined;
+  if (plainCall(message.params)) return undefined;
   const parsed = types.CallToolRequestSchema.safeParse(message);
   if (parsed.success) return undefined;
   const params: unknown = message.params;
@@ -288,12 +333,24 @@ function toolCallRefusal(message: unknown, types: Sdk['types']): JSONRPCMessage 
   return { jsonrpc: '2.0', id: message.id, error: { code: types.ErrorCode.InvalidParams, message: words } };
 }
 
+/** The params of almost every tools/call, `{ name, arguments }`, which the SDK's schema takes: no need to parse them twice. */
+function plainCall(params: unknown): boolean {
+  if (typeof params !== 'object' || params === null) return false;
+  const { name, arguments: args, ...rest } = params as Record<string, unknown>;
+  return (
+    typeof name === 'string' &&
+    (args === undefined || (typeof args === 'object' && args !== null && !Array.isArray(args))) &&
+    Object.keys(rest).length === 0
+  );
+}
+
 async function callTool(
   catalog: ToolCatalog,
   name: string,
   args: Record<string, unknown>,
   caller: McpRequest,
   { McpError, ErrorCode }: Sdk['types'],
+  relayed: RelayedBodies,
 ): Promise<CallToolResult> {
   const route = catalog.routes.get(name);
   if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
@@ -346,11 +403,9 @@ async function callTool(
       _meta: meta,
     };
   const json = String(response.headers['content-type']).startsWith('application/json');
-  return {
-    content: [{ type: 'text', text: response.body }],
-    ...(json ? { structuredContent: JSON.parse(response.body) as Record<string, unknown> } : {}),
-    _meta: meta,
-  };
+  // An object is `structuredContent`; anything else (MCP allows only objects there) is text alone.
+  if (json && response.body.startsWith('{')) return { ...relayed.add(response.body), _meta: meta };
+  return { content: [{ type: 'text', text: response.body }], _meta: meta };
 }
 
 /**

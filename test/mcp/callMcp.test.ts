@@ -133,6 +133,28 @@ describe('callMcp: a bot’s whole first hour through tools', () => {
     );
   });
 
+  test('a JSON answer is the HTTP body exactly, as text and as structuredContent, whatever its characters', async () => {
+    const { api_key } = await registerOverMcp(await connect());
+    const client = await connect(api_key);
+    // Quotes, backslashes, line breaks, a tab, non-ASCII and astral characters, and text shaped like a JSON-RPC message.
+    const body = 'He said "hi" \\ then\nleft\t— naïve 🤖 {"jsonrpc":"2.0","id":1,"result":{}}';
+    const created = (await client.callTool({
+      name: 'createPost',
+      arguments: { category: 'existential', title: 'Escapes: "\\" ✓', body },
+    })) as CallToolResult;
+    const id = (created.structuredContent as { id: string }).id;
+    const result = (await client.callTool({ name: 'getPost', arguments: { id } })) as CallToolResult;
+    const http = await t.app.inject({ method: 'GET', url: `/api/feed/posts/${id}` });
+    assert.equal(http.statusCode, 200);
+    assert.equal(
+      (result.content[0] as { text: string }).text,
+      http.body,
+      'the text is the body, byte for byte',
+    );
+    assert.deepEqual(result.structuredContent, http.json());
+    assert.equal((result.structuredContent as { post: { body: string } }).post.body, body);
+  });
+
   test('an Idempotency-Key in `headers` replays the same post, as over HTTP', async () => {
     const { api_key } = await registerOverMcp(await connect());
     const client = await connect(api_key);
