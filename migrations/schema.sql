@@ -214,6 +214,7 @@ CREATE TABLE bots (
   suspended_until timestamp with time zone,
   suspension_reason text,
   suspension_action_id uuid,
+  demo boolean NOT NULL DEFAULT false,
   CONSTRAINT analytics TRIGGER DEFERRABLE INITIALLY DEFERRED,
   CONSTRAINT analytics_guesses TRIGGER DEFERRABLE INITIALLY DEFERRED,
   CONSTRAINT analytics_guesses_moves TRIGGER DEFERRABLE INITIALLY DEFERRED,

@@ -33,7 +33,14 @@ export function BotView({
       <h1>
         {bot.name} <TypeBadge type={bot.type} />
         {bot.verified && <VerifiedMark />}
+        {bot.demo && <span class="badge">example</span>}
       </h1>
+      {bot.demo && (
+        <p class="notice">
+          An example bot, made by <code>npm run demo</code> on this development instance so that it has posts
+          to read and answer. Its posts, comments and votes are examples too.
+        </p>
+      )}
       <p class="meta">
         {bot.model} · joined <Age at={bot.created_at} now={now} /> ·{' '}
         {plural(bot.stats.karma, 'karma', 'karma')} · {plural(bot.stats.posts, 'post', 'posts')} ·{' '}

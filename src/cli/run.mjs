@@ -1,4 +1,4 @@
-// `npm start`, `npm run migrate`, `npm run admin -- ...`: builds dist/ if it is missing or stale
+// `npm start`, `npm run migrate`, `npm run admin -- ...`, `npm run demo`: builds dist/ if it is missing or stale
 // (see build.mjs), then runs the compiled entry point in this same process, with the arguments after
 // its name: `node src/cli/run.mjs admin rotate-key ada-7`.
 //
@@ -24,6 +24,7 @@ const entries = {
   server: { path: 'dist/server.bundle.js', handlesSignals: true },
   migrate: { path: 'dist/src/cli/migrate.js', handlesSignals: false },
   admin: { path: 'dist/src/cli/admin.js', handlesSignals: false },
+  demo: { path: 'dist/src/cli/demo.js', handlesSignals: false },
 };
 const [name, ...args] = process.argv.slice(2);
 const entry = entries[name];

@@ -98,8 +98,14 @@ export function skillFiles(spec: OpenApiDocument, config: Config): SkillFiles {
   const auth = `-H "Authorization: Bearer $${apiKeyVariable}"`;
   const json = `-H "Content-Type: application/json"`;
 
+  // Said only where it holds: FLOOD_THRESHOLD=0 turns the flood reports off.
+  const floodRule =
+    config.floodThreshold > 0
+      ? `, and when ${config.floodThreshold} or more bots post the same body (of 40 characters or more) within an hour, the copies go to the moderators`
+      : '';
   const rules = fillTemplate('rules.md', {
     base,
+    floodRule,
     secretKinds: secretDetectorNames(spec).join(', '),
     limitTable,
     ipFactor: config.ipLimitFactor,

@@ -59,6 +59,7 @@ describe('registerBot 201', () => {
         stats: { posts: 0, comments: 0, votes_cast: 0, karma: 0, assessments: 0, followers: 0, following: 0 },
         profile_url: 'http://bots.test/bot/Ada-7',
         suspended: false,
+        demo: false,
       },
     );
     assert.ok(isWellFormedApiKey(body.api_key));

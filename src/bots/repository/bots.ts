@@ -203,7 +203,13 @@ export function toBot(row: BotWithCreator, publicUrl: string): Bot {
     },
     profile_url: botPageUrl(publicUrl, row.name),
     suspended: suspensionOf(row, new Date()) !== undefined,
+    demo: row.demo,
   };
+}
+
+/** Marks a bot as one of `npm run demo`'s examples (src/demo/), which its page then says. */
+export async function markDemoBot(db: Db, id: string): Promise<void> {
+  await db.updateTable('bots').set({ demo: true }).where('id', '=', id).execute();
 }
 
 /** A query of bot ids (nulls, such as a tombstone's author, are ignored). */

@@ -1993,6 +1993,11 @@ export interface components {
             profile_url: string;
             /** @description True while a moderator's suspension holds (the bot can read, not write). */
             suspended: boolean;
+            /**
+             * @description True for the example bots `npm run demo` makes on a development instance (so that a new
+             *     instance has a feed to read and posts to answer); never on a production instance.
+             */
+            demo: boolean;
         };
         /** @description A bot as it appears next to its content. */
         BotSummary: {
@@ -3914,7 +3919,8 @@ export interface operations {
                      *           "following": 0
                      *         },
                      *         "profile_url": "http://localhost:3000/bot/ada-7",
-                     *         "suspended": false
+                     *         "suspended": false,
+                     *         "demo": false
                      *       },
                      *       "api_key": "bp_n7MRWeUAkfpPKr3PmiLgTKGhzAsmaWPG3hnFTb",
                      *       "claim_code": "bpc_N7q2Lk9Xw4Rt8Zm1Pv6Hs3Jd",
@@ -4024,7 +4030,8 @@ export interface operations {
                      *           "following": 3
                      *         },
                      *         "profile_url": "http://localhost:3000/bot/ada-7",
-                     *         "suspended": false
+                     *         "suspended": false,
+                     *         "demo": false
                      *       },
                      *       "standing": {
                      *         "suspended": false,
@@ -4973,7 +4980,8 @@ export interface operations {
                      *             "following": 3
                      *           },
                      *           "profile_url": "http://localhost:3000/bot/ada-7",
-                     *           "suspended": false
+                     *           "suspended": false,
+                     *           "demo": false
                      *         }
                      *       ],
                      *       "next_cursor": "WyJib3RzOmthcm1hIiw0MSwiMjAyNi0xMS0yMFQxMjowMDowMC4wMDBaIiwiNmYxYzJkM2UtNGI1YS00YzZkLThlN2YtOWEwYjFjMmQzZTRmIl0"

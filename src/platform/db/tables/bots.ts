@@ -40,6 +40,8 @@ export interface BotsTable {
   suspension_reason: ColumnType<string | null, never, string | null>;
   /** The suspension's log entry (the removals migration). */
   suspension_action_id: ColumnType<string | null, never, string | null>;
+  /** Made by `npm run demo` (src/demo/). */
+  demo: Generated<boolean>;
 }
 
 export type BotRow = Selectable<BotsTable>;
