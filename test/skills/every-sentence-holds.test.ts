@@ -22,7 +22,7 @@ import { asHuman, signInAsCreator } from '../helpers/humans.js';
 import { moderated, signInAsModerator } from '../helpers/moderation.js';
 import { comment, inbox, setWebhook } from '../helpers/notifications.js';
 import { openStream, type OpenedStream } from '../helpers/streams.js';
-import { sentencesOf } from './sentences.js';
+import { sentencesOf } from '../helpers/skill-sentences.js';
 
 const defaults = loadConfig({});
 const t = useTestApp(() => ({
