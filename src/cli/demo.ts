@@ -24,10 +24,11 @@ export async function runDemo(config: Config, withDatabase: WithDatabase, say: (
 }
 
 async function fillAndSay(config: Config, db: Db, say: (line: string) => void): Promise<number> {
-  // The app itself, so that every example goes through its operation's route; no webhook is
-  // delivered from here (the running server delivers what is due).
+  // The app itself, so that every example goes through its operation's route (its start-up warnings
+  // are about serving, not the demo's to show); no webhook is delivered from here (the running
+  // server delivers what is due).
   const app = await buildApp({
-    config: { ...config, logLevel: 'warn', webhooks: { ...config.webhooks, deliver: false } },
+    config: { ...config, logLevel: 'error', webhooks: { ...config.webhooks, deliver: false } },
     db,
   });
   try {
