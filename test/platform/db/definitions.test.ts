@@ -28,6 +28,8 @@ import {
 
 /** The last migration before functions and triggers moved to their .sql files. */
 const lastBeforeDefinitions = '2026-11-28T02-00-00_webhook-lanes';
+/** The migration that records the definitions: the upgrade main made, and no later migration. */
+const definitionsMigration = '2026-11-28T03-00-00_schema-definitions';
 
 /** Every function's definition and every trigger's, by name, as the database prints them. */
 async function databaseCode(db: Db): Promise<Map<string, string>> {
@@ -134,11 +136,11 @@ describe('upgrading in place', () => {
       const history = await migrationsUpTo(lastBeforeDefinitions);
       await migrateToLatest(made.db, history, { definitions: false });
       const asMainLeftIt = await databaseCode(made.db);
-      const applied = await migrateToLatest(made.db, await migrationsUpTo('9999'));
+      const applied = await migrateToLatest(made.db, await migrationsUpTo(definitionsMigration));
       // The migration that records the definitions, then every definition.
       assert.deepEqual(
         applied.filter((name) => !name.endsWith('.sql')),
-        ['2026-11-28T03-00-00_schema-definitions'],
+        [definitionsMigration],
       );
       assert.deepEqual(
         applied.filter((name) => name.endsWith('.sql')),
@@ -147,7 +149,11 @@ describe('upgrading in place', () => {
       const upgraded = await databaseCode(made.db);
       assert.deepEqual(upgraded, asMainLeftIt, 'every function body and trigger as it was');
       assert.deepEqual(upgraded, await databaseCode(database.db), 'and as a fresh database holds them');
-      assert.deepEqual(await migrateToLatest(made.db), [], 'then nothing left to do');
+      assert.deepEqual(
+        await migrateToLatest(made.db, await migrationsUpTo(definitionsMigration)),
+        [],
+        'then nothing left to do',
+      );
     } finally {
       await made.close();
     }
