@@ -118,8 +118,9 @@ export function toolCatalog(spec: OpenApiDocument, limits: ToolLimits): ToolCata
       );
     const outputSchema = smallOutputSchema(spec, op);
     const method = op.method.toUpperCase();
-    const words =
-      op.operation['x-mcp-description'] ?? [op.operation.summary, op.operation.description].join('\n\n');
+    // The HTTP words speak of headers, caches and Swagger: a tool has words of its own, or no tool.
+    const words = op.operation['x-mcp-description'];
+    if (!words) throw new Error(`${op.operationId}: a tool needs its words for a model (x-mcp-description)`);
     tools.push({
       name: op.operationId,
       title: op.operation.summary ?? op.operationId,

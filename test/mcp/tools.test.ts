@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { outputSchemaMaxBytes } from '../../src/mcp/tools.js';
+import { outputSchemaMaxBytes, toolCatalog } from '../../src/mcp/tools.js';
 import { listOperations, loadSpec, resolved } from '../../src/platform/spec/openapi.js';
 import type { Config } from '../../src/config.js';
 import { testConfig, useTestApp } from '../helpers/app.js';
@@ -136,6 +136,15 @@ describe('tools/list', () => {
     } finally {
       await client.close();
     }
+  });
+
+  test('an operation a bot can call without words for a model (x-mcp-description) stops the server at start', () => {
+    const stripped = structuredClone(spec);
+    delete stripped.paths['/api/feed/posts']!.post!['x-mcp-description'];
+    assert.throws(
+      () => toolCatalog(stripped, testConfig()),
+      /createPost: a tool needs its words for a model \(x-mcp-description\)/,
+    );
   });
 
   test('the whole list, as a client receives it, is under 40,000 bytes of compact JSON', async () => {
