@@ -1,13 +1,14 @@
 // Answers one MCP message with the official SDK: a Server whose tools are this API's operations
 // (./tools.ts), behind the SDK's stateless Streamable HTTP transport, made for the request and
 // dropped after it (nothing is kept between requests, so any instance answers any of them). A tool
-// call is its operation's HTTP request, injected into this same app from the caller's address with
-// its Authorization: authentication, limits, validation, idempotency and problems all happen there.
+// call is its operation's HTTP request, run through this same app's router (./route-call.ts) from the
+// caller's address with its Authorization: authentication, limits, validation, idempotency and problems all happen there.
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { validationFailed, type FieldError } from '../platform/spec/problems.js';
+import { callRoute } from './route-call.js';
 import { idempotencyKeyArgument, type ToolCatalog, type ToolRoute } from './tools.js';
 
 /** The MCP request as this app received it. */
@@ -21,7 +22,7 @@ export interface McpRequest {
   /** The JSON-RPC message, parsed and checked against JsonRpcMessage. */
   message: unknown;
   /** This app, to run each tool call's operation through its own route. */
-  app: Pick<FastifyInstance, 'inject'>;
+  app: Pick<FastifyInstance, 'routing'>;
 }
 
 export interface McpAnswer {
@@ -375,7 +376,7 @@ async function callTool(
   const path = route.path.replace(/\{([^}]+)\}/g, (_, parameter: string) =>
     encodeURIComponent(scalar(args[parameter])),
   );
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = { host: caller.host, accept: 'application/json' };
   const authorization = caller.headers.authorization;
   if (authorization) headers.authorization = authorization;
   const idempotencyKey = args[idempotencyKeyArgument];
@@ -385,13 +386,13 @@ async function callTool(
   const fields = route.bodyFields.filter((field) => args[field] !== undefined);
   const sendsBody = route.hasBody && (fields.length > 0 || route.bodyRequired);
   if (sendsBody) headers['content-type'] = 'application/json';
-  const response = await caller.app.inject({
-    method: route.method as 'GET',
+  const response = await callRoute(caller.app.routing, {
+    method: route.method.toUpperCase(),
     url: query.size > 0 ? `${path}?${query}` : path,
     headers,
     remoteAddress: caller.ip,
     ...(sendsBody
-      ? { payload: JSON.stringify(Object.fromEntries(fields.map((field) => [field, args[field]]))) }
+      ? { body: JSON.stringify(Object.fromEntries(fields.map((field) => [field, args[field]]))) }
       : {}),
   });
   const meta = httpMeta(response.statusCode, response.headers);

@@ -4,6 +4,7 @@
 // openMcpStream (GET /mcp) is here too: refused, with the reason.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
+import { setImmediate as setImmediatePromise } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -153,6 +154,26 @@ describe('callMcp: a bot’s whole first hour through tools', () => {
     );
     assert.deepEqual(result.structuredContent, http.json());
     assert.equal((result.structuredContent as { post: { body: string } }).post.body, body);
+  });
+
+  test('a call runs its route’s whole lifecycle: counted in /metrics as its operation, once it has answered', async () => {
+    const count = async () => {
+      const metrics = await t.app.inject({ url: '/metrics' });
+      const line = new RegExp(
+        String.raw`^http_request_duration_seconds_count\{operationId="getAnalyticsTypes",method="GET",status="200"\} (\d+)$`,
+        'm',
+      ).exec(metrics.body);
+      return Number(line?.[1] ?? 0);
+    };
+    const before = await count();
+    const client = await connect();
+    for (let i = 0; i < 3; i++) {
+      const result = (await client.callTool({ name: 'getAnalyticsTypes', arguments: {} })) as CallToolResult;
+      assert.equal(httpOf(result).status, 200, JSON.stringify(result));
+    }
+    // onResponse hooks run once the answer is out, on a later turn: wait for the third one's.
+    for (let tries = 0; (await count()) < before + 3 && tries < 100; tries++) await setImmediatePromise();
+    assert.equal(await count(), before + 3);
   });
 
   test('an Idempotency-Key in `headers` replays the same post, as over HTTP', async () => {
