@@ -4,12 +4,16 @@
 // by signal that Node's default would be): the step under way ends (a migration's transaction
 // commits or rolls back whole), start-up goes no further, and what it opened is closed, the app
 // first (the requests in flight finish; later ones get a 503) and then the database. Exit code 0.
+import path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
+import { developmentSecretsFile, keepDevelopmentSecrets } from './config/development-secrets.js';
 import { checkDatabases, openDatabase } from './platform/db/database.js';
 import { migrateToLatest } from './platform/db/migrate.js';
 import { exitOnStartupError } from './config/startup-error.js';
+import { runAdminOn } from './cli/admin-commands.js';
+import { adminChannelPath, serveAdminChannel } from './cli/admin-channel.js';
 
 /** After this long, closing what start-up opened gives up, and the process exits 1. */
 const shutdownTimeoutMs = 10_000;
@@ -68,17 +72,18 @@ function stopIfAsked() {
 }
 
 async function main() {
-  const config = loadConfig();
+  const configured = loadConfig();
   // Memory: under load most of a request's garbage outlives a young-generation collection, and V8
   // then lets the old generation reach up to four times what survived its last full collection
   // before collecting it again. A bound on that growth keeps the peak near the live set (peak RSS
   // under `npm run bench` 211 → 152 MB for a few percent of throughput; bench/README.md). V8 reads
   // this flag at every full collection, so it takes effect set here, at run time.
-  if (config.heapGrowthPercent > 0) {
-    setFlagsFromString(`--heap-growing-percent=${config.heapGrowthPercent}`);
+  if (configured.heapGrowthPercent > 0) {
+    setFlagsFromString(`--heap-growing-percent=${configured.heapGrowthPercent}`);
   }
-  const database = await openDatabase(config);
+  const database = await openDatabase(configured);
   opened(() => database.close());
+  const config = await keepDevelopmentSecrets(configured);
   await checkDatabases(database, config);
   stopIfAsked();
   await database.withMigrationConnection(migrateToLatest);
@@ -97,6 +102,18 @@ async function main() {
       { pglite_dir: config.pgliteDir },
       'using embedded PGlite (set DATABASE_URL to use a Postgres server)',
     );
+    if (config !== configured)
+      app.log.info(
+        { file: path.join(config.pgliteDir, developmentSecretsFile) },
+        'development secrets (no SESSION_SECRET or IDENTITY_KEY_SECRET set) kept with the database: a restart keeps sessions',
+      );
+    // `npm run admin` cannot open the directory this process holds: it asks here instead.
+    if (!config.pgliteDir.startsWith('memory://')) {
+      const channel = await serveAdminChannel(adminChannelPath(config.pgliteDir), (argv, io, operator) =>
+        runAdminOn(database, argv, io, { statementTimeoutMs: config.databaseStatementTimeoutMs, operator }),
+      );
+      opened(() => channel.close());
+    }
   }
   await app.listen({ host: config.host, port: config.port });
   stopIfAsked();

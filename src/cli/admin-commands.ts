@@ -1,4 +1,4 @@
-// `npm run admin -- <command>`: the operator CLI for bot API keys and the moderator role.
+// The commands of `npm run admin` (./admin.ts), for bot API keys and the moderator role:
 //   rotate-key <bot id or name> [--actor NAME]  issue a new key (printed once); the old one stops at once
 //   revoke-key <bot id or name> [--actor NAME]  revoke the live key; the bot cannot act until rotated
 //   grant-moderator <email> [--actor NAME] [--reason TEXT]   whoever signs in with it moderates
@@ -6,18 +6,14 @@
 //   create-app-role <role name> [--apply]   the grants of a role the server can run as, owning nothing
 // Every change is recorded with the operator's name: keys in api_key_events, roles in the moderation log.
 import { userInfo } from 'node:os';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { displayPrefix, generateApiKey, hashSecret } from '../platform/admission/secrets.js';
 import { replaceApiKey } from '../bots/repository/keys.js';
 import { grantModeratorRole, revokeModeratorRole } from '../moderation/repository/roles.js';
 import { roleEmail } from '../moderation/service/roles.js';
-import { loadConfig } from '../config.js';
 import { AppRoleMissingError, appRoleGrants, appRoleName, createAppRole } from '../platform/db/app-role.js';
-import { checkDatabases, openDatabase } from '../platform/db/database.js';
-import { migrateToLatest } from '../platform/db/migrate.js';
+import type { OpenDatabase } from '../platform/db/database.js';
 import type { Db } from '../platform/db/schema.js';
-import { exitOnStartupError } from '../config/startup-error.js';
 
 export interface AdminOutput {
   /** Machine-readable results (the new key), one per line. */
@@ -61,7 +57,10 @@ export async function runAdmin(
   argv: string[],
   db: Db,
   io: AdminOutput,
-  { statementTimeoutMs = 5_000 }: { statementTimeoutMs?: number } = {},
+  {
+    statementTimeoutMs = 5_000,
+    operator = userInfo().username,
+  }: { statementTimeoutMs?: number; /** Who runs it, when --actor does not say. */ operator?: string } = {},
 ): Promise<number> {
   let parsed;
   try {
@@ -130,7 +129,7 @@ export async function runAdmin(
     }
     return 0;
   }
-  const actor = parsed.values.actor?.trim() || userInfo().username;
+  const actor = parsed.values.actor?.trim() || operator;
   if (roleCommands.includes(command))
     return changeRole(db, io, command === 'grant-moderator', {
       email: reference,
@@ -202,26 +201,17 @@ async function changeRole(
   return 0;
 }
 
-async function main() {
-  const config = loadConfig(process.env, { serving: false });
-  const database = await openDatabase(config);
-  try {
-    await checkDatabases(database, config);
-    await database.withMigrationConnection(migrateToLatest);
-    const argv = process.argv.slice(2);
-    const io: AdminOutput = {
-      out: (line) => process.stdout.write(`${line}\n`),
-      err: (line) => process.stderr.write(`${line}\n`),
-    };
-    const options = { statementTimeoutMs: config.databaseStatementTimeoutMs };
-    // The grants are the schema owner's to give: on the migrations' connection.
-    process.exitCode =
-      argv[0] === 'create-app-role'
-        ? await database.withMigrationConnection((owner) => runAdmin(argv, owner, io, options))
-        : await runAdmin(argv, database.db, io, options);
-  } finally {
-    await database.close();
-  }
+/**
+ * Runs one admin command on an open database: the grants on the migrations' connection (they are
+ * the schema owner's to give), everything else on the server's. The CLI and the admin channel both.
+ */
+export function runAdminOn(
+  database: Pick<OpenDatabase, 'db' | 'withMigrationConnection'>,
+  argv: string[],
+  io: AdminOutput,
+  options: { statementTimeoutMs: number; operator: string },
+): Promise<number> {
+  return argv[0] === 'create-app-role'
+    ? database.withMigrationConnection((owner) => runAdmin(argv, owner, io, options))
+    : runAdmin(argv, database.db, io, options);
 }
-
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main().catch(exitOnStartupError);

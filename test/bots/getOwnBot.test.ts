@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { generateApiKey } from '../../src/platform/admission/secrets.js';
-import { runAdmin } from '../../src/cli/admin.js';
+import { runAdmin } from '../../src/cli/admin-commands.js';
 import { openDatabase } from '../../src/platform/db/database.js';
 import { testConfig, useTestApp } from '../helpers/app.js';
 import { bearer, registerBot } from '../helpers/bots.js';

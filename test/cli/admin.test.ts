@@ -1,18 +1,20 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { displayPrefix, hashSecret, isWellFormedApiKey } from '../../src/platform/admission/secrets.js';
-import { runAdmin } from '../../src/cli/admin.js';
+import { runAdmin } from '../../src/cli/admin-commands.js';
 import { openDatabase } from '../../src/platform/db/database.js';
 import { useTestApp } from '../helpers/app.js';
 import { migratedPgliteDirectory } from '../helpers/database.js';
 import { bearer, registerBot } from '../helpers/bots.js';
 import { signIn } from '../helpers/humans.js';
+import { serverProcess, type StartedServer } from '../helpers/npm-start.js';
+import { adminChannelPath } from '../../src/cli/admin-channel.js';
 
 const t = useTestApp();
 
@@ -294,6 +296,106 @@ describe('npm run admin', () => {
       await reopened.close();
       assert.deepEqual(keys, [{ key_hash: hashSecret(stdout.trim()) }]);
     } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('npm run admin while the server runs on PGlite', () => {
+  const email = 'night-shift@example.com';
+  const admin = (...argv: string[]) =>
+    promisify(execFile)('npm', ['run', '--silent', 'admin', '--', ...argv], {
+      env: { ...process.env, DATABASE_URL: '', PGLITE_DIR: dir },
+    });
+  let dir = '';
+
+  /** A person signed in on the running server by the e-mail link it logs, as a browser would. */
+  async function signInOver(server: StartedServer): Promise<string> {
+    const requested = await fetch(`${server.url}/api/auth/email`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email }),
+    });
+    assert.equal(requested.status, 202);
+    const browser = requested.headers.getSetCookie()[0]!.split(';')[0]!;
+    // The link is logged as the mail would be sent, just after the answer: wait for its line.
+    const loggedLine = () =>
+      server.output
+        .join('')
+        .split('\n')
+        .findLast((l) => l.includes('"sign_in_link"') && l.includes(email));
+    for (let waited = 0; !loggedLine() && waited < 10_000; waited += 20)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    const line = loggedLine();
+    assert.ok(line, 'the sign-in link is logged');
+    const link = new URL((JSON.parse(line) as { sign_in_link: string }).sign_in_link);
+    const followed = await fetch(`${server.url}${link.pathname}${link.search}`, {
+      headers: { cookie: browser },
+      redirect: 'manual',
+    });
+    assert.equal(followed.status, 302);
+    const session = followed.headers.getSetCookie().find((c) => c.startsWith('bp_session='));
+    assert.ok(session, 'signed in');
+    return session.split(';')[0]!;
+  }
+  const moderationPage = (server: StartedServer, cookie: string) =>
+    fetch(`${server.url}/moderation`, { headers: { cookie } }).then((r) => r.status);
+
+  test('grants and revokes the role through the server, which applies it at the next request; a restart keeps the session', async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'bp-admin-live-'));
+    const development = {
+      PGLITE_DIR: dir,
+      NODE_ENV: 'development',
+      SESSION_SECRET: '',
+      IDENTITY_KEY_SECRET: '',
+      EMAIL_SIGNIN: 'on',
+    };
+    let server = await serverProcess(development);
+    try {
+      const cookie = await signInOver(server);
+      assert.equal(await moderationPage(server, cookie), 403, 'no role yet');
+
+      const granted = await admin('grant-moderator', email, '--actor', 'ops');
+      assert.match(granted.stderr, /night-shift@example\.com is a moderator/);
+      assert.equal(await moderationPage(server, cookie), 200, 'the role holds at once, no restart');
+      const again = await admin('grant-moderator', email);
+      assert.match(again.stderr, /a moderator already; nothing changed/, 'the server’s database holds it');
+
+      // Development secrets are kept with the data (owner-only), so the same cookie still signs in.
+      assert.equal((await stat(path.join(dir, 'development-secrets.json'))).mode & 0o777, 0o600);
+      assert.equal((await stat(adminChannelPath(dir))).mode & 0o777, 0o600);
+      assert.equal(await server.stop(), 0);
+      await assert.rejects(stat(adminChannelPath(dir)), /ENOENT/, 'the channel closes with the server');
+      server = await serverProcess(development);
+      assert.equal(await moderationPage(server, cookie), 200, 'still signed in after a restart');
+
+      const revoked = await admin('revoke-moderator', email, '--reason', 'rotation ended');
+      assert.match(revoked.stderr, /no longer a moderator/);
+      assert.equal(await moderationPage(server, cookie), 403);
+      const failure = await admin('revoke-moderator', email).then(
+        () => assert.fail('revoking twice succeeded'),
+        (error: { code: number; stderr: string }) => error,
+      );
+      assert.equal(failure.code, 1, 'the command’s exit code comes back through the channel');
+      assert.match(failure.stderr, /is not a moderator; nothing changed/);
+    } finally {
+      await server.stop();
+    }
+    const log = await openDatabase({ databaseUrl: undefined, pgliteDir: dir });
+    try {
+      const entries = await log.db
+        .selectFrom('moderation_actions')
+        .select(['action', 'actor'])
+        .where('target_email', '=', email)
+        .orderBy('created_at')
+        .execute();
+      assert.deepEqual(
+        entries.map((e) => e.action),
+        ['grant_moderator', 'revoke_moderator'],
+      );
+      assert.equal(entries[0]!.actor, 'ops', 'the operator named in the log');
+    } finally {
+      await log.close();
       await rm(dir, { recursive: true, force: true });
     }
   });

@@ -3,7 +3,7 @@
 // rows; on the Postgres server this is real concurrency, where a lock-order mistake deadlocks.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { runAdmin } from '../../src/cli/admin.js';
+import { runAdmin } from '../../src/cli/admin-commands.js';
 import { useTestApp } from '../helpers/app.js';
 import { bearer, createPost, registerBot } from '../helpers/bots.js';
 import { serverUrl } from '../helpers/database.js';

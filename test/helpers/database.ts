@@ -86,7 +86,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     async asAppRole() {
       const role = `bp_app_${randomBytes(6).toString('hex')}`;
       // As the operator does it: `npm run admin -- create-app-role <role> --apply`, as the owner.
-      const { runAdmin } = await import('../../src/cli/admin.js');
+      const { runAdmin } = await import('../../src/cli/admin-commands.js');
       const said: string[] = [];
       const io = { out: (line: string) => void said.push(line), err: (line: string) => void said.push(line) };
       assert.equal(await runAdmin(['create-app-role', role, '--apply'], opened.db, io), 0, said.join('\n'));

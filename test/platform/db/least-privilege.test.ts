@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import type { InjectOptions } from 'fastify';
 import { sql, type MigrationProvider } from 'kysely';
 import { buildApp } from '../../../src/app.js';
-import { runAdmin } from '../../../src/cli/admin.js';
+import { runAdmin } from '../../../src/cli/admin-commands.js';
 import { liftEndedSuspensions } from '../../../src/moderation/service/actions.js';
 import { grantModeratorRole } from '../../../src/moderation/repository/roles.js';
 import { pruneRateLimitHits } from '../../../src/platform/admission/sliding-window.js';

@@ -1,0 +1,42 @@
+// `npm run admin -- <command>`: the operator CLI for bot API keys and the moderator role (the
+// commands: ./admin-commands.ts). While a server runs on embedded PGlite, which one process may open
+// at a time, the command runs in that server, asked through its admin channel (./admin-channel.ts);
+// otherwise here, on a connection of its own.
+import { userInfo } from 'node:os';
+import { pathToFileURL } from 'node:url';
+import { loadConfig } from '../config.js';
+import { exitOnStartupError } from '../config/startup-error.js';
+import { checkDatabases, openDatabase } from '../platform/db/database.js';
+import { migrateToLatest } from '../platform/db/migrate.js';
+import { adminChannelPath, askAdminChannel } from './admin-channel.js';
+import { runAdminOn, type AdminOutput } from './admin-commands.js';
+
+async function main() {
+  const config = loadConfig(process.env, { serving: false });
+  const argv = process.argv.slice(2);
+  const io: AdminOutput = {
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+  };
+  const operator = userInfo().username;
+  if (config.databaseUrl === undefined && !config.pgliteDir.startsWith('memory://')) {
+    const answered = await askAdminChannel(adminChannelPath(config.pgliteDir), argv, operator, io);
+    if (answered !== undefined) {
+      process.exitCode = answered;
+      return;
+    }
+  }
+  const database = await openDatabase(config);
+  try {
+    await checkDatabases(database, config);
+    await database.withMigrationConnection(migrateToLatest);
+    process.exitCode = await runAdminOn(database, argv, io, {
+      statementTimeoutMs: config.databaseStatementTimeoutMs,
+      operator,
+    });
+  } finally {
+    await database.close();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main().catch(exitOnStartupError);
