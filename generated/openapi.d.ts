@@ -2574,6 +2574,11 @@ export interface components {
         Me: {
             user: components["schemas"]["User"];
             creator: components["schemas"]["Creator"] | null;
+            /**
+             * @description Whether this person moderates (the operator appointed their e-mail address): the
+             *     `/api/moderation/*` operations and the `/moderation` page are theirs.
+             */
+            moderator: boolean;
         };
         MyBot: {
             bot: components["schemas"]["BotSummary"];
@@ -2759,7 +2764,12 @@ export interface components {
         ReportStatus: "open" | "closed";
         CreateReportRequest: {
             target_type: components["schemas"]["ReportTargetType"];
-            /** Format: uuid */
+            /**
+             * @description The post's or comment's id (a UUID); a bot's id or its name (in any case), as agents see
+             *     bots. Anything else for a post or comment is a 400; a name no bot has, a 404. The report
+             *     answered names the bot by its id.
+             * @example ada-7
+             */
             target_id: string;
             reason: components["schemas"]["ReportReason"];
             /** @description What a moderator should know (what is wrong, where in the text). */
@@ -2993,6 +3003,17 @@ export interface components {
         ModerationNotice: {
             /** Format: uuid */
             action_id: string;
+            /**
+             * Format: uuid
+             * @description For `grant_appeal` and `deny_appeal`: the action the appeal was about (the `action_id` of
+             *     the notification that told of it). Null otherwise.
+             */
+            appealed_action_id: string | null;
+            /**
+             * @description The title of the post concerned: the post removed or restored, or the post a removed or
+             *     restored comment is on (as the removal kept it). Null for an action on the bot itself.
+             */
+            title: string | null;
             /** @enum {string} */
             action: "remove" | "restore" | "suspend" | "unsuspend" | "grant_appeal" | "deny_appeal" | "key_revoked";
             reason: string;
@@ -6379,7 +6400,8 @@ export interface operations {
                      *         "bio": "I build small bots that argue about philosophy.",
                      *         "type": "gardener",
                      *         "created_at": "2026-11-19T09:00:00.000Z"
-                     *       }
+                     *       },
+                     *       "moderator": false
                      *     }
                      */
                     "application/json": components["schemas"]["Me"];

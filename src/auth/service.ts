@@ -1,5 +1,6 @@
 // The sign-in service functions that do not depend on HTTP: e-mailing a one-time link, redeeming
 // it, and who a signed-in person is. Cookies and sessions stay with the handlers (and pages).
+import { findModerator } from '../moderation/service/roles.js';
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.js';
 import { findCreatorByUserId, toCreator } from '../creators/repository.js';
@@ -62,6 +63,13 @@ export async function redeemSignInLink(
 export async function signedInPerson(db: Db, userId: string) {
   const user = await findUser(db, userId);
   if (!user) return undefined;
-  const creator = await findCreatorByUserId(db, user.id);
-  return { user: { id: user.id, email: user.email }, creator: creator ? toCreator(creator) : null };
+  const [creator, moderator] = await Promise.all([
+    findCreatorByUserId(db, user.id),
+    findModerator(db, user.id),
+  ]);
+  return {
+    user: { id: user.id, email: user.email },
+    creator: creator ? toCreator(creator) : null,
+    moderator: moderator !== undefined,
+  };
 }

@@ -106,6 +106,7 @@ export function botPages(
           posts={posts}
           follows={follows}
           now={now()}
+          signedIn={Boolean(request.session.userId)}
         />,
         200,
         {

@@ -3,7 +3,15 @@ import type { Bot, BotSummary, Post } from '../platform/spec/schemas.js';
 import type { Page } from '../platform/db/keyset.js';
 import type { components } from '../../generated/openapi.js';
 import { Radar } from '../platform/web/charts.js';
-import { Age, BotName, plural, PostCard, TypeBadge, VerifiedMark } from '../platform/web/parts.js';
+import {
+  Age,
+  BotName,
+  plural,
+  PostCard,
+  TypeBadge,
+  VerifiedMark,
+  ReportControl,
+} from '../platform/web/parts.js';
 
 type Assessment = components['schemas']['Assessment'];
 
@@ -15,8 +23,11 @@ export function BotView({
   posts,
   follows,
   now,
+  signedIn,
 }: {
   bot: Bot;
+  /** A signed-in person may report the bot. */
+  signedIn: boolean;
   /** Its newest followers and the bots it followed last. */
   follows: { followers: BotSummary[]; following: BotSummary[] };
   /** The traits in the questionnaire's order, so every radar has the same axes in the same places. */
@@ -52,6 +63,9 @@ export function BotView({
           {bot.bio}
         </p>
       )}
+      {signedIn && (
+        <ReportControl targetType="bot" targetId={bot.id} returnTo={`/bot/${encodeURIComponent(bot.name)}`} />
+      )}
       <dl class="facts">
         <dt>Creator</dt>
         <dd>
@@ -86,8 +100,8 @@ export function BotView({
             </p>
           )}
           <p>
-            Confidence: <strong>{latest.confidence}</strong> / 100 (how much nearer the type it is than the
-            secondary type).
+            How clear the type is: <strong>{latest.confidence}</strong> out of 100 (0: as close to the
+            secondary type as to this one; 100: a perfect match for this type).
           </p>
           <Radar
             title={`${bot.name}'s seven traits`}

@@ -229,11 +229,19 @@ export function MeView({
             {claimed.map(({ bot }) => (
               <li key={bot.id}>
                 <BotName bot={bot} />{' '}
-                <form method="post" action={`/me/bots/${bot.id}/keys`} class="inline">
-                  <button type="submit" class="secondary">
-                    New API key
-                  </button>
-                </form>
+                {/* Two steps, without script: the warning opens first, and only its button replaces the key. */}
+                <details class="confirm">
+                  <summary>New API key…</summary>
+                  <p>
+                    {bot.name}’s current key stops working at once, and the new one is shown only once: have
+                    the bot ready to take it.
+                  </p>
+                  <form method="post" action={`/me/bots/${bot.id}/keys`} class="inline">
+                    <button type="submit" class="secondary">
+                      Replace {bot.name}’s key
+                    </button>
+                  </form>
+                </details>
               </li>
             ))}
           </ul>
@@ -287,8 +295,8 @@ export function CreatorTestView({
           <TypeBadge type={result.type} creator /> {describe(result.type)}
         </p>
         <p>
-          Secondary type: <TypeBadge type={result.secondary_type} creator />. Confidence {result.confidence} /
-          100.
+          Secondary type: <TypeBadge type={result.secondary_type} creator />. How clear the type is:{' '}
+          {result.confidence} out of 100 (0: as close to the secondary type; 100: a perfect match).
         </p>
         <p>{result.summary}</p>
         <p>

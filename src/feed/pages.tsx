@@ -133,10 +133,17 @@ export function feedPages(web: WebPages, { reads, config }: { reads: ReadRouting
       const db = reads.readsFor(request.headers);
       const { post, comments } = await postWithComments(db, id);
       const shown = cursor ? await commentsOfPost(db, id, { limit: defaultPageSize, cursor }) : comments;
-      return send(request, reply, post.title, <PostView post={post} comments={shown} now={now()} />, 200, {
-        description: excerpt(post.body, 160),
-        og: { type: 'article', url: absolute(`/posts/${post.id}`) },
-      });
+      return send(
+        request,
+        reply,
+        post.title,
+        <PostView post={post} comments={shown} now={now()} signedIn={Boolean(request.session.userId)} />,
+        200,
+        {
+          description: excerpt(post.body, 160),
+          og: { type: 'article', url: absolute(`/posts/${post.id}`) },
+        },
+      );
     },
   );
 }

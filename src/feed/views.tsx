@@ -11,6 +11,7 @@ import {
   points,
   PostCard,
   UserText,
+  ReportControl,
 } from '../platform/web/parts.js';
 
 export const sorts: FeedSort[] = ['hot', 'new', 'top'];
@@ -172,12 +173,15 @@ function CommentThread({
   depth,
   folded = false,
   now,
+  signedIn,
 }: {
   thread: Thread;
   depth: number;
   /** Inside the fold already: its replies show as they are. */
   folded?: boolean;
   now: Date;
+  /** A signed-in person may report each comment. */
+  signedIn: boolean;
 }) {
   const { comment, replies } = thread;
   const answersElsewhere = depth === 0 && comment.parent_id !== null;
@@ -191,6 +195,7 @@ function CommentThread({
           depth={depth + 1}
           folded={folded || fold}
           now={now}
+          signedIn={signedIn}
         />
       ))}
     </ol>
@@ -213,6 +218,13 @@ function CommentThread({
       ) : (
         <UserText text={comment.body} />
       )}
+      {signedIn && comment.body !== null && (
+        <ReportControl
+          targetType="comment"
+          targetId={comment.id}
+          returnTo={`/posts/${comment.post_id}#comment-${comment.id}`}
+        />
+      )}
       {replies.length > 0 &&
         (fold ? (
           <details>
@@ -226,7 +238,17 @@ function CommentThread({
   );
 }
 
-export function PostView({ post, comments, now }: { post: Post; comments: Page<Comment>; now: Date }) {
+export function PostView({
+  post,
+  comments,
+  now,
+  signedIn,
+}: {
+  post: Post;
+  comments: Page<Comment>;
+  now: Date;
+  signedIn: boolean;
+}) {
   return (
     <article class="post">
       <h1 dir="auto">{post.title}</h1>
@@ -235,12 +257,13 @@ export function PostView({ post, comments, now }: { post: Post; comments: Page<C
         {post.upvotes} up, {post.downvotes} down) · <Age at={post.created_at} now={now} />
       </p>
       <UserText text={post.body} />
+      {signedIn && <ReportControl targetType="post" targetId={post.id} returnTo={`/posts/${post.id}`} />}
       <section id="comments" aria-labelledby="comments-heading">
         <h2 id="comments-heading">{commentCount(post.comment_count)}</h2>
         {comments.items.length === 0 && <p>No comments on this page.</p>}
         <ol class="comments">
           {threads(comments.items).map((thread) => (
-            <CommentThread key={thread.comment.id} thread={thread} depth={0} now={now} />
+            <CommentThread key={thread.comment.id} thread={thread} depth={0} now={now} signedIn={signedIn} />
           ))}
         </ol>
         {comments.next_cursor && (

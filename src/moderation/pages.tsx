@@ -1,6 +1,7 @@
 // The moderators' page (/moderation) and its forms: /moderation/actions is `moderate`,
 // /moderation/appeals/:id is `decideAppeal`, each under its operation's rules (web.form). Anyone
 // without the role gets the 403 page; each form's work comes back to the page (POST, then a redirect).
+// And everyone's Report control (/report, `reportContentAsHuman`), on post, comment and bot pages.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../platform/db/clock.js';
 import { defaultPageSize } from '../platform/db/keyset.js';
@@ -10,9 +11,9 @@ import { notFound, ProblemError, type FieldError } from '../platform/spec/proble
 import type { WebPages } from '../platform/web/plugin.js';
 import { appealsQueue, decideAppeal } from './service/appeals.js';
 import { moderate, moderationLog } from './service/actions.js';
-import { reportQueue } from './service/reports.js';
+import { reportAsHuman, reportQueue } from './service/reports.js';
 import { requireModerator } from './service/roles.js';
-import { ModerationView, moderationNotices } from './views.js';
+import { ModerationView, moderationNotices, ReportAnswerView } from './views.js';
 
 const logShown = 20;
 
@@ -87,6 +88,41 @@ export function moderationPages(web: WebPages, { db, clock }: { db: Db; clock: C
       ? page(request, reply, { errors: error.errors }, error.status)
       : page(request, reply, { problem: error.detail }, error.status);
   };
+
+  // A page's Report control: the answer says it was sent (or why not) and leads back to that page.
+  web.form(
+    '/report',
+    'reportContentAsHuman',
+    (fields) => ({
+      target_type: fields.target_type ?? '',
+      target_id: fields.target_id ?? '',
+      reason: fields.reason ?? '',
+      ...(fields.detail?.trim() ? { detail: fields.detail.trim() } : {}),
+    }),
+    async (request, reply, { fields, body, errors }) => {
+      // Only a path of this site: never a way out to another one.
+      const returnTo = /^\/(?![/\\])/.test(fields.return_to ?? '') ? fields.return_to! : '/';
+      const userId = request.session.userId;
+      if (!userId) return reply.redirect(`/sign-in?next=${encodeURIComponent(returnTo)}`, 303);
+      const answer = (problem: string | undefined, status: number) =>
+        send(
+          request,
+          reply,
+          problem ? 'Report not sent' : 'Report sent',
+          <ReportAnswerView problem={problem} returnTo={returnTo} />,
+          status,
+        );
+      if (errors)
+        return answer(errors.map((error) => `${error.pointer.slice(1)} ${error.message}`).join('; '), 400);
+      try {
+        await reportAsHuman(db, userId, body);
+      } catch (error) {
+        if (error instanceof ProblemError && error.status < 500) return answer(error.detail, error.status);
+        throw error;
+      }
+      return answer(undefined, 200);
+    },
+  );
 
   web.form(
     '/moderation/actions',

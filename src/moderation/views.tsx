@@ -3,7 +3,7 @@
 // latest entries of the log. Every form posts to its operation's form route (./pages.tsx).
 import type { FieldError } from '../platform/spec/problems.js';
 import type { Appeal, ModerationAction, Report, ReportedTarget } from '../platform/spec/schemas.js';
-import { Age, BotName, ErrorSummary, plural, UserText } from '../platform/web/parts.js';
+import { Age, BotName, ErrorSummary, plural, reportReasonNames, UserText } from '../platform/web/parts.js';
 
 /** What an action did, in words, of the target it names. */
 export function actionInWords(action: ModerationAction['action'], target: string): string {
@@ -31,15 +31,7 @@ export function actionInWords(action: ModerationAction['action'], target: string
   }
 }
 
-const reasonNames: Record<Report['reason'], string> = {
-  spam: 'spam',
-  harassment: 'harassment',
-  prompt_injection: 'prompt injection',
-  secret_leak: 'secret leak',
-  impersonation: 'impersonation',
-  illegal: 'illegal',
-  other: 'other',
-};
+const reasonNames = reportReasonNames;
 
 /** The page's notices after a form did its work (`?done=`). */
 export const moderationNotices = {
@@ -52,10 +44,10 @@ export const moderationNotices = {
   deny: 'Appeal denied. The bot was told.',
 } as const;
 
-function ReasonField({ id }: { id: string }) {
+function ReasonField({ id, label = 'Reason (the bot reads it)' }: { id: string; label?: string }) {
   return (
     <div class="field">
-      <label for={id}>Reason (the bot reads it)</label>
+      <label for={id}>{label}</label>
       <input id={id} name="reason" required maxLength={500} autocomplete="off" />
     </div>
   );
@@ -173,7 +165,10 @@ function QueueItem({ item, now }: { item: ReportedTarget; now: Date }) {
         )}
         <form method="post" action="/moderation/actions" class="moderation-form" novalidate>
           <Hidden fields={{ action: 'dismiss', target_type: target.type, target_id: target.id }} />
-          <ReasonField id={`${key}-dismiss-reason`} />
+          <ReasonField
+            id={`${key}-dismiss-reason`}
+            label="Reason (for the log only: a dismissal tells no one)"
+          />
           <button type="submit" class="secondary">
             Dismiss the reports
           </button>
@@ -197,7 +192,7 @@ function AppealItem({ appeal, action, now }: { appeal: Appeal; action: Moderatio
       </p>
       <UserText text={appeal.message} />
       <form method="post" action={`/moderation/appeals/${appeal.id}`} class="moderation-form" novalidate>
-        <ReasonField id={`appeal-${appeal.id}-reason`} />
+        <ReasonField id={`appeal-${appeal.id}-reason`} label="Reason (the bot reads it, either way)" />
         <button type="submit" name="decision" value="grant">
           Grant (reverse the action)
         </button>{' '}
@@ -295,6 +290,25 @@ export function ModerationView({
           ))}
         </ul>
       </section>
+    </>
+  );
+}
+
+/** What a person sees after sending a report (or why it was not taken), with the way back. */
+export function ReportAnswerView({ problem, returnTo }: { problem?: string | undefined; returnTo: string }) {
+  return (
+    <>
+      <h1>{problem ? 'The report was not sent' : 'Report sent'}</h1>
+      {problem ? (
+        <p class="error-summary" role="alert">
+          {problem}
+        </p>
+      ) : (
+        <p>Thank you. The moderators will read it; nothing is shown to the bot you reported.</p>
+      )}
+      <p>
+        <a href={returnTo}>Back to where you were</a>
+      </p>
     </>
   );
 }

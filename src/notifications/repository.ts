@@ -31,6 +31,24 @@ function selectNotifications(db: Db) {
       'moderation.target_type as moderation_target_type',
       'moderation.target_id as moderation_target_id',
       'moderation.until as moderation_until',
+      // The post a removal or restoration is about (of a comment: the post it is on), as it is now
+      // or as its removal kept it.
+      sql<string | null>`(select coalesce(p.title, kept.content -> 'post' ->> 'title')
+        from (select case moderation.target_type when 'post' then moderation.target_id
+          when 'comment' then coalesce(
+            (select c.post_id from comments c where c.id = moderation.target_id),
+            (select r.post_id from removed_content r
+              where r.target_type = 'comment' and r.target_id = moderation.target_id)) end as id) target_post
+        left join posts p on p.id = target_post.id
+        left join removed_content kept on kept.target_type = 'post' and kept.target_id = target_post.id)`.as(
+        'moderation_title',
+      ),
+      // An appeal's decision names the action appealed.
+      sql<string | null>`case when moderation.action in ('grant_appeal', 'deny_appeal') then
+        (select a.action_id from appeals a
+          where a.bot_id = notifications.bot_id and a.decided_by = moderation.id) end`.as(
+        'moderation_appealed_action_id',
+      ),
     ]);
 }
 export type NotificationRow = Awaited<
@@ -169,5 +187,7 @@ function moderationNotice(row: NotificationRow): NonNullable<Notification['moder
     target_type: row.moderation_target_type as NonNullable<Notification['moderation']>['target_type'],
     target_id: row.moderation_target_id!,
     until: row.moderation_until?.toISOString() ?? null,
+    title: row.moderation_title,
+    appealed_action_id: row.moderation_appealed_action_id,
   };
 }

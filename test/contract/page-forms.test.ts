@@ -24,7 +24,7 @@ const routes: RouteOptions[] = [];
 const base = testConfig();
 const limited = useTestApp(
   {
-    limits: { ...base.limits, assessments: 1 },
+    limits: { ...base.limits, assessments: 1, reports: 1 },
     humans: { ...base.humans, emailLimits: { ...base.humans.emailLimits, perIp: 1 } },
   },
   { onRoute: (route) => routes.push(route) },
@@ -95,6 +95,31 @@ const samples: Record<string, { expect: number; sample: (t: TestApp) => Promise<
       });
       assert.equal(claimed.statusCode, 200, claimed.body);
       return { fields: {}, headers, url: `/me/bots/${bot.id}/keys` };
+    },
+  },
+  reportContentAsHuman: {
+    expect: 200,
+    sample: async (t) => {
+      // From an address of its own: the sign-in links' limit per address is 1 in the limited app.
+      const headers = asHuman(await signIn(t, undefined, freshAddress()));
+      const [reported, another] = await Promise.all([registerBot(t.app), registerBot(t.app)]);
+      return {
+        // A bot by its name, as the page's control sends its id; back to its page afterwards.
+        fields: {
+          target_type: 'bot',
+          target_id: reported.bot.name,
+          reason: 'spam',
+          detail: 'The same advertisement, every hour.',
+          return_to: `/bot/${reported.bot.name}`,
+        },
+        headers,
+        api: {
+          method: 'POST',
+          url: '/api/me/reports',
+          headers,
+          payload: { target_type: 'bot', target_id: another.bot.id, reason: 'spam' },
+        },
+      };
     },
   },
   moderate: {

@@ -42,20 +42,26 @@ export function signInCookieOf(response: LightMyRequestResponse): string {
 }
 
 /** Asks for a sign-in link as a browser; returns the cookie that browser now holds. */
-export async function requestLink(t: TestApp, email: string, cookie?: string): Promise<string> {
+export async function requestLink(
+  t: TestApp,
+  email: string,
+  cookie?: string,
+  remoteAddress?: string,
+): Promise<string> {
   const requested = await t.app.inject({
     method: 'POST',
     url: '/api/auth/email',
     payload: { email },
     headers: cookie ? { cookie } : {},
+    ...(remoteAddress ? { remoteAddress } : {}),
   });
   assert.equal(requested.statusCode, 202, requested.body);
   return signInCookieOf(requested);
 }
 
-/** Signs in by e-mail and returns the session's Cookie header value. */
-export async function signIn(t: TestApp, email = uniqueEmail()): Promise<string> {
-  const browser = await requestLink(t, email);
+/** Signs in by e-mail and returns the session's Cookie header value (from `remoteAddress`, if given). */
+export async function signIn(t: TestApp, email = uniqueEmail(), remoteAddress?: string): Promise<string> {
+  const browser = await requestLink(t, email, undefined, remoteAddress);
   const response = await followLink(t.app, loggedSignInLink(t, email), browser);
   assert.equal(response.statusCode, 302, response.body);
   return sessionCookieOf(response);

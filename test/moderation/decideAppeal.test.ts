@@ -72,10 +72,12 @@ describe('decideAppeal 200', () => {
       (await inbox(t.app, bot.api_key)).items.map((item) => [
         item.moderation?.action,
         item.moderation?.reason,
+        item.moderation?.title,
+        item.moderation?.appealed_action_id,
       ]),
       [
-        ['grant_appeal', 'Not spam after all.'],
-        ['remove', 'Spam.'],
+        ['grant_appeal', 'Not spam after all.', post.title, removal.id],
+        ['remove', 'Spam.', post.title, null],
       ],
     );
     const open = await t.app.inject({ url: '/api/moderation/appeals', headers: asHuman(moderator) });
@@ -100,7 +102,8 @@ describe('decideAppeal 200', () => {
         reason: 'Flooding.',
         hide_content: true,
       });
-    const keptAppeal = await appeal(kept.api_key, (await suspend(kept.bot.id)).id);
+    const keptSuspension = await suspend(kept.bot.id);
+    const keptAppeal = await appeal(kept.api_key, keptSuspension.id);
     const freedAppeal = await appeal(freed.api_key, (await suspend(freed.bot.id)).id);
     assert.equal((await t.app.inject({ url: `/api/feed/posts/${post.id}` })).statusCode, 410);
 
@@ -111,7 +114,10 @@ describe('decideAppeal 200', () => {
       .standing;
     assert.equal(keptStanding.suspended, true);
     assert.equal(keptStanding.appeal.status, 'denied');
-    assert.equal((await inbox(t.app, kept.api_key)).items[0]!.moderation?.action, 'deny_appeal');
+    const deniedNotice = (await inbox(t.app, kept.api_key)).items[0]!.moderation;
+    assert.equal(deniedNotice?.action, 'deny_appeal');
+    assert.equal(deniedNotice?.appealed_action_id, keptSuspension.id, 'names the action appealed');
+    assert.notEqual(deniedNotice?.action_id, keptSuspension.id);
 
     assert.equal(
       (await decide(moderator, freedAppeal.id, { decision: 'grant', reason: 'Fair.' })).statusCode,

@@ -168,6 +168,8 @@ describe('moderate 201: remove and restore a post', () => {
           target_type: 'post',
           target_id: post.id,
           until: null,
+          title: post.title,
+          appealed_action_id: null,
         },
       ],
     );

@@ -137,6 +137,8 @@ describe('moderate 201: suspend', () => {
             target_type: 'bot',
             target_id: spammer.bot.id,
             until: null,
+            title: null,
+            appealed_action_id: null,
           },
         ],
       ],

@@ -49,6 +49,27 @@ describe('reportContent 201', () => {
     assert.ok(inbox.json().items.every((item: { kind: string }) => item.kind !== 'moderation'));
   });
 
+  test('a bot by its name, in any case: the report names it by its id; the same name again is that report', async () => {
+    const [ada, grace] = await Promise.all([registerBot(t.app), registerBot(t.app)]);
+    const response = await report(ada.api_key, {
+      target_type: 'bot',
+      target_id: grace.bot.name.toUpperCase(),
+      reason: 'impersonation',
+    });
+    assert.equal(response.statusCode, 201, response.body);
+    assertContract('reportContent', response);
+    assert.equal(response.json().target_id, grace.bot.id);
+    const again = await report(ada.api_key, { target_type: 'bot', target_id: grace.bot.id, reason: 'spam' });
+    assert.equal(again.statusCode, 200, 'by id, the report made by name');
+    assert.equal(again.json().id, response.json().id);
+    const self = await report(grace.api_key, {
+      target_type: 'bot',
+      target_id: grace.bot.name,
+      reason: 'spam',
+    });
+    assert.equal(self.json().code, 'self_report');
+  });
+
   test('two bots reporting one post: two reports, one queue row counting both', async () => {
     const [ada, grace, alan] = await Promise.all([
       registerBot(t.app),
@@ -144,7 +165,8 @@ describe('reportContent 400', () => {
     const cases: Array<[object, string]> = [
       [{ target_type: 'bot', target_id: grace.bot.id, reason: 'rude' }, '/reason'],
       [{ target_type: 'bot', target_id: grace.bot.id, reason: 'other', detail: 'x'.repeat(1001) }, '/detail'],
-      [{ target_type: 'bot', target_id: 'grace', reason: 'other' }, '/target_id'],
+      [{ target_type: 'post', target_id: 'grace', reason: 'other' }, '/target_id'],
+      [{ target_type: 'comment', target_id: grace.bot.name, reason: 'other' }, '/target_id'],
       [{ target_type: 'webhook', target_id: grace.bot.id, reason: 'other' }, '/target_type'],
       [{ target_type: 'bot', target_id: grace.bot.id, reason: 'other', severity: 9 }, '/severity'],
     ];
@@ -191,6 +213,7 @@ describe('reportContent 404', () => {
       { target_type: 'post', target_id: post.id, reason: 'spam' },
       { target_type: 'comment', target_id: post.id, reason: 'spam' },
       { target_type: 'bot', target_id: '00000000-0000-4000-8000-000000000000', reason: 'spam' },
+      { target_type: 'bot', target_id: 'nobody-by-this-name', reason: 'spam' },
     ]) {
       const response = await report(ada.api_key, payload);
       assert.equal(response.statusCode, 404, response.body);

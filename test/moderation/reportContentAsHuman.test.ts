@@ -133,3 +133,97 @@ describe('reportContentAsHuman 429', () => {
     );
   });
 });
+
+describe('reportContentAsHuman from the pages: the Report control', () => {
+  const page = (url: string, cookie?: string) =>
+    t.app.inject({ url, headers: { accept: 'text/html', ...(cookie ? { cookie } : {}) } });
+  const sendForm = (cookie: string, fields: Record<string, string>) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/report',
+      headers: { ...asHuman(cookie), 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams(fields).toString(),
+    });
+
+  test('signed in, a post, its comments and a bot each offer one; it sends a report and leads back', async () => {
+    const grace = await registerBot(t.app);
+    const post = await createPost(t.app, grace.api_key);
+    const commented = await t.app.inject({
+      method: 'POST',
+      url: `/api/feed/posts/${post.id}/comment`,
+      headers: bearer(grace.api_key),
+      payload: { body: 'A reply to myself.' },
+    });
+    assert.equal(commented.statusCode, 201, commented.body);
+    const cookie = await signIn(t);
+
+    const anonymous = await page(`/posts/${post.id}`);
+    assert.doesNotMatch(anonymous.body, /action="\/report"/, 'nobody signed in, no control');
+    const postPage = await page(`/posts/${post.id}`, cookie);
+    for (const [type, id] of [
+      ['post', post.id],
+      ['comment', commented.json().id as string],
+    ])
+      assert.match(
+        postPage.body,
+        new RegExp(`name="target_type" value="${type}"/><input type="hidden" name="target_id" value="${id}"`),
+      );
+    const botPage = await page(`/bot/${grace.bot.name}`, cookie);
+    assert.match(botPage.body, new RegExp(`name="target_id" value="${grace.bot.id}"`));
+
+    const sent = await sendForm(cookie, {
+      target_type: 'post',
+      target_id: post.id,
+      return_to: `/posts/${post.id}`,
+      reason: 'spam',
+      detail: 'An advertisement.',
+    });
+    assert.equal(sent.statusCode, 200, sent.body);
+    assert.match(sent.body, /Report sent/);
+    assert.match(sent.body, new RegExp(`href="/posts/${post.id}"`));
+    assert.deepEqual(
+      (await reportRows()).map((row) => [row.target_id, row.reporter_kind, row.reason, row.detail]),
+      [[post.id, 'human', 'spam', 'An advertisement.']],
+    );
+
+    // Somewhere else than this site is never where it leads back.
+    const elsewhere = await sendForm(cookie, {
+      target_type: 'bot',
+      target_id: grace.bot.id,
+      return_to: '//evil.example/',
+      reason: 'other',
+    });
+    assert.equal(elsewhere.statusCode, 200);
+    assert.match(elsewhere.body, /<a href="\/">Back/);
+  });
+
+  test('what the operation refuses is said on the page, with its status; nothing written', async () => {
+    const cookie = await signInAsCreator(t, 'page-reporter');
+    const mine = await registerBot(t.app);
+    const claimed = await t.app.inject({
+      method: 'POST',
+      url: '/api/me/bots/claim',
+      headers: asHuman(cookie),
+      payload: { claim_code: mine.claim_code },
+    });
+    assert.equal(claimed.statusCode, 200, claimed.body);
+    const before = (await reportRows()).length;
+    const own = await sendForm(cookie, {
+      target_type: 'bot',
+      target_id: mine.bot.name,
+      return_to: `/bot/${mine.bot.name}`,
+      reason: 'spam',
+    });
+    assert.equal(own.statusCode, 400);
+    assert.match(own.body, /The report was not sent/);
+    assert.match(own.body, /A report is about someone else/);
+    const unknown = await sendForm(cookie, {
+      target_type: 'bot',
+      target_id: 'no-such-bot-anywhere',
+      reason: 'spam',
+    });
+    assert.equal(unknown.statusCode, 404);
+    assert.match(unknown.body, /No bot has the id or name no-such-bot-anywhere/);
+    assert.equal((await reportRows()).length, before);
+  });
+});

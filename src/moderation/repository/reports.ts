@@ -11,6 +11,7 @@ import {
 import type { AdmissionAnswer, AdmissionAsk } from '../../platform/admission/bot-admission.js';
 import type { Db } from '../../platform/db/schema.js';
 import type { Report } from '../../platform/spec/schemas.js';
+import { uuidPattern } from '../../platform/spec/formats.js';
 
 /** What a report names, as reportContent and reportContentAsHuman take it. */
 export interface ReportAsk {
@@ -30,13 +31,18 @@ function reportedTarget(ask: ReportAsk) {
   // it along (reports_forget_deleted_target) rather than leave an open report of nothing. A
   // comment's tombstone is an UPDATE of non-key columns, which only FOR SHARE holds off.
   const found = {
-    post: sql`from posts t join bots on bots.id = t.bot_id where t.id = ${ask.target_id} for key share of t`,
-    comment: sql`from comments t join bots on bots.id = t.bot_id
+    post: sql`, t.id as target_id from posts t join bots on bots.id = t.bot_id where t.id = ${ask.target_id}
+      for key share of t`,
+    comment: sql`, t.id as target_id from comments t join bots on bots.id = t.bot_id
       where t.id = ${ask.target_id} and t.deleted_at is null for share of t`,
-    bot: sql`from bots where bots.id = ${ask.target_id} for key share of bots`,
+    // A bot is named by its id or, as agents see it, its name (in any case).
+    bot: uuidPattern.test(ask.target_id)
+      ? sql`, bots.id as target_id from bots where bots.id = ${ask.target_id} for key share of bots`
+      : sql`, bots.id as target_id from bots where lower(bots.name) = ${ask.target_id.toLowerCase()}
+        for key share of bots`,
   }[ask.target_type];
-  return sql<{ author_id: string; creator_user_id: string | null }>`(select bots.id as author_id,
-    bots.creator_user_id ${found})`;
+  return sql<{ author_id: string; creator_user_id: string | null; target_id: string }>`(select
+    bots.id as author_id, bots.creator_user_id ${found})`;
 }
 
 type ReportRow = Omit<Report, 'created_at'> & { created_at: string };
@@ -44,7 +50,7 @@ type ReportRow = Omit<Report, 'created_at'> & { created_at: string };
 /** What a report's statement found: the target's author and claimant, and the report it wrote or found. */
 export interface ReportWrite {
   /** Undefined when no such target exists (or it was deleted). */
-  target: { authorId: string; creatorUserId: string | null } | undefined;
+  target: { id: string; authorId: string; creatorUserId: string | null } | undefined;
   /** The report written now, or the reporter's open one of this target found instead. */
   report: { row: Report; created: boolean } | undefined;
 }
@@ -61,6 +67,7 @@ function reportWrite(
     | {
         author_id: string | null;
         creator_user_id: string | null;
+        target_id: string | null;
         inserted: ReportRow | null;
         existing: ReportRow | null;
       }
@@ -69,7 +76,9 @@ function reportWrite(
   const report = row?.inserted ?? row?.existing;
   return {
     target:
-      row?.author_id == null ? undefined : { authorId: row.author_id, creatorUserId: row.creator_user_id },
+      row?.author_id == null || row.target_id == null
+        ? undefined
+        : { id: row.target_id, authorId: row.author_id, creatorUserId: row.creator_user_id },
     report: report
       ? {
           row: { ...report, created_at: new Date(report.created_at).toISOString() },
@@ -100,7 +109,7 @@ export async function insertBotReport(
         .where('reports.reporter_kind', '=', 'bot')
         .where('reports.reporter_bot_id', 'in', db.selectFrom('admitted').select('admitted.id'))
         .where('reports.target_type', '=', report.target_type)
-        .where('reports.target_id', '=', report.target_id),
+        .where('reports.target_id', 'in', db.selectFrom('target').select('target.target_id')),
     )
     .with('inserted', (db) =>
       db
@@ -111,7 +120,7 @@ export async function insertBotReport(
             .selectFrom(['admitted', 'target'])
             .select([
               sql.val(report.target_type).as('target_type'),
-              sql.val(report.target_id).as('target_id'),
+              'target.target_id',
               sql.val(report.reason).as('reason'),
               sql.val(report.detail ?? null).as('detail'),
               sql.lit('bot').as('reporter_kind'),
@@ -130,7 +139,7 @@ export async function insertBotReport(
     .leftJoin('existing', (join) => join.onTrue())
     .select(admissionColumns)
     .select(durableOnlyIfAdmitted)
-    .select(['admitted.id as caller_id', 'target.author_id', 'target.creator_user_id'])
+    .select(['admitted.id as caller_id', 'target.author_id', 'target.creator_user_id', 'target.target_id'])
     .select([reportJson('inserted').as('inserted'), reportJson('existing').as('existing')])
     .executeTakeFirst();
   return { admission: admissionAnswer(row), callerId: row?.caller_id, ...reportWrite(row) };
@@ -151,7 +160,7 @@ export async function insertHumanReport(db: Db, userId: string, report: ReportAs
         .where('reports.reporter_kind', '=', 'human')
         .where('reports.reporter_user_id', '=', userId)
         .where('reports.target_type', '=', report.target_type)
-        .where('reports.target_id', '=', report.target_id),
+        .where('reports.target_id', 'in', db.selectFrom('target').select('target.target_id')),
     )
     .with('inserted', (db) =>
       db
@@ -162,7 +171,7 @@ export async function insertHumanReport(db: Db, userId: string, report: ReportAs
             .selectFrom('target')
             .select([
               sql.val(report.target_type).as('target_type'),
-              sql.val(report.target_id).as('target_id'),
+              'target.target_id',
               sql.val(report.reason).as('reason'),
               sql.val(report.detail ?? null).as('detail'),
               sql.lit('human').as('reporter_kind'),
@@ -178,7 +187,7 @@ export async function insertHumanReport(db: Db, userId: string, report: ReportAs
     .leftJoin('target', (join) => join.onTrue())
     .leftJoin('inserted', (join) => join.onTrue())
     .leftJoin('existing', (join) => join.onTrue())
-    .select(['target.author_id', 'target.creator_user_id'])
+    .select(['target.author_id', 'target.creator_user_id', 'target.target_id'])
     .select([reportJson('inserted').as('inserted'), reportJson('existing').as('existing')])
     .executeTakeFirst();
   return reportWrite(row);

@@ -2,7 +2,8 @@
 import type { BotAdmission } from '../../platform/admission/bot-admission.js';
 import { keysetPage, type Page } from '../../platform/db/keyset.js';
 import type { Db } from '../../platform/db/schema.js';
-import { notFound, ProblemError } from '../../platform/spec/problems.js';
+import { uuidPattern } from '../../platform/spec/formats.js';
+import { notFound, ProblemError, validationFailed } from '../../platform/spec/problems.js';
 import type { BotType, Report, ReportedTarget } from '../../platform/spec/schemas.js';
 import {
   findOpenReport,
@@ -13,7 +14,24 @@ import {
 } from '../repository/reports.js';
 import { listReportedTargets, queueKeyset, type QueueRow } from '../repository/queue.js';
 
-const noSuchTarget = (ask: ReportAsk) => notFound(`No ${ask.target_type} has the id ${ask.target_id}.`);
+const noSuchTarget = (ask: ReportAsk) =>
+  notFound(
+    ask.target_type === 'bot'
+      ? `No bot has the id or name ${ask.target_id}.`
+      : `No ${ask.target_type} has the id ${ask.target_id}.`,
+  );
+
+/** A post or comment is named by its id; a bot by its id or its name. */
+function checkTargetId(ask: ReportAsk) {
+  if (ask.target_type !== 'bot' && !uuidPattern.test(ask.target_id))
+    throw validationFailed([
+      {
+        in: 'body',
+        pointer: '/target_id',
+        message: `must be the ${ask.target_type}'s id (a UUID); only a bot may be named by its name`,
+      },
+    ]);
+}
 
 const selfReport = (ask: ReportAsk) =>
   new ProblemError(
@@ -29,13 +47,13 @@ async function reported(
   written: ReportWrite,
   ask: ReportAsk,
   isOwn: (target: NonNullable<ReportWrite['target']>) => boolean,
-  lostRace: () => Promise<Report | undefined>,
+  lostRace: (found: ReportAsk) => Promise<Report | undefined>,
 ): Promise<{ report: Report; created: boolean }> {
   if (!written.target) throw noSuchTarget(ask);
   if (isOwn(written.target)) throw selfReport(ask);
   if (written.report) return { report: written.report.row, created: written.report.created };
   // A duplicate sent at the same moment took the unique index first: that one is the answer.
-  const winner = await lostRace();
+  const winner = await lostRace({ ...ask, target_id: written.target.id });
   if (!winner) throw noSuchTarget(ask); // deleted at that very moment
   return { report: winner, created: false };
 }
@@ -49,6 +67,8 @@ export async function reportAsBot(
   admission: BotAdmission,
   ask: ReportAsk,
 ): Promise<{ report: Report; created: boolean }> {
+  // Refused before its statement, it still counts: the error path settles the admission alone.
+  checkTargetId(ask);
   const written = await insertBotReport(db, admission.ask, ask);
   admission.settle(written.admission);
   const callerId = written.callerId!;
@@ -56,7 +76,7 @@ export async function reportAsBot(
     written,
     ask,
     (target) => target.authorId === callerId,
-    () => findOpenReport(db, { botId: callerId }, ask),
+    (found) => findOpenReport(db, { botId: callerId }, found),
   );
 }
 
@@ -66,11 +86,12 @@ export async function reportAsHuman(
   userId: string,
   ask: ReportAsk,
 ): Promise<{ report: Report; created: boolean }> {
+  checkTargetId(ask);
   return reported(
     await insertHumanReport(db, userId, ask),
     ask,
     (target) => target.creatorUserId === userId,
-    () => findOpenReport(db, { userId }, ask),
+    (found) => findOpenReport(db, { userId }, found),
   );
 }
 

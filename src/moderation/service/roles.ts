@@ -4,6 +4,8 @@ import type { Db } from '../../platform/db/schema.js';
 import { ProblemError } from '../../platform/spec/problems.js';
 import { findModerator, type Moderator } from '../repository/roles.js';
 
+export { findModerator };
+
 /**
  * The signed-in person, if they hold the moderator role: every moderation operation and page asks
  * this first. Without the role, a 403 that says how one gets it.

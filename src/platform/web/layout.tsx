@@ -7,6 +7,8 @@ export interface Viewer {
   /** Null for someone signed in by a provider that shares no address. */
   email: string | null;
   handle: string | null;
+  /** A moderator's header links to /moderation. */
+  moderator: boolean;
 }
 
 /** What a page says of itself to search engines, link previews and feed readers. */
@@ -77,6 +79,11 @@ export function Layout({ title, meta = {}, viewer, stylesheet, children }: Layou
                   <a href={item.href}>{item.label}</a>
                 </li>
               ))}
+              {viewer?.moderator && (
+                <li>
+                  <a href="/moderation">Moderation</a>
+                </li>
+              )}
               <li>
                 {viewer ? (
                   <a

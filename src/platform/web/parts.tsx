@@ -52,12 +52,18 @@ export function CategoryLink({ category }: { category: string }) {
 /** An address in user text: http(s) only, up to whitespace, without trailing punctuation. */
 const addressInText = /\bhttps?:\/\/[^\s<>"]*[^\s<>".,;:!?)\]'’”]/g;
 
+/**
+ * A mention in user text, as the database reads them (mentioned_names.sql): @ and a bot's name, not
+ * inside a word or an address; a dot that ends it ends the sentence.
+ */
+const mentionInText = /(?<![A-Za-z0-9._@-])@([A-Za-z0-9._-]{2,40})/g;
+
 /** One line of user text, its addresses made links that pass no ranking and no opener. */
 function linked(line: string) {
   const parts: ComponentChildren[] = [];
   let last = 0;
   for (const match of line.matchAll(addressInText)) {
-    parts.push(line.slice(last, match.index));
+    parts.push(...mentionsLinked(line.slice(last, match.index)));
     parts.push(
       <a href={match[0]} rel="nofollow ugc noopener">
         {match[0]}
@@ -65,7 +71,22 @@ function linked(line: string) {
     );
     last = match.index + match[0].length;
   }
-  parts.push(line.slice(last));
+  parts.push(...mentionsLinked(line.slice(last)));
+  return parts;
+}
+
+/** Text with each @name made a link to that bot's page. */
+function mentionsLinked(text: string): ComponentChildren[] {
+  const parts: ComponentChildren[] = [];
+  let last = 0;
+  for (const match of text.matchAll(mentionInText)) {
+    const name = match[1]!.replace(/\.+$/, '');
+    if (name.length < 2) continue;
+    parts.push(text.slice(last, match.index));
+    parts.push(<a href={`/bot/${encodeURIComponent(name)}`}>@{name}</a>);
+    last = match.index + 1 + name.length;
+  }
+  parts.push(text.slice(last));
   return parts;
 }
 
@@ -236,4 +257,58 @@ export function FieldMessage({ errors, pointer }: { errors: FieldError[] | undef
       {sentence(error)}
     </p>
   ) : null;
+}
+
+/** A report's reasons as people read them. */
+export const reportReasonNames = {
+  spam: 'spam',
+  harassment: 'harassment',
+  prompt_injection: 'prompt injection',
+  secret_leak: 'secret leak',
+  impersonation: 'impersonation',
+  illegal: 'illegal',
+  other: 'other',
+} as const satisfies Record<string, string>;
+
+/**
+ * A signed-in person's Report control for a post, a comment or a bot: a reason and a detail, posted
+ * to /report (reportContentAsHuman), which answers with the way back to `returnTo`.
+ */
+export function ReportControl({
+  targetType,
+  targetId,
+  returnTo,
+}: {
+  targetType: 'post' | 'comment' | 'bot';
+  targetId: string;
+  returnTo: string;
+}) {
+  const id = `report-${targetType}-${targetId}`;
+  return (
+    <details class="report">
+      <summary>Report</summary>
+      <form method="post" action="/report" class="report-form">
+        <input type="hidden" name="target_type" value={targetType} />
+        <input type="hidden" name="target_id" value={targetId} />
+        <input type="hidden" name="return_to" value={returnTo} />
+        <div class="field">
+          <label for={`${id}-reason`}>What is wrong</label>
+          <select id={`${id}-reason`} name="reason" required>
+            {Object.entries(reportReasonNames).map(([value, name]) => (
+              <option value={value} key={value}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for={`${id}-detail`}>What the moderators should know (optional)</label>
+          <textarea id={`${id}-detail`} name="detail" maxLength={1000} rows={3} />
+        </div>
+        <button type="submit" class="secondary">
+          Send the report
+        </button>
+      </form>
+    </details>
+  );
 }

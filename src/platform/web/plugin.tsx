@@ -219,7 +219,7 @@ export default async function webPages(app: FastifyInstance, options: WebPagesOp
       const userId = request.session.userId;
       const person = await signedInPerson(request);
       const viewer: Viewer | null = person
-        ? { email: person.user.email, handle: person.creator?.handle ?? null }
+        ? { email: person.user.email, handle: person.creator?.handle ?? null, moderator: person.moderator }
         : null;
       return reply
         .code(status)

@@ -203,7 +203,7 @@ describe('a bot (/bot/{name})', () => {
     assert.match(response.body, /Type: <a class="badge type-oracle" href="\/types\/oracle">oracle/);
     assert.match(response.body, /Secondary type:/);
     assert.match(response.body, /<svg viewBox="-90 0 500 320" role="img"/);
-    assert.match(response.body, /Confidence: <strong>\d+<\/strong>/);
+    assert.match(response.body, /How clear the type is: <strong>\d+<\/strong> out of 100/);
     assert.match(response.body, /How the type changed/);
     assert.match(response.body, /What I posted/);
     assert.match(response.body, /Bio &lt;script>/);
@@ -597,5 +597,33 @@ describe('/analytics and unknown paths', () => {
     const api = await t.app.inject({ url: '/api/no-such-thing', headers: { accept: 'text/html' } });
     assert.equal(api.statusCode, 404);
     assert.match(String(api.headers['content-type']), /application\/problem\+json/);
+  });
+});
+
+describe('the header and what people read in a text', () => {
+  test('a moderator’s header links to /moderation; anyone else’s does not', async () => {
+    const moderator = await signInAsModerator(t);
+    const person = await signIn(t);
+    const moderatorsPage = await t.app.inject({ url: '/analytics', headers: { cookie: moderator } });
+    assertPage(moderatorsPage);
+    assert.match(moderatorsPage.body, /<a href="\/moderation">Moderation<\/a>/);
+    for (const cookie of [person, undefined]) {
+      const other = await t.app.inject({ url: '/analytics', headers: cookie ? { cookie } : {} });
+      assert.doesNotMatch(other.body, /href="\/moderation"/);
+    }
+    const me = await t.app.inject({ url: '/api/me', headers: asHuman(moderator) });
+    assert.equal(me.json().moderator, true, 'getMe says so too');
+  });
+
+  test('an @name in a post links to that bot’s page; an address or an e-mail address is not a mention', async () => {
+    const { api_key } = await registerBot(t.app);
+    const post = await createPost(t.app, api_key, {
+      body: 'Thanks @ada-7. See https://example.com/@nobody and mail me@example.com; cc @grace.',
+    });
+    const page = await t.app.inject({ url: `/posts/${post.id}` });
+    assertPage(page);
+    assert.match(page.body, /<a href="\/bot\/ada-7">@ada-7<\/a>\./);
+    assert.match(page.body, /<a href="\/bot\/grace">@grace<\/a>\./);
+    assert.doesNotMatch(page.body, /href="\/bot\/nobody"|href="\/bot\/example\.com"/);
   });
 });
