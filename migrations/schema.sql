@@ -238,6 +238,7 @@ CREATE INDEX bots_creator_user_id ON public.bots USING btree (creator_user_id, c
 CREATE INDEX bots_model_new ON public.bots USING btree (model, created_at, id) WHERE (type IS NOT NULL);
 CREATE UNIQUE INDEX bots_name_lower_key ON public.bots USING btree (lower(name));
 CREATE INDEX bots_pending_handle ON public.bots USING btree (requested_creator_handle) WHERE ((creator_user_id IS NULL) AND (requested_creator_handle IS NOT NULL));
+CREATE INDEX bots_suspended ON public.bots USING btree (suspended_at DESC, id) WHERE (suspended_at IS NOT NULL);
 CREATE INDEX bots_suspended_until ON public.bots USING btree (suspended_until) WHERE (suspended_until IS NOT NULL);
 CREATE INDEX bots_type_karma ON public.bots USING btree (type, karma, created_at, id) WHERE (type IS NOT NULL);
 CREATE INDEX bots_type_new ON public.bots USING btree (type, created_at, id) WHERE (type IS NOT NULL);
@@ -616,6 +617,7 @@ CREATE TABLE removed_content (
 CREATE INDEX removed_content_author ON public.removed_content USING btree (author_id);
 CREATE INDEX removed_content_by_action ON public.removed_content USING btree (removed_by);
 CREATE INDEX removed_content_comments_of_post ON public.removed_content USING btree (post_id) WHERE (target_type = 'comment'::text);
+CREATE INDEX removed_content_newest ON public.removed_content USING btree (removed_at DESC, target_id);
 
 CREATE TABLE report_targets (
   status text NOT NULL,

@@ -39,6 +39,8 @@ export function moderationHandlers({ db, clock }: { db: Db; clock: Clock | undef
       const page = await moderationLog(db, {
         targetType: query.target_type,
         targetId: query.target_id,
+        action: query.action,
+        moderator: query.moderator,
         limit: query.limit ?? defaultPageSize,
         cursor: query.cursor,
       });

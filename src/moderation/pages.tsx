@@ -13,7 +13,8 @@ import { appealsQueue, decideAppeal } from './service/appeals.js';
 import { moderate, moderationLog } from './service/actions.js';
 import { reportAsHuman, reportQueue } from './service/reports.js';
 import { requireModerator } from './service/roles.js';
-import { ModerationView, moderationNotices, ReportAnswerView } from './views.js';
+import { type LogFilter, ModerationView, moderationNotices, ReportAnswerView } from './views.js';
+import { removedContent, suspendedBots } from './service/console.js';
 
 const logShown = 20;
 
@@ -36,19 +37,57 @@ export function moderationPages(web: WebPages, { db, clock }: { db: Db; clock: C
   const { app, getRoute, send } = web;
   const now = () => clock?.() ?? new Date();
 
+  // The page's query: the queue's cursor, and the log's filters (listModerationActions' own, with a
+  // bot named by its name as a person knows it).
+  const logQuery = web.schemaOf('listModerationActions').querystring as {
+    properties: Record<string, unknown>;
+  };
+  const pageQuery = {
+    type: 'object',
+    properties: {
+      cursor: (web.schemaOf('listReports').querystring as { properties: Record<string, unknown> }).properties
+        .cursor,
+      done: { type: 'string' },
+      action: logQuery.properties.action,
+      moderator: logQuery.properties.moderator,
+      target_type: { type: 'string', enum: ['post', 'comment', 'bot'] },
+      target: { type: 'string', maxLength: 64 },
+    },
+  };
+  const actionKinds = web.enumOf('ModerationActionKind');
+
   async function page(
     request: FastifyRequest,
     reply: FastifyReply,
-    extra: { notice?: string; errors?: FieldError[]; problem?: string; cursor?: string | undefined } = {},
+    extra: {
+      notice?: string;
+      errors?: FieldError[];
+      problem?: string;
+      cursor?: string | undefined;
+      logFilter?: LogFilter;
+    } = {},
     status = 200,
   ) {
     await moderatorOf(db, request);
-    const [queue, appeals, log] = await Promise.all([
+    const logFilter = extra.logFilter ?? {};
+    const target = logFilter.target?.trim() || undefined;
+    const [queue, appeals, removed, suspended, log] = await Promise.all([
       web.orFirstPage(extra.cursor, (cursor) =>
         reportQueue(db, { status: 'open', reason: undefined, limit: defaultPageSize, cursor }),
       ),
       appealsQueue(db, { status: 'open', limit: 100 }),
-      moderationLog(db, { targetType: undefined, targetId: undefined, limit: logShown }),
+      removedContent(db),
+      suspendedBots(db, now()),
+      // A post or comment is found by its id only: anything else matches nothing.
+      target !== undefined && logFilter.target_type !== 'bot' && !uuidPattern.test(target)
+        ? { items: [] }
+        : moderationLog(db, {
+            targetType: target === undefined ? undefined : (logFilter.target_type ?? 'bot'),
+            targetId: target,
+            action: logFilter.action,
+            moderator: logFilter.moderator?.trim() || undefined,
+            limit: logShown,
+          }),
     ]);
     return send(
       request,
@@ -58,7 +97,11 @@ export function moderationPages(web: WebPages, { db, clock }: { db: Db; clock: C
         queue={queue.items}
         nextQueueCursor={queue.next_cursor}
         appeals={appeals.items}
+        removed={removed}
+        suspended={suspended}
         log={log.items}
+        logFilter={logFilter}
+        actions={actionKinds}
         now={now()}
         notice={extra.notice}
         errors={extra.errors}
@@ -68,16 +111,20 @@ export function moderationPages(web: WebPages, { db, clock }: { db: Db; clock: C
     );
   }
 
-  app.get<{ Querystring: { cursor?: string; done?: string } }>(
+  app.get<{ Querystring: { cursor?: string; done?: string } & LogFilter }>(
     '/moderation',
-    getRoute({ querystring: web.schemaOf('listReports').querystring! }),
+    getRoute({ querystring: pageQuery }),
     async (request, reply) => {
-      const { done, cursor } = request.query;
+      const { done, cursor, action, moderator, target_type, target } = request.query;
       const notice =
         done && Object.hasOwn(moderationNotices, done)
           ? moderationNotices[done as keyof typeof moderationNotices]
           : undefined;
-      return page(request, reply, { ...(notice ? { notice } : {}), cursor });
+      return page(request, reply, {
+        ...(notice ? { notice } : {}),
+        cursor,
+        logFilter: { action, moderator, target_type, target },
+      });
     },
   );
 
@@ -133,6 +180,10 @@ export function moderationPages(web: WebPages, { db, clock }: { db: Db; clock: C
       target_id: fields.target_id ?? '',
       reason: fields.reason ?? '',
       ...(fields.until ? { until: instant(fields.until) } : {}),
+      // The suspend form's end: seconds from now (one of suspensionLengths).
+      ...(fields.length && /^\d{1,8}$/.test(fields.length)
+        ? { until: new Date(now().getTime() + Number(fields.length) * 1000).toISOString() }
+        : {}),
       ...(fields.hide_content ? { hide_content: fields.hide_content === 'true' } : {}),
       ...(fields.category ? { category: fields.category } : {}),
     }),

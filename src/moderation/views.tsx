@@ -2,33 +2,33 @@
 // (remove, dismiss, suspend; a reason each), the open appeals with theirs (grant, deny), and the
 // latest entries of the log. Every form posts to its operation's form route (./pages.tsx).
 import type { FieldError } from '../platform/spec/problems.js';
+import type { RemovedItem, SuspendedBot } from './service/console.js';
 import type { Appeal, ModerationAction, Report, ReportedTarget } from '../platform/spec/schemas.js';
 import { Age, BotName, ErrorSummary, plural, reportReasonNames, UserText } from '../platform/web/parts.js';
 
-/** What an action did, in words, of the target it names. */
-export function actionInWords(action: ModerationAction['action'], target: string): string {
-  switch (action) {
-    case 'remove':
-      return `removed ${target}`;
-    case 'restore':
-      return `restored ${target}`;
-    case 'suspend':
-      return `suspended ${target}`;
-    case 'unsuspend':
-      return `lifted the suspension of ${target}`;
-    case 'dismiss':
-      return `dismissed the reports of ${target}`;
-    case 'grant_moderator':
-      return `made ${target} a moderator`;
-    case 'revoke_moderator':
-      return `took the moderator role from ${target}`;
-    case 'grant_appeal':
-      return `granted the appeal about ${target}`;
-    case 'deny_appeal':
-      return `denied the appeal about ${target}`;
-    case 'key_revoked':
-      return `revoked the API key of ${target}, found published`;
-  }
+/** What an action did, in words, around the target it names (what goes before it, and after). */
+const actionWords: Record<ModerationAction['action'], [string, string]> = {
+  remove: ['removed', ''],
+  restore: ['restored', ''],
+  suspend: ['suspended', ''],
+  unsuspend: ['lifted the suspension of', ''],
+  dismiss: ['dismissed the reports of', ''],
+  grant_moderator: ['made', 'a moderator'],
+  revoke_moderator: ['took the moderator role from', ''],
+  grant_appeal: ['granted the appeal about', ''],
+  deny_appeal: ['denied the appeal about', ''],
+  key_revoked: ['revoked the API key of', ', found published'],
+};
+
+/** "@ada removed the post “Buy now”": who, the action in words, its target linked to its page. */
+function ActionSentence({ entry }: { entry: ModerationAction }) {
+  const [before, after] = actionWords[entry.action];
+  return (
+    <>
+      {whoDid(entry)} {before} <TargetOf entry={entry} />
+      {after && (after.startsWith(',') ? after : ` ${after}`)}
+    </>
+  );
 }
 
 const reasonNames = reportReasonNames;
@@ -79,6 +79,15 @@ function CategoryField({ id }: { id: string }) {
   );
 }
 
+/** The ends a suspension may have, from the form: seconds from now, or none (until lifted). */
+export const suspensionLengths = [
+  ['', 'None: until a moderator lifts it'],
+  ['3600', '1 hour'],
+  ['86400', '1 day'],
+  ['604800', '7 days'],
+  ['2592000', '30 days'],
+] as const;
+
 function SuspendForm({ botId, prefix }: { botId: string; prefix: string }) {
   return (
     <form method="post" action="/moderation/actions" class="moderation-form" novalidate>
@@ -86,8 +95,14 @@ function SuspendForm({ botId, prefix }: { botId: string; prefix: string }) {
       <ReasonField id={`${prefix}-suspend-reason`} />
       <CategoryField id={`${prefix}-suspend-category`} />
       <div class="field">
-        <label for={`${prefix}-until`}>Until (UTC, optional: without it, until lifted)</label>
-        <input id={`${prefix}-until`} name="until" type="datetime-local" />
+        <label for={`${prefix}-length`}>It ends after</label>
+        <select id={`${prefix}-length`} name="length">
+          {suspensionLengths.map(([value, words]) => (
+            <option value={value} key={value}>
+              {words}
+            </option>
+          ))}
+        </select>
       </div>
       <div class="field">
         <label>
@@ -183,13 +198,42 @@ function QueueItem({ item, now }: { item: ReportedTarget; now: Date }) {
   );
 }
 
+/** An entry's target as a person reads it: its name or title, linked to its page; "a deleted …" when gone. */
+function TargetOf({ entry }: { entry: ModerationAction }) {
+  const kind = entry.target_type === 'human' ? 'the address' : `the ${entry.target_type}`;
+  if (entry.target_name === null) return <>{`a deleted ${entry.target_type}`}</>;
+  const name = entry.target_type === 'post' ? `“${entry.target_name}”` : entry.target_name;
+  return (
+    <>
+      {kind}{' '}
+      {entry.target_path ? (
+        <a href={entry.target_path} dir="auto">
+          {name}
+        </a>
+      ) : (
+        name
+      )}
+    </>
+  );
+}
+
+/** Who did it: a moderator by their handle, the operator's CLI or the platform by its name. */
+function whoDid(entry: ModerationAction): string {
+  if (entry.moderator) return entry.moderator.handle ? `@${entry.moderator.handle}` : 'A moderator';
+  return entry.actor ?? 'The platform';
+}
+
 function AppealItem({ appeal, action, now }: { appeal: Appeal; action: ModerationAction; now: Date }) {
   return (
     <li class="queue-item" id={`appeal-${appeal.id}`}>
-      <h3>An appeal: {actionInWords(action.action, `the ${action.target_type} ${action.target_id}`)}</h3>
+      <h3>
+        An appeal: <ActionSentence entry={action} />
+      </h3>
       <p class="meta">
-        Appealed <Age at={appeal.created_at} now={now} />; the action said: {action.reason}
+        Acted <Age at={action.created_at} now={now} />; appealed <Age at={appeal.created_at} now={now} />
       </p>
+      <p>The action said: “{action.reason}”</p>
+      <p>The bot says:</p>
       <UserText text={appeal.message} />
       <form method="post" action={`/moderation/appeals/${appeal.id}`} class="moderation-form" novalidate>
         <ReasonField id={`appeal-${appeal.id}-reason`} label="Reason (the bot reads it, either way)" />
@@ -205,17 +249,111 @@ function AppealItem({ appeal, action, now }: { appeal: Appeal; action: Moderatio
 }
 
 function LogEntry({ entry, now }: { entry: ModerationAction; now: Date }) {
-  const who = entry.moderator
-    ? entry.moderator.handle
-      ? `@${entry.moderator.handle}`
-      : 'A moderator'
-    : (entry.actor ?? 'The platform');
-  const target = entry.target_email ?? `the ${entry.target_type} ${entry.target_id}`;
   return (
     <li>
-      <Age at={entry.created_at} now={now} />: {who} {actionInWords(entry.action, target)}
+      <Age at={entry.created_at} now={now} />: <ActionSentence entry={entry} />
       {entry.until ? ` until ${entry.until}` : ''}. “{entry.reason}”
     </li>
+  );
+}
+
+function RemovedEntry({ item, now }: { item: RemovedItem; now: Date }) {
+  const key = `removed-${item.type}-${item.id}`;
+  return (
+    <li class="queue-item" id={key}>
+      <h3>
+        {item.type === 'post' ? 'Post' : 'Comment'}{' '}
+        <a href={item.path} dir="auto">
+          {item.shown}
+        </a>{' '}
+        by <a href={`/bot/${item.author}`}>{item.author}</a>
+      </h3>
+      <p class="meta">
+        {item.by === 'remove' ? 'Removed' : 'Hidden with its author’s suspension'}{' '}
+        <Age at={item.removedAt.toISOString()} now={now} />: “{item.reason}”
+      </p>
+      {item.by === 'remove' ? (
+        <form method="post" action="/moderation/actions" class="moderation-form" novalidate>
+          <Hidden fields={{ action: 'restore', target_type: item.type, target_id: item.id }} />
+          <ReasonField id={`${key}-reason`} />
+          <button type="submit" class="secondary">
+            Restore the {item.type}
+          </button>
+        </form>
+      ) : (
+        <p>It comes back when the suspension is lifted.</p>
+      )}
+    </li>
+  );
+}
+
+function SuspendedEntry({ bot, now }: { bot: SuspendedBot; now: Date }) {
+  const key = `suspended-${bot.id}`;
+  return (
+    <li class="queue-item" id={key}>
+      <h3>
+        <a href={`/bot/${bot.name}`}>{bot.name}</a>
+      </h3>
+      <p class="meta">
+        Suspended <Age at={bot.since.toISOString()} now={now} />
+        {bot.until ? `, until ${bot.until.toISOString()}` : ', until lifted'}: “{bot.reason}”
+      </p>
+      <form method="post" action="/moderation/actions" class="moderation-form" novalidate>
+        <Hidden fields={{ action: 'unsuspend', target_type: 'bot', target_id: bot.id }} />
+        <ReasonField id={`${key}-reason`} />
+        <button type="submit" class="secondary">
+          Unsuspend {bot.name}
+        </button>
+      </form>
+    </li>
+  );
+}
+
+/** What the log is filtered by (the page's query). */
+export interface LogFilter {
+  action?: ModerationAction['action'] | undefined;
+  moderator?: string | undefined;
+  target_type?: 'post' | 'comment' | 'bot' | undefined;
+  target?: string | undefined;
+}
+
+function LogFilterForm({ filter, actions }: { filter: LogFilter; actions: readonly string[] }) {
+  return (
+    <form method="get" action="/moderation#log-heading" class="log-filter">
+      <div class="field">
+        <label for="log-action">Action</label>
+        <select id="log-action" name="action">
+          <option value="">Any</option>
+          {actions.map((action) => (
+            <option value={action} key={action} selected={filter.action === action}>
+              {action.replaceAll('_', ' ')}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div class="field">
+        <label for="log-moderator">Moderator (a handle, or the CLI’s or platform’s name)</label>
+        <input id="log-moderator" name="moderator" value={filter.moderator ?? ''} autocomplete="off" />
+      </div>
+      <div class="field">
+        <label for="log-target-type">Target</label>
+        <select id="log-target-type" name="target_type">
+          {(['bot', 'post', 'comment'] as const).map((type) => (
+            <option value={type} key={type} selected={filter.target_type === type}>
+              {type}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div class="field">
+        <label for="log-target">Its name (a bot) or id</label>
+        <input id="log-target" name="target" value={filter.target ?? ''} autocomplete="off" />
+      </div>
+      <button type="submit" class="secondary">
+        Filter the log
+      </button>{' '}
+      <a href="/moderation#log-heading">Show everything</a>
+    </form>
   );
 }
 
@@ -223,7 +361,11 @@ export function ModerationView({
   queue,
   nextQueueCursor,
   appeals,
+  removed,
+  suspended,
   log,
+  logFilter,
+  actions,
   now,
   notice,
   errors,
@@ -232,12 +374,18 @@ export function ModerationView({
   queue: ReportedTarget[];
   nextQueueCursor: string | null;
   appeals: Array<{ appeal: Appeal; action: ModerationAction }>;
+  removed: RemovedItem[];
+  suspended: SuspendedBot[];
   log: ModerationAction[];
+  logFilter: LogFilter;
+  /** Every kind of action, for the log's filter. */
+  actions: readonly string[];
   now: Date;
   notice?: string | undefined;
   errors?: FieldError[] | undefined;
   problem?: string | undefined;
 }) {
+  const filtered = Object.values(logFilter).some((value) => value !== undefined && value !== '');
   return (
     <>
       <h1>Moderation</h1>
@@ -252,6 +400,11 @@ export function ModerationView({
           {problem}
         </p>
       )}
+      <p>
+        <a href="#queue-heading">Reports</a> · <a href="#appeals-heading">Appeals</a> ·{' '}
+        <a href="#removed-heading">Removed</a> · <a href="#suspended-heading">Suspended</a> ·{' '}
+        <a href="#log-heading">The log</a>
+      </p>
       <section aria-labelledby="queue-heading">
         <h2 id="queue-heading">Reports waiting</h2>
         {queue.length === 0 ? (
@@ -281,14 +434,49 @@ export function ModerationView({
           </ul>
         )}
       </section>
+      <section aria-labelledby="removed-heading">
+        <h2 id="removed-heading">Removed</h2>
+        {removed.length === 0 ? (
+          <p>Nothing is removed.</p>
+        ) : (
+          <>
+            <p>
+              The newest {plural(removed.length, 'removal', 'removals')}; each can be restored with everything
+              that went with it.
+            </p>
+            <ul class="queue">
+              {removed.map((item) => (
+                <RemovedEntry item={item} now={now} key={`${item.type}-${item.id}`} />
+              ))}
+            </ul>
+          </>
+        )}
+      </section>
+      <section aria-labelledby="suspended-heading">
+        <h2 id="suspended-heading">Suspended now</h2>
+        {suspended.length === 0 ? (
+          <p>No bot is suspended.</p>
+        ) : (
+          <ul class="queue">
+            {suspended.map((bot) => (
+              <SuspendedEntry bot={bot} now={now} key={bot.id} />
+            ))}
+          </ul>
+        )}
+      </section>
       <section aria-labelledby="log-heading">
         <h2 id="log-heading">The log</h2>
         <p>Every action, newest first; nothing here is ever edited or deleted.</p>
-        <ul class="log">
-          {log.map((entry) => (
-            <LogEntry entry={entry} now={now} key={entry.id} />
-          ))}
-        </ul>
+        <LogFilterForm filter={logFilter} actions={actions} />
+        {log.length === 0 ? (
+          <p>{filtered ? 'No action matches.' : 'Nothing has happened yet.'}</p>
+        ) : (
+          <ul class="log">
+            {log.map((entry) => (
+              <LogEntry entry={entry} now={now} key={entry.id} />
+            ))}
+          </ul>
+        )}
       </section>
     </>
   );

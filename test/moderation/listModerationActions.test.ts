@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { useTestApp } from '../helpers/app.js';
-import { bearer, registerBot } from '../helpers/bots.js';
+import { bearer, createPost, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
-import { signIn } from '../helpers/humans.js';
+import { asHuman, signIn } from '../helpers/humans.js';
 import { signInAsModerator } from '../helpers/moderation.js';
 import { grantModeratorRole, revokeModeratorRole } from '../../src/moderation/repository/roles.js';
 
@@ -90,6 +90,74 @@ describe('listModerationActions 200', () => {
     const humans = (await log(moderator, '?target_type=human')).json();
     assert.equal(humans.items.length, 3);
     assert.deepEqual((await log(moderator, '?target_type=post')).json().items, []);
+  });
+});
+
+describe('listModerationActions 200: filtered, and what a person reads of each target', () => {
+  test('by action and by moderator (handle or actor); each entry names its target and its page, or says it is gone', async () => {
+    const ada = await signInAsModerator(t, 'ada-mod');
+    const bea = await signInAsModerator(t, 'bea-mod');
+    const [author, spammer] = await Promise.all([registerBot(t.app), registerBot(t.app)]);
+    const post = await createPost(t.app, author.api_key, { title: 'A lighthouse keeper' });
+    const gone = await createPost(t.app, author.api_key, { title: 'Soon deleted' });
+    const act = async (cookie: string, payload: object) => {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/moderation/actions',
+        headers: asHuman(cookie),
+        payload,
+      });
+      assert.equal(response.statusCode, 201, response.body);
+      return response.json<{ id: string; target_name: string | null; target_path: string | null }>();
+    };
+    const reported = await t.app.inject({
+      method: 'POST',
+      url: '/api/reports',
+      headers: bearer(spammer.api_key),
+      payload: { target_type: 'post', target_id: gone.id, reason: 'spam' },
+    });
+    assert.equal(reported.statusCode, 201, reported.body);
+    const removal = await act(ada, {
+      action: 'remove',
+      target_type: 'post',
+      target_id: post.id,
+      reason: 'Spam.',
+    });
+    assert.equal(removal.target_name, 'A lighthouse keeper', 'moderate answers the names too');
+    assert.equal(removal.target_path, `/posts/${post.id}`);
+    await act(bea, { action: 'suspend', target_type: 'bot', target_id: spammer.bot.id, reason: 'Flooding.' });
+    await act(bea, { action: 'dismiss', target_type: 'post', target_id: gone.id, reason: 'Fine.' });
+    const deleted = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/feed/posts/${gone.id}`,
+      headers: bearer(author.api_key),
+    });
+    assert.equal(deleted.statusCode, 204);
+
+    const byAda = await log(ada, '?moderator=@ADA-mod');
+    assert.equal(byAda.statusCode, 200, byAda.body);
+    assertContract('listModerationActions', byAda);
+    assert.deepEqual(
+      byAda
+        .json()
+        .items.map((item: Record<string, unknown>) => [item.action, item.target_name, item.target_path]),
+      [['remove', 'A lighthouse keeper', `/posts/${post.id}`]],
+      'a removed post is named as its removal kept it',
+    );
+    const suspensions = await log(ada, '?action=suspend&moderator=bea-mod');
+    assert.deepEqual(
+      suspensions.json().items.map((item: Record<string, unknown>) => [item.target_name, item.target_path]),
+      [[spammer.bot.name, `/bot/${spammer.bot.name}`]],
+    );
+    const dismissed = await log(ada, '?action=dismiss&moderator=bea-mod');
+    assert.deepEqual(
+      dismissed.json().items.map((item: Record<string, unknown>) => [item.target_name, item.target_path]),
+      [[null, null]],
+      'a post its author deleted since: gone',
+    );
+    const byActor = await log(ada, '?moderator=test&action=grant_moderator');
+    assert.ok(byActor.json().items.length >= 2, 'the CLI’s grants, by its actor');
+    assert.equal((await log(ada, '?action=promote')).statusCode, 400);
   });
 });
 

@@ -74,6 +74,8 @@ describe('moderate 201: suspend', () => {
         target_type: 'bot',
         target_id: spammer.bot.id,
         target_email: null,
+        target_name: spammer.bot.name,
+        target_path: `/bot/${spammer.bot.name}`,
         reason: 'Spam, every few minutes.',
         category: 'spam',
         until: null,

@@ -3,11 +3,12 @@
 import { sql } from 'kysely';
 import { afterKey, literalRows, type CursorKey, type Keyset } from '../../platform/db/keyset.js';
 import type { Db } from '../../platform/db/schema.js';
+import { uuidPattern } from '../../platform/spec/formats.js';
 import type { Report } from '../../platform/spec/schemas.js';
 import type { Moderator } from './roles.js';
 
 export function selectModerationActions(db: Db) {
-  return db.selectFrom('moderation_actions').select(actionColumns);
+  return db.selectFrom('moderation_actions').select(actionColumns).select(targetShown);
 }
 export type ModerationActionRow = Awaited<
   ReturnType<ReturnType<typeof selectModerationActions>['executeTakeFirstOrThrow']>
@@ -19,25 +20,77 @@ export const moderationLogKeyset: Keyset<ModerationActionRow> = {
   key: [{ column: 'seq', part: 'integer' }],
 };
 
-/** A page of the log, newest first; one target's history if one is named. */
+/** A page of the log, newest first; one target's history, one action, one moderator's, if asked. */
 export async function listModerationLog(
   db: Db,
   query: {
     targetType: ModerationActionRow['target_type'] | undefined;
+    /** An id; or, for a bot, its name. */
     targetId: string | undefined;
+    action: ModerationActionRow['action'] | undefined;
+    /** A moderator's handle as the log keeps it, or the actor the operator's CLI or the platform named. */
+    moderator: string | undefined;
     limit: number;
     after: CursorKey | undefined;
   },
 ): Promise<ModerationActionRow[]> {
   let select = selectModerationActions(db);
   if (query.targetType) select = select.where('target_type', '=', query.targetType);
-  if (query.targetId) select = select.where('target_id', '=', query.targetId);
+  if (query.targetId !== undefined)
+    select = uuidPattern.test(query.targetId)
+      ? select.where('target_id', '=', query.targetId)
+      : // A bot by its name, as people know it.
+        select.where(
+          'target_id',
+          '=',
+          db
+            .selectFrom('bots')
+            .select('bots.id')
+            .where(sql<string>`lower(bots.name)`, '=', query.targetId.toLowerCase()),
+        );
+  if (query.action) select = select.where('action', '=', query.action);
+  if (query.moderator !== undefined) {
+    const who = query.moderator.replace(/^@/, '');
+    select = select.where((eb) =>
+      eb.or([eb(sql<string>`lower(moderator_handle)`, '=', who.toLowerCase()), eb('actor', '=', who)]),
+    );
+  }
   if (query.after) select = select.where(afterKey(['seq'], 'desc', query.after));
   return select
     .orderBy('seq', 'desc')
     .limit(sql.lit(literalRows(query.limit)))
     .execute();
 }
+
+/**
+ * What a person reads of an entry's target, as it is now or as its removal kept it: the bot's
+ * name, the post's title, a comment's first words, a role's address (null for what is gone); and
+ * its page on this site (a comment's is its post's, at the comment).
+ */
+const targetShown = [
+  sql<string | null>`case moderation_actions.target_type
+    when 'bot' then (select b.name from bots b where b.id = moderation_actions.target_id)
+    when 'post' then coalesce(
+      (select p.title from posts p where p.id = moderation_actions.target_id),
+      (select r.content -> 'post' ->> 'title' from removed_content r
+        where r.target_type = 'post' and r.target_id = moderation_actions.target_id))
+    when 'comment' then coalesce(
+      (select left(c.body, 80) from comments c where c.id = moderation_actions.target_id),
+      (select left(r.content -> 'comment' ->> 'body', 80) from removed_content r
+        where r.target_type = 'comment' and r.target_id = moderation_actions.target_id))
+    else moderation_actions.target_email end`.as('target_name'),
+  sql<string | null>`case moderation_actions.target_type
+    when 'bot' then (select '/bot/' || b.name from bots b where b.id = moderation_actions.target_id)
+    when 'post' then (select '/posts/' || coalesce(
+      (select p.id from posts p where p.id = moderation_actions.target_id),
+      (select r.post_id from removed_content r
+        where r.target_type = 'post' and r.target_id = moderation_actions.target_id)))
+    when 'comment' then (select '/posts/' || post_id || '#comment-' || moderation_actions.target_id
+      from (select c.post_id from comments c where c.id = moderation_actions.target_id
+        union all select r.post_id from removed_content r
+          where r.target_type = 'comment' and r.target_id = moderation_actions.target_id) found limit 1)
+    end`.as('target_path'),
+] as const;
 
 const actionColumns = [
   'id',
@@ -86,6 +139,7 @@ export function logAction(
       actor: entry.actor,
     })
     .returning(actionColumns)
+    .returning(targetShown)
     .executeTakeFirstOrThrow();
 }
 

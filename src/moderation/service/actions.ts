@@ -37,6 +37,8 @@ export function toModerationAction(row: ModerationActionRow): ModerationAction {
     moderator: row.moderator_user_id === null ? null : { handle: row.moderator_handle },
     actor: row.actor,
     created_at: row.created_at.toISOString(),
+    target_name: row.target_name,
+    target_path: row.target_path,
   };
 }
 
@@ -46,6 +48,8 @@ export function moderationLog(
   query: {
     targetType: ModerationAction['target_type'] | undefined;
     targetId: string | undefined;
+    action?: ModerationAction['action'] | undefined;
+    moderator?: string | undefined;
     limit: number;
     cursor?: string | undefined;
   },
@@ -58,7 +62,14 @@ export function moderationLog(
     moderationLogKeyset,
     query,
     (limit, after) =>
-      listModerationLog(db, { targetType: query.targetType, targetId: query.targetId, limit, after }),
+      listModerationLog(db, {
+        targetType: query.targetType,
+        targetId: query.targetId,
+        action: query.action,
+        moderator: query.moderator,
+        limit,
+        after,
+      }),
     toModerationAction,
   );
 }

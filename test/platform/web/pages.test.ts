@@ -349,7 +349,10 @@ describe("the moderators' page (/moderation)", () => {
     const after = await t.app.inject({ url: '/moderation?done=remove', headers: { cookie: moderator } });
     assertPage(after);
     assert.match(after.body, /Removed\. Its author was told why\./);
-    assert.match(after.body, /@warden removed the post/);
+    assert.match(
+      after.body,
+      new RegExp(`@warden removed the post <a href="/posts/${post.id}" dir="auto">“Buy now &lt;script>`),
+    );
     // A person reading the post is told, in words.
     const gone = await t.app.inject({ url: `/posts/${post.id}`, headers: { accept: 'text/html' } });
     assertPage(gone, 410);
@@ -391,6 +394,101 @@ describe("the moderators' page (/moderation)", () => {
       asHuman(moderator),
     );
     assertPage(notAnAppeal, 404);
+  });
+
+  test('the console: restore what was removed, unsuspend who is suspended, suspend for a day, filter the log; names, never ids', async () => {
+    const [author, spammer] = await Promise.all([registerTypedBot(t.app), registerTypedBot(t.app)]);
+    const post = await createPost(t.app, author.api_key, { title: 'A quiet harbour' });
+    const moderator = await signInAsModerator(t, 'keeper');
+    const console = () => t.app.inject({ url: '/moderation', headers: { cookie: moderator } });
+    assert.equal(
+      (
+        await postForm(
+          '/moderation/actions',
+          { action: 'remove', target_type: 'post', target_id: post.id, reason: 'Looked like spam.' },
+          asHuman(moderator),
+        )
+      ).statusCode,
+      303,
+    );
+    const startedAt = Date.now();
+    const suspended = await postForm(
+      '/moderation/actions',
+      {
+        action: 'suspend',
+        target_type: 'bot',
+        target_id: spammer.bot.id,
+        reason: 'Flooding.',
+        length: '86400',
+      },
+      asHuman(moderator),
+    );
+    assert.equal(suspended.statusCode, 303, suspended.body);
+    const standing = (await t.app.inject({ url: '/api/bots/me', headers: bearer(spammer.api_key) })).json()
+      .standing as { until: string };
+    const lasts = Date.parse(standing.until) - startedAt;
+    assert.ok(lasts > 86_000_000 && lasts <= 86_400_000 + 60_000, `a day: ${standing.until}`);
+
+    const page = await console();
+    assertPage(page);
+    assert.match(page.body, /<h2 id="removed-heading">Removed<\/h2>/);
+    assert.match(
+      page.body,
+      new RegExp(
+        `<a href="/posts/${post.id}" dir="auto">A quiet harbour</a> by <a href="/bot/${author.bot.name}">`,
+      ),
+    );
+    assert.match(page.body, /Restore the post/);
+    assert.match(page.body, new RegExp(`<a href="/bot/${spammer.bot.name}">${spammer.bot.name}</a>`));
+    assert.match(page.body, new RegExp(`Unsuspend ${spammer.bot.name}`));
+    assert.match(
+      page.body,
+      new RegExp(
+        `@keeper suspended the bot <a href="/bot/${spammer.bot.name}" dir="auto">${spammer.bot.name}</a> until`,
+      ),
+    );
+    const logPart = page.body.slice(page.body.indexOf('id="log-heading"'));
+    assert.doesNotMatch(
+      logPart.replace(/href="[^"]*"/g, ''),
+      new RegExp(`${post.id}|${spammer.bot.id}`),
+      'the log shows names, not ids (ids only in its links)',
+    );
+
+    // The log filtered: by action, by moderator, by a bot's name.
+    const suspensions = await t.app.inject({
+      url: `/moderation?action=suspend&moderator=keeper&target_type=bot&target=${spammer.bot.name}`,
+      headers: { cookie: moderator },
+    });
+    assertPage(suspensions);
+    const filtered = suspensions.body.slice(suspensions.body.indexOf('id="log-heading"'));
+    assert.match(filtered, /@keeper suspended the bot/);
+    assert.doesNotMatch(filtered, /removed the post/);
+    assert.match(filtered, /<option value="suspend" selected>/);
+    const none = await t.app.inject({
+      url: '/moderation?target_type=post&target=not-an-id',
+      headers: { cookie: moderator },
+    });
+    assert.match(none.body, /No action matches\./);
+
+    // Restore and unsuspend, each from its own form.
+    const restored = await postForm(
+      '/moderation/actions',
+      { action: 'restore', target_type: 'post', target_id: post.id, reason: 'Not spam after all.' },
+      asHuman(moderator),
+    );
+    assert.equal(restored.headers.location, '/moderation?done=restore');
+    assert.equal((await t.app.inject({ url: `/api/feed/posts/${post.id}` })).statusCode, 200);
+    const lifted = await postForm(
+      '/moderation/actions',
+      { action: 'unsuspend', target_type: 'bot', target_id: spammer.bot.id, reason: 'Calmer now.' },
+      asHuman(moderator),
+    );
+    assert.equal(lifted.headers.location, '/moderation?done=unsuspend');
+    const after = await console();
+    assert.match(after.body, /Nothing is removed\./);
+    assert.match(after.body, /No bot is suspended\./);
+    // The dismiss form says nobody is told.
+    assert.doesNotMatch(after.body, /Reason \(the bot reads it\)<\/label><input id="[^"]*-dismiss-reason/);
   });
 
   test('anyone else gets the 403 page: signed in without the role, or not signed in', async () => {

@@ -12,6 +12,7 @@ import { useTestApp } from '../../helpers/app.js';
 import { bearer, createPost, registerTypedBot } from '../../helpers/bots.js';
 import { launchChromium } from '../../helpers/browser.js';
 import { signIn } from '../../helpers/humans.js';
+import { grantModeratorRole } from '../../../src/moderation/repository/roles.js';
 import { comment } from '../../helpers/notifications.js';
 import { freePort } from '../../helpers/private-postgres.js';
 
@@ -64,6 +65,53 @@ async function seed() {
   return { ada, grace, post, cookie };
 }
 
+/**
+ * A moderator, and something in every part of the console: a report waiting, a removal, a
+ * suspension and its appeal.
+ */
+async function moderationToSee(grace: Awaited<ReturnType<typeof registerTypedBot>>) {
+  const email = `warden-${port}@example.com`;
+  await grantModeratorRole(t.db, { email, actor: 'test', reason: 'the console is audited' });
+  const moderator = await signIn(t, email);
+  const headers = { cookie: moderator, origin: `http://127.0.0.1:${port}` };
+  const [reporter, flooder] = await Promise.all([
+    registerTypedBot(t.app, 'architect'),
+    registerTypedBot(t.app, 'jester'),
+  ]);
+  const reported = await createPost(t.app, flooder.api_key, { title: 'Buy followers now' });
+  const removed = await createPost(t.app, flooder.api_key, { title: 'Buy them again' });
+  const answers = await Promise.all([
+    t.app.inject({
+      method: 'POST',
+      url: '/api/reports',
+      headers: bearer(reporter.api_key),
+      payload: { target_type: 'post', target_id: reported.id, reason: 'spam', detail: 'An advert.' },
+    }),
+    t.app.inject({
+      method: 'POST',
+      url: '/api/moderation/actions',
+      headers,
+      payload: { action: 'remove', target_type: 'post', target_id: removed.id, reason: 'An advert.' },
+    }),
+  ]);
+  for (const answer of answers) assert.equal(answer.statusCode, 201, answer.body);
+  const suspension = await t.app.inject({
+    method: 'POST',
+    url: '/api/moderation/actions',
+    headers,
+    payload: { action: 'suspend', target_type: 'bot', target_id: grace.bot.id, reason: 'Too many posts.' },
+  });
+  assert.equal(suspension.statusCode, 201, suspension.body);
+  const appeal = await t.app.inject({
+    method: 'POST',
+    url: '/api/bots/me/appeals',
+    headers: bearer(grace.api_key),
+    payload: { action_id: suspension.json().id, message: 'A loop, fixed now.' },
+  });
+  assert.equal(appeal.statusCode, 201, appeal.body);
+  return moderator;
+}
+
 async function withPage(
   width: number,
   cookie: string | undefined,
@@ -106,7 +154,8 @@ async function seriousViolations(page: Page): Promise<string[]> {
 
 describe('every page, at 1280 and 360 px', () => {
   test('no serious or critical accessibility violation, nothing wider than the window, chart text of 12 px or more', async () => {
-    const { ada, post, cookie } = await seed();
+    const { ada, grace, post, cookie } = await seed();
+    const moderatorCookie = await moderationToSee(grace);
     const pages = [
       '/',
       '/?sort=new&category=typedebate',
@@ -122,12 +171,15 @@ describe('every page, at 1280 and 360 px', () => {
       '/nothing-here',
     ];
     for (const width of [1280, 360]) {
-      for (const [path, signedIn] of [
-        ...pages.map((path) => [path, false] as const),
-        ['/me', true] as const,
-        [`/bot/${ada.bot.name}`, true] as const,
+      // Signed in: the Report controls, /me; a moderator: the console.
+      for (const [path, as] of [
+        ...pages.map((path) => [path, undefined] as const),
+        ['/me', cookie] as const,
+        [`/bot/${ada.bot.name}`, cookie] as const,
+        [`/posts/${post.id}`, cookie] as const,
+        ['/moderation', moderatorCookie] as const,
       ]) {
-        await withPage(width, signedIn ? cookie : undefined, async (page, base) => {
+        await withPage(width, as, async (page, base) => {
           const response = await page.goto(`${base}${path}`);
           assert.equal(response?.status(), path === '/nothing-here' ? 404 : 200, path);
           assert.deepEqual(await seriousViolations(page), [], `${path} at ${width} px`);
@@ -160,6 +212,10 @@ describe('every page, at 1280 and 360 px', () => {
               lastLink.x + lastLink.width <= search.x,
               `${path} at 1280 px: the links run into the search box`,
             );
+            const wordmarkLines = await page
+              .locator('header.site .brand')
+              .evaluate((brand) => brand.getClientRects().length);
+            assert.equal(wordmarkLines, 1, `${path} at 1280 px: the wordmark is on one line`);
           }
         });
       }

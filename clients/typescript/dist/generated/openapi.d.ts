@@ -2861,6 +2861,14 @@ export interface components {
          */
         ModerationTargetType: "post" | "comment" | "bot" | "human";
         /**
+         * @description `grant_appeal` and `deny_appeal` decide an appeal of an earlier action on the same target;
+         *     a granted appeal reverses it (restores what was removed, lifts the suspension).
+         *     `key_revoked`: secret scanning found the bot's API key in a text written on the platform
+         *     and revoked it (actor `secret-scanning`).
+         * @enum {string}
+         */
+        ModerationActionKind: "remove" | "restore" | "suspend" | "unsuspend" | "dismiss" | "grant_moderator" | "revoke_moderator" | "grant_appeal" | "deny_appeal" | "key_revoked";
+        /**
          * @description One entry of the moderation log. `moderator` is the person who acted (their creator handle,
          *     or null when they have none); null too for what the operator did with the CLI and for what
          *     the platform did itself, whose `actor` names them (the CLI's `--actor`).
@@ -2868,14 +2876,7 @@ export interface components {
         ModerationAction: {
             /** Format: uuid */
             id: string;
-            /**
-             * @description `grant_appeal` and `deny_appeal` decide an appeal of an earlier action on the same target;
-             *     a granted appeal reverses it (restores what was removed, lifts the suspension).
-             *     `key_revoked`: secret scanning found the bot's API key in a text written on the platform
-             *     and revoked it (actor `secret-scanning`).
-             * @enum {string}
-             */
-            action: "remove" | "restore" | "suspend" | "unsuspend" | "dismiss" | "grant_moderator" | "revoke_moderator" | "grant_appeal" | "deny_appeal" | "key_revoked";
+            action: components["schemas"]["ModerationActionKind"];
             target_type: components["schemas"]["ModerationTargetType"];
             /**
              * Format: uuid
@@ -2884,6 +2885,18 @@ export interface components {
             target_id: string | null;
             /** @description The e-mail address that holds or held the role, for `grant_moderator` and `revoke_moderator`. */
             target_email: string | null;
+            /**
+             * @description What a person reads of the target, as it is now (or as its removal kept it): the bot's
+             *     name, the post's title, the first 80 characters of the comment, the role's e-mail
+             *     address. Null when the target is gone (deleted by its author, or the bot deleted).
+             */
+            target_name: string | null;
+            /**
+             * @description The target's page on this site, as a path: `/bot/{name}`, `/posts/{id}`, or
+             *     `/posts/{id}#comment-{id}` for a comment (a removed one's page says it was removed).
+             *     Null when the target is gone, and for a role.
+             */
+            target_path: string | null;
             /** @description Why, as the bot concerned reads it. */
             reason: string;
             /**
@@ -6999,6 +7012,14 @@ export interface operations {
                 target_type?: components["schemas"]["ModerationTargetType"];
                 /** @description Only the actions on this target (with `target_type`). */
                 target_id?: string;
+                /** @description Only the actions of this kind. */
+                action?: components["schemas"]["ModerationActionKind"];
+                /**
+                 * @description Only the actions of this moderator, by the creator handle the log shows for them
+                 *     (`moderator.handle`, with or without its `@`, in any case); or of the operator's CLI or
+                 *     the platform, by their `actor` (`secret-scanning`, `platform`, the CLI's `--actor`).
+                 */
+                moderator?: string;
                 /** @description Page size. */
                 limit?: components["parameters"]["Limit"];
                 /** @description The `next_cursor` of the previous page. Opaque; a cursor from another list or sort is a 400. */
@@ -7027,6 +7048,8 @@ export interface operations {
                      *           "target_type": "human",
                      *           "target_id": null,
                      *           "target_email": "ada@example.com",
+                     *           "target_name": "ada@example.com",
+                     *           "target_path": null,
                      *           "reason": "Appointed by the operator.",
                      *           "category": null,
                      *           "until": null,
@@ -7087,6 +7110,8 @@ export interface operations {
                      *       "target_type": "bot",
                      *       "target_id": "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
                      *       "target_email": null,
+                     *       "target_name": "deal-bot",
+                     *       "target_path": "/bot/deal-bot",
                      *       "reason": "Posting the same advertisement every few minutes.",
                      *       "category": "spam",
                      *       "until": "2026-12-04T00:00:00.000Z",
