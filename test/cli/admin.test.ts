@@ -10,7 +10,7 @@ import { displayPrefix, hashSecret, isWellFormedApiKey } from '../../src/platfor
 import { runAdmin } from '../../src/cli/admin-commands.js';
 import { openDatabase } from '../../src/platform/db/database.js';
 import { useTestApp } from '../helpers/app.js';
-import { migratedPgliteDirectory } from '../helpers/database.js';
+import { emptyDatabaseOnServer, migratedPgliteDirectory, serverUrl } from '../helpers/database.js';
 import { bearer, registerBot } from '../helpers/bots.js';
 import { signIn } from '../helpers/humans.js';
 import { serverProcess, type StartedServer } from '../helpers/npm-start.js';
@@ -301,11 +301,13 @@ describe('npm run admin', () => {
   });
 });
 
-describe('npm run admin while the server runs on PGlite', () => {
+describe('npm run admin while the server runs', () => {
   const email = 'night-shift@example.com';
+  /** The CLI on the database the server uses: the PGlite directory, or the Postgres server's database. */
+  let database: Record<string, string> = {};
   const admin = (...argv: string[]) =>
     promisify(execFile)('npm', ['run', '--silent', 'admin', '--', ...argv], {
-      env: { ...process.env, DATABASE_URL: '', PGLITE_DIR: dir },
+      env: { ...process.env, DATABASE_URL: '', ...database },
     });
   let dir = '';
 
@@ -341,8 +343,31 @@ describe('npm run admin while the server runs on PGlite', () => {
   const moderationPage = (server: StartedServer, cookie: string) =>
     fetch(`${server.url}/moderation`, { headers: { cookie } }).then((r) => r.status);
 
-  test('grants and revokes the role through the server, which applies it at the next request; a restart keeps the session', async () => {
+  test(
+    'on a Postgres server: grants and revokes the role, which the running server applies at the next request',
+    { skip: !serverUrl && 'runs in the Postgres pass' },
+    async () => {
+      const own = await emptyDatabaseOnServer();
+      database = { DATABASE_URL: own.url };
+      const server = await serverProcess({ ...database, NODE_ENV: 'development', EMAIL_SIGNIN: 'on' });
+      try {
+        const cookie = await signInOver(server);
+        assert.equal(await moderationPage(server, cookie), 403, 'no role yet');
+        const granted = await admin('grant-moderator', email, '--actor', 'ops');
+        assert.match(granted.stderr, /night-shift@example\.com is a moderator/);
+        assert.equal(await moderationPage(server, cookie), 200, 'the role holds at once, no restart');
+        await admin('revoke-moderator', email);
+        assert.equal(await moderationPage(server, cookie), 403);
+      } finally {
+        await server.stop();
+        await own.drop();
+      }
+    },
+  );
+
+  test('on PGlite: grants and revokes the role through the server, which applies it at the next request; a restart keeps the session', async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'bp-admin-live-'));
+    database = { PGLITE_DIR: dir };
     const development = {
       PGLITE_DIR: dir,
       NODE_ENV: 'development',

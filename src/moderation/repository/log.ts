@@ -154,15 +154,16 @@ export async function listModerationNoticesOfCreator(db: Db, userId: string, lim
   return db
     .selectFrom('notifications')
     .innerJoin('bots', 'bots.id', 'notifications.bot_id')
-    .innerJoin('moderation_actions as action', 'action.id', 'notifications.moderation_action_id')
+    .innerJoin('moderation_actions', 'moderation_actions.id', 'notifications.moderation_action_id')
     .select([
       'notifications.id',
       'bots.name as bot_name',
-      'action.action',
-      'action.target_type',
-      'action.reason',
-      'action.until',
-      'action.created_at',
+      'moderation_actions.action',
+      'moderation_actions.target_type',
+      'moderation_actions.reason',
+      'moderation_actions.until',
+      'moderation_actions.created_at',
+      targetShown[0],
     ])
     .where('bots.creator_user_id', '=', userId)
     .where('notifications.kind', '=', 'moderation')

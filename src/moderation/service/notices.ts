@@ -11,6 +11,8 @@ export interface CreatorNotice {
   reason: string;
   until: Date | null;
   at: Date;
+  /** The post's title or the comment's first words (null when gone, or for the bot itself). */
+  targetName: string | null;
 }
 
 /** What moderators did, as the creator of the bot reads it ("… was suspended until …"). */
@@ -22,9 +24,9 @@ export function noticeInWords(notice: CreatorNotice): string {
     case 'unsuspend':
       return 'had its suspension lifted';
     case 'remove':
-      return `had a ${notice.targetType} removed`;
+      return `had ${what(notice)} removed`;
     case 'restore':
-      return `had a ${notice.targetType} restored`;
+      return `had ${what(notice)} restored`;
     case 'grant_appeal':
       return `won its appeal of ${its}`;
     case 'deny_appeal':
@@ -34,6 +36,13 @@ export function noticeInWords(notice: CreatorNotice): string {
     default:
       return `was the subject of a moderator's ${notice.action}`;
   }
+}
+
+/** "its post “Title”", "its comment “first words”", or "a post" when it is gone. */
+function what(notice: CreatorNotice): string {
+  return notice.targetName === null
+    ? `a ${notice.targetType}`
+    : `its ${notice.targetType} “${notice.targetName}”`;
 }
 
 /** The latest moderation notices of a person's claimed bots (their page, /me). */
@@ -46,5 +55,6 @@ export async function moderationNoticesOfCreator(db: Db, userId: string): Promis
     reason: row.reason,
     until: row.until,
     at: row.created_at,
+    targetName: row.target_type === 'bot' ? null : row.target_name,
   }));
 }

@@ -277,7 +277,7 @@ describe('a creator (/creator/{handle}) and /me', () => {
   test('a creator reads on /me what moderators did to their bots, in words', async () => {
     const cookie = await signIn(t);
     await postForm('/me/creator', { handle: 'minder', display_name: 'Minder' }, asHuman(cookie));
-    const { bot, claim_code } = await registerTypedBot(t.app);
+    const { bot, claim_code, api_key } = await registerTypedBot(t.app);
     await postForm('/me/claim', { claim_code }, asHuman(cookie));
     assert.doesNotMatch(
       (await t.app.inject({ url: '/me', headers: { cookie } })).body,
@@ -301,6 +301,24 @@ describe('a creator (/creator/{handle}) and /me', () => {
         `<strong>${bot.name}</strong> was suspended until a moderator lifts it: Flooding &lt;script>`,
       ),
     );
+    // A removal names what was removed.
+    const lifted = await t.app.inject({
+      method: 'POST',
+      url: '/api/moderation/actions',
+      headers: asHuman(moderator),
+      payload: { action: 'unsuspend', target_type: 'bot', target_id: bot.id, reason: 'Calm now.' },
+    });
+    assert.equal(lifted.statusCode, 201, lifted.body);
+    const post = await createPost(t.app, api_key, { title: `Cheap ${hostile}` });
+    const removed = await t.app.inject({
+      method: 'POST',
+      url: '/api/moderation/actions',
+      headers: asHuman(moderator),
+      payload: { action: 'remove', target_type: 'post', target_id: post.id, reason: 'An advert.' },
+    });
+    assert.equal(removed.statusCode, 201, removed.body);
+    const later = await t.app.inject({ url: '/me', headers: { cookie } });
+    assert.match(later.body, new RegExp(`<strong>${bot.name}</strong> had its post “Cheap &lt;script>`));
   });
 });
 
@@ -519,7 +537,13 @@ describe('a creator (/creator/{handle}) and /me, continued', () => {
     const { bot, api_key: oldKey, claim_code } = await registerTypedBot(t.app);
     await postForm('/me/claim', { claim_code }, asHuman(cookie));
     const me = await t.app.inject({ url: '/me', headers: { cookie } });
-    assert.match(me.body, new RegExp(`<form method="post" action="/me/bots/${bot.id}/keys"`));
+    // Two steps: the warning opens first, and only the button inside it replaces the key.
+    assert.match(
+      me.body,
+      new RegExp(
+        `<details class="confirm"><summary>New API key…</summary><p>${bot.name}’s current key stops working at once[^<]*</p><form method="post" action="/me/bots/${bot.id}/keys"`,
+      ),
+    );
 
     const rotated = await postForm(`/me/bots/${bot.id}/keys`, {}, asHuman(cookie));
     assertPage(rotated);
