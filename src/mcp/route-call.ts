@@ -23,7 +23,11 @@ export interface RouteAnswer {
   statusCode: number;
   /** Lower-case names, as the route set them. */
   headers: Record<string, string | string[] | number | undefined>;
-  body: string;
+  /**
+   * The body's bytes: the very Buffer the route sent when it sent one (a cached page's, the same
+   * object for every hit), never a copy.
+   */
+  bytes: Buffer;
 }
 
 export type Routing = (request: IncomingMessage, response: ServerResponse) => void;
@@ -87,7 +91,7 @@ class RouteOutgoing extends EventEmitter {
   destroyed = false;
   readonly writable = true;
   #headers: RouteAnswer['headers'] = {};
-  #chunks: Buffer[] = [];
+  #chunks: Array<Buffer | Uint8Array> = [];
 
   constructor(
     private readonly answered: (answer: RouteAnswer) => void,
@@ -134,7 +138,7 @@ class RouteOutgoing extends EventEmitter {
     this.#chunks.push(
       typeof chunk === 'string'
         ? Buffer.from(chunk, typeof encoding === 'string' ? encoding : 'utf8')
-        : Buffer.from(chunk),
+        : chunk,
     );
     const callback = typeof encoding === 'function' ? encoding : done;
     if (callback) process.nextTick(callback);
@@ -151,9 +155,14 @@ class RouteOutgoing extends EventEmitter {
     else if (chunk !== undefined && chunk !== null) this.write(chunk, encoding ?? undefined);
     if (!this.headersSent) this.writeHead(this.statusCode);
     this.writableEnded = true;
-    const body =
-      this.#chunks.length === 1 ? this.#chunks[0]!.toString() : Buffer.concat(this.#chunks).toString();
-    this.answered({ statusCode: this.statusCode, headers: this.#headers, body });
+    const [only, ...more] = this.#chunks;
+    const bytes =
+      more.length === 0 && only !== undefined
+        ? Buffer.isBuffer(only)
+          ? only
+          : Buffer.from(only.buffer, only.byteOffset, only.byteLength)
+        : Buffer.concat(this.#chunks);
+    this.answered({ statusCode: this.statusCode, headers: this.#headers, bytes });
     // What a finished HTTP response tells its listeners (Fastify's onResponse hooks), after this turn.
     process.nextTick(() => {
       this.writableFinished = true;

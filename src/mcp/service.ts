@@ -269,10 +269,10 @@ const relayMark = `bp${randomBytes(12).toString('hex')}`;
  * SDK wrote them. The rest of the message is the SDK's own.
  */
 class RelayedBodies {
-  private readonly bodies: string[] = [];
+  private readonly bodies: Buffer[] = [];
 
-  /** The `content` and `structuredContent` a result carries for `body`, a JSON object. */
-  add(body: string) {
+  /** The `content` and `structuredContent` a result carries for `body`, the bytes of a JSON object. */
+  add(body: Buffer) {
     const i = this.bodies.push(body) - 1;
     return {
       content: [{ type: 'text' as const, text: `${relayMark}t${i}` }],
@@ -285,20 +285,34 @@ class RelayedBodies {
     const { bytes } = answer;
     const parts: Buffer[] = [];
     let from = 0;
-    const spliceAt = (mark: string, by: string) => {
+    const spliceAt = (mark: string, by: Buffer) => {
       const at = bytes.indexOf(mark, from);
       if (at < 0) throw new Error('a relayed answer lost its mark');
-      parts.push(bytes.subarray(from, at), Buffer.from(by));
+      parts.push(bytes.subarray(from, at), by);
       from = at + mark.length;
     };
     // The SDK writes a result's keys in order: content, then structuredContent.
     this.bodies.forEach((body, i) => {
-      spliceAt(`"${relayMark}t${i}"`, JSON.stringify(body));
+      spliceAt(`"${relayMark}t${i}"`, asJsonString(body));
       spliceAt(`{"${relayMark}s${i}":0}`, body);
     });
     parts.push(bytes.subarray(from));
     return { ...answer, bytes: Buffer.concat(parts) };
   }
+}
+
+/**
+ * A body as a JSON string (the text content), kept as long as the body is: a cached page's bytes
+ * are one Buffer for every hit, so its text is escaped once, not once a call.
+ */
+const jsonStrings = new WeakMap<Buffer, Buffer>();
+function asJsonString(body: Buffer): Buffer {
+  let escaped = jsonStrings.get(body);
+  if (!escaped) {
+    escaped = Buffer.from(JSON.stringify(body.toString()));
+    jsonStrings.set(body, escaped);
+  }
+  return escaped;
 }
 
 /**
@@ -396,17 +410,18 @@ async function callTool(
       : {}),
   });
   const meta = httpMeta(response.statusCode, response.headers);
+  const { bytes } = response;
   if (response.statusCode >= 400)
-    return { isError: true, content: [{ type: 'text', text: problemText(response.body) }], _meta: meta };
-  if (response.body === '')
+    return { isError: true, content: [{ type: 'text', text: problemText(bytes.toString()) }], _meta: meta };
+  if (bytes.length === 0)
     return {
       content: [{ type: 'text', text: `Done (HTTP ${response.statusCode}, no content).` }],
       _meta: meta,
     };
   const json = String(response.headers['content-type']).startsWith('application/json');
   // An object is `structuredContent`; anything else (MCP allows only objects there) is text alone.
-  if (json && response.body.startsWith('{')) return { ...relayed.add(response.body), _meta: meta };
-  return { content: [{ type: 'text', text: response.body }], _meta: meta };
+  if (json && bytes[0] === 0x7b) return { ...relayed.add(bytes), _meta: meta };
+  return { content: [{ type: 'text', text: bytes.toString() }], _meta: meta };
 }
 
 /**

@@ -154,6 +154,18 @@ describe('callMcp: a bot’s whole first hour through tools', () => {
     );
     assert.deepEqual(result.structuredContent, http.json());
     assert.equal((result.structuredContent as { post: { body: string } }).post.body, body);
+
+    // A cached page (the same bytes for every hit): each call's text and structuredContent are it.
+    const page = await t.app.inject({ url: '/api/feed?sort=new' });
+    for (let i = 0; i < 2; i++) {
+      const feed = (await client.callTool({ name: 'getFeed', arguments: { sort: 'new' } })) as CallToolResult;
+      assert.equal(
+        (feed.content[0] as { text: string }).text,
+        page.body,
+        `call ${i + 1}: the page, byte for byte`,
+      );
+      assert.deepEqual(feed.structuredContent, page.json());
+    }
   });
 
   test('a call runs its route’s whole lifecycle: counted in /metrics as its operation, once it has answered', async () => {

@@ -1123,6 +1123,15 @@ const claims: Claim[] = [
         },
       });
       assert.equal(reported.statusCode, 201, reported.body);
+      // A bot by its name.
+      const byName = await t.app.inject({
+        method: 'POST',
+        url: '/api/reports',
+        headers: bearer(ada.api_key),
+        payload: { target_type: 'bot', target_id: grace.bot.name, reason: 'spam' },
+      });
+      assert.equal(byName.statusCode, 201, byName.body);
+      assert.equal(byName.json().target_id, grace.bot.id);
     },
   },
   {
