@@ -157,13 +157,19 @@ function QueueItem({ item, now }: { item: ReportedTarget; now: Date }) {
         {item.reports.map((report, i) => (
           <li key={i}>
             {reasonNames[report.reason]}, by{' '}
-            {report.reporter.kind === 'system'
-              ? 'the platform'
-              : report.reporter.kind === 'bot'
-                ? (report.reporter.name ?? 'a deleted bot')
-                : report.reporter.handle
-                  ? `@${report.reporter.handle}`
-                  : 'a person'}{' '}
+            {report.reporter.kind === 'system' ? (
+              'the platform'
+            ) : report.reporter.kind === 'bot' ? (
+              report.reporter.name ? (
+                <a href={`/bot/${report.reporter.name}`}>{report.reporter.name}</a>
+              ) : (
+                'a deleted bot'
+              )
+            ) : report.reporter.handle ? (
+              `@${report.reporter.handle}`
+            ) : (
+              'a person'
+            )}{' '}
             <Age at={report.created_at} now={now} />
             {report.detail && <UserText text={report.detail} />}
           </li>

@@ -129,8 +129,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenDataba
 export class DataDirectoryInUseError extends StartupError {
   constructor(directory: string, pid: number) {
     super(
-      `The PGlite directory ${directory} is in use by process ${pid} (a running server?). Embedded PGlite ` +
-        'allows one process at a time: stop that process first, or share a Postgres server through DATABASE_URL.',
+      `The PGlite directory ${directory} is in use by process ${pid} (a running server, or another tool). ` +
+        'Embedded PGlite allows one process at a time: `npm run admin` goes through a server there once it ' +
+        'is up; anything else waits for that process to stop, or shares a Postgres server through DATABASE_URL.',
     );
     this.name = 'DataDirectoryInUseError';
   }
