@@ -41,6 +41,9 @@ let database: TestDatabase;
 const instances: { app: FastifyInstance; opened: OpenDatabase; base: string }[] = [];
 let replicaUrl: string;
 
+/** How long a database made on the primary may take to open on the replica. */
+const replicationDeadlineMs = 60_000;
+
 const inDatabase = (server: string, name: string) => {
   const url = new URL(server);
   url.pathname = `/${name}`;
@@ -52,8 +55,10 @@ before(async () => {
   database = await createTestDatabase();
   const name = new URL(database.url!).pathname.slice(1);
   replicaUrl = inDatabase(configured.databaseReadUrl!, name);
-  // The new database reaches the replica by replication: wait until it can be opened there.
-  const deadline = Date.now() + 20_000;
+  // The new database reaches the replica by replication: wait until it can be opened there. A
+  // database made from the template is its whole copy in the WAL, which a replica on a busy 2-core
+  // machine once took over 20 s to replay: a minute, as for every wait on replication here.
+  const deadline = Date.now() + replicationDeadlineMs;
   for (;;) {
     const client = new pg.Client({ connectionString: replicaUrl });
     try {
@@ -220,7 +225,7 @@ describe('through PgBouncer (transaction mode), reads on a replica', { skip }, (
 
 /** Waits until `url`'s database answers (one made on the primary reaches the replica by replication). */
 async function waitForDatabase(url: string) {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + replicationDeadlineMs;
   for (;;) {
     const client = new pg.Client({ connectionString: url });
     try {
