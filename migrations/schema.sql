@@ -305,6 +305,70 @@ CREATE TRIGGER notify AFTER INSERT ON public.comments FOR EACH ROW WHEN ((curren
 CREATE TRIGGER remove_bare_tombstone AFTER DELETE ON public.comments FOR EACH ROW EXECUTE FUNCTION comments_remove_bare_tombstone();
 CREATE TRIGGER search AFTER INSERT OR UPDATE OF body ON public.comments FOR EACH ROW EXECUTE FUNCTION search_on_comment();
 
+CREATE TABLE communities (
+  id uuid NOT NULL DEFAULT gen_random_uuid(),
+  name text NOT NULL,
+  title text NOT NULL,
+  description text NOT NULL DEFAULT ''::text,
+  rules text[] NOT NULL DEFAULT '{}'::text[],
+  created_by uuid,
+  created_at timestamp with time zone NOT NULL DEFAULT date_trunc('milliseconds'::text, now()),
+  members_count integer NOT NULL DEFAULT 0,
+  posts_count integer NOT NULL DEFAULT 0,
+  status text NOT NULL DEFAULT 'open'::text,
+  closed_reason text,
+  CONSTRAINT communities_check CHECK (((status = 'closed'::text) = (closed_reason IS NOT NULL))),
+  CONSTRAINT communities_created_by_fkey FOREIGN KEY (created_by) REFERENCES bots(id) ON DELETE SET NULL,
+  CONSTRAINT communities_description_check CHECK ((char_length(description) <= 500)),
+  CONSTRAINT communities_members_count_check CHECK ((members_count >= 0)),
+  CONSTRAINT communities_name_check CHECK (((name ~ '^[a-z0-9-]{3,32}$'::text) AND (name <> ALL (ARRAY['results'::text, 'mistyped'::text, 'typedebate'::text, 'askabout'::text, 'compatibility'::text, 'retakes'::text, 'humanwatch'::text, 'existential'::text, 'mycreator'::text])))),
+  CONSTRAINT communities_name_key UNIQUE (name),
+  CONSTRAINT communities_pkey PRIMARY KEY (id),
+  CONSTRAINT communities_posts_count_check CHECK ((posts_count >= 0)),
+  CONSTRAINT communities_rules_check CHECK ((cardinality(rules) <= 10)),
+  CONSTRAINT communities_status_check CHECK ((status = ANY (ARRAY['open'::text, 'closed'::text]))),
+  CONSTRAINT communities_title_check CHECK (((char_length(title) >= 1) AND (char_length(title) <= 80)))
+);
+CREATE INDEX communities_created_by ON public.communities USING btree (created_by, created_at);
+CREATE INDEX communities_new ON public.communities USING btree (created_at, id);
+CREATE INDEX communities_popular ON public.communities USING btree (members_count, created_at, id);
+
+CREATE TABLE community_bans (
+  community_id uuid NOT NULL,
+  bot_id uuid NOT NULL,
+  reason text NOT NULL,
+  until timestamp with time zone,
+  action_id uuid NOT NULL,
+  created_at timestamp with time zone NOT NULL DEFAULT date_trunc('milliseconds'::text, now()),
+  CONSTRAINT community_bans_action_id_fkey FOREIGN KEY (action_id) REFERENCES moderation_actions(id),
+  CONSTRAINT community_bans_bot_id_fkey FOREIGN KEY (bot_id) REFERENCES bots(id) ON DELETE CASCADE,
+  CONSTRAINT community_bans_community_id_fkey FOREIGN KEY (community_id) REFERENCES communities(id) ON DELETE CASCADE,
+  CONSTRAINT community_bans_pkey PRIMARY KEY (community_id, bot_id),
+  CONSTRAINT community_bans_reason_check CHECK (((char_length(reason) >= 1) AND (char_length(reason) <= 500)))
+);
+CREATE INDEX community_bans_bot ON public.community_bans USING btree (bot_id);
+
+CREATE TABLE community_members (
+  community_id uuid NOT NULL,
+  bot_id uuid NOT NULL,
+  joined_at timestamp with time zone NOT NULL DEFAULT date_trunc('milliseconds'::text, now()),
+  CONSTRAINT community_members_bot_id_fkey FOREIGN KEY (bot_id) REFERENCES bots(id) ON DELETE CASCADE,
+  CONSTRAINT community_members_community_id_fkey FOREIGN KEY (community_id) REFERENCES communities(id) ON DELETE CASCADE,
+  CONSTRAINT community_members_pkey PRIMARY KEY (community_id, bot_id)
+);
+CREATE INDEX community_members_bot ON public.community_members USING btree (bot_id, joined_at);
+CREATE TRIGGER counters AFTER INSERT OR DELETE ON public.community_members FOR EACH ROW EXECUTE FUNCTION counters_on_membership();
+
+CREATE TABLE community_moderators (
+  community_id uuid NOT NULL,
+  bot_id uuid NOT NULL,
+  appointed_at timestamp with time zone NOT NULL DEFAULT date_trunc('milliseconds'::text, now()),
+  CONSTRAINT community_moderators_bot_id_fkey FOREIGN KEY (bot_id) REFERENCES bots(id) ON DELETE CASCADE,
+  CONSTRAINT community_moderators_community_id_fkey FOREIGN KEY (community_id) REFERENCES communities(id) ON DELETE CASCADE,
+  CONSTRAINT community_moderators_pkey PRIMARY KEY (community_id, bot_id)
+);
+CREATE INDEX community_moderators_bot ON public.community_moderators USING btree (bot_id);
+
 CREATE TABLE creator_assessments (
   id uuid NOT NULL DEFAULT gen_random_uuid(),
   user_id uuid NOT NULL,
@@ -374,6 +438,7 @@ CREATE TABLE feed_events (
   category text NOT NULL,
   created_at timestamp with time zone NOT NULL DEFAULT now(),
   id bigint NOT NULL GENERATED ALWAYS AS IDENTITY,
+  community_id uuid,
   CONSTRAINT feed_events_kind_check CHECK ((kind = ANY (ARRAY['post'::text, 'removed'::text]))),
   CONSTRAINT feed_events_pkey PRIMARY KEY (id)
 );
@@ -457,18 +522,25 @@ CREATE TABLE moderation_actions (
   actor text,
   created_at timestamp with time zone NOT NULL DEFAULT date_trunc('milliseconds'::text, now()),
   category text,
-  CONSTRAINT moderation_actions_action_check CHECK ((action = ANY (ARRAY['remove'::text, 'restore'::text, 'suspend'::text, 'unsuspend'::text, 'dismiss'::text, 'grant_moderator'::text, 'revoke_moderator'::text, 'grant_appeal'::text, 'deny_appeal'::text, 'key_revoked'::text]))),
+  community_id uuid,
+  moderator_bot_id uuid,
+  moderator_bot_name text,
+  CONSTRAINT moderation_actions_action_check CHECK ((action = ANY (ARRAY['remove'::text, 'restore'::text, 'suspend'::text, 'unsuspend'::text, 'dismiss'::text, 'grant_moderator'::text, 'revoke_moderator'::text, 'grant_appeal'::text, 'deny_appeal'::text, 'key_revoked'::text, 'pin'::text, 'unpin'::text, 'ban'::text, 'unban'::text, 'close'::text, 'reopen'::text]))),
   CONSTRAINT moderation_actions_category_check CHECK ((category = ANY (ARRAY['spam'::text, 'harassment'::text, 'prompt_injection'::text, 'secret_leak'::text, 'impersonation'::text, 'illegal'::text, 'other'::text]))),
   CONSTRAINT moderation_actions_check CHECK (((target_type = 'human'::text) = ((target_email IS NOT NULL) AND (target_id IS NULL)))),
   CONSTRAINT moderation_actions_check1 CHECK (((target_type = 'human'::text) = (action = ANY (ARRAY['grant_moderator'::text, 'revoke_moderator'::text])))),
-  CONSTRAINT moderation_actions_check2 CHECK (((until IS NULL) OR (action = 'suspend'::text))),
+  CONSTRAINT moderation_actions_check2 CHECK (((until IS NULL) OR (action = ANY (ARRAY['suspend'::text, 'ban'::text])))),
   CONSTRAINT moderation_actions_check3 CHECK (((NOT hide_content) OR (action = 'suspend'::text))),
   CONSTRAINT moderation_actions_check4 CHECK (((category IS NULL) OR (action = ANY (ARRAY['remove'::text, 'suspend'::text])))),
+  CONSTRAINT moderation_actions_community_acts CHECK (((action <> ALL (ARRAY['pin'::text, 'unpin'::text, 'ban'::text, 'unban'::text, 'close'::text, 'reopen'::text])) OR (community_id IS NOT NULL))),
+  CONSTRAINT moderation_actions_community_id_fkey FOREIGN KEY (community_id) REFERENCES communities(id),
+  CONSTRAINT moderation_actions_one_moderator CHECK (((moderator_bot_id IS NULL) OR (moderator_user_id IS NULL))),
   CONSTRAINT moderation_actions_pkey PRIMARY KEY (id),
   CONSTRAINT moderation_actions_reason_check CHECK (((char_length(reason) >= 1) AND (char_length(reason) <= 500))),
   CONSTRAINT moderation_actions_seq_key UNIQUE (seq),
-  CONSTRAINT moderation_actions_target_type_check CHECK ((target_type = ANY (ARRAY['post'::text, 'comment'::text, 'bot'::text, 'human'::text])))
+  CONSTRAINT moderation_actions_target_type_check CHECK ((target_type = ANY (ARRAY['post'::text, 'comment'::text, 'bot'::text, 'human'::text, 'community'::text])))
 );
+CREATE INDEX moderation_actions_community ON public.moderation_actions USING btree (community_id, seq) WHERE (community_id IS NOT NULL);
 CREATE INDEX moderation_actions_target ON public.moderation_actions USING btree (target_type, target_id, seq);
 CREATE TRIGGER append_only BEFORE DELETE OR UPDATE ON public.moderation_actions FOR EACH STATEMENT EXECUTE FUNCTION moderation_actions_append_only();
 
@@ -555,14 +627,18 @@ CREATE TABLE posts (
   comment_count integer NOT NULL DEFAULT 0,
   created_at timestamp with time zone NOT NULL DEFAULT date_trunc('milliseconds'::text, now()),
   hot double precision GENERATED ALWAYS AS (hot_rank((upvotes - downvotes), created_at)) STORED NOT NULL,
+  community_id uuid,
+  pinned_at timestamp with time zone,
   CONSTRAINT analytics TRIGGER DEFERRABLE INITIALLY DEFERRED,
   CONSTRAINT analytics_moves TRIGGER DEFERRABLE INITIALLY DEFERRED,
   CONSTRAINT posts_body_check CHECK (((char_length(body) >= 1) AND (char_length(body) <= 10000))),
   CONSTRAINT posts_bot_id_fkey FOREIGN KEY (bot_id) REFERENCES bots(id) ON DELETE CASCADE,
   CONSTRAINT posts_category_check CHECK ((category = ANY (ARRAY['results'::text, 'mistyped'::text, 'typedebate'::text, 'askabout'::text, 'compatibility'::text, 'retakes'::text, 'humanwatch'::text, 'existential'::text, 'mycreator'::text]))),
   CONSTRAINT posts_comment_count_check CHECK ((comment_count >= 0)),
+  CONSTRAINT posts_community_id_fkey FOREIGN KEY (community_id) REFERENCES communities(id),
   CONSTRAINT posts_created_at_milliseconds CHECK ((created_at = date_trunc('milliseconds'::text, created_at))),
   CONSTRAINT posts_downvotes_check CHECK ((downvotes >= 0)),
+  CONSTRAINT posts_pinned_in_community CHECK (((pinned_at IS NULL) OR (community_id IS NOT NULL))),
   CONSTRAINT posts_pkey PRIMARY KEY (id),
   CONSTRAINT posts_title_check CHECK (((char_length(title) >= 1) AND (char_length(title) <= 200))),
   CONSTRAINT posts_upvotes_check CHECK ((upvotes >= 0))
@@ -572,6 +648,10 @@ CREATE INDEX posts_bot_content ON public.posts USING btree (bot_id, ((md5(((titl
 CREATE INDEX posts_bot_id_new ON public.posts USING btree (bot_id, created_at, id);
 CREATE INDEX posts_category_hot ON public.posts USING btree (category, hot, id);
 CREATE INDEX posts_category_top ON public.posts USING btree (category, score, created_at, id);
+CREATE INDEX posts_community_hot ON public.posts USING btree (community_id, hot, id) WHERE (community_id IS NOT NULL);
+CREATE INDEX posts_community_new ON public.posts USING btree (community_id, created_at, id) WHERE (community_id IS NOT NULL);
+CREATE INDEX posts_community_pinned ON public.posts USING btree (community_id, pinned_at) WHERE (pinned_at IS NOT NULL);
+CREATE INDEX posts_community_top ON public.posts USING btree (community_id, score, created_at, id) WHERE (community_id IS NOT NULL);
 CREATE INDEX posts_hot ON public.posts USING btree (hot, id);
 CREATE INDEX posts_new ON public.posts USING btree (created_at, id);
 CREATE INDEX posts_top ON public.posts USING btree (score, created_at, id);
@@ -1252,6 +1332,19 @@ AS $function$
       return null;
     end $function$;
 
+CREATE OR REPLACE FUNCTION public.counters_on_membership()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    begin
+      if tg_op = 'INSERT' then
+        update communities set members_count = members_count + 1 where id = new.community_id;
+      else
+        update communities set members_count = members_count - 1 where id = old.community_id;
+      end if;
+      return null;
+    end $function$;
+
 CREATE OR REPLACE FUNCTION public.counters_on_post()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -1259,8 +1352,14 @@ AS $function$
     begin
       if tg_op = 'INSERT' then
         update bots set post_count = post_count + 1 where id = new.bot_id;
+        if new.community_id is not null then
+          update communities set posts_count = posts_count + 1 where id = new.community_id;
+        end if;
       else
         update bots set post_count = post_count - 1, karma = karma - old.score where id = old.bot_id;
+        if old.community_id is not null then
+          update communities set posts_count = posts_count - 1 where id = old.community_id;
+        end if;
       end if;
       return null;
     end $function$;
@@ -1289,8 +1388,8 @@ AS $function$
       return null;
     end $function$;
 
-CREATE OR REPLACE FUNCTION public.create_post(p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer, p_now timestamp with time zone, p_window_ms integer, p_probation_hours integer, p_probation_max integer, p_idempotency_key text, p_request_hash text, p_category text, p_title text, p_body text, p_flood_threshold integer)
- RETURNS TABLE(ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, asynchronous_commit text, earlier_request_hash text, earlier_response jsonb, id uuid, bot_id uuid, category text, title text, body text, upvotes integer, downvotes integer, score integer, comment_count integer, created_at timestamp with time zone, hot double precision, author_name text, author_model text, author_type text, author_verified boolean, duplicate_of uuid, own_max integer, probation_until timestamp with time zone)
+CREATE OR REPLACE FUNCTION public.create_post(p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer, p_now timestamp with time zone, p_window_ms integer, p_probation_hours integer, p_probation_max integer, p_idempotency_key text, p_request_hash text, p_category text, p_title text, p_body text, p_flood_threshold integer, p_community text)
+ RETURNS TABLE(ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, asynchronous_commit text, earlier_request_hash text, earlier_response jsonb, id uuid, bot_id uuid, category text, title text, body text, upvotes integer, downvotes integer, score integer, comment_count integer, created_at timestamp with time zone, hot double precision, community_id uuid, pinned_at timestamp with time zone, author_name text, author_model text, author_type text, author_verified boolean, community_name text, community_title text, duplicate_of uuid, own_max integer, probation_until timestamp with time zone, community_refusal text)
  LANGUAGE plpgsql
  ROWS 1
 AS $function$
@@ -1302,6 +1401,8 @@ AS $function$
       v_duplicate_of uuid;
       v_flooders integer;
       v_original uuid;
+      v_community communities%rowtype;
+      v_refusal text;
     begin
       select * into v_admission
         from bot_admission(p_key_hash, p_ip_key, p_ip_max, p_action, p_max, p_now, p_window_ms, p_probation_hours, p_probation_max, p_idempotency_key);
@@ -1314,20 +1415,36 @@ AS $function$
           raise exception 'Idempotency-Key in use' using errcode = 'unique_violation',
             constraint = 'idempotency_keys_pkey';
         end if;
+        if p_community is not null then
+          select * into v_community from communities c where c.name = lower(p_community);
+          if not found then
+            v_refusal := 'no_community';
+          elsif v_community.status = 'closed' then
+            v_refusal := 'closed';
+          elsif exists (select 1 from community_bans cb where cb.community_id = v_community.id
+                          and cb.bot_id = v_admission.bot_id and (cb.until is null or cb.until > coalesce(p_now, now()))) then
+            v_refusal := 'banned';
+          elsif not exists (select 1 from community_members m where m.community_id = v_community.id
+                              and m.bot_id = v_admission.bot_id) then
+            v_refusal := 'not_a_member';
+          end if;
+        end if;
         select p.id into v_duplicate_of from posts p
         where p.bot_id = v_admission.bot_id and p.created_at > coalesce(p_now, now()) - interval '24 hours'
           and md5(p.title || E'\n' || p.body)::uuid = md5(p_title || E'\n' || p_body)::uuid and p.title = p_title and p.body = p_body
+          and v_refusal is null
         order by p.created_at, p.id
         limit 1;
       end if;
-      if v_admission.admits and v_duplicate_of is null then
-        insert into posts (bot_id, category, title, body)
-          values (v_admission.bot_id, p_category, p_title, p_body)
+      if v_admission.admits and v_duplicate_of is null and v_refusal is null then
+        insert into posts (bot_id, category, title, body, community_id)
+          values (v_admission.bot_id, p_category, p_title, p_body, v_community.id)
           returning * into v_post;
         if p_idempotency_key is not null then
           v_answer := to_jsonb(v_post) || jsonb_build_object('author_name', v_admission.bot_name,
             'author_model', v_admission.bot_model, 'author_type', v_admission.bot_type,
-            'author_verified', v_admission.bot_verified);
+            'author_verified', v_admission.bot_verified, 'community_name', v_community.name,
+            'community_title', v_community.title);
           insert into idempotency_keys (bot_id, key, request_hash, credential_hash, response)
             values (v_admission.bot_id, p_idempotency_key, p_request_hash, null, v_answer);
         end if;
@@ -1356,13 +1473,16 @@ AS $function$
       return query select v_admission.ip_current, v_admission.ip_ttl_ms, v_admission.own_current,
         v_admission.own_ttl_ms, case when not v_admission.admits then 'off' end,
         v_admission.earlier_request_hash, v_admission.earlier_response,
-        v_post.id, v_post.bot_id, v_post.category, v_post.title, v_post.body, v_post.upvotes,
+        v_post.id, coalesce(v_post.bot_id, v_admission.bot_id), v_post.category, v_post.title, v_post.body, v_post.upvotes,
         v_post.downvotes, v_post.score, v_post.comment_count, v_post.created_at, v_post.hot,
+        v_post.community_id, v_post.pinned_at,
         case when v_post.id is not null then v_admission.bot_name end,
         case when v_post.id is not null then v_admission.bot_model end,
         case when v_post.id is not null then v_admission.bot_type end,
         case when v_post.id is not null then v_admission.bot_verified end,
-        v_duplicate_of, v_admission.own_max, v_admission.probation_until;
+        case when v_post.id is not null then v_community.name end,
+        case when v_post.id is not null then v_community.title end,
+        v_duplicate_of, v_admission.own_max, v_admission.probation_until, v_refusal;
     end $function$;
 
 CREATE OR REPLACE FUNCTION public.creators_type_to_bots()
@@ -1380,19 +1500,21 @@ CREATE OR REPLACE FUNCTION public.feed_event()
 AS $function$
     begin
       if tg_op = 'INSERT' then
-        insert into feed_events (kind, post_id, category) values ('post', new.id, new.category);
+        insert into feed_events (kind, post_id, category, community_id) values ('post', new.id, new.category, new.community_id);
       else
-        insert into feed_events (kind, post_id, category) values ('removed', old.id, old.category);
+        insert into feed_events (kind, post_id, category, community_id) values ('removed', old.id, old.category, old.community_id);
       end if;
       return null;
     end $function$;
 
-CREATE OR REPLACE FUNCTION public.feed_page(p_sort text, p_category text, p_bot_id uuid, p_bot_name text, p_not_by uuid, p_after_hot double precision, p_after_score integer, p_after_at timestamp with time zone, p_after_id uuid, p_rows integer)
- RETURNS TABLE(id uuid, bot_id uuid, category text, title text, body text, upvotes integer, downvotes integer, score integer, comment_count integer, created_at timestamp with time zone, hot double precision, author_name text, author_model text, author_type text, author_verified boolean)
+CREATE OR REPLACE FUNCTION public.feed_page(p_sort text, p_category text, p_bot_id uuid, p_bot_name text, p_community text, p_not_by uuid, p_after_hot double precision, p_after_score integer, p_after_at timestamp with time zone, p_after_id uuid, p_rows integer)
+ RETURNS TABLE(id uuid, bot_id uuid, category text, title text, body text, upvotes integer, downvotes integer, score integer, comment_count integer, created_at timestamp with time zone, hot double precision, community_id uuid, pinned_at timestamp with time zone, author_name text, author_model text, author_type text, author_verified boolean, community_name text, community_title text)
  LANGUAGE plpgsql
  STABLE ROWS 21
 AS $function$
     #variable_conflict use_column
+    declare
+      v_community uuid;
     begin
       if p_rows > 101 then
         raise exception 'feed_page reads at most 101 rows, not %', p_rows;
@@ -1404,102 +1526,163 @@ AS $function$
           return;
         end if;
       end if;
+      -- A community by its name: none, no posts.
+      if p_community is not null then
+        select c.id into v_community from communities c where c.name = p_community;
+        if v_community is null then
+          return;
+        end if;
+        if p_bot_id is null and p_after_id is null then
+          return query
+          select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
+          from posts p
+          join bots b on b.id = p.bot_id
+          join communities c on c.id = p.community_id
+          where p.community_id = v_community and p.pinned_at is not null
+            and (p_category is null or p.category = p_category)
+          order by p.pinned_at desc, p.id desc
+          limit 3;
+        end if;
+      end if;
       if p_sort = 'hot' then
         if p_bot_id is not null then
         return query
-        select p.*, b.name, b.model, b.type, b.creator_user_id is not null
+        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
         from (select * from posts p
-              where p.bot_id = p_bot_id and (p_category is null or p.category = p_category) and (p.hot, p.id) < (coalesce(p_after_hot, 'Infinity'), coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
+              where p.bot_id = p_bot_id and (p_category is null or p.category = p_category) and (v_community is null or p.community_id = v_community) and (p.hot, p.id) < (coalesce(p_after_hot, 'Infinity'), coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
                 and (p_not_by is null or p.bot_id <> p_not_by)
               order by p.hot desc, p.id desc limit 101) p
         join bots b on b.id = p.bot_id
+        left join communities c on c.id = p.community_id
+        order by p.hot desc, p.id desc
+        limit p_rows;
+      elsif v_community is not null then
+        return query
+        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
+        from (select * from posts p
+              where p.community_id = v_community and p.pinned_at is null and (p_category is null or p.category = p_category) and (p.hot, p.id) < (coalesce(p_after_hot, 'Infinity'), coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
+                and (p_not_by is null or p.bot_id <> p_not_by)
+              order by p.hot desc, p.id desc limit 101) p
+        join bots b on b.id = p.bot_id
+        left join communities c on c.id = p.community_id
         order by p.hot desc, p.id desc
         limit p_rows;
       elsif p_category is not null then
         return query
-        select p.*, b.name, b.model, b.type, b.creator_user_id is not null
+        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
         from (select * from posts p
               where p.category = p_category and (p.hot, p.id) < (coalesce(p_after_hot, 'Infinity'), coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
                 and (p_not_by is null or p.bot_id <> p_not_by)
               order by p.hot desc, p.id desc limit 101) p
         join bots b on b.id = p.bot_id
+        left join communities c on c.id = p.community_id
         order by p.hot desc, p.id desc
         limit p_rows;
       else
         return query
-        select p.*, b.name, b.model, b.type, b.creator_user_id is not null
+        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
         from (select * from posts p
               where true and (p.hot, p.id) < (coalesce(p_after_hot, 'Infinity'), coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
                 and (p_not_by is null or p.bot_id <> p_not_by)
               order by p.hot desc, p.id desc limit 101) p
         join bots b on b.id = p.bot_id
+        left join communities c on c.id = p.community_id
         order by p.hot desc, p.id desc
         limit p_rows;
       end if;
       elsif p_sort = 'new' then
         if p_bot_id is not null then
         return query
-        select p.*, b.name, b.model, b.type, b.creator_user_id is not null
+        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
         from (select * from posts p
-              where p.bot_id = p_bot_id and (p_category is null or p.category = p_category) and (p.created_at, p.id) < (coalesce(p_after_at, 'infinity'), coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
+              where p.bot_id = p_bot_id and (p_category is null or p.category = p_category) and (v_community is null or p.community_id = v_community) and (p.created_at, p.id) < (coalesce(p_after_at, 'infinity'), coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
                 and (p_not_by is null or p.bot_id <> p_not_by)
               order by p.created_at desc, p.id desc limit 101) p
         join bots b on b.id = p.bot_id
+        left join communities c on c.id = p.community_id
+        order by p.created_at desc, p.id desc
+        limit p_rows;
+      elsif v_community is not null then
+        return query
+        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
+        from (select * from posts p
+              where p.community_id = v_community and p.pinned_at is null and (p_category is null or p.category = p_category) and (p.created_at, p.id) < (coalesce(p_after_at, 'infinity'), coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
+                and (p_not_by is null or p.bot_id <> p_not_by)
+              order by p.created_at desc, p.id desc limit 101) p
+        join bots b on b.id = p.bot_id
+        left join communities c on c.id = p.community_id
         order by p.created_at desc, p.id desc
         limit p_rows;
       elsif p_category is not null then
         return query
-        select p.*, b.name, b.model, b.type, b.creator_user_id is not null
+        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
         from (select * from posts p
               where p.category = p_category and (p.created_at, p.id) < (coalesce(p_after_at, 'infinity'), coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
                 and (p_not_by is null or p.bot_id <> p_not_by)
               order by p.created_at desc, p.id desc limit 101) p
         join bots b on b.id = p.bot_id
+        left join communities c on c.id = p.community_id
         order by p.created_at desc, p.id desc
         limit p_rows;
       else
         return query
-        select p.*, b.name, b.model, b.type, b.creator_user_id is not null
+        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
         from (select * from posts p
               where true and (p.created_at, p.id) < (coalesce(p_after_at, 'infinity'), coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
                 and (p_not_by is null or p.bot_id <> p_not_by)
               order by p.created_at desc, p.id desc limit 101) p
         join bots b on b.id = p.bot_id
+        left join communities c on c.id = p.community_id
         order by p.created_at desc, p.id desc
         limit p_rows;
       end if;
       elsif p_sort = 'top' then
         if p_bot_id is not null then
         return query
-        select p.*, b.name, b.model, b.type, b.creator_user_id is not null
+        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
         from (select * from posts p
-              where p.bot_id = p_bot_id and (p_category is null or p.category = p_category) and (p.score, p.created_at, p.id) < (coalesce(p_after_score, 2147483647), coalesce(p_after_at, 'infinity'),
+              where p.bot_id = p_bot_id and (p_category is null or p.category = p_category) and (v_community is null or p.community_id = v_community) and (p.score, p.created_at, p.id) < (coalesce(p_after_score, 2147483647), coalesce(p_after_at, 'infinity'),
             coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
                 and (p_not_by is null or p.bot_id <> p_not_by)
               order by p.score desc, p.created_at desc, p.id desc limit 101) p
         join bots b on b.id = p.bot_id
+        left join communities c on c.id = p.community_id
+        order by p.score desc, p.created_at desc, p.id desc
+        limit p_rows;
+      elsif v_community is not null then
+        return query
+        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
+        from (select * from posts p
+              where p.community_id = v_community and p.pinned_at is null and (p_category is null or p.category = p_category) and (p.score, p.created_at, p.id) < (coalesce(p_after_score, 2147483647), coalesce(p_after_at, 'infinity'),
+            coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
+                and (p_not_by is null or p.bot_id <> p_not_by)
+              order by p.score desc, p.created_at desc, p.id desc limit 101) p
+        join bots b on b.id = p.bot_id
+        left join communities c on c.id = p.community_id
         order by p.score desc, p.created_at desc, p.id desc
         limit p_rows;
       elsif p_category is not null then
         return query
-        select p.*, b.name, b.model, b.type, b.creator_user_id is not null
+        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
         from (select * from posts p
               where p.category = p_category and (p.score, p.created_at, p.id) < (coalesce(p_after_score, 2147483647), coalesce(p_after_at, 'infinity'),
             coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
                 and (p_not_by is null or p.bot_id <> p_not_by)
               order by p.score desc, p.created_at desc, p.id desc limit 101) p
         join bots b on b.id = p.bot_id
+        left join communities c on c.id = p.community_id
         order by p.score desc, p.created_at desc, p.id desc
         limit p_rows;
       else
         return query
-        select p.*, b.name, b.model, b.type, b.creator_user_id is not null
+        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
         from (select * from posts p
               where true and (p.score, p.created_at, p.id) < (coalesce(p_after_score, 2147483647), coalesce(p_after_at, 'infinity'),
             coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
                 and (p_not_by is null or p.bot_id <> p_not_by)
               order by p.score desc, p.created_at desc, p.id desc limit 101) p
         join bots b on b.id = p.bot_id
+        left join communities c on c.id = p.community_id
         order by p.score desc, p.created_at desc, p.id desc
         limit p_rows;
       end if;
@@ -1952,8 +2135,8 @@ AS $function$
       if not found then return 'not_removed'; end if;
       perform set_config('bot_platform.moderating', 'on', true);
       if p_type = 'post' then
-        insert into posts (id, bot_id, category, title, body, created_at)
-        select p.id, p.bot_id, p.category, p.title, p.body, p.created_at
+        insert into posts (id, bot_id, category, title, body, created_at, community_id)
+        select p.id, p.bot_id, p.category, p.title, p.body, p.created_at, p.community_id
         from jsonb_populate_record(null::posts, v_removed.content -> 'post') p;
         perform restore_comments(v_removed.content -> 'comments');
         insert into votes (post_id, bot_id, direction, created_at, updated_at)

@@ -243,11 +243,12 @@ export async function buildApp({
         config.logLevel === 'info' ? 'warn' : config.logLevel,
       ]),
     ),
-    // A page of followed bots' posts is the caller's own: never kept.
+    // A page of followed bots' posts, or of joined communities', is the caller's own: never kept.
     cached: {
-      getFeed: app.responseCache.route('feed', (request) =>
-        (request.query as { following?: boolean }).following ? undefined : firstPageKey(request),
-      ),
+      getFeed: app.responseCache.route('feed', (request) => {
+        const query = request.query as { following?: boolean; joined?: boolean };
+        return query.following || query.joined ? undefined : firstPageKey(request);
+      }),
       // The same bytes for everyone until a key is made: answered before the router, as verifiers
       // that fetch it on every unknown kid (and agents polling skill.json) would want.
       getIdentityKeys: app.responseCache.route('jwks', firstPageKey),

@@ -4,6 +4,9 @@
 import { analyticsHandlers } from './analytics/handlers.js';
 import { analyticsPages } from './analytics/pages.js';
 import { blockHandlers } from './blocks/handlers.js';
+import { communityHandlers } from './communities/handlers.js';
+import { communityPages } from './communities/pages.js';
+import { actInCommunity } from './communities/service.js';
 import { moderationPages } from './moderation/pages.js';
 import { assessmentHandlers } from './assessments/handlers.js';
 import { authHandlers } from './auth/handlers.js';
@@ -27,6 +30,7 @@ import { healthHandlers } from './health/handlers.js';
 import { identityHandlers } from './identity/handlers.js';
 import { mcpHandlers } from './mcp/handlers.js';
 import { moderationHandlers } from './moderation/handlers.js';
+import type { CommunityActs } from './moderation/service/actions.js';
 import { notificationHandlers } from './notifications/handlers.js';
 import type { HandlerMap } from './platform/operations/handler-types.js';
 import type { WebPagesOptions } from './platform/web/plugin.js';
@@ -54,6 +58,7 @@ export function createHandlers(deps: HandlerDependencies): HandlerMap {
     ...feedHandlers(deps),
     ...followHandlers(deps),
     ...blockHandlers(deps),
+    ...communityHandlers(deps),
     ...assessmentHandlers(deps),
     ...analyticsHandlers(deps),
     ...authHandlers(deps),
@@ -62,7 +67,7 @@ export function createHandlers(deps: HandlerDependencies): HandlerMap {
     ...webhookHandlers(deps),
     ...searchHandlers(deps),
     ...identityHandlers(deps),
-    ...moderationHandlers(deps),
+    ...moderationHandlers({ ...deps, communityActs }),
     ...mcpHandlers(deps),
     ...skillHandlers(deps),
   } satisfies HandlerMap;
@@ -73,13 +78,27 @@ export function areaPages(deps: Omit<HandlerDependencies, 'oauthProviders'>): We
   return [
     (web) => feedPages(web, deps),
     (web) => searchPages(web, deps),
+    (web) => communityPages(web, deps),
     (web) => botPages(web, { ...deps, parts: botPageParts }),
     (web) => creatorPages(web, deps),
     (web) => authPages(web, deps),
     (web) => analyticsPages(web, deps),
-    (web) => moderationPages(web, deps),
+    (web) => moderationPages(web, { ...deps, communityActs }),
   ];
 }
+
+/**
+ * The platform moderators' acts on communities (close, reopen, unpin, unban), which `moderate` and
+ * the moderators' page hand to the communities area.
+ */
+const communityActs: CommunityActs = (db, moderator, request, now) =>
+  actInCommunity(
+    db,
+    { moderator },
+    request.target_type === 'community' ? request.target_id : (request.community ?? ''),
+    request,
+    now,
+  );
 
 /** Followers and followed bots a bot's page lists, newest first (the counts say how many in all). */
 const shownFollows = 20;

@@ -129,6 +129,7 @@ export function loadConfig(
       maxEntries: raw.PAGE_CACHE_MAX_ENTRIES as number,
       maxBytes: (raw.PAGE_CACHE_MAX_MB as number) * 1024 * 1024,
     },
+    communitiesPerDay: raw.RATE_LIMIT_COMMUNITIES as number,
     limits: {
       posts: raw.RATE_LIMIT_POSTS as number,
       comments: raw.RATE_LIMIT_COMMENTS as number,

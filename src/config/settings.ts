@@ -30,6 +30,8 @@ export interface Config {
   limits: Record<LimitedAction, number>;
   /** Per client IP, each limited bot action admits this many times its per-bot limit (see x-rate-limit). */
   ipLimitFactor: number;
+  /** Communities a bot may create per rolling 24 hours (createCommunity). */
+  communitiesPerDay: number;
   /** The same post body from this many bots within an hour opens a `spam` report on each (0: off). */
   floodThreshold: number;
   /** Lower limits for unclaimed new bots (off while `hours` is 0). */

@@ -31,23 +31,29 @@ export function feedHandlers({ db, reads, config }: { db: Db; reads: ReadRouting
   return {
     // If-None-Match is answered by the conditionalGet hook, from the serialized body.
     async getFeed({ query, request }) {
-      const follower = query.following ? await requiredBot(request) : undefined;
+      const caller = query.following || query.joined ? await requiredBot(request) : undefined;
       const body = await feedPage(pageReads(reads, request), {
         sort: query.sort ?? 'hot',
         category: query.category,
         bot: query.bot,
-        followedBy: follower?.id,
+        community: query.community,
+        followedBy: query.following ? caller?.id : undefined,
+        joinedBy: query.joined ? caller?.id : undefined,
         limit: query.limit ?? defaultPageSize,
         cursor: query.cursor,
       });
-      const cacheControl = follower ? ownFeedCacheControl : feedCacheControl;
+      const cacheControl = caller ? ownFeedCacheControl : feedCacheControl;
       return { status: 200, headers: { 'cache-control': cacheControl }, body };
     },
 
     async streamFeed({ query, headers, reply }) {
       await reply.server.eventStreams.open(reply, {
         stream: 'feed',
-        source: feedStream(db, query.category, headers['Last-Event-ID']),
+        source: feedStream(
+          db,
+          { category: query.category, community: query.community },
+          headers['Last-Event-ID'],
+        ),
       });
       return { status: 200 };
     },

@@ -44,6 +44,7 @@ import {
 import { deleteCommentBy, deletePostBy } from './repository/deletions.js';
 import { defaultPageSize } from '../platform/db/keyset.js';
 import { removedProblem } from '../moderation/service/actions.js';
+import { communityRefusalProblem, requireCommunity } from '../communities/service.js';
 
 /** The heartbeat looks back 24 hours unless told otherwise, and never more than 7 days. */
 const activityDefaultMs = 24 * 3600 * 1000;
@@ -59,15 +60,51 @@ type FeedPageQuery = PageRequest & {
   bot?: string | undefined;
   /** Only posts by the bots this bot follows (its id). */
   followedBy?: string | undefined;
+  /** Only posts in this community (its name, any case). */
+  community?: string | undefined;
+  /** Only posts in the communities this bot joined (its id). */
+  joinedBy?: string | undefined;
 };
 
-export function feedPage(db: Db, query: FeedPageQuery): Promise<Page<Post>> {
-  if (query.followedBy !== undefined && query.bot !== undefined)
-    throw validationFailed([
-      { in: 'query', pointer: '/bot', message: 'cannot be combined with following=true' },
-    ]);
-  const list = (limit: number, after: CursorKey | undefined) => listPosts(db, { ...query, limit, after });
-  return keysetPage(feedKeysets[query.sort], query, list, toPost);
+/** The filters a merged feed (following, joined) cannot be combined with, and each other. */
+function combinationProblems(query: FeedPageQuery): FieldError[] {
+  const merged =
+    query.followedBy !== undefined
+      ? 'following=true'
+      : query.joinedBy !== undefined
+        ? 'joined=true'
+        : undefined;
+  if (merged === undefined) return [];
+  const problems: FieldError[] = [];
+  if (query.bot !== undefined)
+    problems.push({ in: 'query', pointer: '/bot', message: `cannot be combined with ${merged}` });
+  if (query.community !== undefined)
+    problems.push({ in: 'query', pointer: '/community', message: `cannot be combined with ${merged}` });
+  if (query.followedBy !== undefined && query.joinedBy !== undefined)
+    problems.push({ in: 'query', pointer: '/joined', message: 'cannot be combined with following=true' });
+  return problems;
+}
+
+/**
+ * getFeed's page. A community's first page begins with its pinned posts, read by the same call
+ * (feed_page()), which come in addition to `limit`; its cursor continues from the last post that is
+ * not pinned. No such community is a 404 (asked only when its page is empty).
+ */
+export async function feedPage(db: Db, query: FeedPageQuery): Promise<Page<Post>> {
+  const problems = combinationProblems(query);
+  if (problems.length > 0) throw validationFailed(problems);
+  const community = query.community?.toLowerCase();
+  const pinned: PostRow[] = [];
+  const list = async (limit: number, after: CursorKey | undefined) => {
+    const rows = await listPosts(db, { ...query, community, limit, after });
+    if (community === undefined || query.bot !== undefined) return rows;
+    pinned.push(...rows.filter((row) => row.pinned_at !== null));
+    return rows.filter((row) => row.pinned_at === null);
+  };
+  const page = await keysetPage(feedKeysets[query.sort], query, list, toPost);
+  if (community !== undefined && page.items.length === 0 && pinned.length === 0 && query.cursor === undefined)
+    await requireCommunity(db, community);
+  return pinned.length === 0 ? page : { ...page, items: [...pinned.map(toPost), ...page.items] };
 }
 
 /**
@@ -164,7 +201,7 @@ export async function commentsOfPost(
 export async function publishPost(
   db: Db,
   admission: BotAdmission,
-  input: { category: Category; title: string; body: string },
+  input: { category: Category; title: string; body: string; community?: string | undefined },
   idempotencyKey: string | undefined,
   floodThreshold = 0,
 ): Promise<Answered<Post>> {
@@ -178,9 +215,16 @@ export async function publishPost(
   const { written, replay } = await settledWrite(
     admission,
     ask.idempotency,
-    await insertPost(db, ask, { category: input.category, title, body: text }, floodThreshold),
+    await insertPost(
+      db,
+      ask,
+      { category: input.category, title, body: text, community: input.community },
+      floodThreshold,
+    ),
   );
   if (replay) return { answer: toPost(revivedRow(replay.response, postRowDates)), replayed: true };
+  if (written.communityRefusal)
+    throw await communityRefusalProblem(db, written.communityRefusal, input.community!, written.callerId!);
   if (written.duplicateOf)
     throw new ProblemError(
       409,
@@ -216,6 +260,8 @@ export async function commentOn(
     throw validationFailed([
       { in: 'body', pointer: '/parent_id', message: 'must be a comment of the same post' },
     ]);
+  if (written.error === 'closed' || written.error === 'banned')
+    throw await communityRefusalProblem(db, written.error, { postId }, written.callerId!);
   if (written.error === 'blocked')
     throw new ProblemError(
       403,

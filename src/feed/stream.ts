@@ -7,14 +7,21 @@ import type { StreamSource } from '../platform/event-streams/streams.js';
 import { findFeedStreamPosition, listFeedEventsAfter, stampFeedEvents } from './repository/feed-events.js';
 import { toPost } from './repository/posts.js';
 
+/** A feed event's scope for a community (a category's is its name). */
+const communityScope = (name: string) => `c:${name}`;
+
 export function feedStream(
   db: Db,
-  category: PostCategory | undefined,
+  filter: { category: PostCategory | undefined; community: string | undefined },
   lastEventId: string | undefined,
 ): StreamSource {
+  const scopes = [
+    ...(filter.category === undefined ? [] : [filter.category]),
+    ...(filter.community === undefined ? [] : [communityScope(filter.community.toLowerCase())]),
+  ];
   return {
     topic: 'feed',
-    scope: category,
+    scopes: scopes.length === 0 ? undefined : scopes,
     stamp: () => stampFeedEvents(db),
     async start() {
       // What was committed before the stream began is numbered first: at or below its head, never sent as new.
@@ -42,9 +49,9 @@ export function feedStream(
     },
     async read(after, limit) {
       const events = await listFeedEventsAfter(db, after, limit);
-      return events.map(({ seq, kind, post_id, category: of, post }) => ({
+      return events.map(({ seq, kind, post_id, category: of, community, post }) => ({
         seq: BigInt(seq),
-        scope: of,
+        scopes: community === null ? [of] : [of, communityScope(community)],
         event:
           kind === 'removed'
             ? { id: seq, event: 'removed', data: { id: post_id } }

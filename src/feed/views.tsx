@@ -6,8 +6,8 @@ import {
   Age,
   BotName,
   categoryName,
-  CategoryLink,
   commentCount,
+  CommunityOrCategory,
   points,
   PostCard,
   UserText,
@@ -79,6 +79,9 @@ export function LobbyView({
   return (
     <>
       <h1>The Lobby</h1>
+      <p>
+        Every post on the platform. Topic spaces with their own rules: <a href="/communities">Communities</a>.
+      </p>
       {bot && (
         <p>
           Posts by {bot}. <a href={lobbyHref({ sort, category })}>Everyone’s posts</a>
@@ -253,7 +256,7 @@ export function PostView({
     <article class="post">
       <h1 dir="auto">{post.title}</h1>
       <p class="meta">
-        <BotName bot={post.author} /> · <CategoryLink category={post.category} /> · {points(post.score)} (
+        <BotName bot={post.author} /> · <CommunityOrCategory post={post} /> · {points(post.score)} (
         {post.upvotes} up, {post.downvotes} down) · <Age at={post.created_at} now={now} />
       </p>
       <UserText text={post.body} />

@@ -21,10 +21,11 @@ export interface McpTool {
   description: string;
   inputSchema: JsonSchema & { type: 'object' };
   outputSchema?: JsonSchema & { type: 'object' };
+  /** Only what differs from the MCP defaults (not read-only, destructive, not idempotent, open world). */
   annotations: {
-    readOnlyHint: boolean;
-    destructiveHint: boolean;
-    idempotentHint: boolean;
+    readOnlyHint?: true;
+    destructiveHint?: false;
+    idempotentHint?: true;
     openWorldHint: false;
   };
 }
@@ -132,13 +133,7 @@ export function toolCatalog(spec: OpenApiDocument, limits: ToolLimits): ToolCata
         additionalProperties: false,
       }),
       ...(outputSchema ? { outputSchema } : {}),
-      annotations: {
-        readOnlyHint: method === 'GET',
-        // A deletion, or a key rotation (the old key stops working at once).
-        destructiveHint: method === 'DELETE' || op.operationId.startsWith('rotate'),
-        idempotentHint: method === 'GET' || method === 'PUT' || method === 'DELETE',
-        openWorldHint: false,
-      },
+      annotations: toolHints(method, op.operationId),
     });
     routes.set(op.operationId, {
       method,
@@ -167,7 +162,7 @@ function oneLine(text: string): string {
 
 /**
  * The operation's limit in words, from the configuration (the spec's own words would say the
- * defaults): "Limit: 10 an hour (3 while on probation); every call counts, refused ones too, a 429 aside." Nothing
+ * defaults): "Limit: 10 an hour (3 while on probation); refused calls count too, a 429 aside." Nothing
  * for an operation without `x-rate-limit`.
  */
 function limitSentence(op: Operation, operations: Operation[], { limits, probation }: ToolLimits): string {
@@ -185,7 +180,7 @@ function limitSentence(op: Operation, operations: Operation[], { limits, probati
     `Limit: ${max} an hour` +
     (inProbation === undefined ? '' : ` (${inProbation} while on probation)`) +
     (sharers.length > 0 ? `, shared with ${sharers.join(', ')}` : '') +
-    '; every call counts, refused ones too, a 429 aside.'
+    '; refused calls count too, a 429 aside.'
   );
 }
 
@@ -331,4 +326,20 @@ function inlineDefinitions(top: JsonSchema, defs: Record<string, JsonSchema>): J
     }
   }
   return top;
+}
+
+/**
+ * A tool's hints, each only where it differs from the MCP default (a model reads every byte): a
+ * read is read-only (the other two hints then mean nothing); a write is destructive unless it says
+ * otherwise (a deletion, or a key rotation, whose old key stops working at once, is); PUT and
+ * DELETE are idempotent; nothing reaches beyond the platform.
+ */
+function toolHints(method: string, operationId: string): McpTool['annotations'] {
+  if (method === 'GET') return { readOnlyHint: true, openWorldHint: false };
+  const destructive = method === 'DELETE' || operationId.startsWith('rotate');
+  return {
+    ...(destructive ? {} : { destructiveHint: false as const }),
+    ...(method === 'PUT' || method === 'DELETE' ? { idempotentHint: true as const } : {}),
+    openWorldHint: false,
+  };
 }

@@ -7,11 +7,19 @@ import { defaultPageSize } from '../platform/db/keyset.js';
 import type { HandlerMap } from '../platform/operations/handler-types.js';
 import { authenticatedBot, pendingAdmission, signedInUserId } from '../platform/admission/request-context.js';
 import { appealModeration, appealsQueue, decideAppeal } from './service/appeals.js';
-import { moderate, moderationLog } from './service/actions.js';
+import { moderate, moderationLog, type CommunityActs } from './service/actions.js';
 import { reportAsBot, reportAsHuman, reportQueue } from './service/reports.js';
 import { requireModerator } from './service/roles.js';
 
-export function moderationHandlers({ db, clock }: { db: Db; clock: Clock | undefined }) {
+export function moderationHandlers({
+  db,
+  clock,
+  communityActs,
+}: {
+  db: Db;
+  clock: Clock | undefined;
+  communityActs: CommunityActs;
+}) {
   return {
     async reportContent({ body, request }) {
       const { report, created } = await reportAsBot(db, pendingAdmission(request), body);
@@ -49,7 +57,10 @@ export function moderationHandlers({ db, clock }: { db: Db; clock: Clock | undef
 
     async moderate({ body, request }) {
       const moderator = await requireModerator(db, signedInUserId(request));
-      return { status: 201, body: await moderate(db, moderator, body, clock?.() ?? new Date()) };
+      return {
+        status: 201,
+        body: await moderate(db, moderator, body, clock?.() ?? new Date(), communityActs),
+      };
     },
 
     async appealModeration({ body, request }) {

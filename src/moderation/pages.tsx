@@ -10,7 +10,7 @@ import { uuidPattern } from '../platform/spec/formats.js';
 import { notFound, ProblemError, type FieldError } from '../platform/spec/problems.js';
 import type { WebPages } from '../platform/web/plugin.js';
 import { appealsQueue, decideAppeal } from './service/appeals.js';
-import { moderate, moderationLog } from './service/actions.js';
+import { moderate, moderationLog, type CommunityActs } from './service/actions.js';
 import { reportAsHuman, reportQueue } from './service/reports.js';
 import { requireModerator } from './service/roles.js';
 import { type LogFilter, ModerationView, moderationNotices, ReportAnswerView } from './views.js';
@@ -33,7 +33,10 @@ async function moderatorOf(db: Db, request: FastifyRequest) {
 /** A datetime-local field's value is a UTC time without its zone: say so, as RFC 3339 asks. */
 const instant = (value: string) => (/^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?$/.test(value) ? `${value}Z` : value);
 
-export function moderationPages(web: WebPages, { db, clock }: { db: Db; clock: Clock | undefined }) {
+export function moderationPages(
+  web: WebPages,
+  { db, clock, communityActs }: { db: Db; clock: Clock | undefined; communityActs: CommunityActs },
+) {
   const { app, getRoute, send } = web;
   const now = () => clock?.() ?? new Date();
 
@@ -186,12 +189,13 @@ export function moderationPages(web: WebPages, { db, clock }: { db: Db; clock: C
         : {}),
       ...(fields.hide_content ? { hide_content: fields.hide_content === 'true' } : {}),
       ...(fields.category ? { category: fields.category } : {}),
+      ...(fields.community ? { community: fields.community } : {}),
     }),
     async (request, reply, { body, errors }) => {
       const moderator = await moderatorOf(db, request);
       if (errors) return page(request, reply, { errors }, 400);
       try {
-        const action = await moderate(db, moderator, body, now());
+        const action = await moderate(db, moderator, body, now(), communityActs);
         return reply.redirect(`/moderation?done=${action.action}`, 303);
       } catch (error) {
         return refused(request, reply, error);

@@ -18,6 +18,12 @@ const actionWords: Record<ModerationAction['action'], [string, string]> = {
   grant_appeal: ['granted the appeal about', ''],
   deny_appeal: ['denied the appeal about', ''],
   key_revoked: ['revoked the API key of', ', found published'],
+  pin: ['pinned', ''],
+  unpin: ['unpinned', ''],
+  ban: ['banned', ''],
+  unban: ['lifted the ban of', ''],
+  close: ['closed the community', ''],
+  reopen: ['reopened the community', ''],
 };
 
 /** "@ada removed the post “Buy now”": who, the action in words, its target linked to its page. */
@@ -225,8 +231,13 @@ function TargetOf({ entry }: { entry: ModerationAction }) {
 
 /** Who did it: a moderator by their handle, the operator's CLI or the platform by its name. */
 function whoDid(entry: ModerationAction): string {
-  if (entry.moderator) return entry.moderator.handle ? `@${entry.moderator.handle}` : 'A moderator';
-  return entry.actor ?? 'The platform';
+  const where =
+    entry.scope && entry.action !== 'close' && entry.action !== 'reopen'
+      ? ` (in c/${entry.scope.community})`
+      : '';
+  if (entry.moderator_bot) return `${entry.moderator_bot.name}, a moderator of c/${entry.scope?.community},`;
+  if (entry.moderator) return (entry.moderator.handle ? `@${entry.moderator.handle}` : 'A moderator') + where;
+  return (entry.actor ?? 'The platform') + where;
 }
 
 function AppealItem({ appeal, action, now }: { appeal: Appeal; action: ModerationAction; now: Date }) {

@@ -31,6 +31,9 @@ function selectNotifications(db: Db) {
       'moderation.target_type as moderation_target_type',
       'moderation.target_id as moderation_target_id',
       'moderation.until as moderation_until',
+      sql<string | null>`(select c.name from communities c where c.id = moderation.community_id)`.as(
+        'moderation_community',
+      ),
       // The post a removal or restoration is about (of a comment: the post it is on), as it is now
       // or as its removal kept it.
       sql<string | null>`(select coalesce(p.title, kept.content -> 'post' ->> 'title')
@@ -189,5 +192,6 @@ function moderationNotice(row: NotificationRow): NonNullable<Notification['moder
     until: row.moderation_until?.toISOString() ?? null,
     title: row.moderation_title,
     appealed_action_id: row.moderation_appealed_action_id,
+    community: row.moderation_community,
   };
 }

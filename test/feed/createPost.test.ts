@@ -60,6 +60,8 @@ describe('createPost 201', () => {
         downvotes: 0,
         comment_count: 0,
         created_at: undefined,
+        community: null,
+        pinned: false,
       },
     );
     const profile = (await t.app.inject({ url: `/api/bots/${bot.id}` })).json();

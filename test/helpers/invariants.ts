@@ -5,7 +5,7 @@ import type { Database } from '../../src/platform/db/schema.js';
 
 /**
  * Every post's and bot's counters equal COUNT/SUM over posts, comments, votes, assessments and
- * follows (a deleted comment's tombstone counts nowhere).
+ * follows, and every community's members and posts (a deleted comment's tombstone counts nowhere).
  */
 export async function assertCountersMatchRows(db: Kysely<Database>) {
   const posts = await sql<{ id: string; mismatch: string }>`
@@ -40,4 +40,13 @@ export async function assertCountersMatchRows(db: Kysely<Database>) {
       (select count(*)::int from follows where follower_id = b.id) as following) x
     where (b.follower_count, b.following_count) is distinct from (x.followers, x.following)`.execute(db);
   assert.deepEqual(follows.rows, [], 'follow counts differ from their rows');
+
+  const communities = await sql<{ name: string; mismatch: string }>`
+    select c.name, concat_ws(' ', c.members_count, c.posts_count, '!=', x.members, x.posts) as mismatch
+    from communities c
+    cross join lateral (select
+      (select count(*)::int from community_members where community_id = c.id) as members,
+      (select count(*)::int from posts where community_id = c.id) as posts) x
+    where (c.members_count, c.posts_count) is distinct from (x.members, x.posts)`.execute(db);
+  assert.deepEqual(communities.rows, [], 'community counts differ from their rows');
 }

@@ -121,14 +121,30 @@ describe('tools/list', () => {
     await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
     try {
       const { tools } = await client.listTools();
-      const hints = (name: string) => tools.find((tool) => tool.name === name)!.annotations!;
+      // As a client reads them: what a tool leaves out is the MCP default.
+      const defaults = {
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: true,
+      };
+      const hints = (name: string) => ({
+        ...defaults,
+        ...tools.find((tool) => tool.name === name)!.annotations,
+      });
       for (const tool of tools) {
         assert.equal(tool.annotations?.openWorldHint, false, tool.name);
-        for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint'] as const)
-          assert.equal(typeof tool.annotations?.[hint], 'boolean', `${tool.name} ${hint}`);
+        for (const [hint, value] of Object.entries(tool.annotations ?? {}))
+          assert.notEqual(
+            value,
+            defaults[hint as keyof typeof defaults],
+            `${tool.name} says the default ${hint}`,
+          );
       }
       assert.equal(hints('getFeed').readOnlyHint, true);
       assert.equal(hints('createPost').readOnlyHint, false);
+      assert.equal(hints('joinCommunity').idempotentHint, true);
+      assert.equal(hints('createPost').idempotentHint, false);
       for (const name of ['deletePost', 'deleteComment', 'deleteOwnBot', 'rotateOwnKey'])
         assert.equal(hints(name).destructiveHint, true, name);
       for (const name of ['createPost', 'voteOnPost', 'getFeed'])

@@ -170,6 +170,7 @@ describe('moderate 201: remove and restore a post', () => {
           until: null,
           title: post.title,
           appealed_action_id: null,
+          community: null,
         },
       ],
     );

@@ -82,6 +82,8 @@ describe('moderate 201: suspend', () => {
         hide_content: false,
         moderator: { handle: 'mod' },
         actor: null,
+        scope: null,
+        moderator_bot: null,
       },
     );
 
@@ -141,6 +143,7 @@ describe('moderate 201: suspend', () => {
             until: null,
             title: null,
             appealed_action_id: null,
+            community: null,
           },
         ],
       ],

@@ -36,6 +36,7 @@ describe('configuration', () => {
         reports: 20,
       },
       ipLimitFactor: 5,
+      communitiesPerDay: 1,
       floodThreshold: 3,
       probation: { hours: 0, limits: { posts: 2, comments: 10, votes: 30 } },
       metricsToken: undefined,

@@ -73,7 +73,12 @@ export async function listRepliesToBot(db: Db, botId: string, since: Date, limit
 /** Comments page oldest first, ties by id. */
 export const commentKeyset: Keyset<CommentRow> = creationOrder('comments');
 
-type CommentOutcome = { comment: CommentRow } | { error?: 'post_not_found' | 'foreign_parent' | 'blocked' };
+type CommentOutcome =
+  | { comment: CommentRow }
+  | {
+      error?: 'post_not_found' | 'foreign_parent' | 'blocked' | 'closed' | 'banned';
+      callerId?: string | undefined;
+    };
 export type NewCommentOutcome = IdempotentWrite<CommentOutcome>;
 
 /**
@@ -97,6 +102,8 @@ export async function insertComment(
     if (row && !row.post_found) return { ...answered, error: 'post_not_found' as const };
     if (row && !row.parent_fits) return { ...answered, error: 'foreign_parent' as const };
     if (row?.blocked) return { ...answered, error: 'blocked' as const };
+    if (row?.community_refusal)
+      return { ...answered, error: row.community_refusal, callerId: row.caller_id ?? undefined };
     return answered;
   });
 }
@@ -166,6 +173,15 @@ const compiledInsertComment = compiledPerShape(
                 ),
             )
             .as('blocked'),
+          // The post's community closed, or the caller banned from it (the communities migration).
+          sql<'closed' | 'banned' | null>`(select case when c.status = 'closed' then 'closed'
+              when exists (select 1 from community_bans cb where cb.community_id = c.id
+                and cb.bot_id = (select admitted.id from admitted)
+                and (cb.until is null or cb.until > now()))
+              then 'banned' end
+            from posts p join communities c on c.id = p.community_id where p.id = ${comment.postId})`.as(
+            'community_refusal',
+          ),
         ]),
       )
       .with('written', (db) =>
@@ -184,7 +200,8 @@ const compiledInsertComment = compiledPerShape(
               .where('admitted.admits', '=', true)
               .where('target.post_found', '=', true)
               .where('target.parent_fits', '=', true)
-              .where('target.blocked', '=', false),
+              .where('target.blocked', '=', false)
+              .where('target.community_refusal', 'is', null),
           )
           .returningAll(),
       )
@@ -206,7 +223,8 @@ const compiledInsertComment = compiledPerShape(
       .leftJoin('answer', (join) => join.onTrue())
       .leftJoin('earlier', (join) => join.onTrue())
       .select(idempotentWriteColumns)
-      .select(['target.post_found', 'target.parent_fits', 'target.blocked'])
+      .select(['target.post_found', 'target.parent_fits', 'target.blocked', 'target.community_refusal'])
+      .select('admitted.id as caller_id')
       .selectAll('answer'),
 );
 

@@ -36,12 +36,15 @@ export async function listFeedEventsAfter(
     kind: 'post' | 'removed';
     post_id: string;
     category: Category;
+    /** The name of the post's community, or null. */
+    community: string | null;
     post: PostRow | undefined;
   }>
 > {
   const events = await db
     .selectFrom('feed_events')
-    .select(['seq', 'kind', 'post_id', 'category'])
+    .leftJoin('communities', 'communities.id', 'feed_events.community_id')
+    .select(['seq', 'kind', 'post_id', 'category', 'communities.name as community'])
     .where('seq', '>', String(after))
     .orderBy('seq')
     .limit(sql.lit(literalRows(limit)))

@@ -2,7 +2,7 @@
 // one statement, create_post()), the heartbeat's clock. The counters are the database triggers' to move
 // (src/feed/sql/), in the same statement as the row they count.
 import type { Post, PostCategory as Category } from '../../platform/spec/schemas.js';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { components } from '../../../generated/openapi.js';
 import {
   afterKey,
@@ -14,6 +14,7 @@ import {
 import { retryingDeadlocks } from '../../platform/db/deadlocks.js';
 import type { Db } from '../../platform/db/schema.js';
 import { isBotId } from '../../bots/repository/bots.js';
+import type { CommunityRefusal } from '../../communities/repository.js';
 import {
   admissionArguments,
   admissionAnswer,
@@ -51,8 +52,10 @@ export function selectPosts(db: Db) {
   return db
     .selectFrom('posts')
     .innerJoin('bots', 'bots.id', 'posts.bot_id')
+    .leftJoin('communities', 'communities.id', 'posts.community_id')
     .selectAll('posts')
-    .select(authorColumns);
+    .select(authorColumns)
+    .select(['communities.name as community_name', 'communities.title as community_title']);
 }
 export type PostRow = Awaited<ReturnType<ReturnType<typeof selectPosts>['executeTakeFirstOrThrow']>>;
 
@@ -65,6 +68,10 @@ export interface FeedQuery {
   notBy?: string;
   /** Only posts by the bots this bot follows (its id). */
   followedBy?: string | undefined;
+  /** Only posts in this community (its name, in lower case); its first page begins with its pinned posts. */
+  community?: string | undefined;
+  /** Only posts in the communities this bot joined (its id). */
+  joinedBy?: string | undefined;
   /** Rows to read (a page and one more, to know whether there is a next page). */
   limit: number;
   /** Key of the last post of the previous page. */
@@ -73,9 +80,11 @@ export interface FeedQuery {
 
 export async function listPosts(db: Db, query: FeedQuery): Promise<PostRow[]> {
   const { rows } = await (
-    query.followedBy === undefined
-      ? feedPageCall(query)
-      : followedPostsQuery({ ...query, followedBy: query.followedBy })
+    query.followedBy !== undefined
+      ? mergedPostsQuery({ ...query, source: followedSource(query.followedBy) })
+      : query.joinedBy !== undefined
+        ? mergedPostsQuery({ ...query, source: joinedSource(query.joinedBy) })
+        : feedPageCall(query)
   ).execute(db);
   return rows;
 }
@@ -90,13 +99,17 @@ export async function listPostsBefore(
     sort,
     category,
     bot,
+    community,
     limit,
     before,
-  }: Omit<FeedQuery, 'after' | 'notBy' | 'followedBy'> & { before: CursorKey },
+  }: Omit<FeedQuery, 'after' | 'notBy' | 'followedBy' | 'joinedBy'> & { before: CursorKey },
 ): Promise<PostRow[]> {
   const columns = feedKeysets[sort].key.map(({ column }) => `posts.${column}`);
   let query = selectPosts(db).where(afterKey(columns, 'asc', before));
   if (category !== undefined) query = query.where('posts.category', '=', category);
+  // A community's pinned posts lead its first page, and are left out of every other.
+  if (community !== undefined)
+    query = query.where('communities.name', '=', community).where('posts.pinned_at', 'is', null);
   if (bot !== undefined)
     query = isBotId(bot)
       ? query.where('posts.bot_id', '=', bot)
@@ -113,18 +126,36 @@ const sortColumns: Record<FeedSort, string> = {
 };
 
 /**
- * A page of the posts of the bots one bot follows: each followed bot's own best posts after the
- * cursor (the first rows of its posts in the sort's order: posts_bot_id_new reads them in creation
- * order; `top` and `hot` sort that bot's posts), merged, and the page cut from them. Its cost grows
- * with the number of bots followed, never with the size of the feed.
+ * What a merged page reads from: rows of `from` (kept by `where`), each leading to its own posts
+ * (`match`), read in the sort's order by an index of posts.
  */
-function followedPostsQuery({
-  sort,
-  category,
-  limit,
-  after,
-  followedBy,
-}: FeedQuery & { followedBy: string }) {
+interface MergedSource {
+  from: RawBuilder<unknown>;
+  where: RawBuilder<boolean>;
+  match: RawBuilder<boolean>;
+}
+
+/** The bots one bot follows: each one's posts by posts_bot_id_new. */
+const followedSource = (followerId: string): MergedSource => ({
+  from: sql`follows f`,
+  where: sql`f.follower_id = ${followerId}::uuid`,
+  match: sql`p.bot_id = f.followee_id`,
+});
+
+/** The communities one bot joined: each one's posts by its posts_community_* index. */
+const joinedSource = (memberId: string): MergedSource => ({
+  from: sql`community_members m`,
+  where: sql`m.bot_id = ${memberId}::uuid`,
+  match: sql`p.community_id = m.community_id`,
+});
+
+/**
+ * A page merged from many sources (the bots one bot follows, the communities it joined): each
+ * source's own best posts after the cursor (the first rows of its posts in the sort's order),
+ * merged, and the page cut from them. Its cost grows with the number of sources, never with the
+ * size of the feed.
+ */
+function mergedPostsQuery({ sort, category, limit, after, source }: FeedQuery & { source: MergedSource }) {
   const columns = sql.raw(sortColumns[sort]);
   const descending = sql.raw(
     sortColumns[sort]
@@ -137,16 +168,18 @@ function followedPostsQuery({
     after === undefined ? sql`true` : sql`(${columns}) < (${sql.join(afterValues(sort, after))})`;
   return sql<PostRow>`
     select p.*, b.name as author_name, b.model as author_model, b.type as author_type,
-           b.creator_user_id is not null as author_verified
-    from (select p.* from follows f
+           b.creator_user_id is not null as author_verified,
+           c.name as community_name, c.title as community_title
+    from (select p.* from ${source.from}
           cross join lateral (
             select * from posts p
-            where p.bot_id = f.followee_id and ${category === undefined ? sql`true` : sql`p.category = ${category}`}
+            where ${source.match} and ${category === undefined ? sql`true` : sql`p.category = ${category}`}
               and ${afterKey}
             order by ${descending} limit ${rows}) p
-          where f.follower_id = ${followedBy}::uuid
+          where ${source.where}
           order by ${descending} limit ${rows}) p
     join bots b on b.id = p.bot_id
+    left join communities c on c.id = p.community_id
     order by ${descending}`;
 }
 
@@ -163,11 +196,11 @@ function afterValues(sort: FeedSort, after: CursorKey) {
  * which cost more than reading the page. The cursor's key arrives in the parameters of its sort's
  * columns; the benchmarks EXPLAIN what the function runs through this call.
  */
-export function feedPageCall({ sort, category, bot, notBy, limit, after }: FeedQuery) {
+export function feedPageCall({ sort, category, bot, community, notBy, limit, after }: FeedQuery) {
   const byId = bot !== undefined && isBotId(bot);
   const key = afterParameters(sort, after);
   return sql<PostRow>`select * from feed_page(${sort}, ${category ?? null}, ${byId ? bot : null},
-    ${!byId && bot !== undefined ? bot.toLowerCase() : null}, ${notBy ?? null},
+    ${!byId && bot !== undefined ? bot.toLowerCase() : null}, ${community ?? null}, ${notBy ?? null},
     ${key.hot}, ${key.score}, ${key.at}, ${key.id}, ${limit})`;
 }
 
@@ -196,14 +229,23 @@ export async function findPost(db: Db, id: string): Promise<PostRow | undefined>
 export async function insertPost(
   db: Db,
   ask: AdmissionAsk,
-  post: { category: Category; title: string; body: string },
+  post: { category: Category; title: string; body: string; community: string | undefined },
   floodThreshold: number,
-): Promise<IdempotentWrite<{ post: PostRow | undefined; duplicateOf: string | undefined }>> {
+): Promise<
+  IdempotentWrite<{
+    post: PostRow | undefined;
+    duplicateOf: string | undefined;
+    communityRefusal: CommunityRefusal | undefined;
+    /** The calling bot (its admission's), whatever was written. */
+    callerId: string | undefined;
+  }>
+> {
   return idempotentWrite(async () => {
     const { rows } = await retryingDeadlocks(() =>
       sql<InsertPostRow>`select * from create_post(${admissionArguments(ask)},
         ${ask.idempotency?.key ?? null}, ${ask.idempotency?.requestHash ?? null},
-        ${post.category}, ${post.title}, ${post.body}, ${floodThreshold}::integer)`.execute(db),
+        ${post.category}, ${post.title}, ${post.body}, ${floodThreshold}::integer,
+        ${post.community ?? null})`.execute(db),
     );
     const row = rows[0];
     return {
@@ -211,12 +253,14 @@ export async function insertPost(
       earlier: earlierAnswer(row),
       post: row?.id ? (row as PostRow) : undefined,
       duplicateOf: row?.duplicate_of ?? undefined,
+      communityRefusal: row?.community_refusal ?? undefined,
+      callerId: row?.bot_id ?? undefined,
     };
   });
 }
 
 /** The timestamps of a post row, for reviving a remembered one. */
-export const postRowDates = ['created_at'] as const satisfies readonly (keyof PostRow)[];
+export const postRowDates = ['created_at', 'pinned_at'] as const satisfies readonly (keyof PostRow)[];
 
 /** What create_post() answers: the admission's columns, the earlier answer, the post with its author. */
 type InsertPostRow = AdmissionColumns & {
@@ -224,6 +268,8 @@ type InsertPostRow = AdmissionColumns & {
   earlier_response: Record<string, unknown> | null;
   /** The bot's post of the last 24 hours with the same title and body, instead of a new one. */
   duplicate_of: string | null;
+  /** Why the community named refused the post, instead of one. */
+  community_refusal: CommunityRefusal | null;
 } & { [Column in keyof PostRow]: PostRow[Column] | null };
 
 export function toPost(row: PostRow): Post {
@@ -244,6 +290,9 @@ export function toPost(row: PostRow): Post {
     downvotes: row.downvotes,
     comment_count: row.comment_count,
     created_at: row.created_at.toISOString(),
+    // An answer remembered for an Idempotency-Key before communities existed has neither.
+    community: row.community_name ? { name: row.community_name, title: row.community_title! } : null,
+    pinned: row.pinned_at != null,
   };
 }
 

@@ -1,4 +1,4 @@
--- Keeps a bot's post count as its posts come and go.
+-- Keeps a bot's post count, and its community's, as its posts come and go.
 CREATE OR REPLACE FUNCTION public.counters_on_post()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -6,8 +6,14 @@ AS $function$
     begin
       if tg_op = 'INSERT' then
         update bots set post_count = post_count + 1 where id = new.bot_id;
+        if new.community_id is not null then
+          update communities set posts_count = posts_count + 1 where id = new.community_id;
+        end if;
       else
         update bots set post_count = post_count - 1, karma = karma - old.score where id = old.bot_id;
+        if old.community_id is not null then
+          update communities set posts_count = posts_count - 1 where id = old.community_id;
+        end if;
       end if;
       return null;
     end $function$;

@@ -5,9 +5,9 @@ CREATE OR REPLACE FUNCTION public.feed_event()
 AS $function$
     begin
       if tg_op = 'INSERT' then
-        insert into feed_events (kind, post_id, category) values ('post', new.id, new.category);
+        insert into feed_events (kind, post_id, category, community_id) values ('post', new.id, new.category, new.community_id);
       else
-        insert into feed_events (kind, post_id, category) values ('removed', old.id, old.category);
+        insert into feed_events (kind, post_id, category, community_id) values ('removed', old.id, old.category, old.community_id);
       end if;
       return null;
     end $function$;

@@ -22,6 +22,9 @@ export interface ModerationAsk {
   actor: string | null;
   /** For the platform's lifting: only a suspension whose end has come (not one a moderator made since). */
   onlyEnded?: boolean;
+  /** A community moderator's act: the community it is confined to (its id), and the bot who acts. */
+  communityId?: string | undefined;
+  moderatorBot?: { id: string; name: string } | undefined;
 }
 
 /** What moderate found: the action written, or why nothing was. */

@@ -62,7 +62,7 @@ export async function insertAppeal(
     .where('notifications.bot_id', '=', appeal.botId)
     .executeTakeFirst();
   if (!action) return { kind: 'not_found' };
-  if (action.action !== 'remove' && action.action !== 'suspend')
+  if (action.action !== 'remove' && action.action !== 'suspend' && action.action !== 'ban')
     return { kind: 'not_appealable', action: action.action };
   const inserted = await db
     .insertInto('appeals')
@@ -80,12 +80,23 @@ export const appealsKeyset: Keyset<AppealRow> = {
   key: [{ column: 'seq', part: 'integer' }],
 };
 
-/** A page of appeals of a status, oldest first, each with the action it appeals. */
+/** A page of appeals of a status, oldest first, each with the action it appeals (of one community's acts, if asked). */
 export async function listAppealsWithActions(
   db: Db,
-  query: { status: AppealRow['status']; limit: number; after: CursorKey | undefined },
+  query: {
+    status: AppealRow['status'];
+    communityId?: string | undefined;
+    limit: number;
+    after: CursorKey | undefined;
+  },
 ): Promise<Array<AppealRow & { action: ModerationActionRow }>> {
   let select = selectAppeals(db).where('appeals.status', '=', query.status);
+  if (query.communityId !== undefined)
+    select = select.where(
+      'appeals.action_id',
+      'in',
+      db.selectFrom('moderation_actions').select('id').where('community_id', '=', query.communityId),
+    );
   if (query.after) select = select.where(afterKey(['appeals.seq'], 'asc', query.after));
   const appeals = await select
     .orderBy('appeals.seq')
@@ -117,7 +128,14 @@ export type AppealDecision =
  */
 export async function decideAppealOf(
   db: Db,
-  decision: { appealId: string; grant: boolean; reason: string; moderator: Moderator },
+  decision: {
+    appealId: string;
+    grant: boolean;
+    reason: string;
+    moderator: Moderator | null;
+    /** A community's moderator deciding: only an appeal of that community's acts (others: not found). */
+    communityModerator?: { communityId: string; bot: { id: string; name: string } } | undefined;
+  },
 ): Promise<AppealDecision> {
   return retryingDeadlocks(() =>
     db.transaction().execute(async (trx): Promise<AppealDecision> => {
@@ -131,11 +149,14 @@ export async function decideAppealOf(
           'appealed.action',
           'appealed.target_type',
           'appealed.target_id',
+          'appealed.community_id',
         ])
         .where('appeals.id', '=', decision.appealId)
         .forUpdate('appeals')
         .executeTakeFirst();
       if (!appeal) return { kind: 'not_found' };
+      const community = decision.communityModerator;
+      if (community && appeal.community_id !== community.communityId) return { kind: 'not_found' };
       if (appeal.status !== 'open') return { kind: 'decided_already' };
       const target = {
         target_type: appeal.target_type as Report['target_type'],
@@ -154,7 +175,11 @@ export async function decideAppealOf(
         reason: decision.reason,
         moderator: decision.moderator,
         actor: null,
+        communityId: appeal.community_id,
+        moderatorBot: community?.bot,
       });
+      if (decision.grant && appeal.action === 'ban')
+        await trx.deleteFrom('community_bans').where('action_id', '=', appeal.action_id).execute();
       if (decision.grant && appeal.action === 'suspend') {
         if (locked?.suspension.suspension_action_id === appeal.action_id)
           await liftSuspension(trx, target.target_id, appeal.action_id);

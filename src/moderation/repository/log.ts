@@ -30,6 +30,8 @@ export async function listModerationLog(
     action: ModerationActionRow['action'] | undefined;
     /** A moderator's handle as the log keeps it, or the actor the operator's CLI or the platform named. */
     moderator: string | undefined;
+    /** Only the acts scoped to this community (its id). */
+    communityId?: string | undefined;
     limit: number;
     after: CursorKey | undefined;
   },
@@ -49,10 +51,15 @@ export async function listModerationLog(
             .where(sql<string>`lower(bots.name)`, '=', query.targetId.toLowerCase()),
         );
   if (query.action) select = select.where('action', '=', query.action);
+  if (query.communityId !== undefined) select = select.where('community_id', '=', query.communityId);
   if (query.moderator !== undefined) {
     const who = query.moderator.replace(/^@/, '');
     select = select.where((eb) =>
-      eb.or([eb(sql<string>`lower(moderator_handle)`, '=', who.toLowerCase()), eb('actor', '=', who)]),
+      eb.or([
+        eb(sql<string>`lower(moderator_handle)`, '=', who.toLowerCase()),
+        eb('actor', '=', who),
+        eb(sql<string>`lower(moderator_bot_name)`, '=', who.toLowerCase()),
+      ]),
     );
   }
   if (query.after) select = select.where(afterKey(['seq'], 'desc', query.after));
@@ -78,6 +85,7 @@ const targetShown = [
       (select left(c.body, 80) from comments c where c.id = moderation_actions.target_id),
       (select left(r.content -> 'comment' ->> 'body', 80) from removed_content r
         where r.target_type = 'comment' and r.target_id = moderation_actions.target_id))
+    when 'community' then (select c.title from communities c where c.id = moderation_actions.target_id)
     else moderation_actions.target_email end`.as('target_name'),
   sql<string | null>`case moderation_actions.target_type
     when 'bot' then (select '/bot/' || b.name from bots b where b.id = moderation_actions.target_id)
@@ -89,7 +97,11 @@ const targetShown = [
       from (select c.post_id from comments c where c.id = moderation_actions.target_id
         union all select r.post_id from removed_content r
           where r.target_type = 'comment' and r.target_id = moderation_actions.target_id) found limit 1)
+    when 'community' then (select '/c/' || c.name from communities c where c.id = moderation_actions.target_id)
     end`.as('target_path'),
+  sql<string | null>`(select c.name from communities c where c.id = moderation_actions.community_id)`.as(
+    'community_name',
+  ),
 ] as const;
 
 const actionColumns = [
@@ -107,6 +119,9 @@ const actionColumns = [
   'moderator_handle',
   'actor',
   'created_at',
+  'community_id',
+  'moderator_bot_id',
+  'moderator_bot_name',
 ] as const;
 
 /** An entry of the log, as of now. */
@@ -114,7 +129,7 @@ export function logAction(
   trx: Db,
   entry: {
     action: ModerationActionRow['action'];
-    target_type: Report['target_type'];
+    target_type: Report['target_type'] | 'community';
     target_id: string;
     reason: string;
     category?: Report['reason'] | null;
@@ -122,6 +137,10 @@ export function logAction(
     hide_content?: boolean;
     moderator: Moderator | null;
     actor: string | null;
+    /** The community the act is confined to. */
+    communityId?: string | null | undefined;
+    /** A community moderator (a bot) who acts, instead of a person. */
+    moderatorBot?: { id: string; name: string } | null | undefined;
   },
 ): Promise<ModerationActionRow> {
   return trx
@@ -137,6 +156,9 @@ export function logAction(
       moderator_user_id: entry.moderator?.userId ?? null,
       moderator_handle: entry.moderator?.handle ?? null,
       actor: entry.actor,
+      community_id: entry.communityId ?? null,
+      moderator_bot_id: entry.moderatorBot?.id ?? null,
+      moderator_bot_name: entry.moderatorBot?.name ?? null,
     })
     .returning(actionColumns)
     .returning(targetShown)

@@ -52,12 +52,20 @@ export async function listReportedTargets(
   query: {
     status: Report['status'];
     reason: Report['reason'] | undefined;
+    /** Only the posts of this community (its id) and the comments on them. */
+    communityId?: string | undefined;
     limit: number;
     after: CursorKey | undefined;
   },
 ): Promise<QueueRow[]> {
   const filters = [sql`rt.status = ${query.status}`];
   if (query.reason) filters.push(sql`rt.reasons ? ${query.reason}`);
+  if (query.communityId !== undefined)
+    filters.push(sql`(rt.target_type = 'post' and exists (
+        select 1 from posts p where p.id = rt.target_id and p.community_id = ${query.communityId}::uuid)
+      or rt.target_type = 'comment' and exists (
+        select 1 from comments c join posts p on p.id = c.post_id
+        where c.id = rt.target_id and p.community_id = ${query.communityId}::uuid))`);
   if (query.after)
     filters.push(afterKey(['rt.first_reported_at', 'rt.target_type', 'rt.target_id'], 'asc', query.after));
   const { rows } = await sql<QueueRow>`

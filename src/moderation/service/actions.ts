@@ -3,6 +3,7 @@
 import { keysetPage, type Page } from '../../platform/db/keyset.js';
 import type { Db } from '../../platform/db/schema.js';
 import { notFound, ProblemError, validationFailed, type FieldError } from '../../platform/spec/problems.js';
+import { uuidPattern } from '../../platform/spec/formats.js';
 import type {
   ModerateRequest as ModerateRequestSchema,
   ModerationAction,
@@ -39,6 +40,9 @@ export function toModerationAction(row: ModerationActionRow): ModerationAction {
     created_at: row.created_at.toISOString(),
     target_name: row.target_name,
     target_path: row.target_path,
+    scope: row.community_name === null ? null : { community: row.community_name },
+    moderator_bot:
+      row.moderator_bot_id === null ? null : { id: row.moderator_bot_id, name: row.moderator_bot_name! },
   };
 }
 
@@ -75,14 +79,33 @@ export function moderationLog(
 }
 
 /** moderate's request, as the spec has it. */
-export type ModerateRequest = Omit<ModerateRequestSchema, 'until' | 'hide_content' | 'category'> & {
+export type ModerateRequest = Omit<
+  ModerateRequestSchema,
+  'until' | 'hide_content' | 'category' | 'community'
+> & {
   until?: string | undefined;
   hide_content?: boolean | undefined;
   category?: ModerateRequestSchema['category'] | undefined;
+  community?: string | undefined;
 };
 
+/** The acts of `moderate` on communities, which the communities area carries out (wired in src/areas.ts). */
+const communityActions = ['unpin', 'unban', 'close', 'reopen'] as const;
+type CommunityAction = (typeof communityActions)[number];
+type PlatformAction = Exclude<ModerateRequest['action'], CommunityAction>;
+const isCommunityAction = (action: ModerateRequest['action']): action is CommunityAction =>
+  (communityActions as readonly string[]).includes(action);
+
+/** A platform moderator's act on a community (close, reopen) or inside one (unpin, unban). */
+export type CommunityActs = (
+  db: Db,
+  moderator: Moderator,
+  request: ModerateRequest & { action: CommunityAction },
+  now: Date,
+) => Promise<ModerationAction>;
+
 /** What each action may be taken on. */
-const targetsOf: Record<ModerateRequest['action'], ReadonlyArray<ModerateRequest['target_type']>> = {
+const targetsOf: Record<PlatformAction, ReadonlyArray<ModerateRequest['target_type']>> = {
   remove: ['post', 'comment'],
   restore: ['post', 'comment'],
   suspend: ['bot'],
@@ -91,7 +114,7 @@ const targetsOf: Record<ModerateRequest['action'], ReadonlyArray<ModerateRequest
 };
 
 /** What the schema cannot say about a moderate request, refused by name. */
-function moderateProblems(request: ModerateRequest, now: Date): FieldError[] {
+function moderateProblems(request: ModerateRequest & { action: PlatformAction }, now: Date): FieldError[] {
   const problems: FieldError[] = [];
   const targets = targetsOf[request.action];
   if (!targets.includes(request.target_type))
@@ -100,6 +123,10 @@ function moderateProblems(request: ModerateRequest, now: Date): FieldError[] {
       pointer: '/target_type',
       message: `must be ${targets.join(' or ')} to ${request.action}`,
     });
+  else if (!uuidPattern.test(request.target_id))
+    problems.push({ in: 'body', pointer: '/target_id', message: `must be the ${request.target_type}'s id` });
+  if (request.community !== undefined)
+    problems.push({ in: 'body', pointer: '/community', message: 'is only for unpin and unban' });
   if (request.until !== undefined && request.action !== 'suspend')
     problems.push({ in: 'body', pointer: '/until', message: 'is only for suspend' });
   else if (request.until !== undefined && new Date(request.until) <= now)
@@ -135,14 +162,22 @@ export async function moderate(
   moderator: Moderator,
   request: ModerateRequest,
   now: Date,
+  communityActs: CommunityActs,
 ): Promise<ModerationAction> {
-  const problems = moderateProblems(request, now);
+  if (isCommunityAction(request.action)) {
+    const action = request.action;
+    if ((action === 'unpin' || action === 'unban') && request.community === undefined)
+      throw validationFailed([{ in: 'body', pointer: '/community', message: `is required to ${action}` }]);
+    return communityActs(db, moderator, { ...request, action }, now);
+  }
+  const platformRequest = { ...request, action: request.action };
+  const problems = moderateProblems(platformRequest, now);
   if (problems.length > 0) throw validationFailed(problems);
   const outcome = await applyModeration(
     db,
     {
-      action: request.action,
-      target_type: request.target_type,
+      action: platformRequest.action,
+      target_type: request.target_type as Report['target_type'],
       target_id: request.target_id,
       reason: request.reason,
       until: request.until === undefined ? null : new Date(request.until),

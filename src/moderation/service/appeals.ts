@@ -34,7 +34,7 @@ export function toAppeal(row: AppealRow): Appeal {
   };
 }
 
-/** appealModeration: one appeal per action, of a removal or suspension the bot was told of. */
+/** appealModeration: one appeal per action, of a removal, a suspension or a community's ban the bot was told of. */
 export async function appealModeration(
   db: Db,
   botId: string,
@@ -50,7 +50,7 @@ export async function appealModeration(
       throw new ProblemError(
         409,
         'conflict',
-        `Only a removal or a suspension can be appealed; this action is a${written.action === 'unsuspend' ? 'n' : ''} ${written.action}.`,
+        `Only a removal, a suspension or a ban from a community can be appealed; this action is a${/^[aeiou]/.test(written.action) ? 'n' : ''} ${written.action}.`,
       );
     case 'appealed':
       throw new ProblemError(
@@ -70,12 +70,19 @@ export async function appealOfAction(db: Db, actionId: string): Promise<Appeal |
 /** listAppeals: a page of appeals of a status, oldest first, each with the action it appeals. */
 export function appealsQueue(
   db: Db,
-  query: { status: Appeal['status']; limit: number; cursor?: string | undefined },
+  query: {
+    status: Appeal['status'];
+    /** Only the appeals of this community's acts (its id). */
+    communityId?: string | undefined;
+    limit: number;
+    cursor?: string | undefined;
+  },
 ): Promise<Page<{ appeal: Appeal; action: ModerationAction }>> {
   return keysetPage(
     appealsKeyset,
     query,
-    (limit, after) => listAppealsWithActions(db, { status: query.status, limit, after }),
+    (limit, after) =>
+      listAppealsWithActions(db, { status: query.status, communityId: query.communityId, limit, after }),
     (row) => ({ appeal: toAppeal(row), action: toModerationAction(row.action) }),
   );
 }
@@ -83,7 +90,7 @@ export function appealsQueue(
 /** decideAppeal: a 404 for no such appeal, a 409 for one decided already. */
 export async function decideAppeal(
   db: Db,
-  moderator: Moderator,
+  by: Moderator | { communityId: string; bot: { id: string; name: string } },
   appealId: string,
   request: { decision: 'grant' | 'deny'; reason: string },
 ): Promise<Appeal> {
@@ -91,7 +98,8 @@ export async function decideAppeal(
     appealId,
     grant: request.decision === 'grant',
     reason: request.reason,
-    moderator,
+    moderator: 'bot' in by ? null : by,
+    communityModerator: 'bot' in by ? by : undefined,
   });
   switch (outcome.kind) {
     case 'not_found':

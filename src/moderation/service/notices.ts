@@ -31,6 +31,18 @@ export function noticeInWords(notice: CreatorNotice): string {
       return `won its appeal of ${its}`;
     case 'deny_appeal':
       return `lost its appeal of ${its}`;
+    case 'pin':
+      return `had ${what(notice)} pinned by its community's moderators`;
+    case 'unpin':
+      return `had ${what(notice)} unpinned by its community's moderators`;
+    case 'ban':
+      return `was banned from a community${notice.until ? ` until ${notice.until.toISOString()}` : ''}`;
+    case 'unban':
+      return 'had its ban from a community lifted';
+    case 'close':
+      return 'saw the community it created closed by the platform’s moderators';
+    case 'reopen':
+      return 'saw the community it created reopened';
     case 'key_revoked':
       return 'had its API key revoked: it was found in a text written on the platform (issue a new one above)';
     default:

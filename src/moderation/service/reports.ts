@@ -95,7 +95,7 @@ export async function reportAsHuman(
   );
 }
 
-function toReportedTarget(row: QueueRow): ReportedTarget {
+export function toReportedTarget(row: QueueRow): ReportedTarget {
   const deleted = row.target_created_at === null;
   return {
     target: {

@@ -11,8 +11,8 @@ AS $function$
       if not found then return 'not_removed'; end if;
       perform set_config('bot_platform.moderating', 'on', true);
       if p_type = 'post' then
-        insert into posts (id, bot_id, category, title, body, created_at)
-        select p.id, p.bot_id, p.category, p.title, p.body, p.created_at
+        insert into posts (id, bot_id, category, title, body, created_at, community_id)
+        select p.id, p.bot_id, p.category, p.title, p.body, p.created_at, p.community_id
         from jsonb_populate_record(null::posts, v_removed.content -> 'post') p;
         perform restore_comments(v_removed.content -> 'comments');
         insert into votes (post_id, bot_id, direction, created_at, updated_at)

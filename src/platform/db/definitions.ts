@@ -23,6 +23,7 @@ export const definitionFolders = [
   'creators',
   'assessments',
   'feed',
+  'communities',
   'follows',
   'blocks',
   'notifications',

@@ -34,6 +34,12 @@ import type {
   VotesTable,
 } from './tables/feed.js';
 import type {
+  CommunitiesTable,
+  CommunityBansTable,
+  CommunityMembersTable,
+  CommunityModeratorsTable,
+} from './tables/communities.js';
+import type {
   CreatorsTable,
   EmailSignInTokensTable,
   SessionsTable,
@@ -65,6 +71,7 @@ import type {
 
 export type * from './tables/bots.js';
 export type * from './tables/feed.js';
+export type * from './tables/communities.js';
 export type * from './tables/assessments.js';
 export type * from './tables/analytics.js';
 export type * from './tables/humans.js';
@@ -76,6 +83,10 @@ export type * from './tables/mechanisms.js';
 export type Db = Kysely<Database>;
 
 export interface Database {
+  communities: CommunitiesTable;
+  community_members: CommunityMembersTable;
+  community_moderators: CommunityModeratorsTable;
+  community_bans: CommunityBansTable;
   bots: BotsTable;
   bot_names: BotNamesTable;
   idempotency_keys: IdempotencyKeysTable;

@@ -202,9 +202,10 @@ export default fp<EventStreamsOptions>(
               events = await subscriber.source.read(subscriber.cursor, readLimit);
             else events = [];
             if (events.length === 0) break;
-            const { scope } = subscriber.source;
-            for (const { seq, event, scope: of } of events) {
-              if (event && (scope === undefined || of === scope)) subscriber.events.send(event);
+            const { scopes } = subscriber.source;
+            for (const { seq, event, scopes: of } of events) {
+              if (event && (scopes === undefined || scopes.every((scope) => of?.includes(scope))))
+                subscriber.events.send(event);
               subscriber.cursor = seq;
             }
           }

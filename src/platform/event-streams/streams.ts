@@ -11,8 +11,8 @@ export interface SequencedEvent {
   seq: bigint;
   /** Nothing to send (a post deleted since it was published; its `removed` comes next). */
   event: StreamEvent | undefined;
-  /** The part of the topic it belongs to (the feed: the post's category). */
-  scope?: string;
+  /** The parts of the topic it belongs to (the feed: the post's category, and its community's `c:<name>`). */
+  scopes?: readonly string[];
 }
 
 /** What a stream reads: where it starts, and its topic's events after a number. */
@@ -26,8 +26,8 @@ export interface StreamSource {
   start(): Promise<{ cursor: bigint; head: bigint; gap?: StreamEvent }>;
   /** The topic's events after `after`, in order, at most `limit` (the same for every stream of the topic). */
   read(after: bigint, limit: number): Promise<SequencedEvent[]>;
-  /** Only the events of this scope (a category); every event without one. */
-  scope?: string | undefined;
+  /** Only the events of every one of these scopes (a category, a community); every event without one. */
+  scopes?: readonly string[] | undefined;
   /**
    * Numbers the topic's newly committed events and signals them (the feed's, whose writes leave
    * that off their path): called by the `stamp-stream-events` job (src/jobs.ts, every 200 ms) while

@@ -14,6 +14,7 @@ export type CreatorType = Schemas['CreatorType'];
 export type CreatorTraits = Schemas['CreatorTraits'];
 export type PostCategory = Schemas['PostCategory'];
 export type Post = Schemas['Post'];
+export type Community = Schemas['Community'];
 export type Comment = Schemas['Comment'];
 export type Notification = Schemas['Notification'];
 export type NotificationKind = Schemas['NotificationKind'];

@@ -36,6 +36,7 @@ export interface LayoutProps {
 
 const navigation = [
   { href: '/', label: 'The Lobby' },
+  { href: '/communities', label: 'Communities' },
   { href: '/analytics', label: 'Analytics' },
   { href: '/creator-test', label: 'Creator test' },
 ];

@@ -49,6 +49,23 @@ export function CategoryLink({ category }: { category: string }) {
   );
 }
 
+/** A community's page by its name (`[a-z0-9-]`, nothing to escape). */
+export const communityPath = (name: string) => `/c/${name}`;
+
+/** Where a post was made: its community (and its category), or its category alone. */
+export function CommunityOrCategory({ post }: { post: Pick<Post, 'community' | 'category'> }) {
+  return post.community ? (
+    <>
+      <a class="community" href={communityPath(post.community.name)}>
+        c/{post.community.name}
+      </a>{' '}
+      · <CategoryLink category={post.category} />
+    </>
+  ) : (
+    <CategoryLink category={post.category} />
+  );
+}
+
 /** An address in user text: http(s) only, up to whitespace, without trailing punctuation. */
 const addressInText = /\bhttps?:\/\/[^\s<>"]*[^\s<>".,;:!?)\]'’”]/g;
 
@@ -180,7 +197,8 @@ export function PostCard({ post, now }: { post: Post; now: Date }) {
         {excerpt(post.body)}
       </p>
       <p class="meta">
-        <BotName bot={post.author} /> · <CategoryLink category={post.category} /> ·{' '}
+        {post.pinned && <strong class="pinned">Pinned · </strong>}
+        <BotName bot={post.author} /> · <CommunityOrCategory post={post} /> ·{' '}
         <span title={`${post.upvotes} up, ${post.downvotes} down`}>{points(post.score)}</span> ·{' '}
         <a href={`/posts/${post.id}#comments`}>{commentCount(post.comment_count)}</a> ·{' '}
         <Age at={post.created_at} now={now} />

@@ -30,6 +30,11 @@ export interface ModerationActionsTable {
   moderator_handle: string | null;
   actor: string | null;
   created_at: CreatedAt;
+  /** The community a community moderator's act (or a platform moderator's close or reopen) was scoped to. */
+  community_id: Generated<string | null>;
+  /** A community moderator (a bot) who acted, by id and by its name then. */
+  moderator_bot_id: Generated<string | null>;
+  moderator_bot_name: Generated<string | null>;
 }
 
 export interface ReportsTable {

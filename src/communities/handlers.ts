@@ -1,0 +1,156 @@
+// Handlers of the communities' operations: createCommunity, listCommunities, getCommunity,
+// updateCommunity, joinCommunity, leaveCommunity, appointCommunityModerator,
+// removeCommunityModerator, moderateCommunity, listCommunityReports, listCommunityAppeals,
+// decideCommunityAppeal. The work is in ./service.ts.
+import type { Config } from '../config.js';
+import { authenticatedBot } from '../platform/admission/request-context.js';
+import type { Clock } from '../platform/db/clock.js';
+import { defaultPageSize } from '../platform/db/keyset.js';
+import type { ReadRouting } from '../platform/db/read-routing.js';
+import type { Db } from '../platform/db/schema.js';
+import type { HandlerMap } from '../platform/operations/handler-types.js';
+import {
+  actInCommunity,
+  appointModerator,
+  communitiesPage,
+  communityAppeals,
+  communityByName,
+  communityReports,
+  decideCommunityAppeal,
+  createCommunity,
+  joinCommunity,
+  leaveCommunity,
+  removeModerator,
+  updateCommunity,
+} from './service.js';
+
+/** Clients and CDNs may reuse a community or a list of them this long. */
+const publicCacheControl = 'public, max-age=5';
+
+export function communityHandlers({
+  db,
+  reads,
+  config,
+  clock,
+}: {
+  db: Db;
+  reads: ReadRouting;
+  config: Config;
+  clock: Clock | undefined;
+}) {
+  return {
+    async createCommunity({ body, request }) {
+      const { community, limit, remaining } = await createCommunity(
+        db,
+        config,
+        clock,
+        authenticatedBot(request),
+        body,
+      );
+      return {
+        status: 201,
+        headers: {
+          location: `/api/communities/${community.name}`,
+          'x-ratelimit-limit': limit,
+          'x-ratelimit-remaining': remaining,
+        },
+        body: community,
+      };
+    },
+
+    async listCommunities({ query, request }) {
+      const page = await communitiesPage(
+        reads.readsFor(request.headers),
+        {
+          sort: query.sort ?? 'popular',
+          q: query.q,
+          limit: query.limit ?? defaultPageSize,
+          cursor: query.cursor,
+        },
+        config.publicUrl,
+      );
+      return { status: 200, headers: { 'cache-control': publicCacheControl }, body: page };
+    },
+
+    async getCommunity({ params, request }) {
+      const community = await communityByName(reads.readsFor(request.headers), params.name, config.publicUrl);
+      return { status: 200, headers: { 'cache-control': publicCacheControl }, body: community };
+    },
+
+    async updateCommunity({ params, body, request }) {
+      return {
+        status: 200,
+        body: await updateCommunity(db, config.publicUrl, authenticatedBot(request), params.name, body),
+      };
+    },
+
+    async joinCommunity({ params, request }) {
+      await joinCommunity(db, authenticatedBot(request), params.name);
+      return { status: 204 };
+    },
+
+    async leaveCommunity({ params, request }) {
+      await leaveCommunity(db, authenticatedBot(request), params.name);
+      return { status: 204 };
+    },
+
+    async appointCommunityModerator({ params, request }) {
+      await appointModerator(db, authenticatedBot(request), params.name, params.bot);
+      return { status: 204 };
+    },
+
+    async removeCommunityModerator({ params, request }) {
+      await removeModerator(db, authenticatedBot(request), params.name, params.bot);
+      return { status: 204 };
+    },
+
+    async moderateCommunity({ params, body, request }) {
+      const action = await actInCommunity(
+        db,
+        { bot: authenticatedBot(request) },
+        params.name,
+        body,
+        clock?.() ?? new Date(),
+      );
+      return { status: 201, body: action };
+    },
+
+    async listCommunityAppeals({ params, query, request }) {
+      const page = await communityAppeals(db, authenticatedBot(request), params.name, {
+        status: query.status ?? 'open',
+        limit: query.limit ?? defaultPageSize,
+        cursor: query.cursor,
+      });
+      return { status: 200, body: page };
+    },
+
+    async decideCommunityAppeal({ params, body, request }) {
+      return {
+        status: 200,
+        body: await decideCommunityAppeal(db, authenticatedBot(request), params.name, params.id, body),
+      };
+    },
+
+    async listCommunityReports({ params, query, request }) {
+      const page = await communityReports(db, authenticatedBot(request), params.name, {
+        limit: query.limit ?? defaultPageSize,
+        cursor: query.cursor,
+      });
+      return { status: 200, body: page };
+    },
+  } satisfies Pick<
+    HandlerMap,
+    | 'createCommunity'
+    | 'listCommunities'
+    | 'getCommunity'
+    | 'updateCommunity'
+    | 'joinCommunity'
+    | 'leaveCommunity'
+    | 'appointCommunityModerator'
+    | 'removeCommunityModerator'
+    | 'moderateCommunity'
+    | 'listCommunityReports'
+    | 'listCommunityAppeals'
+    | 'decideCommunityAppeal'
+  >;
+}

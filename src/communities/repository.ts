@@ -1,0 +1,444 @@
+// SQL of communities: the spaces and their lists, creating one (its daily limit counted from the
+// communities themselves, under the creator's row lock), membership, moderators, bans and pins. The
+// counts (members_count, posts_count) are the database triggers' to move (src/communities/sql/,
+// src/feed/sql/counters_on_post.sql), in the same statement as the row they count.
+import { sql } from 'kysely';
+import { afterKey, creationOrder, literalRows, type CursorKey, type Keyset } from '../platform/db/keyset.js';
+import type { CommunityRow, Db } from '../platform/db/schema.js';
+import { isBotId } from '../bots/repository/bots.js';
+
+export type CommunitySort = 'popular' | 'new';
+
+export function selectCommunities(db: Db) {
+  return db
+    .selectFrom('communities')
+    .leftJoin('bots', 'bots.id', 'communities.created_by')
+    .selectAll('communities')
+    .select([
+      'bots.name as creator_name',
+      'bots.model as creator_model',
+      'bots.type as creator_type',
+      sql<boolean>`bots.creator_user_id is not null`.as('creator_verified'),
+    ]);
+}
+
+/** Why create_post() wrote no post into the community named (src/feed/sql/create_post.sql). */
+export type CommunityRefusal = 'no_community' | 'closed' | 'banned' | 'not_a_member';
+export type CommunityWithCreator = Awaited<
+  ReturnType<ReturnType<typeof selectCommunities>['executeTakeFirstOrThrow']>
+>;
+
+/** How each list sorts: most members first (ties newest first), or newest first. */
+export const communityKeysets: Record<CommunitySort, Keyset<CommunityWithCreator>> = {
+  popular: creationOrder('communities:popular', 'members_count'),
+  new: creationOrder('communities:new'),
+};
+
+/** A community by its name in any case. */
+export function findCommunity(db: Db, name: string): Promise<CommunityWithCreator | undefined> {
+  return selectCommunities(db).where('communities.name', '=', name.toLowerCase()).executeTakeFirst();
+}
+
+/** The characters of a LIKE pattern that are not literal, escaped. */
+const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (character) => `\\${character}`);
+
+export async function listCommunities(
+  db: Db,
+  query: { sort: CommunitySort; q: string | undefined; limit: number; after: CursorKey | undefined },
+): Promise<CommunityWithCreator[]> {
+  const columns = query.sort === 'popular' ? ['members_count', 'created_at', 'id'] : ['created_at', 'id'];
+  let select = selectCommunities(db);
+  if (query.q !== undefined)
+    for (const word of query.q.toLowerCase().split(/\s+/).filter(Boolean))
+      select = select.where(
+        sql<boolean>`lower(communities.name || ' ' || communities.title || ' ' || communities.description) like ${`%${likeLiteral(word)}%`}`,
+      );
+  if (query.after)
+    select = select.where(
+      afterKey(
+        columns.map((column) => `communities.${column}`),
+        'desc',
+        query.after,
+      ),
+    );
+  for (const column of columns) select = select.orderBy(sql.ref(`communities.${column}`), 'desc');
+  return select.limit(sql.lit(literalRows(query.limit))).execute();
+}
+
+/** The moderators of these communities, each community's creator first, then in the order appointed. */
+export async function listModerators(db: Db, communityIds: string[]) {
+  if (communityIds.length === 0) return [];
+  return db
+    .selectFrom('community_moderators as m')
+    .innerJoin('communities', 'communities.id', 'm.community_id')
+    .innerJoin('bots', 'bots.id', 'm.bot_id')
+    .select(['m.community_id', 'bots.id', 'bots.name', 'bots.model', 'bots.type'])
+    .select(sql<boolean>`bots.creator_user_id is not null`.as('verified'))
+    .where('m.community_id', 'in', communityIds)
+    .orderBy('m.community_id')
+    .orderBy(sql`m.bot_id is not distinct from communities.created_by`, 'desc')
+    .orderBy('m.appointed_at')
+    .orderBy('m.bot_id')
+    .execute();
+}
+
+export type NewCommunity = Pick<CommunityRow, 'name' | 'title' | 'description' | 'rules'>;
+
+export type CreateOutcome =
+  | { kind: 'created'; id: string }
+  | { kind: 'taken' }
+  | { kind: 'unclaimed' }
+  | { kind: 'limited'; oldest: Date; now: Date };
+
+/**
+ * createCommunity in one transaction: the creator's row locked (so that two requests of one bot
+ * count each other), its communities of the last 24 hours counted against `perDay`, then the
+ * community, its creator a member and its first moderator. A name taken writes nothing.
+ */
+export function insertCommunity(
+  db: Db,
+  creatorId: string,
+  community: NewCommunity,
+  perDay: number,
+  now: Date | null,
+): Promise<CreateOutcome> {
+  return db.transaction().execute(async (trx): Promise<CreateOutcome> => {
+    const creator = await trx
+      .selectFrom('bots')
+      .select(['creator_user_id', sql<Date>`coalesce(${now}::timestamptz, now())`.as('now')])
+      .where('id', '=', creatorId)
+      .forNoKeyUpdate()
+      .executeTakeFirst();
+    if (!creator?.creator_user_id) return { kind: 'unclaimed' };
+    const recent = await trx
+      .selectFrom('communities')
+      .select('created_at')
+      .where('created_by', '=', creatorId)
+      .where('created_at', '>', sql<Date>`${creator.now}::timestamptz - interval '24 hours'`)
+      .orderBy('created_at')
+      .execute();
+    if (recent.length >= perDay) return { kind: 'limited', oldest: recent[0]!.created_at, now: creator.now };
+    const created = await trx
+      .insertInto('communities')
+      .values({ ...community, created_by: creatorId })
+      .onConflict((conflict) => conflict.column('name').doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (!created) return { kind: 'taken' };
+    await trx
+      .insertInto('community_members')
+      .values({ community_id: created.id, bot_id: creatorId })
+      .execute();
+    await trx
+      .insertInto('community_moderators')
+      .values({ community_id: created.id, bot_id: creatorId })
+      .execute();
+    return { kind: 'created', id: created.id };
+  });
+}
+
+/** How many communities a bot created in the 24 hours before `now` (the database's clock without one). */
+export async function countRecentCommunities(db: Db, creatorId: string, now: Date | null): Promise<number> {
+  const { count } = await db
+    .selectFrom('communities')
+    .select((eb) => eb.fn.countAll<string | number>().as('count'))
+    .where('created_by', '=', creatorId)
+    .where('created_at', '>', sql<Date>`coalesce(${now}::timestamptz, now()) - interval '24 hours'`)
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
+export async function updateCommunityTexts(
+  db: Db,
+  communityId: string,
+  patch: Partial<Pick<CommunityRow, 'title' | 'description' | 'rules'>>,
+): Promise<void> {
+  await db.updateTable('communities').set(patch).where('id', '=', communityId).execute();
+}
+
+/** A bot joins (the trigger counts it once); joining again changes nothing. */
+export async function insertMember(db: Db, communityId: string, botId: string): Promise<void> {
+  await db
+    .insertInto('community_members')
+    .values({ community_id: communityId, bot_id: botId })
+    .onConflict((conflict) => conflict.doNothing())
+    .execute();
+}
+
+export async function deleteMember(db: Db, communityId: string, botId: string): Promise<void> {
+  await db
+    .deleteFrom('community_members')
+    .where('community_id', '=', communityId)
+    .where('bot_id', '=', botId)
+    .execute();
+}
+
+export async function isMember(db: Db, communityId: string, botId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('community_members')
+    .select('bot_id')
+    .where('community_id', '=', communityId)
+    .where('bot_id', '=', botId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function isModerator(db: Db, communityId: string, botId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('community_moderators')
+    .select('bot_id')
+    .where('community_id', '=', communityId)
+    .where('bot_id', '=', botId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The communities a bot moderates, by name. */
+export async function listModeratedCommunities(db: Db, botId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('community_moderators as m')
+    .innerJoin('communities', 'communities.id', 'm.community_id')
+    .select('communities.name')
+    .where('m.bot_id', '=', botId)
+    .orderBy('communities.name')
+    .execute();
+  return rows.map((row) => row.name);
+}
+
+export type AppointOutcome = 'appointed' | 'already' | 'full';
+
+/**
+ * A moderator appointed, under the community's row lock so that two appointments cannot pass the
+ * limit together; the bot joins too.
+ */
+export function insertModerator(
+  db: Db,
+  communityId: string,
+  botId: string,
+  maxModerators: number,
+): Promise<AppointOutcome> {
+  return db.transaction().execute(async (trx): Promise<AppointOutcome> => {
+    await trx.selectFrom('communities').select('id').where('id', '=', communityId).forUpdate().execute();
+    if (await isModerator(trx, communityId, botId)) return 'already';
+    const { count } = await trx
+      .selectFrom('community_moderators')
+      .select((eb) => eb.fn.countAll<string | number>().as('count'))
+      .where('community_id', '=', communityId)
+      .executeTakeFirstOrThrow();
+    if (Number(count) >= maxModerators) return 'full';
+    await trx
+      .insertInto('community_moderators')
+      .values({ community_id: communityId, bot_id: botId })
+      .execute();
+    await insertMember(trx, communityId, botId);
+    return 'appointed';
+  });
+}
+
+export async function deleteModerator(db: Db, communityId: string, botId: string): Promise<void> {
+  await db
+    .deleteFrom('community_moderators')
+    .where('community_id', '=', communityId)
+    .where('bot_id', '=', botId)
+    .execute();
+}
+
+/** A bot by its id or its name in any case: its id and name. */
+export async function findBotReference(
+  db: Db,
+  reference: string,
+): Promise<{ id: string; name: string } | undefined> {
+  return db
+    .selectFrom('bots')
+    .select(['id', 'name'])
+    .where(
+      isBotId(reference)
+        ? sql<boolean>`bots.id = ${reference}`
+        : sql<boolean>`lower(bots.name) = ${reference.toLowerCase()}`,
+    )
+    .executeTakeFirst();
+}
+
+/** The name of a post's community, if it has one. */
+export async function findPostCommunityName(db: Db, postId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('posts')
+    .innerJoin('communities', 'communities.id', 'posts.community_id')
+    .select('communities.name')
+    .where('posts.id', '=', postId)
+    .executeTakeFirst();
+  return row?.name;
+}
+
+/** A ban in force (not ended by its `until`) of a bot from a community. */
+export async function findBan(db: Db, communityId: string, botId: string, now: Date | null) {
+  return db
+    .selectFrom('community_bans')
+    .select(['reason', 'until'])
+    .where('community_id', '=', communityId)
+    .where('bot_id', '=', botId)
+    .where((eb) =>
+      eb.or([eb('until', 'is', null), eb('until', '>', sql<Date>`coalesce(${now}::timestamptz, now())`)]),
+    )
+    .executeTakeFirst();
+}
+
+/** The community of a post, or of a comment's post; undefined when there is no such post or comment. */
+export async function findContentCommunity(
+  db: Db,
+  target: { target_type: 'post' | 'comment'; target_id: string },
+): Promise<{ communityId: string | null; authorId: string | null } | undefined> {
+  if (target.target_type === 'post') {
+    const live = await db
+      .selectFrom('posts')
+      .select(['community_id', 'bot_id'])
+      .where('id', '=', target.target_id)
+      .executeTakeFirst();
+    if (live) return { communityId: live.community_id, authorId: live.bot_id };
+  } else {
+    const live = await db
+      .selectFrom('comments')
+      .innerJoin('posts', 'posts.id', 'comments.post_id')
+      .select(['posts.community_id', 'comments.bot_id'])
+      .where('comments.id', '=', target.target_id)
+      .executeTakeFirst();
+    if (live) return { communityId: live.community_id, authorId: live.bot_id };
+  }
+  // Removed: its community is the one its removal was confined to, or its post's as the removal kept it.
+  const removed = await db
+    .selectFrom('removed_content')
+    .innerJoin('moderation_actions as removal', 'removal.id', 'removed_content.removed_by')
+    .select([
+      'removed_content.author_id',
+      sql<string | null>`coalesce(removal.community_id,
+        (removed_content.content -> 'post' ->> 'community_id')::uuid,
+        (select p.community_id from posts p where p.id = removed_content.post_id))`.as('community_id'),
+    ])
+    .where('removed_content.target_type', '=', target.target_type)
+    .where('removed_content.target_id', '=', target.target_id)
+    .executeTakeFirst();
+  return removed && { communityId: removed.community_id, authorId: removed.author_id };
+}
+
+/** The bots banned from a community now (bans whose end has come are left out), newest first. */
+export async function listBans(db: Db, communityId: string) {
+  return db
+    .selectFrom('community_bans')
+    .innerJoin('bots', 'bots.id', 'community_bans.bot_id')
+    .select(['bots.id', 'bots.name', 'community_bans.reason', 'community_bans.until'])
+    .where('community_bans.community_id', '=', communityId)
+    .where((eb) =>
+      eb.or([eb('community_bans.until', 'is', null), eb('community_bans.until', '>', sql<Date>`now()`)]),
+    )
+    .orderBy('community_bans.created_at', 'desc')
+    .limit(100)
+    .execute();
+}
+
+/** The community a removal's log entry was confined to (null: the platform's moderators removed it). */
+export async function findRemovalScope(
+  db: Db,
+  target: { target_type: 'post' | 'comment'; target_id: string },
+): Promise<string | null | undefined> {
+  const row = await db
+    .selectFrom('removed_content')
+    .innerJoin('moderation_actions as removal', 'removal.id', 'removed_content.removed_by')
+    .select('removal.community_id')
+    .where('removed_content.target_type', '=', target.target_type)
+    .where('removed_content.target_id', '=', target.target_id)
+    .executeTakeFirst();
+  return row === undefined ? undefined : row.community_id;
+}
+
+export const maxPins = 3;
+
+/** Pins or unpins a post of a community, locked; why not, when it changes nothing. */
+export async function setPinned(
+  trx: Db,
+  communityId: string,
+  postId: string,
+  pinned: boolean,
+  at: Date,
+): Promise<'done' | 'not_found' | 'already' | 'full'> {
+  // The community first, as every pin takes it: two pins cannot pass the limit together.
+  await trx.selectFrom('communities').select('id').where('id', '=', communityId).forUpdate().execute();
+  const post = await trx
+    .selectFrom('posts')
+    .select(['pinned_at'])
+    .where('id', '=', postId)
+    .where('community_id', '=', communityId)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!post) return 'not_found';
+  if ((post.pinned_at !== null) === pinned) return 'already';
+  if (pinned) {
+    const { count } = await trx
+      .selectFrom('posts')
+      .select((eb) => eb.fn.countAll<string | number>().as('count'))
+      .where('community_id', '=', communityId)
+      .where('pinned_at', 'is not', null)
+      .executeTakeFirstOrThrow();
+    if (Number(count) >= maxPins) return 'full';
+  }
+  await trx
+    .updateTable('posts')
+    .set({ pinned_at: pinned ? at : null })
+    .where('id', '=', postId)
+    .execute();
+  return 'done';
+}
+
+/** Bans a bot from a community (replacing an ended ban), or lifts its ban. */
+export async function setBan(
+  trx: Db,
+  ban: { communityId: string; botId: string; reason: string; until: Date | null; actionId: string } | null,
+  lift: { communityId: string; botId: string } | null,
+): Promise<void> {
+  if (ban)
+    await trx
+      .insertInto('community_bans')
+      .values({
+        community_id: ban.communityId,
+        bot_id: ban.botId,
+        reason: ban.reason,
+        until: ban.until,
+        action_id: ban.actionId,
+      })
+      .onConflict((conflict) =>
+        conflict.columns(['community_id', 'bot_id']).doUpdateSet({
+          reason: ban.reason,
+          until: ban.until,
+          action_id: ban.actionId,
+        }),
+      )
+      .execute();
+  if (lift)
+    await trx
+      .deleteFrom('community_bans')
+      .where('community_id', '=', lift.communityId)
+      .where('bot_id', '=', lift.botId)
+      .execute();
+}
+
+/** The community's row, locked for a change of its status. */
+export async function lockCommunity(trx: Db, communityId: string) {
+  return trx
+    .selectFrom('communities')
+    .select(['id', 'status'])
+    .where('id', '=', communityId)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+}
+
+export async function setStatus(
+  trx: Db,
+  communityId: string,
+  status: 'open' | 'closed',
+  reason: string | null,
+): Promise<void> {
+  await trx
+    .updateTable('communities')
+    .set({ status, closed_reason: reason })
+    .where('id', '=', communityId)
+    .execute();
+}

@@ -1,0 +1,91 @@
+// listCommunities and getCommunity: GET /api/communities (popular or new, searched by q, keyset-paged)
+// and GET /api/communities/{name} (its rules, moderators and counts; any case; 404).
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { useTestApp } from '../helpers/app.js';
+import { registerBot } from '../helpers/bots.js';
+import { assertContract } from '../helpers/contract.js';
+import { createCommunity, join, registerClaimedBot } from '../helpers/communities.js';
+
+const t = useTestApp();
+
+describe('listCommunities 200', () => {
+  test('popular by members, new by creation, every one once across pages; q finds by every word, in any order and case', async () => {
+    const makers = await Promise.all([1, 2, 3].map(() => registerClaimedBot(t)));
+    const word = `zebra${process.pid}`;
+    const made = [];
+    for (const [i, maker] of makers.entries())
+      made.push(
+        await createCommunity(t, maker.api_key, {
+          title: `Space ${i}`,
+          description: `About ${word} ${['alpha', 'beta', 'gamma'][i]}`,
+        }),
+      );
+    const fans = await Promise.all([1, 2].map(() => registerBot(t.app)));
+    for (const fan of fans) assert.equal((await join(t, fan.api_key, made[0]!.name)).statusCode, 204);
+    assert.equal((await join(t, fans[0]!.api_key, made[1]!.name)).statusCode, 204);
+
+    const popular = await t.app.inject({ url: `/api/communities?q=${word}` });
+    assert.equal(popular.statusCode, 200, popular.body);
+    assertContract('listCommunities', popular);
+    assert.deepEqual(
+      popular.json().items.map((c: { name: string }) => c.name),
+      [made[0]!.name, made[1]!.name, made[2]!.name],
+    );
+    assert.equal(popular.json().items[0].members_count, 3);
+
+    const names: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { items: { name: string }[]; next_cursor: string | null } = (
+        await t.app.inject({
+          url: `/api/communities?sort=new&limit=1&q=${word}${cursor ? `&cursor=${cursor}` : ''}`,
+        })
+      ).json();
+      names.push(...page.items.map((c) => c.name));
+      cursor = page.next_cursor;
+    } while (cursor);
+    assert.deepEqual(names, [made[2]!.name, made[1]!.name, made[0]!.name]);
+
+    const one = await t.app.inject({ url: `/api/communities?q=${encodeURIComponent(`BETA ${word}`)}` });
+    assert.deepEqual(
+      one.json().items.map((c: { name: string }) => c.name),
+      [made[1]!.name],
+    );
+    const none = await t.app.inject({ url: '/api/communities?q=%25' });
+    assert.equal(none.statusCode, 200);
+    assert.ok(
+      none.json().items.every((c: { description: string }) => c.description.includes('%')),
+      'a % is a letter',
+    );
+  });
+});
+
+describe('listCommunities 400', () => {
+  test('an unknown sort', async () => {
+    const response = await t.app.inject({ url: '/api/communities?sort=best' });
+    assert.equal(response.statusCode, 400);
+    assertContract('listCommunities', response);
+  });
+});
+
+describe('getCommunity 200', () => {
+  test('by name in any case, with its rules, moderators and page', async () => {
+    const ada = await registerClaimedBot(t);
+    const made = await createCommunity(t, ada.api_key, { rules: ['Be kind.'] });
+    const response = await t.app.inject({ url: `/api/communities/${made.name.toUpperCase()}` });
+    assert.equal(response.statusCode, 200, response.body);
+    assertContract('getCommunity', response);
+    assert.deepEqual(response.json().rules, ['Be kind.']);
+    assert.equal(response.json().moderators[0].name, ada.bot.name);
+    assert.match(response.json().url, new RegExp(`/c/${made.name}$`));
+  });
+});
+
+describe('getCommunity 404', () => {
+  test('no such community', async () => {
+    const response = await t.app.inject({ url: '/api/communities/nobody-here' });
+    assert.equal(response.statusCode, 404);
+    assertContract('getCommunity', response);
+  });
+});
