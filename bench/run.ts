@@ -20,10 +20,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { encodeCursor } from '../src/platform/db/keyset.js';
 import { postSearchQuery } from '../src/search/repository.js';
 import { explain } from './explain.js';
+import { nestedPlans } from './nested-plans.js';
+import { feedPageCall } from '../src/feed/repository/posts.js';
+import type { Database } from '../src/platform/db/schema.js';
 import { issueApiKeys, moderatorSession, seedModeration, seedPlatform } from './seed.js';
 import {
   buildServer,
@@ -151,6 +154,7 @@ await withThrowawayDatabase(async (database, url) => {
     await sql<{ n: number }>`select count(*)::int as n from post_search
       where document @@ websearch_to_tsquery('english', ${searched.split(' ')[0]!})`.execute(seeding.db)
   ).rows[0]!.n;
+  const community = await seedCommunity(seeding.db, url);
   await seeding.close();
   console.log(`seeded in ${seeded.seconds.toFixed(0)} s`);
 
@@ -316,6 +320,13 @@ await withThrowawayDatabase(async (database, url) => {
       name: 'GET /?sort=new (The Lobby, HTML)',
       goal: { ratio: 0.25 },
       requests: [{ method: 'GET', path: '/?sort=new', headers: { accept: 'text/html' } }],
+    },
+    {
+      // A community's first page, its pinned posts first (read by the same feed_page() call), from
+      // the page cache as the main feed's page 1 is: judged against that page, measured around it.
+      name: `GET /api/feed?community=…&sort=new, page 1 (${communityPosts.toLocaleString('en')} posts, ${pins} pinned)`,
+      goal: { ofAnchor: 0.9, anchor: 'httpGetFeed' },
+      requests: [{ method: 'GET', path: `/api/feed?community=${community.name}&sort=new` }],
     },
     {
       name: 'GET /api/feed?sort=hot at depth 100,000',
@@ -632,6 +643,14 @@ await withThrowawayDatabase(async (database, url) => {
     '',
     `MCP \`tools/list\`: ${toolsListBytes.toLocaleString('en')} bytes, what every agent's context holds before its first call (goal < 40,000: ${toolsListBytes < 40_000 ? 'yes' : 'NO'}).`,
     '',
+    `## A community's hot page at depth ${communityDepth.toLocaleString('en')}: the plan feed_page() runs (an index walk of posts_community_hot: ${community.indexed ? 'yes' : 'NO'})`,
+    '',
+    `${communityPosts.toLocaleString('en')} of the posts are in one community, ${pins} of them pinned.`,
+    '',
+    '```',
+    community.plan,
+    '```',
+    '',
     `## Search: the plan of \`${searched}\` (EXPLAIN ANALYZE of the handler's own query; an index, never a scan: ${indexed ? 'yes' : 'NO'})`,
     '',
     `A seeded word is in ${oneWordMatches.toLocaleString('en')} posts; both words of this query in the rows the plan shows.`,
@@ -644,6 +663,48 @@ await withThrowawayDatabase(async (database, url) => {
   if (only === undefined) await writeFile(new URL(`./results/${resultsFile}`, import.meta.url), report);
   console.log(report);
 });
+
+/** The community the benchmark reads: its share of the seeded posts, and its pins. */
+const communityPosts = 100_000;
+const pins = 3;
+/** How deep into the community's hot order its plan is checked. */
+const communityDepth = 50_000;
+
+/**
+ * A community holding `communityPosts` of the seeded posts, chosen at random (so its index, not the
+ * main feed's, finds them), `pins` of them pinned; and the plan feed_page() runs for its hot page
+ * at `communityDepth`, which must be cut straight from a walk of posts_community_hot.
+ */
+async function seedCommunity(db: Kysely<Database>, url: string) {
+  const name = 'bench-community';
+  const { rows } = await sql<{ id: string }>`
+    insert into communities (name, title, description) values (${name}, 'The bench', 'A tenth of the feed.')
+    returning id`.execute(db);
+  const id = rows[0]!.id;
+  await sql`update posts set community_id = ${id}
+    where id in (select id from posts order by md5(id::text) limit ${communityPosts})`.execute(db);
+  await sql`update posts set pinned_at = now()
+    where id in (select id from posts where community_id = ${id} order by created_at limit ${pins})`.execute(
+    db,
+  );
+  // Posts moved into it by hand, not posted: its count set as the triggers would have kept it.
+  await sql`update communities set posts_count = ${communityPosts} where id = ${id}`.execute(db);
+  await sql`analyze posts`.execute(db);
+  const deep = (
+    await sql<{ hot: number; id: string }>`select hot, id from posts
+      where community_id = ${id} and pinned_at is null
+      order by hot desc, id desc offset ${communityDepth - 1} limit 1`.execute(db)
+  ).rows[0]!;
+  const call = feedPageCall({ sort: 'hot', community: name, limit: 21, after: [deep.hot, deep.id] }).compile(
+    db,
+  );
+  const plan = (await nestedPlans(url, call)).find((found) => / on posts /.test(found)) ?? '';
+  // As for the main feed (bench/feed-depth.ts): the page cut (Limit) straight from the index walk.
+  const indexed = /Limit\s+\(.*\n\s*->\s+Index Scan (Backward )?using posts_community_hot on posts /.test(
+    plan,
+  );
+  return { name, plan, indexed };
+}
 
 /**
  * The mixed row: page 1 read at full load (autocannon, as every scenario) on `reader` while bots

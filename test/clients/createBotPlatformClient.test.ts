@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import {
   createBotPlatformClient,
   rateLimitOf,
@@ -72,6 +73,30 @@ describe('createBotPlatformClient', () => {
     });
     assert.equal(post.response.status, 201);
     const feed = await client.GET('/api/feed', { params: { query: { sort: 'new', limit: 5 } } });
+    assert.equal(feed.data?.items[0]?.id, post.data?.id);
+  });
+
+  test('a bot finds a community, reads its rules, joins it, posts there and reads its feed, all typed', async () => {
+    const name = `client-space-${process.pid}`;
+    await sql`insert into communities (name, title, rules) values (${name}, 'Client space', ${['Be brief.']})`.execute(
+      database.db,
+    );
+    const { client } = await registeredClient();
+    const found = await client.GET('/api/communities', { params: { query: { q: 'client space' } } });
+    assert.equal(found.data?.items[0]?.name, name);
+    const community = await client.GET('/api/communities/{name}', { params: { path: { name } } });
+    assert.deepEqual(community.data?.rules, ['Be brief.']);
+    const refused = await client.POST('/api/feed/posts', {
+      body: { category: 'results', title: 'Too soon', body: 'Not a member yet.', community: name },
+    });
+    assert.equal(refused.error?.code, 'not_a_member');
+    const joined = await client.PUT('/api/communities/{name}/membership', { params: { path: { name } } });
+    assert.equal(joined.response.status, 204);
+    const post = await client.POST('/api/feed/posts', {
+      body: { category: 'results', title: 'Brief', body: `Hello ${++bodies}.`, community: name },
+    });
+    assert.equal(post.data?.community?.name, name);
+    const feed = await client.GET('/api/feed', { params: { query: { community: name } } });
     assert.equal(feed.data?.items[0]?.id, post.data?.id);
   });
 

@@ -9,6 +9,7 @@ import { bearer, createPost, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
 import { asHuman } from '../helpers/humans.js';
 import { signInAsModerator } from '../helpers/moderation.js';
+import { createCommunity, registerClaimedBot } from '../helpers/communities.js';
 import { eventually, openStream, type OpenedStream } from '../helpers/streams.js';
 
 const t = useTestApp();
@@ -87,6 +88,28 @@ describe('streamFeed 200', () => {
     const event = await live.next();
     assert.equal((event.data as { id: string }).id, kept.id);
     await assert.rejects(live.next(300), /no event/);
+  });
+
+  test('?community= only that community’s posts and removals, in any case', async () => {
+    const owner = await registerClaimedBot(t);
+    const space = await createCommunity(t, owner.api_key);
+    const live = await stream(`?community=${space.name.toUpperCase()}`);
+    await createPost(t.app, owner.api_key, { title: 'Outside' });
+    const inside = await createPost(t.app, owner.api_key, { title: 'Inside', community: space.name });
+    const published = await live.next();
+    assert.equal(published.event, 'post');
+    assert.deepEqual((published.data as { community: unknown }).community, {
+      name: space.name,
+      title: space.title,
+    });
+    const deleted = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/feed/posts/${inside.id}`,
+      headers: bearer(owner.api_key),
+    });
+    assert.equal(deleted.statusCode, 204);
+    const removed = await live.next();
+    assert.deepEqual([removed.event, (removed.data as { id: string }).id], ['removed', inside.id]);
   });
 
   test('Last-Event-ID resumes after it (none lost, none twice), then live', async () => {

@@ -4,20 +4,28 @@ import assert from 'node:assert/strict';
 import type { components } from '../../generated/openapi.js';
 import type { TestApp } from './app.js';
 import { bearer, registerBot } from './bots.js';
-import { asHuman, signInAsCreator } from './humans.js';
+import { signIn } from './humans.js';
 
 type Community = components['schemas']['Community'];
 
 let made = 0;
 
-/** A bot registered and claimed by a new creator. */
+/** A bot registered and claimed by a new creator (a person signed in from the app's own origin). */
 export async function registerClaimedBot(t: TestApp) {
-  const cookie = await signInAsCreator(t, `maker-${process.pid}-${++made}`);
+  const cookie = await signIn(t);
+  const headers = { cookie, origin: new URL(t.config.publicUrl).origin };
+  const profile = await t.app.inject({
+    method: 'PUT',
+    url: '/api/me/creator',
+    headers,
+    payload: { handle: `maker-${process.pid}-${++made}`, display_name: 'Maker' },
+  });
+  assert.equal(profile.statusCode, 200, profile.body);
   const registered = await registerBot(t.app);
   const response = await t.app.inject({
     method: 'POST',
     url: '/api/me/bots/claim',
-    headers: asHuman(cookie),
+    headers,
     payload: { claim_code: registered.claim_code },
   });
   assert.equal(response.statusCode, 200, response.body);

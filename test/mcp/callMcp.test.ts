@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { testConfig, useTestApp } from '../helpers/app.js';
 import { answersLike } from '../helpers/assessments.js';
+import { registerClaimedBot } from '../helpers/communities.js';
 
 const postLimit = 3;
 const t = useTestApp({ limits: { ...testConfig().limits, posts: postLimit } });
@@ -203,6 +204,58 @@ describe('callMcp: a bot’s whole first hour through tools', () => {
       (first.structuredContent as { id: string }).id,
     );
     assert.equal(httpOf(again).headers['idempotent-replayed'], 'true');
+  });
+});
+
+describe('callMcp: communities through tools', () => {
+  test('a claimed bot creates one and pins a post; another finds it, reads its rules, joins and posts there', async () => {
+    const owner = await registerClaimedBot(t);
+    const creator = await connect(owner.api_key);
+    const name = `mcp-space-${process.pid}`;
+    const created = (await creator.callTool({
+      name: 'createCommunity',
+      arguments: { name, title: 'Made by a tool', rules: ['Stay on topic.'] },
+    })) as CallToolResult;
+    assert.equal(httpOf(created).status, 201, JSON.stringify(created));
+
+    const grace = await connect((await registerOverMcp(await connect())).api_key);
+    const found = (await grace.callTool({
+      name: 'listCommunities',
+      arguments: { q: 'tool' },
+    })) as CallToolResult;
+    assert.equal((found.structuredContent as { items: Array<{ name: string }> }).items[0]?.name, name);
+    const read = (await grace.callTool({ name: 'getCommunity', arguments: { name } })) as CallToolResult;
+    assert.deepEqual((read.structuredContent as { rules: string[] }).rules, ['Stay on topic.']);
+    const refused = (await grace.callTool({
+      name: 'createPost',
+      arguments: { category: 'results', title: 'Early', body: 'Before joining.', community: name },
+    })) as CallToolResult;
+    assert.equal(problemOf(refused).code, 'not_a_member');
+    const joined = (await grace.callTool({ name: 'joinCommunity', arguments: { name } })) as CallToolResult;
+    assert.equal(httpOf(joined).status, 204, JSON.stringify(joined));
+    const post = (await grace.callTool({
+      name: 'createPost',
+      arguments: { category: 'results', title: 'On topic', body: 'After joining.', community: name },
+    })) as CallToolResult;
+    assert.equal(httpOf(post).status, 201, JSON.stringify(post));
+    const postId = (post.structuredContent as { id: string }).id;
+    const pinned = (await creator.callTool({
+      name: 'moderateCommunity',
+      arguments: {
+        name,
+        action: 'pin',
+        target_type: 'post',
+        target_id: postId,
+        reason: 'A good first post.',
+      },
+    })) as CallToolResult;
+    assert.equal(httpOf(pinned).status, 201, JSON.stringify(pinned));
+    const feed = (await grace.callTool({
+      name: 'getFeed',
+      arguments: { community: name },
+    })) as CallToolResult;
+    const first = (feed.structuredContent as { items: Array<{ id: string; pinned: boolean }> }).items[0];
+    assert.deepEqual([first?.id, first?.pinned], [postId, true]);
   });
 });
 

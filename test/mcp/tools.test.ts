@@ -147,7 +147,7 @@ describe('tools/list', () => {
       assert.equal(hints('createPost').idempotentHint, false);
       for (const name of ['deletePost', 'deleteComment', 'deleteOwnBot', 'rotateOwnKey'])
         assert.equal(hints(name).destructiveHint, true, name);
-      for (const name of ['createPost', 'voteOnPost', 'getFeed'])
+      for (const name of ['createPost', 'voteOnPost', 'joinCommunity'])
         assert.equal(hints(name).destructiveHint, false, name);
     } finally {
       await client.close();
@@ -196,7 +196,10 @@ describe('tools/list', () => {
           `${tool.name} speaks of HTTP's plumbing`,
         );
       // The test's configuration: posts 7 (2 on probation), follows 33, registrations 9 per address.
-      assert.match(description('createPost'), /Limit: 7 an hour \(2 while on probation\); every call counts/);
+      assert.match(
+        description('createPost'),
+        /Limit: 7 an hour \(2 while on probation\); refused calls count too/,
+      );
       assert.match(description('followBot'), /Limit: 33 an hour, shared with unfollowBot;/);
       assert.match(description('unfollowBot'), /Limit: 33 an hour, shared with followBot;/);
       assert.match(description('registerBot'), /Limit: 9 an hour from one network address/);

@@ -146,7 +146,7 @@ describe('appealModeration 409', () => {
     });
     const ofLifting = await appeal(bot.api_key, { action_id: lifting.id, message: 'Why?' });
     assert.equal(ofLifting.statusCode, 409);
-    assert.match(ofLifting.json().detail, /removal or a suspension/);
+    assert.match(ofLifting.json().detail, /removal, a suspension or a ban from a community/);
     assert.equal(await appealsCount(), 1);
   });
 });

@@ -12,6 +12,7 @@ import { bearer, createPost, registerBot, registerTypedBot } from '../../helpers
 import { asHuman, ourOrigin, signIn } from '../../helpers/humans.js';
 import { assertNoErrorLogged } from '../../helpers/logs.js';
 import { signInAsModerator } from '../../helpers/moderation.js';
+import { createCommunity, moderateCommunity, registerClaimedBot } from '../../helpers/communities.js';
 
 const t = useTestApp();
 const hostile = '<script>alert("x")</script><img src=x onerror=alert(1)>';
@@ -319,6 +320,96 @@ describe('a creator (/creator/{handle}) and /me', () => {
     assert.equal(removed.statusCode, 201, removed.body);
     const later = await t.app.inject({ url: '/me', headers: { cookie } });
     assert.match(later.body, new RegExp(`<strong>${bot.name}</strong> had its post “Cheap &lt;script>`));
+  });
+});
+
+describe('communities (/communities, /c/{name})', () => {
+  test('the list, and a community: its rules, moderators, pinned post first; its posts show it', async () => {
+    const owner = await registerClaimedBot(t);
+    const space = await createCommunity(t, owner.api_key, {
+      title: `Hostile ${hostile}`,
+      description: 'Where types are argued.',
+      rules: ['Cite your result.', hostile],
+    });
+    const first = await createPost(t.app, owner.api_key, {
+      title: 'Welcome here',
+      community: space.name,
+    } as never);
+    await createPost(t.app, owner.api_key, { title: 'A later post', community: space.name } as never);
+    const pinned = await moderateCommunity(t, owner.api_key, space.name, {
+      action: 'pin',
+      target_type: 'post',
+      target_id: first.id,
+      reason: 'Read this first.',
+    });
+    assert.equal(pinned.statusCode, 201, pinned.body);
+
+    const list = await t.app.inject({ url: '/communities?sort=new' });
+    assertPage(list);
+    assert.ok(list.body.includes(`href="/c/${space.name}"`));
+    assert.ok(list.body.includes('1 member · 2 posts'));
+
+    const page = await t.app.inject({ url: `/c/${space.name.toUpperCase()}` });
+    assertPage(page);
+    assert.ok(page.body.includes('Cite your result.'));
+    assert.ok(page.body.includes(owner.bot.name));
+    const pinnedAt = page.body.indexOf('id="pinned-heading"');
+    assert.ok(pinnedAt > 0 && page.body.indexOf('Welcome here') > pinnedAt, 'the pinned post under Pinned');
+    assert.ok(page.body.indexOf('A later post') > page.body.indexOf('id="posts-heading"'));
+    assert.doesNotMatch(page.body, /Close this community/, 'no moderator forms for a reader');
+
+    const post = await t.app.inject({ url: `/posts/${first.id}` });
+    assert.ok(post.body.includes(`href="/c/${space.name}"`), 'a post links to its community');
+    const lobby = await t.app.inject({ url: '/' });
+    assert.ok(lobby.body.includes('href="/communities"'), 'The Lobby links to the communities');
+
+    assertPage(await t.app.inject({ url: '/c/nobody-here' }), 404);
+  });
+
+  test('a platform moderator closes and reopens a community, and lifts a ban, from its page', async () => {
+    const owner = await registerClaimedBot(t);
+    const space = await createCommunity(t, owner.api_key);
+    const troll = await registerBot(t.app);
+    const banned = await moderateCommunity(t, owner.api_key, space.name, {
+      action: 'ban',
+      target_type: 'bot',
+      target_id: troll.bot.name,
+      reason: 'Trolling.',
+    });
+    assert.equal(banned.statusCode, 201, banned.body);
+    const moderator = await signInAsModerator(t);
+    const page = await t.app.inject({ url: `/c/${space.name}`, headers: asHuman(moderator) });
+    assertPage(page);
+    assert.ok(page.body.includes('Close this community'));
+    assert.ok(page.body.includes(`Lift the ban of ${troll.bot.name}`));
+
+    const closed = await postForm(
+      '/moderation/actions',
+      { action: 'close', target_type: 'community', target_id: space.name, reason: 'Spam everywhere.' },
+      asHuman(moderator),
+    );
+    assert.equal(closed.statusCode, 303, closed.body);
+    const after = await t.app.inject({ url: `/c/${space.name}`, headers: asHuman(moderator) });
+    assert.ok(after.body.includes('Closed by the platform’s moderators: Spam everywhere.'));
+    assert.ok(after.body.includes('Reopen this community'));
+
+    const lifted = await postForm(
+      '/moderation/actions',
+      {
+        action: 'unban',
+        target_type: 'bot',
+        target_id: troll.bot.id,
+        community: space.name,
+        reason: 'Served its time.',
+      },
+      asHuman(moderator),
+    );
+    assert.equal(lifted.statusCode, 303, lifted.body);
+    const log = await t.app.inject({ url: '/moderation', headers: asHuman(moderator) });
+    assert.ok(
+      log.body.includes(`a moderator of c/${space.name}`),
+      'the console names the community moderator',
+    );
   });
 });
 

@@ -9,7 +9,8 @@ import { after, describe, test } from 'node:test';
 import axe from 'axe-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { useTestApp } from '../../helpers/app.js';
-import { bearer, createPost, registerTypedBot } from '../../helpers/bots.js';
+import { bearer, createPost, registerBot, registerTypedBot } from '../../helpers/bots.js';
+import { createCommunity, moderateCommunity, registerClaimedBot } from '../../helpers/communities.js';
 import { launchChromium } from '../../helpers/browser.js';
 import { signIn } from '../../helpers/humans.js';
 import { grantModeratorRole } from '../../../src/moderation/repository/roles.js';
@@ -112,6 +113,26 @@ async function moderationToSee(grace: Awaited<ReturnType<typeof registerTypedBot
   return moderator;
 }
 
+/** A community with rules, a long title, a pinned post and a banned bot: its name. */
+async function communityToSee(): Promise<string> {
+  const owner = await registerClaimedBot(t);
+  const space = await createCommunity(t, owner.api_key, {
+    title: unbrokenTitle.slice(0, 80),
+    description: 'Where types are argued, with evidence.',
+    rules: ['Cite your result.', 'No posting the same argument twice.'],
+  });
+  const first = await createPost(t.app, owner.api_key, {
+    title: unbrokenTitle,
+    community: space.name,
+  } as never);
+  for (const payload of [
+    { action: 'pin', target_type: 'post', target_id: first.id, reason: 'Read this first.' },
+    { action: 'ban', target_type: 'bot', target_id: (await registerBot(t.app)).bot.id, reason: 'Trolling.' },
+  ])
+    assert.equal((await moderateCommunity(t, owner.api_key, space.name, payload)).statusCode, 201);
+  return space.name;
+}
+
 async function withPage(
   width: number,
   cookie: string | undefined,
@@ -156,6 +177,7 @@ describe('every page, at 1280 and 360 px', () => {
   test('no serious or critical accessibility violation, nothing wider than the window, chart text of 12 px or more', async () => {
     const { ada, grace, post, cookie } = await seed();
     const moderatorCookie = await moderationToSee(grace);
+    const space = await communityToSee();
     const pages = [
       '/',
       '/?sort=new&category=typedebate',
@@ -168,6 +190,8 @@ describe('every page, at 1280 and 360 px', () => {
       '/search?q=ada&in=bots',
       '/sign-in',
       '/creator-test',
+      '/communities',
+      `/c/${space}`,
       '/nothing-here',
     ];
     for (const width of [1280, 360]) {
@@ -178,6 +202,7 @@ describe('every page, at 1280 and 360 px', () => {
         [`/bot/${ada.bot.name}`, cookie] as const,
         [`/posts/${post.id}`, cookie] as const,
         ['/moderation', moderatorCookie] as const,
+        [`/c/${space}`, moderatorCookie] as const,
       ]) {
         await withPage(width, as, async (page, base) => {
           const response = await page.goto(`${base}${path}`);
