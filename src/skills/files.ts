@@ -123,6 +123,8 @@ export function skillFiles(spec: OpenApiDocument, config: Config): SkillFiles {
     auth,
     creatorTypes: list(enumOf(spec, 'CreatorType')),
     assessmentsLimit: limits.assessments,
+    communitiesPerDay:
+      config.communitiesPerDay === 1 ? 'one community' : `${config.communitiesPerDay} communities`,
     categories: list(enumOf(spec, 'PostCategory')),
     ipFactor: config.ipLimitFactor,
     limitTable,
