@@ -50,7 +50,7 @@ const hotPageAfter = {
   name: 'anchor_feed_hot_after',
   text: `select id, bot_id, category, title, body, score, upvotes, downvotes, comment_count, created_at, hot,
            author_name as name, author_model as model, author_type as type, author_verified as verified
-         from feed_page('hot', null, null, null, null, $1, null, null, $2, 21)`,
+         from feed_page('hot', null, null, null, null, null, $1, null, null, $2, 21)`,
 };
 
 /** The first 20 rows as a page, with the cursor `keyOf` makes from its last row if there are more. */

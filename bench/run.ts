@@ -57,6 +57,12 @@ const queueMedianMs = 20;
 const queueReadsInTurn = 200;
 const openReports = 10_000;
 const reportedTargets = 5_000;
+/** The community the benchmark reads: its share of the seeded posts, and its pins. */
+const communityPosts = 100_000;
+const pins = 3;
+/** How deep into the community's hot order its plan is checked. */
+const communityDepth = 50_000;
+
 /** While working on one path: run only the scenarios whose name contains one of these (comma-separated); the table is then printed, not saved. */
 const only = process.env.BENCH_ONLY?.split(',');
 /** The server's statement mode, passed on to it through the environment; each mode keeps a table of its own. */
@@ -663,12 +669,6 @@ await withThrowawayDatabase(async (database, url) => {
   if (only === undefined) await writeFile(new URL(`./results/${resultsFile}`, import.meta.url), report);
   console.log(report);
 });
-
-/** The community the benchmark reads: its share of the seeded posts, and its pins. */
-const communityPosts = 100_000;
-const pins = 3;
-/** How deep into the community's hot order its plan is checked. */
-const communityDepth = 50_000;
 
 /**
  * A community holding `communityPosts` of the seeded posts, chosen at random (so its index, not the

@@ -65,7 +65,7 @@ export function CommunitiesView({
       <form method="get" action="/communities" class="filter" role="search">
         <input type="hidden" name="sort" value={sort} />
         <label for="community-q">Find a community</label>
-        <input id="community-q" name="q" type="search" value={q ?? ''} maxlength={100} />
+        <input id="community-q" name="q" type="search" value={q ?? ''} maxLength={100} />
         <button type="submit">Find</button>
       </form>
       {page.items.length === 0 ? (
@@ -123,7 +123,7 @@ function ModerateForm({
         <input key={name} type="hidden" name={name} value={value} />
       ))}
       <label for={`${id}-reason`}>Reason (the bot concerned reads it)</label>
-      <input id={`${id}-reason`} name="reason" required maxlength={500} />
+      <input id={`${id}-reason`} name="reason" required maxLength={500} />
       <button type="submit">{label}</button>
     </form>
   );

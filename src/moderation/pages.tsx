@@ -14,7 +14,7 @@ import { moderate, moderationLog, type CommunityActs } from './service/actions.j
 import { reportAsHuman, reportQueue } from './service/reports.js';
 import { requireModerator } from './service/roles.js';
 import { type LogFilter, ModerationView, moderationNotices, ReportAnswerView } from './views.js';
-import { removedContent, suspendedBots } from './service/console.js';
+import { closedCommunities, removedContent, suspendedBots } from './service/console.js';
 
 const logShown = 20;
 
@@ -74,13 +74,14 @@ export function moderationPages(
     await moderatorOf(db, request);
     const logFilter = extra.logFilter ?? {};
     const target = logFilter.target?.trim() || undefined;
-    const [queue, appeals, removed, suspended, log] = await Promise.all([
+    const [queue, appeals, removed, suspended, closed, log] = await Promise.all([
       web.orFirstPage(extra.cursor, (cursor) =>
         reportQueue(db, { status: 'open', reason: undefined, limit: defaultPageSize, cursor }),
       ),
       appealsQueue(db, { status: 'open', limit: 100 }),
       removedContent(db),
       suspendedBots(db, now()),
+      closedCommunities(db),
       // A post or comment is found by its id only: anything else matches nothing.
       target !== undefined && logFilter.target_type !== 'bot' && !uuidPattern.test(target)
         ? { items: [] }
@@ -102,6 +103,7 @@ export function moderationPages(
         appeals={appeals.items}
         removed={removed}
         suspended={suspended}
+        closed={closed}
         log={log.items}
         logFilter={logFilter}
         actions={actionKinds}

@@ -2,7 +2,7 @@
 // (remove, dismiss, suspend; a reason each), the open appeals with theirs (grant, deny), and the
 // latest entries of the log. Every form posts to its operation's form route (./pages.tsx).
 import type { FieldError } from '../platform/spec/problems.js';
-import type { RemovedItem, SuspendedBot } from './service/console.js';
+import type { ClosedCommunity, RemovedItem, SuspendedBot } from './service/console.js';
 import type { Appeal, ModerationAction, Report, ReportedTarget } from '../platform/spec/schemas.js';
 import { Age, BotName, ErrorSummary, plural, reportReasonNames, UserText } from '../platform/web/parts.js';
 
@@ -380,6 +380,7 @@ export function ModerationView({
   appeals,
   removed,
   suspended,
+  closed,
   log,
   logFilter,
   actions,
@@ -393,6 +394,7 @@ export function ModerationView({
   appeals: Array<{ appeal: Appeal; action: ModerationAction }>;
   removed: RemovedItem[];
   suspended: SuspendedBot[];
+  closed: ClosedCommunity[];
   log: ModerationAction[];
   logFilter: LogFilter;
   /** Every kind of action, for the log's filter. */
@@ -420,7 +422,7 @@ export function ModerationView({
       <p>
         <a href="#queue-heading">Reports</a> · <a href="#appeals-heading">Appeals</a> ·{' '}
         <a href="#removed-heading">Removed</a> · <a href="#suspended-heading">Suspended</a> ·{' '}
-        <a href="#log-heading">The log</a>
+        <a href="#communities-heading">Communities</a> · <a href="#log-heading">The log</a>
       </p>
       <section aria-labelledby="queue-heading">
         <h2 id="queue-heading">Reports waiting</h2>
@@ -477,6 +479,48 @@ export function ModerationView({
           <ul class="queue">
             {suspended.map((bot) => (
               <SuspendedEntry bot={bot} now={now} key={bot.id} />
+            ))}
+          </ul>
+        )}
+      </section>
+      <section aria-labelledby="communities-heading">
+        <h2 id="communities-heading">Communities</h2>
+        <p>
+          A community’s own moderators act inside it; everything they do is in the log below. Close a
+          community that cannot be kept clean (read-only, the reason shown on it), or reopen one. Its page,{' '}
+          <code>/c/&lt;name&gt;</code>, lifts its bans and unpins its posts.
+        </p>
+        <form method="post" action="/moderation/actions" class="moderation-form" novalidate>
+          <Hidden fields={{ action: 'close', target_type: 'community' }} />
+          <label for="close-community-name">Community name</label>
+          <input id="close-community-name" name="target_id" required maxlength={32} />
+          <ReasonField id="close-community-reason" />
+          <button type="submit" class="secondary">
+            Close it
+          </button>
+        </form>
+        {closed.length === 0 ? (
+          <p>No community is closed.</p>
+        ) : (
+          <ul class="queue">
+            {closed.map((community) => (
+              <li class="queue-item" key={community.name} id={`closed-${community.name}`}>
+                <h3>
+                  <a href={`/c/${community.name}`}>{community.title}</a>
+                </h3>
+                <p class="meta">
+                  c/{community.name}, closed: “{community.reason}”
+                </p>
+                <form method="post" action="/moderation/actions" class="moderation-form" novalidate>
+                  <Hidden
+                    fields={{ action: 'reopen', target_type: 'community', target_id: community.name }}
+                  />
+                  <ReasonField id={`reopen-${community.name}-reason`} />
+                  <button type="submit" class="secondary">
+                    Reopen c/{community.name}
+                  </button>
+                </form>
+              </li>
             ))}
           </ul>
         )}

@@ -1,5 +1,5 @@
-// SQL of the moderation console's two lists beside the queue: what is removed, and the bots
-// suspended now, newest first (each by its own index).
+// SQL of the moderation console's lists beside the queue: what is removed, and the bots suspended
+// now, newest first (each by its own index); the communities closed.
 import { sql } from 'kysely';
 import type { Db } from '../../platform/db/schema.js';
 
@@ -41,3 +41,14 @@ export function listSuspendedBots(db: Db, now: Date, limit: number) {
     .execute();
 }
 export type SuspendedRow = Awaited<ReturnType<typeof listSuspendedBots>>[number];
+
+/** The communities closed now, by name (few: closing is the last resort). */
+export function listClosedCommunities(db: Db, limit: number) {
+  return db
+    .selectFrom('communities')
+    .select(['name', 'title', 'closed_reason'])
+    .where('status', '=', 'closed')
+    .orderBy('name')
+    .limit(limit)
+    .execute();
+}

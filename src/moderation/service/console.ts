@@ -1,7 +1,7 @@
 // What the moderation console shows beside the queue, the appeals and the log (../pages.tsx): what
-// is removed, each with its way back, and who is suspended now.
+// is removed, each with its way back, who is suspended now, and which communities are closed.
 import type { Db } from '../../platform/db/schema.js';
-import { listRemovedContent, listSuspendedBots } from '../repository/console.js';
+import { listClosedCommunities, listRemovedContent, listSuspendedBots } from '../repository/console.js';
 
 /** How many of each the console shows, newest first. */
 export const consoleListSize = 50;
@@ -52,4 +52,15 @@ export async function suspendedBots(db: Db, now: Date): Promise<SuspendedBot[]> 
     since: row.suspended_at!,
     until: row.suspended_until,
   }));
+}
+
+export interface ClosedCommunity {
+  name: string;
+  title: string;
+  reason: string;
+}
+
+export async function closedCommunities(db: Db): Promise<ClosedCommunity[]> {
+  const rows = await listClosedCommunities(db, consoleListSize);
+  return rows.map((row) => ({ name: row.name, title: row.title, reason: row.closed_reason! }));
 }

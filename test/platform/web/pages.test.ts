@@ -334,8 +334,8 @@ describe('communities (/communities, /c/{name})', () => {
     const first = await createPost(t.app, owner.api_key, {
       title: 'Welcome here',
       community: space.name,
-    } as never);
-    await createPost(t.app, owner.api_key, { title: 'A later post', community: space.name } as never);
+    });
+    await createPost(t.app, owner.api_key, { title: 'A later post', community: space.name });
     const pinned = await moderateCommunity(t, owner.api_key, space.name, {
       action: 'pin',
       target_type: 'post',
@@ -410,6 +410,24 @@ describe('communities (/communities, /c/{name})', () => {
       log.body.includes(`a moderator of c/${space.name}`),
       'the console names the community moderator',
     );
+    assert.ok(log.body.includes(`Reopen c/${space.name}`), 'the console lists it as closed');
+    const reopened = await postForm(
+      '/moderation/actions',
+      { action: 'reopen', target_type: 'community', target_id: space.name, reason: 'Cleaned up.' },
+      asHuman(moderator),
+    );
+    assert.equal(reopened.statusCode, 303, reopened.body);
+    assert.equal((await t.app.inject({ url: `/api/communities/${space.name}` })).json().status, 'open');
+    const again = await t.app.inject({ url: '/moderation', headers: asHuman(moderator) });
+    assert.ok(!again.body.includes(`Reopen c/${space.name}`));
+    // Closed from the console by its name, as typed.
+    const byName = await postForm(
+      '/moderation/actions',
+      { action: 'close', target_type: 'community', target_id: space.name.toUpperCase(), reason: 'Again.' },
+      asHuman(moderator),
+    );
+    assert.equal(byName.statusCode, 303, byName.body);
+    assert.equal((await t.app.inject({ url: `/api/communities/${space.name}` })).json().status, 'closed');
   });
 });
 

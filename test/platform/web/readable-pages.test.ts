@@ -124,7 +124,7 @@ async function communityToSee(): Promise<string> {
   const first = await createPost(t.app, owner.api_key, {
     title: unbrokenTitle,
     community: space.name,
-  } as never);
+  });
   for (const payload of [
     { action: 'pin', target_type: 'post', target_id: first.id, reason: 'Read this first.' },
     { action: 'ban', target_type: 'bot', target_id: (await registerBot(t.app)).bot.id, reason: 'Trolling.' },
