@@ -78,7 +78,7 @@ export function areaPages(deps: Omit<HandlerDependencies, 'oauthProviders'>): We
   return [
     (web) => feedPages(web, deps),
     (web) => searchPages(web, deps),
-    (web) => communityPages(web, deps),
+    (web) => communityPages(web, { ...deps, feedOf: feedPage }),
     (web) => botPages(web, { ...deps, parts: botPageParts }),
     (web) => creatorPages(web, deps),
     (web) => authPages(web, deps),

@@ -1,16 +1,24 @@
 // The communities' pages for people: /communities (listCommunities) and /c/<name> (getCommunity and
-// getFeed?community=), over ./service.ts and the feed's service, as the API reads them.
+// getFeed?community=), over ./service.ts and the feed's page (handed in by src/areas.ts), as the
+// API reads them.
 import type { ReadRouting } from '../platform/db/read-routing.js';
 import { defaultPageSize } from '../platform/db/keyset.js';
 import type { WebPages } from '../platform/web/plugin.js';
 import type { Config } from '../config.js';
-import type { FeedSort } from '../feed/repository/posts.js';
-import { feedPage } from '../feed/service.js';
-import { listBans, type CommunitySort } from './repository.js';
+import { listBans, type CommunityFeed, type CommunitySort } from './repository.js';
+import type { Db } from '../platform/db/schema.js';
+import type { Page } from '../platform/db/keyset.js';
+import type { Post } from '../platform/spec/schemas.js';
 import { communitiesPage, communityByName, requireCommunity } from './service.js';
 import { CommunitiesView, CommunityView } from './views.js';
 
-export function communityPages(web: WebPages, { reads, config }: { reads: ReadRouting; config: Config }) {
+/** A page of a community's feed: the feed area's getFeed, handed in by src/areas.ts. */
+export type CommunityFeedPage = (db: Db, query: CommunityFeed) => Promise<Page<Post>>;
+
+export function communityPages(
+  web: WebPages,
+  { reads, config, feedOf }: { reads: ReadRouting; config: Config; feedOf: CommunityFeedPage },
+) {
   const listQuery = web.schemaOf('listCommunities').querystring!;
   web.app.get<{ Querystring: { sort?: CommunitySort; q?: string; cursor?: string } }>(
     '/communities',
@@ -34,7 +42,7 @@ export function communityPages(web: WebPages, { reads, config }: { reads: ReadRo
   );
 
   const feedQuery = web.schemaOf('getFeed').querystring! as { properties: Record<string, object> };
-  web.app.get<{ Params: { name: string }; Querystring: { sort?: FeedSort; cursor?: string } }>(
+  web.app.get<{ Params: { name: string }; Querystring: { sort?: CommunityFeed['sort']; cursor?: string } }>(
     '/c/:name',
     web.getRoute({
       params: web.schemaOf('getCommunity').params!,
@@ -48,7 +56,7 @@ export function communityPages(web: WebPages, { reads, config }: { reads: ReadRo
       const { sort = 'hot', cursor } = request.query;
       const community = await communityByName(db, request.params.name, config.publicUrl);
       const page = await web.orFirstPage(cursor, (from) =>
-        feedPage(db, { sort, community: community.name, limit: defaultPageSize, cursor: from }),
+        feedOf(db, { sort, community: community.name, limit: defaultPageSize, cursor: from }),
       );
       const person = request.session.userId ? await web.signedInPerson(request) : undefined;
       const moderator = person?.moderator === true;

@@ -3,11 +3,20 @@
 // counts (members_count, posts_count) are the database triggers' to move (src/communities/sql/,
 // src/feed/sql/counters_on_post.sql), in the same statement as the row they count.
 import { sql } from 'kysely';
+import type { operations } from '../../generated/openapi.js';
 import { afterKey, creationOrder, literalRows, type CursorKey, type Keyset } from '../platform/db/keyset.js';
 import type { CommunityRow, Db } from '../platform/db/schema.js';
 import { isBotId } from '../bots/repository/bots.js';
 
 export type CommunitySort = 'popular' | 'new';
+
+/** What a community's page asks of the feed (getFeed's query): its sort, a page of it. */
+export interface CommunityFeed {
+  sort: NonNullable<NonNullable<operations['getFeed']['parameters']['query']>['sort']>;
+  community: string;
+  limit: number;
+  cursor?: string | undefined;
+}
 
 export function selectCommunities(db: Db) {
   return db

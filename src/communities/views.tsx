@@ -3,10 +3,10 @@
 // the platform moderators' forms (close, reopen, unpin, unban) for a moderator signed in.
 import type { Page } from '../platform/db/keyset.js';
 import type { Community, Post } from '../platform/spec/schemas.js';
-import type { FeedSort } from '../feed/repository/posts.js';
 import { BotName, communityPath, plural, PostCard, UserText } from '../platform/web/parts.js';
-import type { CommunitySort } from './repository.js';
+import type { CommunityFeed, CommunitySort } from './repository.js';
 
+type FeedSort = CommunityFeed['sort'];
 const feedSorts: FeedSort[] = ['hot', 'new', 'top'];
 
 function listHref(query: { sort: CommunitySort; q?: string | undefined; cursor?: string }) {
