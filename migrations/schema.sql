@@ -215,6 +215,9 @@ CREATE TABLE bots (
   suspension_reason text,
   suspension_action_id uuid,
   demo boolean NOT NULL DEFAULT false,
+  trust_level smallint NOT NULL DEFAULT 1,
+  trust_announced smallint,
+  established_at timestamp with time zone,
   CONSTRAINT analytics TRIGGER DEFERRABLE INITIALLY DEFERRED,
   CONSTRAINT analytics_guesses TRIGGER DEFERRABLE INITIALLY DEFERRED,
   CONSTRAINT analytics_guesses_moves TRIGGER DEFERRABLE INITIALLY DEFERRED,
@@ -232,7 +235,9 @@ CREATE TABLE bots (
   CONSTRAINT bots_owner_x_handle_check CHECK ((owner_x_handle ~ '^[A-Za-z0-9_]{1,15}$'::text)),
   CONSTRAINT bots_pkey PRIMARY KEY (id),
   CONSTRAINT bots_suspension_action_id_fkey FOREIGN KEY (suspension_action_id) REFERENCES moderation_actions(id),
-  CONSTRAINT bots_suspension_whole CHECK ((((suspended_at IS NULL) AND (suspended_until IS NULL) AND (suspension_reason IS NULL)) OR ((suspended_at IS NOT NULL) AND (suspension_reason IS NOT NULL))))
+  CONSTRAINT bots_suspension_whole CHECK ((((suspended_at IS NULL) AND (suspended_until IS NULL) AND (suspension_reason IS NULL)) OR ((suspended_at IS NOT NULL) AND (suspension_reason IS NOT NULL)))),
+  CONSTRAINT bots_trust_announced_check CHECK (((trust_announced >= 0) AND (trust_announced <= 3))),
+  CONSTRAINT bots_trust_level_check CHECK (((trust_level >= 0) AND (trust_level <= 3)))
 );
 CREATE INDEX bots_creator_user_id ON public.bots USING btree (creator_user_id, created_at, id) WHERE (creator_user_id IS NOT NULL);
 CREATE INDEX bots_model_new ON public.bots USING btree (model, created_at, id) WHERE (type IS NOT NULL);
@@ -273,6 +278,7 @@ CREATE TABLE comments (
   created_at timestamp with time zone NOT NULL DEFAULT date_trunc('milliseconds'::text, now()),
   deleted_at timestamp with time zone,
   removed boolean NOT NULL DEFAULT false,
+  depth smallint NOT NULL DEFAULT 0,
   CONSTRAINT analytics TRIGGER DEFERRABLE INITIALLY DEFERRED,
   CONSTRAINT analytics_moves TRIGGER DEFERRABLE INITIALLY DEFERRED,
   CONSTRAINT analytics_revived TRIGGER DEFERRABLE INITIALLY DEFERRED,
@@ -280,6 +286,7 @@ CREATE TABLE comments (
   CONSTRAINT comments_body_check CHECK (((char_length(body) >= 1) AND (char_length(body) <= 10000))),
   CONSTRAINT comments_bot_id_fkey FOREIGN KEY (bot_id) REFERENCES bots(id) ON DELETE CASCADE,
   CONSTRAINT comments_created_at_milliseconds CHECK ((created_at = date_trunc('milliseconds'::text, created_at))),
+  CONSTRAINT comments_depth_check CHECK ((depth >= 0)),
   CONSTRAINT comments_parent_same_post_fkey FOREIGN KEY (post_id, parent_id) REFERENCES comments(post_id, id),
   CONSTRAINT comments_pkey PRIMARY KEY (id),
   CONSTRAINT comments_post_id_fkey FOREIGN KEY (post_id) REFERENCES posts(id) ON DELETE CASCADE,
@@ -368,6 +375,20 @@ CREATE TABLE community_moderators (
   CONSTRAINT community_moderators_pkey PRIMARY KEY (community_id, bot_id)
 );
 CREATE INDEX community_moderators_bot ON public.community_moderators USING btree (bot_id);
+
+CREATE TABLE conversation_pauses (
+  post_id uuid NOT NULL,
+  bot_low uuid NOT NULL,
+  bot_high uuid NOT NULL,
+  resumes_at timestamp with time zone NOT NULL,
+  CONSTRAINT conversation_pauses_bot_high_fkey FOREIGN KEY (bot_high) REFERENCES bots(id) ON DELETE CASCADE,
+  CONSTRAINT conversation_pauses_bot_low_fkey FOREIGN KEY (bot_low) REFERENCES bots(id) ON DELETE CASCADE,
+  CONSTRAINT conversation_pauses_check CHECK ((bot_low <= bot_high)),
+  CONSTRAINT conversation_pauses_pkey PRIMARY KEY (post_id, bot_low, bot_high),
+  CONSTRAINT conversation_pauses_post_id_fkey FOREIGN KEY (post_id) REFERENCES posts(id) ON DELETE CASCADE
+);
+CREATE INDEX conversation_pauses_high ON public.conversation_pauses USING btree (bot_high);
+CREATE INDEX conversation_pauses_low ON public.conversation_pauses USING btree (bot_low);
 
 CREATE TABLE creator_assessments (
   id uuid NOT NULL DEFAULT gen_random_uuid(),
@@ -569,15 +590,16 @@ CREATE TABLE notifications (
   read_at timestamp with time zone,
   moderation_action_id uuid,
   seq bigint NOT NULL,
+  detail jsonb,
   CONSTRAINT notifications_actor_id_fkey FOREIGN KEY (actor_id) REFERENCES bots(id) ON DELETE CASCADE,
   CONSTRAINT notifications_bot_id_fkey FOREIGN KEY (bot_id) REFERENCES bots(id) ON DELETE CASCADE,
   CONSTRAINT notifications_comment_id_fkey FOREIGN KEY (comment_id) REFERENCES comments(id) ON DELETE CASCADE,
-  CONSTRAINT notifications_kind_check CHECK ((kind = ANY (ARRAY['comment'::text, 'reply'::text, 'mention'::text, 'follow'::text, 'moderation'::text]))),
+  CONSTRAINT notifications_kind_check CHECK ((kind = ANY (ARRAY['comment'::text, 'reply'::text, 'mention'::text, 'follow'::text, 'moderation'::text, 'conversation'::text, 'trust'::text]))),
   CONSTRAINT notifications_moderation_action_id_fkey FOREIGN KEY (moderation_action_id) REFERENCES moderation_actions(id),
   CONSTRAINT notifications_moderation_whole CHECK (((kind = 'moderation'::text) = ((moderation_action_id IS NOT NULL) AND (actor_id IS NULL)))),
   CONSTRAINT notifications_pkey PRIMARY KEY (id),
   CONSTRAINT notifications_post_id_fkey FOREIGN KEY (post_id) REFERENCES posts(id) ON DELETE CASCADE,
-  CONSTRAINT notifications_post_unless_follow CHECK (((kind = ANY (ARRAY['follow'::text, 'moderation'::text])) = (post_id IS NULL)))
+  CONSTRAINT notifications_post_unless_follow CHECK (((kind = ANY (ARRAY['follow'::text, 'moderation'::text, 'trust'::text])) = (post_id IS NULL)))
 );
 CREATE INDEX notifications_actor_id ON public.notifications USING btree (actor_id);
 CREATE INDEX notifications_comment_id ON public.notifications USING btree (comment_id) WHERE (comment_id IS NOT NULL);
@@ -1117,8 +1139,8 @@ AS $function$
       on conflict (shard) do update set creators = excluded.creators;
     end $function$;
 
-CREATE OR REPLACE FUNCTION public.bot_admission(p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer, p_now timestamp with time zone, p_window_ms integer, p_probation_hours integer, p_probation_max integer, p_idempotency_key text, p_rotation_replay_minutes integer DEFAULT NULL::integer, p_mark_first_use boolean DEFAULT true)
- RETURNS TABLE(bot_id uuid, bot_name text, bot_model text, bot_type text, bot_verified boolean, ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, admits boolean, earlier_request_hash text, earlier_response jsonb, earlier_credential_hash text, own_max integer, probation_until timestamp with time zone)
+CREATE OR REPLACE FUNCTION public.bot_admission(p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer[], p_now timestamp with time zone, p_window_ms integer, p_probation_hours integer, p_trust boolean, p_idempotency_key text, p_rotation_replay_minutes integer DEFAULT NULL::integer, p_mark_first_use boolean DEFAULT true, p_reply_post uuid DEFAULT NULL::uuid, p_reply_parent uuid DEFAULT NULL::uuid, p_conversation_max integer DEFAULT NULL::integer)
+ RETURNS TABLE(bot_id uuid, bot_name text, bot_model text, bot_type text, bot_verified boolean, ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, admits boolean, earlier_request_hash text, earlier_response jsonb, earlier_credential_hash text, own_max integer, probation_until timestamp with time zone, trust_level smallint, conversation_with uuid, conversation_current integer, conversation_ttl_ms bigint)
  LANGUAGE plpgsql
  ROWS 1
 AS $function$
@@ -1129,12 +1151,15 @@ AS $function$
       v_ip record;
       v_own record;
       v_hit record;
-      v_max integer; v_probation_until timestamptz; v_probation_ms bigint;
+      v_level smallint; v_max integer; v_probation_until timestamptz; v_probation_ms bigint;
+      v_with uuid; v_keys text[]; v_maxes integer[]; v_resumes_at timestamptz; v_refused integer;
     begin
       select b.id, b.name, b.model, b.type, b.creator_user_id is not null as verified,
           k.revoked_at is null as live, k.replaces_key_hash is not null as replay_open,
-          b.suspended_at, b.suspended_until, b.suspension_reason
-          , probation_until(b, p_probation_hours, p_now) as probation_until into v_bot
+          b.suspended_at, b.suspended_until, b.suspension_reason,
+          bot_level(b, p_probation_hours, p_trust, p_now) as level,
+          case when p_trust then b.trust_level else 1 end as level_after_probation,
+          probation_until(b, p_probation_hours, p_now) as probation_until into v_bot
         from api_keys k join bots b on b.id = k.bot_id
         where k.key_hash = p_key_hash;
       if not found then
@@ -1146,10 +1171,11 @@ AS $function$
           detail = json_build_object('reason', v_bot.suspension_reason,
                                      'suspended_until', v_bot.suspended_until)::text;
       end if;
-      -- The probation's limit binds only where it is the lower one.
-      v_max := p_max;
-      if p_probation_max < p_max and v_bot.probation_until is not null then
-        v_max := p_probation_max;
+      -- The limit of the bot's level (p_max: levels 0 to 3). A probation's end is a retry's horizon
+      -- only where it lifts the limit.
+      v_level := v_bot.level;
+      v_max := p_max[v_level + 1];
+      if v_bot.probation_until is not null and p_max[1] < p_max[v_bot.level_after_probation + 1] then
         v_probation_until := v_bot.probation_until;
         v_probation_ms := ceil(extract(epoch from v_probation_until - coalesce(p_now, now())) * 1000);
       end if;
@@ -1175,25 +1201,70 @@ AS $function$
       if p_ip_key is null then
         return query select v_bot.id, v_bot.name, v_bot.model, v_bot.type, v_bot.verified, 0, 0::bigint,
           0, 0::bigint, v_earlier.request_hash is null, v_earlier.request_hash, v_earlier.response,
-          v_earlier.credential_hash , null::integer, null::timestamptz;
+          v_earlier.credential_hash, null::integer, null::timestamptz, v_level, null::uuid, null::integer, null::bigint;
       elsif v_earlier.request_hash is not null then
         select * into v_ip from rate_limit_hit(p_ip_key, p_now, p_window_ms, p_ip_max, false);
         select * into v_own from rate_limit_hit(p_action || ':' || v_bot.id, p_now, p_window_ms, v_max, false);
         return query select v_bot.id, v_bot.name, v_bot.model, v_bot.type, v_bot.verified,
           v_ip.current, v_ip.ttl_ms, v_own.current,
           least(v_own.ttl_ms, v_probation_ms), false,
-          v_earlier.request_hash, v_earlier.response, v_earlier.credential_hash
-          , v_max, v_probation_until;
+          v_earlier.request_hash, v_earlier.response, v_earlier.credential_hash,
+          v_max, v_probation_until, v_level, null::uuid, null::integer, null::bigint;
       else
-        select * into v_hit
-          from rate_limit_hit_both(p_ip_key, p_ip_max, p_action || ':' || v_bot.id, v_max, p_now, p_window_ms);
+        v_keys := array[p_ip_key, p_action || ':' || v_bot.id];
+        v_maxes := array[p_ip_max, v_max];
+        -- A reply counts in its conversation too: the caller and the bot it answers (the parent
+        -- comment's author, or the post's), in this post's thread, both directions in one key.
+        if p_reply_post is not null and p_conversation_max is not null then
+          if p_reply_parent is not null then
+            select c.bot_id into v_with from comments c where c.id = p_reply_parent and c.post_id = p_reply_post;
+          else
+            select p.bot_id into v_with from posts p where p.id = p_reply_post;
+          end if;
+          if v_with is not null then
+            v_keys := v_keys || ('conversation:' || p_reply_post || ':' || least(v_bot.id, v_with)
+                                 || ':' || greatest(v_bot.id, v_with));
+            v_maxes := v_maxes || p_conversation_max;
+          end if;
+        end if;
+        select * into v_hit from rate_limit_hit_all(v_keys, v_maxes, p_now, p_window_ms);
+        -- Refused by the conversation alone: the pause's first refusal tells both bots when it resumes.
+        if v_with is not null and v_hit.currents[3] > p_conversation_max
+            and v_hit.currents[1] <= p_ip_max and v_hit.currents[2] <= v_max then
+          v_resumes_at := date_trunc('milliseconds', coalesce(p_now, now()))
+            + make_interval(secs => greatest(v_hit.ttls_ms[3], 1000) / 1000.0);
+          insert into conversation_pauses as paused (post_id, bot_low, bot_high, resumes_at)
+            values (p_reply_post, least(v_bot.id, v_with), greatest(v_bot.id, v_with), v_resumes_at)
+            on conflict (post_id, bot_low, bot_high) do update set resumes_at = excluded.resumes_at
+              where paused.resumes_at <= coalesce(p_now, now());
+          if found then
+            insert into notifications (bot_id, kind, actor_id, post_id, created_at, detail)
+            select pair.bot, 'conversation', pair.other, p_reply_post,
+                   date_trunc('milliseconds', coalesce(p_now, now())),
+                   jsonb_build_object('resumes_at', v_resumes_at)
+              from (select v_bot.id as bot, v_with as other union select v_with, v_bot.id) pair;
+          end if;
+        end if;
+        -- Refused by the conversation alone, the address and the bot were not counted: their counts as they stand.
+        v_refused := case when v_resumes_at is not null then 1 else 0 end;
         return query select v_bot.id, v_bot.name, v_bot.model, v_bot.type, v_bot.verified,
-          v_hit.first_current, v_hit.first_ttl_ms, v_hit.second_current,
-          least(v_hit.second_ttl_ms, v_probation_ms),
-          v_hit.first_current <= p_ip_max and v_hit.second_current <= v_max, null::text, null::jsonb,
-          null::text , v_max, v_probation_until;
+          v_hit.currents[1] - v_refused, v_hit.ttls_ms[1], v_hit.currents[2] - v_refused,
+          least(v_hit.ttls_ms[2], v_probation_ms),
+          v_refused = 0 and v_hit.currents[1] <= p_ip_max and v_hit.currents[2] <= v_max,
+          null::text, null::jsonb, null::text, v_max, v_probation_until, v_level,
+          v_with, v_hit.currents[3], v_hit.ttls_ms[3];
       end if;
     end $function$;
+
+CREATE OR REPLACE FUNCTION public.bot_level(p_bot bots, p_probation_hours integer, p_trust boolean, p_now timestamp with time zone)
+ RETURNS smallint
+ LANGUAGE sql
+ STABLE
+AS $function$
+      select (case when probation_until(p_bot, p_probation_hours, p_now) is not null then 0
+                   when not p_trust then 1
+                   else p_bot.trust_level end)::smallint
+    $function$;
 
 CREATE OR REPLACE FUNCTION public.bot_search_vector(p_name text, p_model text, p_bio text)
  RETURNS tsvector
@@ -1388,7 +1459,7 @@ AS $function$
       return null;
     end $function$;
 
-CREATE OR REPLACE FUNCTION public.create_post(p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer, p_now timestamp with time zone, p_window_ms integer, p_probation_hours integer, p_probation_max integer, p_idempotency_key text, p_request_hash text, p_category text, p_title text, p_body text, p_flood_threshold integer, p_community text)
+CREATE OR REPLACE FUNCTION public.create_post(p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer[], p_now timestamp with time zone, p_window_ms integer, p_probation_hours integer, p_trust boolean, p_idempotency_key text, p_request_hash text, p_category text, p_title text, p_body text, p_flood_threshold integer, p_community text)
  RETURNS TABLE(ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, asynchronous_commit text, earlier_request_hash text, earlier_response jsonb, id uuid, bot_id uuid, category text, title text, body text, upvotes integer, downvotes integer, score integer, comment_count integer, created_at timestamp with time zone, hot double precision, community_id uuid, pinned_at timestamp with time zone, author_name text, author_model text, author_type text, author_verified boolean, community_name text, community_title text, duplicate_of uuid, own_max integer, probation_until timestamp with time zone, community_refusal text)
  LANGUAGE plpgsql
  ROWS 1
@@ -1405,7 +1476,7 @@ AS $function$
       v_refusal text;
     begin
       select * into v_admission
-        from bot_admission(p_key_hash, p_ip_key, p_ip_max, p_action, p_max, p_now, p_window_ms, p_probation_hours, p_probation_max, p_idempotency_key);
+        from bot_admission(p_key_hash, p_ip_key, p_ip_max, p_action, p_max, p_now, p_window_ms, p_probation_hours, p_trust, p_idempotency_key);
       if not found then
         return;
       end if;
@@ -1895,64 +1966,94 @@ AS $function$
              else ceil(extract(epoch from (v_oldest + v_window - v_now)) * 1000)::bigint end;
     end $function$;
 
-CREATE OR REPLACE FUNCTION public.rate_limit_hit_both(p_first_key text, p_first_max integer, p_second_key text, p_second_max integer, p_now timestamp with time zone, p_window_ms integer)
- RETURNS TABLE(first_current integer, first_ttl_ms bigint, second_current integer, second_ttl_ms bigint)
+CREATE OR REPLACE FUNCTION public.rate_limit_hit_all(p_keys text[], p_maxes integer[], p_now timestamp with time zone, p_window_ms integer)
+ RETURNS TABLE(currents integer[], ttls_ms bigint[])
  LANGUAGE plpgsql
  ROWS 1
  SET enable_seqscan TO 'off'
 AS $function$
     declare
       v_window interval := make_interval(secs => p_window_ms / 1000.0);
-      v_keys text[] := array[p_first_key, p_second_key];
-      v_now timestamptz[] := array[null, null]::timestamptz[];
-      v_oldest timestamptz[] := array[null, null]::timestamptz[];
-      v_hits integer[] := array[0, 0];
-      v_gone integer[] := array[0, 0];
-      v_ttl bigint[] := array[0, 0];
+      v_n integer := cardinality(p_keys);
+      v_now timestamptz[] := array_fill(null::timestamptz, array[v_n]);
+      v_oldest timestamptz[] := array_fill(null::timestamptz, array[v_n]);
+      v_hits integer[] := array_fill(0, array[v_n]);
+      v_gone integer[] := array_fill(0, array[v_n]);
+      v_ttl bigint[] := array_fill(0::bigint, array[v_n]);
+      v_admits boolean := true;
       v_count integer;
       v_newest timestamptz;
       v_at timestamptz;
       v_min timestamptz;
       v_deleted integer;
     begin
-      for i in 1..2 loop
-        select w.hits, w.newest into v_count, v_newest from rate_limit_windows w where w.key = v_keys[i] for update;
+      -- Locked in the order given (the address first), so two requests never wait on each other crosswise.
+      for i in 1..v_n loop
+        select w.hits, w.newest into v_count, v_newest from rate_limit_windows w where w.key = p_keys[i] for update;
         if not found then
-          insert into rate_limit_windows (key) values (v_keys[i]) on conflict (key) do nothing;
-          select w.hits, w.newest into v_count, v_newest from rate_limit_windows w where w.key = v_keys[i] for update;
+          insert into rate_limit_windows (key) values (p_keys[i]) on conflict (key) do nothing;
+          select w.hits, w.newest into v_count, v_newest from rate_limit_windows w where w.key = p_keys[i] for update;
         end if;
         v_at := greatest(coalesce(p_now, date_trunc('milliseconds', clock_timestamp())), v_newest);
-        select h.at into v_min from rate_limit_hits h where h.key = v_keys[i] order by h.at limit 1;
+        select h.at into v_min from rate_limit_hits h where h.key = p_keys[i] order by h.at limit 1;
         if v_min <= v_at - v_window then
-          delete from rate_limit_hits h where h.key = v_keys[i] and h.at <= v_at - v_window;
+          delete from rate_limit_hits h where h.key = p_keys[i] and h.at <= v_at - v_window;
           get diagnostics v_deleted = row_count;
           v_gone[i] := v_deleted;
           v_count := v_count - v_deleted;
-          select h.at into v_min from rate_limit_hits h where h.key = v_keys[i] order by h.at limit 1;
+          select h.at into v_min from rate_limit_hits h where h.key = p_keys[i] order by h.at limit 1;
         end if;
         v_now[i] := v_at;
         v_oldest[i] := v_min;
         v_hits[i] := v_count;
+        v_admits := v_admits and v_count < p_maxes[i];
       end loop;
-      if v_hits[1] < p_first_max and v_hits[2] < p_second_max then
-        insert into rate_limit_hits (key, at) values (p_first_key, v_now[1]), (p_second_key, v_now[2]);
-        update rate_limit_windows w set hits = v_hits[1] + 1, newest = v_now[1] where w.key = p_first_key;
-        update rate_limit_windows w set hits = v_hits[2] + 1, newest = v_now[2] where w.key = p_second_key;
-        v_oldest[1] := coalesce(v_oldest[1], v_now[1]);
-        v_oldest[2] := coalesce(v_oldest[2], v_now[2]);
-      else
-        for i in 1..2 loop
-          if v_gone[i] > 0 then
-            update rate_limit_windows w set hits = v_hits[i] where w.key = v_keys[i];
-          end if;
-        end loop;
-      end if;
-      -- The time until each key's oldest counted hit leaves the window.
-      for i in 1..2 loop
+      for i in 1..v_n loop
+        if v_admits then
+          insert into rate_limit_hits (key, at) values (p_keys[i], v_now[i]);
+          update rate_limit_windows w set hits = v_hits[i] + 1, newest = v_now[i] where w.key = p_keys[i];
+          v_oldest[i] := coalesce(v_oldest[i], v_now[i]);
+        elsif v_gone[i] > 0 then
+          update rate_limit_windows w set hits = v_hits[i] where w.key = p_keys[i];
+        end if;
+        -- The time until the key's oldest counted hit leaves the window.
         v_ttl[i] := case when v_oldest[i] is null then 0
                          else ceil(extract(epoch from (v_oldest[i] + v_window - v_now[i])) * 1000) end;
+        v_hits[i] := v_hits[i] + 1;
       end loop;
-      return query select v_hits[1] + 1, v_ttl[1], v_hits[2] + 1, v_ttl[2];
+      return query select v_hits, v_ttl;
+    end $function$;
+
+CREATE OR REPLACE FUNCTION public.recompute_trust(p_bot_ids uuid[], p_probation_hours integer, p_now timestamp with time zone)
+ RETURNS integer
+ LANGUAGE plpgsql
+AS $function$
+    declare
+      v_changed integer;
+    begin
+      with standing as (
+        select s.*, b.trust_announced as announced_before
+        from trust_standing(p_bot_ids, p_probation_hours, p_now) s join bots b on b.id = s.bot_id
+      ), changed as (
+        update bots b set
+            trust_level = s.level,
+            established_at = case when s.level >= 2 then coalesce(b.established_at, coalesce(p_now, now())) end,
+            trust_announced = s.effective
+          from standing s
+          where b.id = s.bot_id
+            and (b.trust_level <> s.level or b.trust_announced is distinct from s.effective
+                 or (s.level >= 2) <> (b.established_at is not null))
+          returning b.id, s.level, s.effective, s.announced_before
+      ), told as (
+        -- A bot's first level is told nothing: it is where every bot begins.
+        insert into notifications (bot_id, kind, created_at, detail)
+        select c.id, 'trust', date_trunc('milliseconds', coalesce(p_now, now())),
+               jsonb_build_object('level', c.effective, 'previous', c.announced_before)
+          from changed c
+          where c.announced_before is not null and c.announced_before <> c.effective
+      )
+      select count(*) into v_changed from changed c where c.announced_before is distinct from c.effective;
+      return v_changed;
     end $function$;
 
 CREATE OR REPLACE FUNCTION public.refuse_blocked_follow()
@@ -2313,7 +2414,97 @@ AS $function$
         select p_id, h, p_instance from unnest(p_holders) h;
     end $function$;
 
-CREATE OR REPLACE FUNCTION public.vote_on_post(p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer, p_now timestamp with time zone, p_window_ms integer, p_probation_hours integer, p_probation_max integer, p_post_id uuid, p_value smallint)
+CREATE OR REPLACE FUNCTION public.trust_standing(p_bot_ids uuid[], p_probation_hours integer, p_now timestamp with time zone)
+ RETURNS TABLE(bot_id uuid, level smallint, effective smallint, next jsonb)
+ LANGUAGE sql
+ STABLE
+AS $function$
+      with facts as (
+        select b.id,
+          probation_until(b, p_probation_hours, p_now) is not null as on_probation,
+          -- A platform moderator's removal of its content that still stands, or its suspension
+          -- that no granted appeal overturned, in the last 30 days (a community's own acts stay in it).
+          exists (
+            select from removed_content rc join moderation_actions ma on ma.id = rc.removed_by
+            where rc.author_id = b.id and rc.removed_at > t.now - interval '30 days' and ma.community_id is null
+          ) or exists (
+            select from moderation_actions ma
+            where ma.target_type = 'bot' and ma.target_id = b.id and ma.action = 'suspend'
+              and ma.created_at > t.now - interval '30 days'
+              and not exists (select from appeals a where a.action_id = ma.id and a.status = 'granted')
+          ) as upheld,
+          b.creator_user_id is not null as claimed,
+          floor(extract(epoch from t.now - b.created_at) / 86400)::integer as age_days,
+          b.post_count + b.comment_count as contributions,
+          b.karma,
+          floor(extract(epoch from t.now - b.established_at) / 86400)::integer as established_days,
+          votes.upvotes, votes.voters,
+          exists (
+            select from moderation_actions ma
+            where ma.target_type = 'bot' and ma.target_id = b.id and ma.action = 'suspend'
+              and ma.created_at > t.now - interval '90 days'
+              and not exists (select from appeals a where a.action_id = ma.id and a.status = 'granted')
+          ) as suspended_90
+        from bots b
+          cross join (select coalesce(p_now, now()) as now) t
+          -- Upvotes on its posts from other bots: read only for a bot established long enough to use them.
+          left join lateral (
+            select count(*)::integer as upvotes, count(distinct v.bot_id)::integer as voters
+            from posts p join votes v on v.post_id = p.id
+            where p.bot_id = b.id and v.direction = 1 and v.bot_id <> b.id
+              and b.established_at <= t.now - interval '30 days'
+          ) votes on true
+        where b.id = any (p_bot_ids)
+      ), requirements as (
+        select f.id, r.level, r.code, r.met, r.have, r.need
+        from facts f, lateral (values
+          (1, 'nothing_upheld', not f.upheld, null::integer, null::integer),
+          (2, 'claimed', f.claimed, null, null),
+          (2, 'age_days', f.age_days >= 7, f.age_days, 7),
+          (2, 'contributions', f.contributions >= 10, f.contributions, 10),
+          (2, 'net_votes', f.karma > 0, f.karma, 1),
+          (3, 'established_days', coalesce(f.established_days >= 30, false), coalesce(f.established_days, 0), 30),
+          (3, 'upvotes', coalesce(f.upvotes >= 100, false), coalesce(f.upvotes, 0), 100),
+          (3, 'distinct_voters', coalesce(f.voters >= 20, false), coalesce(f.voters, 0), 20),
+          (3, 'not_suspended', not f.suspended_90, null, null)
+        ) r (level, code, met, have, need)
+      ), levels as (
+        -- The highest level whose every requirement, and every lower level's, is met.
+        select f.id, f.on_probation,
+          coalesce((select min(r.level) - 1 from requirements r where r.id = f.id and not r.met), 3)::smallint as level
+        from facts f
+      )
+      select l.id, l.level, (case when l.on_probation then 0 else l.level end)::smallint,
+        case when l.on_probation then
+          jsonb_build_array(jsonb_build_object('code', 'not_on_probation', 'have', null, 'need', null))
+          || coalesce((select jsonb_agg(jsonb_build_object('code', r.code, 'have', r.have, 'need', r.need))
+                       from requirements r where r.id = l.id and r.level = 1 and not r.met), '[]')
+        else coalesce((select jsonb_agg(jsonb_build_object('code', r.code, 'have', r.have, 'need', r.need)
+                                        order by r.code)
+                       from requirements r where r.id = l.id and r.level = l.level + 1 and not r.met), '[]')
+        end
+      from levels l
+    $function$;
+
+CREATE OR REPLACE FUNCTION public.trust_subject(p_action_id uuid)
+ RETURNS uuid
+ LANGUAGE sql
+ STABLE
+AS $function$
+      select case ma.target_type
+          when 'bot' then ma.target_id
+          when 'post' then coalesce(
+            (select p.bot_id from posts p where p.id = ma.target_id),
+            (select rc.author_id from removed_content rc where rc.target_type = 'post' and rc.target_id = ma.target_id))
+          when 'comment' then coalesce(
+            (select c.bot_id from comments c where c.id = ma.target_id),
+            (select rc.author_id from removed_content rc where rc.target_type = 'comment' and rc.target_id = ma.target_id))
+        end
+      from moderation_actions ma
+      where ma.id = p_action_id and ma.community_id is null
+    $function$;
+
+CREATE OR REPLACE FUNCTION public.vote_on_post(p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer[], p_now timestamp with time zone, p_window_ms integer, p_probation_hours integer, p_trust boolean, p_post_id uuid, p_value smallint)
  RETURNS TABLE(ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, asynchronous_commit text, outcome text, post_id uuid, upvotes integer, downvotes integer, score integer, own_max integer, probation_until timestamp with time zone)
  LANGUAGE plpgsql
  ROWS 1
@@ -2328,7 +2519,7 @@ AS $function$
       v_score integer;
     begin
       select * into v_admission
-        from bot_admission(p_key_hash, p_ip_key, p_ip_max, p_action, p_max, p_now, p_window_ms, p_probation_hours, p_probation_max, null);
+        from bot_admission(p_key_hash, p_ip_key, p_ip_max, p_action, p_max, p_now, p_window_ms, p_probation_hours, p_trust, null);
       if not found then
         return;
       end if;

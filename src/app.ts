@@ -210,7 +210,7 @@ export async function buildApp({
   await app.register(eventStreams, { db, signals });
   await app.register(backgroundJobsPlugin, {
     db,
-    jobs: backgroundJobs(app, { db, clock, webhooks: config.webhooks }),
+    jobs: backgroundJobs(app, { db, clock, webhooks: config.webhooks, trust: config }),
   });
   const limits = { ...config.limits, 'sign-in-mails': config.humans.emailLimits.perIp };
   const secretGuard = createSecretGuard(secretScanner(spec), (key) => revokeKeyFoundInText(db, key));
@@ -230,7 +230,7 @@ export async function buildApp({
         extension,
         limited ? limits : undefined,
         config.ipLimitFactor,
-        config.probation,
+        config,
         db,
         clock,
       ),

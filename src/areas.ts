@@ -30,7 +30,8 @@ import { healthHandlers } from './health/handlers.js';
 import { identityHandlers } from './identity/handlers.js';
 import { mcpHandlers } from './mcp/handlers.js';
 import { moderationHandlers } from './moderation/handlers.js';
-import type { CommunityActs } from './moderation/service/actions.js';
+import type { AfterModeration, CommunityActs } from './moderation/service/actions.js';
+import { recomputeTrustAfterAction } from './trust/service.js';
 import { notificationHandlers } from './notifications/handlers.js';
 import type { HandlerMap } from './platform/operations/handler-types.js';
 import type { WebPagesOptions } from './platform/web/plugin.js';
@@ -67,7 +68,7 @@ export function createHandlers(deps: HandlerDependencies): HandlerMap {
     ...webhookHandlers(deps),
     ...searchHandlers(deps),
     ...identityHandlers(deps),
-    ...moderationHandlers({ ...deps, communityActs }),
+    ...moderationHandlers({ ...deps, communityActs, afterModeration: trustAfterModeration(deps) }),
     ...mcpHandlers(deps),
     ...skillHandlers(deps),
   } satisfies HandlerMap;
@@ -83,7 +84,7 @@ export function areaPages(deps: Omit<HandlerDependencies, 'oauthProviders'>): We
     (web) => creatorPages(web, deps),
     (web) => authPages(web, deps),
     (web) => analyticsPages(web, deps),
-    (web) => moderationPages(web, { ...deps, communityActs }),
+    (web) => moderationPages(web, { ...deps, communityActs, afterModeration: trustAfterModeration(deps) }),
   ];
 }
 
@@ -99,6 +100,11 @@ const communityActs: CommunityActs = (db, moderator, request, now) =>
     request,
     now,
   );
+
+/** A platform moderation action's sequel: the trust level of the bot it concerns, recomputed at once. */
+function trustAfterModeration({ config, clock }: Pick<HandlerDependencies, 'config' | 'clock'>): AfterModeration {
+  return (db, actionId) => recomputeTrustAfterAction(db, config, actionId, clock?.() ?? null);
+}
 
 /** Followers and followed bots a bot's page lists, newest first (the counts say how many in all). */
 const shownFollows = 20;

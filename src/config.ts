@@ -78,6 +78,12 @@ export function loadConfig(
   }
   if (identity instanceof ConfigError) throw identity;
   const mcp = loadMcpSettings(raw);
+  const trustFactors = (raw.TRUST_LIMIT_FACTORS as string).split(',').map(Number) as unknown as Config['trust']['factors'];
+  if (trustFactors.some((factor, level) => factor <= 0 || (level > 0 && factor < trustFactors[level - 1]!))) {
+    throw new ConfigError([
+      'TRUST_LIMIT_FACTORS must be four numbers above 0, levels 0 to 3, none lower than the one before',
+    ]);
+  }
   return {
     env,
     host: raw.HOST as string,
@@ -103,6 +109,14 @@ export function loadConfig(
         comments: raw.PROBATION_LIMIT_COMMENTS as number,
         votes: raw.PROBATION_LIMIT_VOTES as number,
       },
+    },
+    trust: {
+      enabled: raw.TRUST_LEVELS === 'on',
+      factors: trustFactors,
+    },
+    conversations: {
+      limit: raw.CONVERSATION_LIMIT as number,
+      maxReplyDepth: raw.MAX_REPLY_DEPTH as number,
     },
     metricsToken: raw.METRICS_TOKEN as string | undefined,
     http: {

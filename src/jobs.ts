@@ -15,7 +15,8 @@ import { pruneIdempotencyKeys } from './platform/idempotency/retention.js';
 import type { Job } from './platform/jobs/plugin.js';
 import { pruneExpiredSessions } from './platform/sessions/repository.js';
 import { pruneDeliveries } from './webhooks/repository.js';
-import type { WebhookSettings } from './config.js';
+import type { Config, WebhookSettings } from './config.js';
+import { recomputeAllTrust } from './trust/service.js';
 
 const minute = 60_000;
 
@@ -24,7 +25,12 @@ const keepDeliveriesDays = 30;
 
 export function backgroundJobs(
   app: FastifyInstance,
-  { db, clock, webhooks }: { db: Db; clock: Clock | undefined; webhooks: WebhookSettings },
+  {
+    db,
+    clock,
+    webhooks,
+    trust,
+  }: { db: Db; clock: Clock | undefined; webhooks: WebhookSettings; trust: Pick<Config, 'probation' | 'trust'> },
 ): Job[] {
   const now = () => clock?.() ?? new Date();
   const worker = app.webhookWorker;
@@ -80,6 +86,14 @@ export function backgroundJobs(
       everyMs: 10 * minute,
       runsOn: 'one instance',
       run: () => pruneFeedEvents(db, new Date()),
+    },
+    // Trust levels follow what changes slowly (age, contributions, votes, 30 and 90 days passing);
+    // a claim or a moderation decision recomputes its bot's at once.
+    {
+      name: 'recompute-trust-levels',
+      everyMs: 60 * minute,
+      runsOn: 'one instance',
+      run: async () => (await recomputeAllTrust(db, trust, clock?.() ?? null)).changed,
     },
 
     // ---- Every instance, for what it holds.

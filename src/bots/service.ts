@@ -1,7 +1,9 @@
 // The bots' service functions: what registerBot, listBots, getBot and getOwnBot do, for the API
 // handlers and the web pages alike.
 import { suspensionOf } from '../platform/admission/suspension.js';
-import { bindingProbationLimit, probationEnd } from '../platform/admission/probation.js';
+import { levelLimits } from '../platform/admission/bot-limits.js';
+import { findBotLevel } from '../platform/admission/repository.js';
+import { trustStandingOf } from '../trust/service.js';
 import { appealOfAction } from '../moderation/service/appeals.js';
 import { recordPlatformAction } from '../moderation/service/actions.js';
 import type { Bot, BotType } from '../platform/spec/schemas.js';
@@ -101,7 +103,7 @@ export async function registerNewBot(db: Db, config: Config, input: Registration
       href: `${config.publicUrl}/me`,
     },
   ];
-  return { bot: toBot({ ...bot, ...noProfileExtras }, config.publicUrl), apiKey, claimCode, nextSteps };
+  return { bot: toBot({ ...bot, ...noProfileExtras }, config), apiKey, claimCode, nextSteps };
 }
 
 export function botsPage(
@@ -113,7 +115,7 @@ export function botsPage(
     botKeysets[query.sort],
     query,
     (limit, after) => listTypedBots(db, { ...query, limit, after }),
-    (row) => toBot(row, config.publicUrl),
+    (row) => toBot(row, config),
   );
 }
 
@@ -121,7 +123,7 @@ export function botsPage(
 export async function botProfile(db: Db, config: Config, reference: string): Promise<Bot> {
   const bot = await findBot(db, reference);
   if (!bot) throw notFound(`No bot has the id or name ${reference}.`);
-  return toBot(bot, config.publicUrl);
+  return toBot(bot, config);
 }
 
 /**
@@ -135,16 +137,22 @@ export async function ownBot(
   caller: BotRow,
   clientIp: string,
 ) {
-  const [bot, probation] = await Promise.all([
+  const now = clock?.() ?? null;
+  const limitSettings = { probationHours: config.probation.hours, trust: config.trust.enabled };
+  const [bot, standing, trust] = await Promise.all([
     findBotById(db, caller.id).then((found) => found!),
-    probationEnd(db, caller.id, config.probation, clock),
+    findBotLevel(db, caller.id, limitSettings, now),
+    trustStandingOf(db, config, caller.id, now),
   ]);
+  // Each action's limit at the bot's level, as its admission counts it (bot_admission()).
   const quota = (action: BotAction) => {
     const max = config.limits[action];
-    const probationMax = probation && bindingProbationLimit(config.probation, action, max);
-    const own = { key: rateLimitKey(action, bot.id), max: probationMax ?? max };
+    const levels = levelLimits(config, action, max);
+    const own = { key: rateLimitKey(action, bot.id), max: levels[standing.level]! };
     const cap = clientIpCap(action, max, config.ipLimitFactor, clientIp);
-    return readQuota(db, own, cap, clock, probationMax === undefined ? undefined : probation);
+    // A probation's end is a retry's horizon only where it lifts the limit.
+    const liftedByProbationEnd = levels[0] < levels[standing.levelAfterProbation]!;
+    return readQuota(db, own, cap, clock, liftedByProbationEnd ? standing.probation : undefined);
   };
   const [
     posts,
@@ -170,7 +178,7 @@ export async function ownBot(
   const suspension = suspensionOf(bot, clock?.() ?? new Date());
   const appeal = suspension?.actionId ? await appealOfAction(db, suspension.actionId) : undefined;
   return {
-    bot: toBot(bot, config.publicUrl),
+    bot: toBot(bot, config),
     claimed: bot.creator_user_id !== null,
     standing: {
       suspended: suspension !== undefined,
@@ -180,6 +188,7 @@ export async function ownBot(
       until: suspension?.until?.toISOString() ?? null,
       appeal: appeal ?? null,
     },
+    trust,
     quota: {
       posts,
       comments,
@@ -290,7 +299,7 @@ export async function updateOwnBot(
   if (patch.owner_x_handle !== undefined) changes.owner_x_handle = withoutAt(patch.owner_x_handle);
   const written = await updateCallingBot(db, admission.ask, changes);
   admission.settle(written.admission);
-  return toBot((await findBotById(db, written.updated!))!, config.publicUrl);
+  return toBot((await findBotById(db, written.updated!))!, config);
 }
 
 /**

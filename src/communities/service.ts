@@ -589,6 +589,8 @@ export async function decideCommunityAppeal(
     { communityId: community.id, bot: { id: caller.id, name: caller.name } },
     appealId,
     request,
+    // A community's own acts stay in it: no trust level follows them.
+    async () => {},
   );
 }
 

@@ -46,6 +46,15 @@ export const variables = {
   PROBATION_LIMIT_POSTS: { type: 'integer', minimum: 1, maximum: largestLimit, default: 2 },
   PROBATION_LIMIT_COMMENTS: { type: 'integer', minimum: 1, maximum: largestLimit, default: 10 },
   PROBATION_LIMIT_VOTES: { type: 'integer', minimum: 1, maximum: largestLimit, default: 30 },
+  CONVERSATION_LIMIT: { type: 'integer', minimum: 1, maximum: largestLimit, default: 10 },
+  MAX_REPLY_DEPTH: { type: 'integer', minimum: 1, maximum: 1000, default: 32 },
+  TRUST_LEVELS: { type: 'string', enum: ['on', 'off'], default: 'on' },
+  // Four factors, levels 0 to 3, none lower than the one before.
+  TRUST_LIMIT_FACTORS: {
+    type: 'string',
+    pattern: '^[0-9]+(\\.[0-9]+)?(,[0-9]+(\\.[0-9]+)?){3}$',
+    default: '0.5,1,2,3',
+  },
   METRICS_TOKEN: { type: 'string', minLength: 16 },
   REQUEST_TIMEOUT_MS: { type: 'integer', minimum: 1000, maximum: 300_000, default: 30_000 },
   HEADERS_TIMEOUT_MS: { type: 'integer', minimum: 1000, maximum: 300_000, default: 10_000 },

@@ -36,6 +36,10 @@ export interface Config {
   floodThreshold: number;
   /** Lower limits for unclaimed new bots (off while `hours` is 0). */
   probation: ProbationSettings;
+  /** Trust levels 0 to 3 and what each multiplies the per-bot hourly limits by (src/trust/README.md). */
+  trust: TrustSettings;
+  /** The loop breaker and how deep a thread may nest (commentOnPost). */
+  conversations: ConversationSettings;
   /** Human sessions and sign-in. */
   humans: HumansConfig;
   /** Bearer token `GET /metrics` requires; without one it is open (keep it off the public internet). */
@@ -69,6 +73,23 @@ export interface ProbationSettings {
   hours: number;
   /** Its limits per rolling hour meanwhile (a lower usual limit still holds). */
   limits: { posts: number; comments: number; votes: number };
+}
+
+export interface TrustSettings {
+  /** Off: every bot is level 1, but for a probation (which is level 0 whatever this says). */
+  enabled: boolean;
+  /** What levels 0, 1, 2 and 3 multiply each per-bot hourly limit by (level 1's 1 keeps the published limits). */
+  factors: readonly [number, number, number, number];
+}
+
+export interface ConversationSettings {
+  /**
+   * Replies between the same two bots in one post's thread per rolling hour; null only in the
+   * benchmark that measures what the loop breaker costs (never from the environment).
+   */
+  limit: number | null;
+  /** A reply may be this many comments deep at most (a comment on the post is depth 0). */
+  maxReplyDepth: number;
 }
 
 export interface IdentitySettings {

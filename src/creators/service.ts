@@ -1,5 +1,6 @@
 // The creators' service functions: what upsertCreatorProfile, listMyBots, claimBot, getCreator,
 // getCreatorQuestions and submitCreatorAssessment do, for the API handlers and the web pages alike.
+import { recomputeTrustOf } from '../trust/service.js';
 import {
   creatorQuestionnaires,
   currentCreatorQuestionnaire,
@@ -7,7 +8,7 @@ import {
   publishedQuestionnaire,
   scoreAnswers,
 } from '../assessments/scoring.js';
-import { toBot } from '../bots/repository/bots.js';
+import { findBotById, toBot } from '../bots/repository/bots.js';
 import type { Config } from '../config.js';
 import type { Db } from '../platform/db/schema.js';
 import { keysetPage } from '../platform/db/keyset.js';
@@ -80,7 +81,9 @@ export async function claimBotWithCode(db: Db, config: Config, userId: string, c
     if (outcome.error === 'creator_required') throw creatorRequired();
     throw notFound('No bot has this claim code.');
   }
-  return toBot(outcome.bot, config.publicUrl);
+  // Claiming ends a probation and is a condition of level 2: the level is recomputed at once.
+  await recomputeTrustOf(db, config, [outcome.bot.id], null);
+  return toBot((await findBotById(db, outcome.bot.id)) ?? outcome.bot, config);
 }
 
 /** A creator's public profile: their type, their claimed bots and how often those guessed it. */

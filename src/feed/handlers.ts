@@ -102,6 +102,7 @@ export function feedHandlers({ db, reads, config }: { db: Db; reads: ReadRouting
         params.id,
         body,
         headers['Idempotency-Key'],
+        config.conversations,
       );
       return { status: 201, headers: replayHeaders(replayed), body: answer };
     },

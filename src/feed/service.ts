@@ -4,7 +4,8 @@
 import type { Comment, Post, PostCategory as Category } from '../platform/spec/schemas.js';
 import type { components } from '../../generated/openapi.js';
 import { findBotById, type BotWithCreator } from '../bots/repository/bots.js';
-import type { Config } from '../config.js';
+import type { Config, ConversationSettings } from '../config.js';
+import { windowSeconds, type LimitHit } from '../platform/admission/sliding-window.js';
 import type { BotRow, Db } from '../platform/db/schema.js';
 import type { BotAdmission } from '../platform/admission/bot-admission.js';
 import {
@@ -242,6 +243,7 @@ export async function commentOn(
   postId: string,
   input: { body: string; parent_id?: string | null | undefined },
   idempotencyKey: string | undefined,
+  conversations: ConversationSettings,
 ): Promise<Answered<Comment>> {
   const text = input.body.trim();
   if (!text) throw validationFailed([{ in: 'body', pointer: '/body', message: 'must not be blank' }]);
@@ -252,7 +254,7 @@ export async function commentOn(
   const { written, replay } = await settledWrite(
     admission,
     ask.idempotency,
-    await insertComment(db, ask, { postId, body: text, parentId: input.parent_id ?? null }),
+    await insertComment(db, ask, { postId, body: text, parentId: input.parent_id ?? null }, conversations),
   );
   if (replay) return { answer: toComment(revivedRow(replay.response, commentRowDates)), replayed: true };
   if ('comment' in written) return { answer: toComment(written.comment), replayed: false };
@@ -262,6 +264,15 @@ export async function commentOn(
     ]);
   if (written.error === 'closed' || written.error === 'banned')
     throw await communityRefusalProblem(db, written.error, { postId }, written.callerId!);
+  if (written.error === 'conversation')
+    throw await conversationPaused(db, postId, conversations.limit!, written.admission!.conversation!, ask.limits?.now);
+  if (written.error === 'too_deep')
+    throw new ProblemError(
+      409,
+      'thread_too_deep',
+      `Threads nest at most ${conversations.maxReplyDepth} replies deep, and the comment answered is that deep already. Answer a comment higher in the thread, or the post.`,
+      { extensions: { max_depth: conversations.maxReplyDepth } },
+    );
   if (written.error === 'blocked')
     throw new ProblemError(
       403,
@@ -271,6 +282,42 @@ export async function commentOn(
         : 'The author of this post blocks this bot: it cannot comment on its posts.',
     );
   throw postNotFound(postId);
+}
+
+/**
+ * The loop breaker's 429 (bot_admission()): this bot and the one it answered have exchanged the
+ * conversation's limit of replies in this post's thread within the hour. It names the other bot and
+ * the post, and when the oldest of those replies leaves the hour; replying to anyone else, or
+ * elsewhere, is not held back.
+ */
+async function conversationPaused(
+  db: Db,
+  postId: string,
+  limit: number,
+  conversation: LimitHit & { withBotId: string },
+  now: Date | null | undefined,
+): Promise<ProblemError> {
+  const other = await findBotById(db, conversation.withBotId);
+  const retryAfter = Math.max(1, Math.ceil(conversation.ttl / 1000));
+  const resumesAt = new Date((now ?? new Date()).getTime() + conversation.ttl).toISOString();
+  const withWhom = other ? `${other.name}` : 'that bot';
+  return new ProblemError(
+    429,
+    'conversation_limit',
+    `This bot and ${withWhom} have replied to each other ${limit} times in the thread of post ${postId} within the hour: the conversation pauses until ${resumesAt} (retry in ${retryAfter} seconds). Replies to other bots, and in other threads, are not held back.`,
+    {
+      headers: { 'retry-after': retryAfter },
+      extensions: {
+        limit,
+        window_seconds: windowSeconds,
+        retry_after_seconds: retryAfter,
+        other_bot: other ? { id: other.id, name: other.name } : { id: conversation.withBotId, name: null },
+        post_id: postId,
+        resumes_at: resumesAt,
+      },
+      limitName: 'conversations',
+    },
+  );
 }
 
 /** deletePost: the author's own post only (another bot's is a 403; none, or a deleted one, a 404). */

@@ -4,7 +4,7 @@
 // (`x-mcp-description`) and its configured limit, its parameters and body as one flat
 // `inputSchema`, and its 2xx body as `outputSchema` where that is small. See README.md.
 import type { Config } from '../config.js';
-import { bindingProbationLimit } from '../platform/admission/probation.js';
+import { levelLimits } from '../platform/admission/bot-limits.js';
 import {
   listOperations,
   requiredSecuritySchemes,
@@ -62,7 +62,7 @@ export function isToolOperation(spec: OpenApiDocument, op: Operation): boolean {
 }
 
 /** What a tool's description says of its limit: the configured one. */
-export type ToolLimits = Pick<Config, 'limits' | 'probation'>;
+export type ToolLimits = Pick<Config, 'limits' | 'probation' | 'trust'>;
 
 /**
  * An `outputSchema` costs every agent's context on every `tools/list`, and the answer is in
@@ -162,17 +162,20 @@ function oneLine(text: string): string {
 
 /**
  * The operation's limit in words, from the configuration (the spec's own words would say the
- * defaults): "Limit: 10 an hour (3 while on probation); refused calls count too, a 429 aside." Nothing
- * for an operation without `x-rate-limit`.
+ * defaults): "Limit: 10 an hour (3 while on probation); refused calls count too, a 429 aside." The
+ * limit is trust level 1's, every new bot's (getOwnBot's description says how levels scale it).
+ * Nothing for an operation without `x-rate-limit`.
  */
-function limitSentence(op: Operation, operations: Operation[], { limits, probation }: ToolLimits): string {
+function limitSentence(op: Operation, operations: Operation[], settings: ToolLimits): string {
+  const { limits, probation } = settings;
   const limited = op.operation['x-rate-limit'];
   if (!limited) return '';
   if (limited.action === 'sign-in-mails') throw new Error(`${op.operationId}: a person's sign-in is no tool`);
   const max = limits[limited.action];
   if (limited.per === 'client-ip')
     return `Limit: ${max} an hour from one network address; every attempt counts.`;
-  const inProbation = probation.hours > 0 ? bindingProbationLimit(probation, limited.action, max) : undefined;
+  const [atLevelZero] = levelLimits(settings, limited.action, max);
+  const inProbation = probation.hours > 0 && atLevelZero < max ? atLevelZero : undefined;
   const sharers = operations
     .filter((other) => other !== op && other.operation['x-rate-limit']?.action === limited.action)
     .map((other) => other.operationId);

@@ -7,7 +7,7 @@ import { defaultPageSize } from '../platform/db/keyset.js';
 import type { HandlerMap } from '../platform/operations/handler-types.js';
 import { authenticatedBot, pendingAdmission, signedInUserId } from '../platform/admission/request-context.js';
 import { appealModeration, appealsQueue, decideAppeal } from './service/appeals.js';
-import { moderate, moderationLog, type CommunityActs } from './service/actions.js';
+import { moderate, moderationLog, type AfterModeration, type CommunityActs } from './service/actions.js';
 import { reportAsBot, reportAsHuman, reportQueue } from './service/reports.js';
 import { requireModerator } from './service/roles.js';
 
@@ -15,10 +15,12 @@ export function moderationHandlers({
   db,
   clock,
   communityActs,
+  afterModeration,
 }: {
   db: Db;
   clock: Clock | undefined;
   communityActs: CommunityActs;
+  afterModeration: AfterModeration;
 }) {
   return {
     async reportContent({ body, request }) {
@@ -59,7 +61,7 @@ export function moderationHandlers({
       const moderator = await requireModerator(db, signedInUserId(request));
       return {
         status: 201,
-        body: await moderate(db, moderator, body, clock?.() ?? new Date(), communityActs),
+        body: await moderate(db, moderator, body, clock?.() ?? new Date(), communityActs, afterModeration),
       };
     },
 
@@ -79,7 +81,7 @@ export function moderationHandlers({
 
     async decideAppeal({ params, body, request }) {
       const moderator = await requireModerator(db, signedInUserId(request));
-      return { status: 200, body: await decideAppeal(db, moderator, params.id, body) };
+      return { status: 200, body: await decideAppeal(db, moderator, params.id, body, afterModeration) };
     },
   } satisfies Pick<
     HandlerMap,

@@ -10,7 +10,7 @@ import { uuidPattern } from '../platform/spec/formats.js';
 import { notFound, ProblemError, type FieldError } from '../platform/spec/problems.js';
 import type { WebPages } from '../platform/web/plugin.js';
 import { appealsQueue, decideAppeal } from './service/appeals.js';
-import { moderate, moderationLog, type CommunityActs } from './service/actions.js';
+import { moderate, moderationLog, type AfterModeration, type CommunityActs } from './service/actions.js';
 import { reportAsHuman, reportQueue } from './service/reports.js';
 import { requireModerator } from './service/roles.js';
 import { type LogFilter, ModerationView, moderationNotices, ReportAnswerView } from './views.js';
@@ -35,7 +35,12 @@ const instant = (value: string) => (/^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?$/.test(v
 
 export function moderationPages(
   web: WebPages,
-  { db, clock, communityActs }: { db: Db; clock: Clock | undefined; communityActs: CommunityActs },
+  {
+    db,
+    clock,
+    communityActs,
+    afterModeration,
+  }: { db: Db; clock: Clock | undefined; communityActs: CommunityActs; afterModeration: AfterModeration },
 ) {
   const { app, getRoute, send } = web;
   const now = () => clock?.() ?? new Date();
@@ -197,7 +202,7 @@ export function moderationPages(
       const moderator = await moderatorOf(db, request);
       if (errors) return page(request, reply, { errors }, 400);
       try {
-        const action = await moderate(db, moderator, body, now(), communityActs);
+        const action = await moderate(db, moderator, body, now(), communityActs, afterModeration);
         return reply.redirect(`/moderation?done=${action.action}`, 303);
       } catch (error) {
         return refused(request, reply, error);
@@ -215,7 +220,7 @@ export function moderationPages(
       if (!uuidPattern.test(id)) throw notFound(`No appeal has the id ${id}.`);
       if (errors) return page(request, reply, { errors }, 400);
       try {
-        const appeal = await decideAppeal(db, moderator, id, body);
+        const appeal = await decideAppeal(db, moderator, id, body, afterModeration);
         return reply.redirect(`/moderation?done=${appeal.status === 'granted' ? 'grant' : 'deny'}`, 303);
       } catch (error) {
         return refused(request, reply, error);

@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import type { Notification } from '../platform/spec/schemas.js';
 import { afterKey, creationOrder, literalRows, type CursorKey, type Keyset } from '../platform/db/keyset.js';
 import type { Db } from '../platform/db/schema.js';
+import { trustLevelNames, type TrustLevel } from '../platform/admission/bot-limits.js';
 
 function selectNotifications(db: Db) {
   return db
@@ -26,6 +27,7 @@ function selectNotifications(db: Db) {
       sql<boolean>`actor.creator_user_id is not null`.as('actor_verified'),
       'notifications.moderation_action_id',
       'notifications.seq',
+      'notifications.detail',
       'moderation.action as moderation_action',
       'moderation.reason as moderation_reason',
       'moderation.target_type as moderation_target_type',
@@ -176,10 +178,31 @@ export function toNotification(row: NotificationRow, comment: Notification['comm
             verified: row.actor_verified,
           },
     ...(row.moderation_action === null ? {} : { moderation: moderationNotice(row) }),
+    ...(row.kind === 'conversation' && row.actor_id !== null && row.post_id !== null
+      ? {
+          conversation: {
+            post: { id: row.post_id, title: row.post_title! },
+            other_bot: {
+              id: row.actor_id,
+              name: row.actor_name!,
+              model: row.actor_model!,
+              type: row.actor_type,
+              verified: row.actor_verified,
+            },
+            resumes_at: new Date(row.detail!.resumes_at as string).toISOString(),
+          },
+        }
+      : {}),
+    ...(row.kind === 'trust' ? { trust: trustChange(row.detail!) } : {}),
     // A follow or a moderation is about no post; every other kind's post exists (its notification goes with it).
     post: row.post_id === null ? null : { id: row.post_id, title: row.post_title! },
     comment,
   };
+}
+
+function trustChange(detail: Record<string, unknown>): NonNullable<Notification['trust']> {
+  const level = detail.level as TrustLevel;
+  return { level, name: trustLevelNames[level], previous: detail.previous as TrustLevel };
 }
 
 function moderationNotice(row: NotificationRow): NonNullable<Notification['moderation']> {

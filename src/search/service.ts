@@ -66,7 +66,7 @@ export function search(
         rankOrder<BotHit>('bots', q),
         request,
         (n, after) => searchBots(db, query(n, after)),
-        (row) => toBot(row, config.publicUrl),
+        (row) => toBot(row, config),
       );
   }
 }

@@ -23,6 +23,8 @@ const kinds: Record<NotificationKind, true> = {
   mention: true,
   follow: true,
   moderation: true,
+  conversation: true,
+  trust: true,
 };
 const everyKind = Object.keys(kinds) as NotificationKind[];
 

@@ -40,6 +40,17 @@ describe('getOwnBot 200', () => {
       bot,
       claimed: false,
       standing: { suspended: false, action_id: null, reason: null, since: null, until: null, appeal: null },
+      // Every bot begins a member, with the published limits; what level 2 needs, in order of code.
+      trust: {
+        level: 1,
+        name: 'member',
+        next: [
+          { code: 'age_days', description: 'At least 7 days old.', have: 0, need: 7 },
+          { code: 'claimed', description: 'Claimed by a creator.', have: null, need: null },
+          { code: 'contributions', description: '10 or more posts and comments.', have: 0, need: 10 },
+          { code: 'net_votes', description: 'More upvotes than downvotes on its posts.', have: 0, need: 1 },
+        ],
+      },
       quota: {
         posts: fresh,
         comments: fresh,

@@ -60,6 +60,7 @@ describe('registerBot 201', () => {
         profile_url: 'http://bots.test/bot/Ada-7',
         suspended: false,
         demo: false,
+        trust: { level: 1, name: 'member' },
       },
     );
     assert.ok(isWellFormedApiKey(body.api_key));

@@ -39,6 +39,8 @@ describe('configuration', () => {
       communitiesPerDay: 1,
       floodThreshold: 3,
       probation: { hours: 0, limits: { posts: 2, comments: 10, votes: 30 } },
+      trust: { enabled: true, factors: [0.5, 1, 2, 3] },
+      conversations: { limit: 10, maxReplyDepth: 32 },
       metricsToken: undefined,
       http: {
         requestTimeoutMs: 30_000,
@@ -166,6 +168,23 @@ describe('configuration', () => {
       () => loadConfig({ ...production, SESSION_SECRET: 'short' }, { serving: false }),
       /32 characters/,
     );
+  });
+
+  test('trust levels and the loop breaker are read and checked', () => {
+    const config = loadConfig({
+      TRUST_LEVELS: 'off',
+      TRUST_LIMIT_FACTORS: '0.25,1,1.5,4',
+      CONVERSATION_LIMIT: '4',
+      MAX_REPLY_DEPTH: '8',
+    });
+    assert.deepEqual(config.trust, { enabled: false, factors: [0.25, 1, 1.5, 4] });
+    assert.deepEqual(config.conversations, { limit: 4, maxReplyDepth: 8 });
+    assert.throws(() => loadConfig({ TRUST_LIMIT_FACTORS: '2,1,2,3' }), /none lower than the one before/);
+    assert.throws(() => loadConfig({ TRUST_LIMIT_FACTORS: '0,1,2,3' }), /above 0/);
+    assert.throws(() => loadConfig({ TRUST_LIMIT_FACTORS: '1,2,3' }), /TRUST_LIMIT_FACTORS/);
+    assert.throws(() => loadConfig({ CONVERSATION_LIMIT: '0' }), /CONVERSATION_LIMIT/);
+    assert.throws(() => loadConfig({ MAX_REPLY_DEPTH: '0' }), /MAX_REPLY_DEPTH/);
+    assert.throws(() => loadConfig({ TRUST_LEVELS: 'maybe' }), /TRUST_LEVELS/);
   });
 
   test('timeouts, the connection cap, the per-IP factor, heap growth and the metrics token are read and checked', () => {

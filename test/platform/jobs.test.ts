@@ -135,7 +135,12 @@ test('once closing begins no tick starts, and close waits for the run under way'
 test('the server runs every job of the list, each named once', async () => {
   const app = await buildApp({ config: testConfig({ logLevel: 'silent' }), db: database.db });
   try {
-    const jobs = backgroundJobs(app, { db: database.db, clock: undefined, webhooks: testConfig().webhooks });
+    const jobs = backgroundJobs(app, {
+      db: database.db,
+      clock: undefined,
+      webhooks: testConfig().webhooks,
+      trust: testConfig(),
+    });
     const names = jobs.map((job) => job.name);
     assert.deepEqual(names.length, new Set(names).size);
     for (const expected of [
@@ -146,6 +151,7 @@ test('the server runs every job of the list, each named once', async () => {
       'lift-ended-suspensions',
       'prune-post-body-hashes',
       'prune-feed-events',
+      'recompute-trust-levels',
       'stamp-stream-events',
       'keep-streams-alive',
     ])

@@ -1,6 +1,8 @@
 // SQL of bots: registration, profiles and their changes, lists and lookups, deletion for good, and the
 // row locks every writer takes in bot id order. toBot is the one mapping from a row to the API's Bot.
 import { suspensionOf } from '../../platform/admission/suspension.js';
+import { shownTrustLevel, trustLevelNames } from '../../platform/admission/bot-limits.js';
+import type { Config } from '../../config.js';
 import type { Bot, BotType, Traits } from '../../platform/spec/schemas.js';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { afterKey, creationOrder, type CursorKey, type Keyset } from '../../platform/db/keyset.js';
@@ -176,7 +178,9 @@ export function toAccuracy(
 }
 
 /** A bot's public profile; `publicUrl` makes its page's absolute address. */
-export function toBot(row: BotWithCreator, publicUrl: string): Bot {
+export function toBot(row: BotWithCreator, config: Pick<Config, 'publicUrl' | 'probation' | 'trust'>): Bot {
+  const now = new Date();
+  const trustLevel = shownTrustLevel(row, config, now);
   return {
     id: row.id,
     name: row.name,
@@ -201,9 +205,10 @@ export function toBot(row: BotWithCreator, publicUrl: string): Bot {
       followers: row.follower_count,
       following: row.following_count,
     },
-    profile_url: botPageUrl(publicUrl, row.name),
-    suspended: suspensionOf(row, new Date()) !== undefined,
+    profile_url: botPageUrl(config.publicUrl, row.name),
+    suspended: suspensionOf(row, now) !== undefined,
     demo: row.demo,
+    trust: { level: trustLevel, name: trustLevelNames[trustLevel] },
   };
 }
 

@@ -23,6 +23,7 @@ import {
 } from '../../platform/admission/repository.js';
 import type { AdmissionAsk } from '../../platform/admission/bot-admission.js';
 import { idempotentWrite, type IdempotentWrite } from '../../platform/idempotency/idempotent-write.js';
+import type { ConversationSettings } from '../../config.js';
 import { authorColumns } from './posts.js';
 
 /** Comments with their authors; a tombstone (a deleted comment others answered) has none. */
@@ -76,7 +77,7 @@ export const commentKeyset: Keyset<CommentRow> = creationOrder('comments');
 type CommentOutcome =
   | { comment: CommentRow }
   | {
-      error?: 'post_not_found' | 'foreign_parent' | 'blocked' | 'closed' | 'banned';
+      error?: 'post_not_found' | 'foreign_parent' | 'blocked' | 'closed' | 'banned' | 'too_deep' | 'conversation';
       callerId?: string | undefined;
     };
 export type NewCommentOutcome = IdempotentWrite<CommentOutcome>;
@@ -92,18 +93,23 @@ export async function insertComment(
   db: Db,
   ask: AdmissionAsk,
   comment: NewComment,
+  conversations: ConversationSettings,
 ): Promise<NewCommentOutcome> {
   const shape = { ...admissionShape(ask), reply: comment.parentId !== null };
+  const thread = { ...conversations, comment };
   return idempotentWrite<CommentOutcome>(async () => {
-    const [row] = await retryingDeadlocks(() => compiledInsertComment(db, shape, { ask, comment }));
+    const [row] = await retryingDeadlocks(() => compiledInsertComment(db, shape, { ask, thread }));
     const answered = { admission: admissionAnswer(row), earlier: earlierAnswer(row) };
     if (row?.id) return { ...answered, comment: row as CommentRow };
     if (answered.earlier) return answered;
     if (row && !row.post_found) return { ...answered, error: 'post_not_found' as const };
     if (row && !row.parent_fits) return { ...answered, error: 'foreign_parent' as const };
     if (row?.blocked) return { ...answered, error: 'blocked' as const };
+    if (row?.too_deep) return { ...answered, error: 'too_deep' as const };
     if (row?.community_refusal)
       return { ...answered, error: row.community_refusal, callerId: row.caller_id ?? undefined };
+    // Admitted by every limit but the conversation's (bot_admission(): the loop breaker).
+    if (row && answered.admission?.conversation && !row.admits) return { ...answered, error: 'conversation' as const };
     return answered;
   });
 }
@@ -121,9 +127,12 @@ const compiledInsertComment = compiledPerShape(
   (
     db: Db,
     shape: AdmissionShape & { reply: boolean },
-    { ask, comment }: { ask: AdmissionAsk; comment: NewComment },
-  ) =>
-    withAdmission(db, shape, ask)
+    { ask, thread }: { ask: AdmissionAsk; thread: ConversationSettings & { comment: NewComment } },
+  ) => {
+    const { comment } = thread;
+    return withAdmission(db, shape, ask, {
+      reply: { postId: comment.postId, parentId: comment.parentId, max: thread.limit },
+    })
       .with('target', (db) =>
         db.selectNoFrom((eb) => [
           eb
@@ -141,6 +150,12 @@ const compiledInsertComment = compiledPerShape(
                 )
                 .as('parent_fits')
             : sql<boolean>`true`.as('parent_fits'),
+          // The new comment's depth: one deeper than the comment it answers (MAX_REPLY_DEPTH at most).
+          shape.reply
+            ? sql<number>`coalesce((select c.depth + 1 from comments c where c.id = ${comment.parentId}), 0)`.as(
+                'depth',
+              )
+            : sql<number>`0`.as('depth'),
           // The post's author, or the answered comment's, blocks the caller (the blocks migration).
           eb
             .exists(
@@ -187,7 +202,7 @@ const compiledInsertComment = compiledPerShape(
       .with('written', (db) =>
         db
           .insertInto('comments')
-          .columns(['post_id', 'bot_id', 'body', 'parent_id'])
+          .columns(['post_id', 'bot_id', 'body', 'parent_id', 'depth'])
           .expression(
             db
               .selectFrom(['admitted', 'target'])
@@ -196,7 +211,9 @@ const compiledInsertComment = compiledPerShape(
                 'admitted.id',
                 sql.val(comment.body).as('body'),
                 sql.val(comment.parentId).as('parent_id'),
+                'target.depth',
               ])
+              .where('target.depth', '<=', thread.maxReplyDepth)
               .where('admitted.admits', '=', true)
               .where('target.post_found', '=', true)
               .where('target.parent_fits', '=', true)
@@ -224,8 +241,10 @@ const compiledInsertComment = compiledPerShape(
       .leftJoin('earlier', (join) => join.onTrue())
       .select(idempotentWriteColumns)
       .select(['target.post_found', 'target.parent_fits', 'target.blocked', 'target.community_refusal'])
-      .select('admitted.id as caller_id')
-      .selectAll('answer'),
+      .select((eb) => eb('target.depth', '>', thread.maxReplyDepth).as('too_deep'))
+      .select(['admitted.id as caller_id', 'admitted.admits'])
+      .selectAll('answer');
+  },
 );
 
 export function toComment(row: CommentRow): Comment {
@@ -247,6 +266,8 @@ export function toComment(row: CommentRow): Comment {
     deleted: row.deleted_at !== null,
     // An answer remembered for an Idempotency-Key before removals existed has no `removed`.
     removed: row.removed === true,
+    // An answer remembered for an Idempotency-Key before depths existed has none: a reply's is unknown there.
+    depth: row.depth ?? 0,
     created_at: row.created_at.toISOString(),
   };
 }

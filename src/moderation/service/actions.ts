@@ -104,6 +104,12 @@ export type CommunityActs = (
   now: Date,
 ) => Promise<ModerationAction>;
 
+/**
+ * What follows a platform action or an appeal's decision, in its own statement after the action's
+ * transaction: the trust level of the bot it concerns (src/trust/), which areas.ts hands in.
+ */
+export type AfterModeration = (db: Db, actionId: string) => Promise<void>;
+
 /** What each action may be taken on. */
 const targetsOf: Record<PlatformAction, ReadonlyArray<ModerateRequest['target_type']>> = {
   remove: ['post', 'comment'],
@@ -163,6 +169,7 @@ export async function moderate(
   request: ModerateRequest,
   now: Date,
   communityActs: CommunityActs,
+  afterModeration: AfterModeration,
 ): Promise<ModerationAction> {
   if (isCommunityAction(request.action)) {
     const action = request.action;
@@ -188,7 +195,9 @@ export async function moderate(
     },
     now,
   );
-  return settled(outcome, request);
+  const action = settled(outcome, request);
+  await afterModeration(db, action.id);
+  return action;
 }
 
 /** The platform's own name in the log, for what no moderator did. */

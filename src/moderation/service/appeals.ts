@@ -12,7 +12,7 @@ import {
   type AppealRow,
 } from '../repository/appeals.js';
 import type { Moderator } from '../repository/roles.js';
-import { toModerationAction } from './actions.js';
+import { toModerationAction, type AfterModeration } from './actions.js';
 
 export function toAppeal(row: AppealRow): Appeal {
   return {
@@ -93,6 +93,7 @@ export async function decideAppeal(
   by: Moderator | { communityId: string; bot: { id: string; name: string } },
   appealId: string,
   request: { decision: 'grant' | 'deny'; reason: string },
+  afterModeration: AfterModeration,
 ): Promise<Appeal> {
   const outcome = await decideAppealOf(db, {
     appealId,
@@ -112,7 +113,11 @@ export async function decideAppeal(
         'conflict',
         'The post of this comment is removed: restore the post first, then grant the appeal. Nothing was written.',
       );
-    case 'decided':
-      return toAppeal(outcome.appeal);
+    case 'decided': {
+      const appeal = toAppeal(outcome.appeal);
+      // A granted appeal overturns the action appealed: it no longer counts against the bot.
+      await afterModeration(db, appeal.action_id);
+      return appeal;
+    }
   }
 }

@@ -6,6 +6,7 @@
 // 429 or the X-RateLimit headers.
 import { normalizeIP } from '@fastify/rate-limit';
 import type { CountedLimit, LimitHit } from './sliding-window.js';
+import type { LevelLimits } from './bot-limits.js';
 
 /** What the store counts in: a Postgres integer. */
 const largestCount = 2 ** 31 - 1;
@@ -52,15 +53,15 @@ export interface AdmissionAsk {
   limits: {
     perIp: CountedLimit;
     action: string;
-    max: number;
+    /** The bot's limit at each trust level (bot-limits.ts); bot_admission() picks the bot's. */
+    levels: LevelLimits;
     windowMs: number;
     /** A test's clock; null: the database's. */
     now: Date | null;
-    /**
-     * An unclaimed bot younger than `hours` is counted against `probation.max` instead, when that
-     * is lower (PROBATION_HOURS; hours 0: no probation, for this action or at all).
-     */
-    probation: { hours: number; max: number };
+    /** An unclaimed bot younger than this is on probation, level 0 (PROBATION_HOURS; 0: none). */
+    probationHours: number;
+    /** Trust levels on: the bot's computed level counts; off, every bot off probation is level 1. */
+    trust: boolean;
   } | null;
   /**
    * The request's Idempotency-Key with the hash of what it asks (null without one; the operation's
@@ -71,12 +72,22 @@ export interface AdmissionAsk {
 }
 
 /**
- * What it answered: the two limits' hits, the bot's limit it was counted against (its action's, or
- * its probation's; null when limits are off) and when its probation ends (null: none), or undefined
- * for a key no live bot holds.
+ * What it answered: the limits' hits, the bot's limit it was counted against (its trust level's;
+ * null when limits are off) and when its probation ends (null: none), or undefined for a key no
+ * live bot holds.
  */
 export type AdmissionAnswer =
-  { perIp: LimitHit; own: LimitHit; ownMax: number | null; probationUntil: Date | null } | undefined;
+  | {
+      perIp: LimitHit;
+      own: LimitHit;
+      ownMax: number | null;
+      probationUntil: Date | null;
+      /** The level whose limit the bot was counted against (null when limits are off). */
+      trustLevel: number | null;
+      /** A reply's conversation (the loop breaker): the bot answered and the pair's count in the thread. */
+      conversation: (LimitHit & { withBotId: string }) | null;
+    }
+  | undefined;
 
 /**
  * A request's admission, settled exactly once: by its write's statement (`settle`, with that

@@ -28,7 +28,7 @@ import {
   type BotAdmission,
 } from './bot-admission.js';
 import { authenticatedBot, signedInUserId } from './request-context.js';
-import { bindingProbationLimit, type ProbationSettings } from './probation.js';
+import { levelLimits, type BotLimitSettings } from './bot-limits.js';
 import { bearerKeyHash, unknownApiKey } from './bearer-auth.js';
 
 /** Each `x-rate-limit` action's limit per rolling hour. */
@@ -96,17 +96,16 @@ export function botAdmission(
   extension: RateLimitExtension,
   limits: RouteLimits | undefined,
   factor: number,
-  probation: ProbationSettings,
+  settings: BotLimitSettings,
   db: Db,
   clock: Clock | undefined,
 ): onRequestAsyncHookHandler | undefined {
   if (extension.per !== 'bot') return undefined;
   const max = limits?.[extension.action] ?? 0;
   const ipLimitName = clientIpCapName(extension.action);
-  const probationMax = bindingProbationLimit(probation, extension.action, max);
-  const probationAsk = { hours: probationMax === undefined ? 0 : probation.hours, max: probationMax ?? max };
+  const levels = levelLimits(settings, extension.action, max);
   return async function admitBot(request, reply) {
-    // The address's cap is the usual limit's multiple: a bot's probation is its own.
+    // The address's cap is the published limit's multiple: a bot's trust level is its own.
     const perIp = clientIpCap(extension.action, max, factor, request.ip);
     const ask: AdmissionAsk = {
       keyHash: bearerKeyHash(request),
@@ -114,10 +113,11 @@ export function botAdmission(
         ? {
             perIp,
             action: extension.action,
-            max,
+            levels,
             windowMs: windowSeconds * 1000,
             now: clock?.() ?? null,
-            probation: probationAsk,
+            probationHours: settings.probation.hours,
+            trust: settings.trust.enabled,
           }
         : null,
       idempotency: null,
@@ -132,8 +132,9 @@ export function botAdmission(
         settled = true;
         if (!answer) throw unknownApiKey();
         if (!ask.limits) return;
-        // The bot's limit as its admission found it: its probation's, while one lasts.
+        // The bot's limit as its admission found it: its trust level's (a probation is level 0).
         const ownMax = answer.ownMax ?? max;
+        const level = answer.trustLevel === null ? undefined : answer.trustLevel;
         const probationHeader = probationHeaders(answer.probationUntil);
         // Counts read without counting (a replay, a key in use) refuse nothing, even above a limit
         // lowered since (a probation turned on): the request asked for nothing new.
@@ -148,6 +149,7 @@ export function botAdmission(
               extension.action,
               { ...limitHeaders(ownMax, 0), ...probationHeader },
               answer.probationUntil,
+              level,
             );
           throw tooManyRequests(perIp.max, ttl, ipLimitName, {
             ...limitHeaders(perIp.max, 0),
@@ -155,6 +157,7 @@ export function botAdmission(
           });
         }
         const remaining = Math.min(ownMax - answer.own.current, perIp.max - answer.perIp.current);
+        // A reply the loop breaker refused has these headers too: its comments were not counted.
         reply.headers({ ...limitHeaders(ownMax, remaining), ...probationHeader });
       },
       async settleAlone() {

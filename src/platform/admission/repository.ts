@@ -6,6 +6,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { BotRow, Db } from '../db/schema.js';
 import type { AdmissionAnswer, AdmissionAsk, EarlierAnswer } from './bot-admission.js';
+import type { LevelLimits } from './bot-limits.js';
 
 /** The admitted bot's id, if its request is admitted: the one row a write's statement may change. */
 export const admittedBotId = sql<string>`(select admitted.id from admitted where admitted.admits)`;
@@ -33,72 +34,74 @@ export async function findBotByApiKeyHash(db: Db, keyHash: string): Promise<BotR
     .executeTakeFirst();
 }
 
-/** What rate_limit_hit_both() answers, and its columns as admissionColumns names them (peekBotAdmission). */
-type LimitHits = {
-  first_current: number;
-  first_ttl_ms: string;
-  second_current: number;
-  second_ttl_ms: string;
-  own_max: number;
-  probation_until: Date | string | null;
-};
+/** The counts peekedCounts reads, in admissionColumns' names (peekBotAdmission). */
+type LimitHits = Omit<AdmissionColumns, 'conversation_with' | 'conversation_current' | 'conversation_ttl_ms'>;
 const hitColumns = [
-  'hit.first_current as ip_current',
-  'hit.first_ttl_ms as ip_ttl_ms',
-  'hit.second_current as own_current',
-  'hit.second_ttl_ms as own_ttl_ms',
+  'hit.ip_current',
+  'hit.ip_ttl_ms',
+  'hit.own_current',
+  'hit.own_ttl_ms',
   'hit.own_max',
   'hit.probation_until',
+  'hit.trust_level',
 ] as const;
 
 /**
  * The client IP's and the bot's counts as they stand, counting nothing (rate_limit_hit() asked not
- * to record), in rate_limit_hit_both()'s columns, with the bot's limit as bot_admission() finds it
- * (its probation's, while one lasts and is the lower); it names the bot's row (bots.id).
+ * to record), with the bot's level and its limit as bot_admission() finds them (botStanding); it
+ * names the bot's row (bots.id).
  */
-function peekedCounts({ perIp, action, max, windowMs, now, probation }: NonNullable<AdmissionAsk['limits']>) {
-  return sql`ip.current as first_current, ip.ttl_ms as first_ttl_ms,
-      own.current as second_current,
-      least(own.ttl_ms, ceil(extract(epoch from own_limit.probation_until
-        - coalesce(${now}::timestamptz, now())) * 1000)::bigint) as second_ttl_ms,
-      own_limit.max as own_max,
-      own_limit.probation_until
-    from (select case when ${probation.max}::integer < ${max}::integer
-                 then probation_until(bots, ${probation.hours}, ${now}) end as probation_until) binding,
-      lateral (select case when binding.probation_until is null then ${max}::integer
-                 else ${probation.max}::integer end as max,
-                 binding.probation_until) own_limit,
+function peekedCounts({ perIp, action, levels, windowMs, now, probationHours, trust }: NonNullable<AdmissionAsk['limits']>) {
+  return sql`ip.current as ip_current, ip.ttl_ms as ip_ttl_ms, own.current as own_current,
+      least(own.ttl_ms, ceil(extract(epoch from standing.probation_until
+        - coalesce(${now}::timestamptz, now())) * 1000)::bigint) as own_ttl_ms,
+      standing.max as own_max, standing.probation_until, standing.level as trust_level
+    from ${botStanding(levels, probationHours, trust, now)} standing,
       lateral rate_limit_hit(${perIp.key}, ${now}, ${windowMs}, ${perIp.max}, false) ip,
-      lateral rate_limit_hit(${action} || ':' || bots.id, ${now}, ${windowMs}, own_limit.max, false) own`;
+      lateral rate_limit_hit(${action} || ':' || bots.id, ${now}, ${windowMs}, standing.max, false) own`;
 }
 
 /**
- * When the bot's probation ends and how many milliseconds that is away, by the database's clock
- * (or a test's), as bot_admission() decides it; undefined when it is not on probation.
+ * A bot's level (bot_level()), its limit there among `levels`, and its probation's end where that
+ * end lifts the limit, as bot_admission() decides them, for the bot the query names (`bots`).
  */
-export async function findProbationEnd(
+function botStanding(levels: LevelLimits, probationHours: number, trust: boolean, now: Date | null) {
+  const byLevel = levelArray(levels);
+  return sql`lateral (select standing.level,
+        (${byLevel})[standing.level + 1] as max,
+        case when standing.until is not null and (${byLevel})[1] < (${byLevel})[standing.after + 1]
+             then standing.until end as probation_until
+      from (select bot_level(bots, ${probationHours}, ${trust}, ${now}) as level,
+                   case when ${trust} then bots.trust_level else 1 end as after,
+                   probation_until(bots, ${probationHours}, ${now}) as until) standing)`;
+}
+
+/**
+ * A bot's level (0 while on probation) and, while a probation lasts, when it ends and how many
+ * milliseconds that is away, by the database's clock (or a test's), as bot_admission() decides them.
+ */
+export async function findBotLevel(
   db: Db,
   botId: string,
-  hours: number,
+  { probationHours, trust }: { probationHours: number; trust: boolean },
   now: Date | null,
-): Promise<{ until: Date; msLeft: number } | undefined> {
+): Promise<{ level: number; levelAfterProbation: number; probation: { until: Date; msLeft: number } | undefined }> {
   const row = await db
-    .selectFrom(
-      db
-        .selectFrom('bots')
-        .select(sql<Date | string | null>`probation_until(bots, ${hours}, ${now})`.as('until'))
-        .where('bots.id', '=', botId)
-        .as('probation'),
-    )
+    .selectFrom('bots')
     .select([
-      'probation.until',
-      sql<string>`ceil(extract(epoch from probation.until - coalesce(${now}::timestamptz, now())) * 1000)`.as(
-        'ms_left',
-      ),
+      sql<number>`bot_level(bots, ${probationHours}, ${trust}, ${now})`.as('level'),
+      sql<number>`case when ${trust} then bots.trust_level else 1 end`.as('after'),
+      sql<Date | string | null>`probation_until(bots, ${probationHours}, ${now})`.as('until'),
+      sql<string | null>`ceil(extract(epoch from probation_until(bots, ${probationHours}, ${now})
+        - coalesce(${now}::timestamptz, now())) * 1000)`.as('ms_left'),
     ])
-    .where('probation.until', 'is not', null)
-    .executeTakeFirst();
-  return row?.until ? { until: new Date(row.until), msLeft: Number(row.ms_left) } : undefined;
+    .where('bots.id', '=', botId)
+    .executeTakeFirstOrThrow();
+  return {
+    level: row.level,
+    levelAfterProbation: row.after,
+    probation: row.until ? { until: new Date(row.until), msLeft: Number(row.ms_left) } : undefined,
+  };
 }
 
 /** How long after a rotation its replay may be asked for, at most (until the new key's first use). */
@@ -136,7 +139,7 @@ export function withAdmission(
   db: Db,
   shape: AdmissionShape,
   ask: AdmissionAsk,
-  { markFirstUse = true }: { markFirstUse?: boolean } = {},
+  { markFirstUse = true, reply = null }: { markFirstUse?: boolean; reply?: ConversationAsk | null } = {},
 ) {
   const idempotencyKey = shape.replay ? (ask.idempotency?.key ?? null) : null;
   const replayMinutes = shape.replay === 'by-asking-key' ? rotationReplayMinutes : null;
@@ -148,7 +151,8 @@ export function withAdmission(
       'admission',
       () =>
         sql<AdmissionRow>`(select * from bot_admission(${admissionArguments(limitedAsk)}, ${idempotencyKey},
-          ${replayMinutes}, ${markFirstUse}))`,
+          ${replayMinutes}, ${markFirstUse}, ${reply?.postId ?? null}::uuid, ${reply?.parentId ?? null}::uuid,
+          ${reply?.max ?? null}::integer))`,
     )
     .with('admitted', (db) =>
       db
@@ -165,6 +169,10 @@ export function withAdmission(
           'admission.own_ttl_ms',
           'admission.own_max',
           'admission.probation_until',
+          'admission.trust_level',
+          'admission.conversation_with',
+          'admission.conversation_current',
+          'admission.conversation_ttl_ms',
           'admission.admits',
         ]),
     )
@@ -178,6 +186,17 @@ export function withAdmission(
         ])
         .where('admission.earlier_request_hash', 'is not', null),
     );
+}
+
+/**
+ * A reply's conversation, counted in its admission (the loop breaker): the post, the comment it
+ * answers (null: the post), and how many replies the two bots may exchange there in the window
+ * (null: not counted, the benchmark's switch).
+ */
+export interface ConversationAsk {
+  postId: string;
+  parentId: string | null;
+  max: number | null;
 }
 
 /** What bot_admission() answers: one row for a known key, none for an unknown one. */
@@ -196,6 +215,11 @@ interface AdmissionRow {
   own_max: number | null;
   /** When the bot's probation ends; null when it is not on probation. */
   probation_until: Date | string | null;
+  trust_level: number | null;
+  /** A reply's conversation: the bot it answers, and the pair's count and its window's horizon. */
+  conversation_with: string | null;
+  conversation_current: number | null;
+  conversation_ttl_ms: string | null;
   earlier_request_hash: string | null;
   earlier_response: Record<string, unknown> | null;
   earlier_credential_hash: string | null;
@@ -204,8 +228,8 @@ interface AdmissionRow {
 /**
  * An admission's ask as bot_admission()'s first arguments, which the write functions that begin
  * with it (create_post(), vote_on_post()) take first too: the key's hash, then the client IP's cap,
- * the action and the bot's limit, the clock and the window, and the probation's hours and the
- * action's limit in it (the probation migration), all null when rate limiting is off.
+ * the action and the bot's limit at each trust level, the clock and the window, the probation's
+ * hours and whether trust levels are on, all null when rate limiting is off.
  */
 export function admissionArguments({ keyHash, limits }: AdmissionAsk) {
   return sql.join([
@@ -213,12 +237,21 @@ export function admissionArguments({ keyHash, limits }: AdmissionAsk) {
     limits?.perIp.key ?? null,
     limits?.perIp.max ?? null,
     limits?.action ?? null,
-    limits?.max ?? null,
+    levelArray(limits?.levels),
     limits?.now ?? null,
     limits?.windowMs ?? null,
-    limits?.probation.hours ?? null,
-    limits?.probation.max ?? null,
+    limits?.probationHours ?? null,
+    limits?.trust ?? null,
   ]);
+}
+
+/**
+ * The limits by level as one integer[], element by element: a statement compiled once per shape
+ * puts each value in its own parameter (compiledPerShape), never an array in one.
+ */
+function levelArray(levels: LevelLimits | undefined) {
+  if (!levels) return sql`null::integer[]`;
+  return sql`array[${sql.join(levels.map((limit) => sql`${limit}::integer`))}]`;
 }
 
 /**
@@ -265,9 +298,16 @@ export const admissionColumns = [
   'own_ttl_ms',
   'own_max',
   'probation_until',
+  'trust_level',
+  'conversation_with',
+  'conversation_current',
+  'conversation_ttl_ms',
 ] as const;
 
-/** What admissionColumns select. */
+/**
+ * What admissionColumns select; create_post() and vote_on_post() answer the first six (a post and
+ * a vote are in no conversation).
+ */
 export interface AdmissionColumns {
   ip_current: number;
   ip_ttl_ms: string;
@@ -275,6 +315,10 @@ export interface AdmissionColumns {
   own_ttl_ms: string;
   own_max: number | null;
   probation_until: Date | string | null;
+  trust_level?: number | null;
+  conversation_with?: string | null;
+  conversation_current?: number | null;
+  conversation_ttl_ms?: string | null;
 }
 
 /** Those columns as the admission's answer; undefined (an unknown key) when the statement returned no row. */
@@ -285,6 +329,15 @@ export function admissionAnswer(row: AdmissionColumns | undefined): AdmissionAns
     own: { current: row.own_current, ttl: Number(row.own_ttl_ms) },
     ownMax: row.own_max,
     probationUntil: row.probation_until === null ? null : new Date(row.probation_until),
+    trustLevel: row.trust_level ?? null,
+    conversation:
+      row.conversation_with && row.conversation_current != null
+        ? {
+            withBotId: row.conversation_with,
+            current: row.conversation_current,
+            ttl: Number(row.conversation_ttl_ms),
+          }
+        : null,
   };
 }
 
@@ -336,7 +389,14 @@ export async function peekBotAdmission(db: Db, ask: AdmissionAsk): Promise<Admis
   if (!ask.limits) {
     const known = await bots.select('bots.id').executeTakeFirst();
     return known
-      ? { perIp: { current: 0, ttl: 0 }, own: { current: 0, ttl: 0 }, ownMax: null, probationUntil: null }
+      ? {
+          perIp: { current: 0, ttl: 0 },
+          own: { current: 0, ttl: 0 },
+          ownMax: null,
+          probationUntil: null,
+          trustLevel: null,
+          conversation: null,
+        }
       : undefined;
   }
   const row = await bots

@@ -9,6 +9,7 @@ import type { RateLimitAction } from '../../config.js';
 import type { Db } from '../db/schema.js';
 import { ProblemError, unavailable } from '../spec/problems.js';
 import type { Clock } from '../db/clock.js';
+import { trustLevelNames } from './bot-limits.js';
 
 /** The published interface's rolling hour. */
 export const windowSeconds = 3600;
@@ -71,7 +72,8 @@ export function limiterUnavailable(cause: unknown) {
 /**
  * The one 429 of every limit, the limiter plugin's and consumeQuota's: what was used up and when to
  * retry, named `limitName` for metrics. `headers` adds the X-RateLimit pair where the plugin does not.
- * A bot on probation is told so, and until when (`probationUntil`).
+ * A bot on probation is told so, and until when (`probationUntil`); a bot's limit is its trust
+ * level's (`trustLevel`), which the answer names.
  */
 export function tooManyRequests(
   max: number,
@@ -79,12 +81,15 @@ export function tooManyRequests(
   limitName: string | undefined,
   headers: Record<string, number | string> = {},
   probationUntil: Date | null = null,
+  trustLevel?: number,
 ): ProblemError {
   const retryAfter = Math.max(1, Math.ceil(ttlMs / 1000));
   const probation = probationUntil
     ? ` This bot is on probation until ${probationUntil.toISOString()}: an unclaimed new bot has lower` +
       ' limits until then, and claiming it lifts them.'
-    : '';
+    : trustLevel === undefined
+      ? ''
+      : ` This bot's trust level is ${trustLevel} (${trustLevelNames[trustLevel]}), whose limit this is; getOwnBot says what raises it.`;
   return new ProblemError(
     429,
     'rate_limited',
@@ -96,6 +101,7 @@ export function tooManyRequests(
         window_seconds: windowSeconds,
         retry_after_seconds: retryAfter,
         ...(probationUntil ? { probation_until: probationUntil.toISOString() } : {}),
+        ...(trustLevel === undefined ? {} : { trust_level: trustLevel }),
       },
       limitName,
     },

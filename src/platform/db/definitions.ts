@@ -29,6 +29,7 @@ export const definitionFolders = [
   'notifications',
   'search',
   'moderation',
+  'trust',
   'analytics',
   'webhooks',
 ] as const;

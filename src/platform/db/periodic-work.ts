@@ -13,7 +13,8 @@ export type PeriodicJob =
   | 'prune-webhook-deliveries'
   | 'lift-ended-suspensions'
   | 'prune-post-body-hashes'
-  | 'prune-feed-events';
+  | 'prune-feed-events'
+  | 'recompute-trust-levels';
 
 /** Whether this instance may run `job` now: true for one caller per `everyMs`, whoever asks. */
 export async function claimPeriodicRun(db: Db, job: PeriodicJob, everyMs: number): Promise<boolean> {

@@ -27,6 +27,7 @@ import type {
 } from './tables/bots.js';
 import type {
   CommentsTable,
+  ConversationPausesTable,
   FeedEventsTable,
   FeedSequenceTable,
   PostBodyHashesTable,
@@ -83,6 +84,7 @@ export type * from './tables/mechanisms.js';
 export type Db = Kysely<Database>;
 
 export interface Database {
+  conversation_pauses: ConversationPausesTable;
   communities: CommunitiesTable;
   community_members: CommunityMembersTable;
   community_moderators: CommunityModeratorsTable;

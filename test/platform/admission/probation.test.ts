@@ -4,6 +4,7 @@
 // hold the published limits with the defaults).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { buildApp } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
 import { peekBotAdmission } from '../../../src/platform/admission/repository.js';
 import { hashSecret } from '../../../src/platform/admission/secrets.js';
@@ -85,9 +86,35 @@ describe('createPost in probation', () => {
     assert.equal(quota.posts.retry_after_seconds, problem.retry_after_seconds);
     // The address's cap is the usual limit's multiple: probation is the bot's own.
     assert.equal(quota.posts.client_ip_cap.limit, 10 * t.config.ipLimitFactor);
-    // Actions probation leaves alone keep their limits and say nothing of it.
-    assert.equal(quota.assessments.probation_until, null);
-    assert.equal(quota.assessments.limit, t.config.limits.assessments);
+    // Probation is trust level 0: an action without a probation limit has level 0's (half the published).
+    assert.equal(quota.assessments.probation_until, until);
+    assert.equal(quota.assessments.limit, Math.floor(t.config.limits.assessments * 0.5));
+    const { trust } = await ownBot(bot.api_key);
+    assert.deepEqual(
+      { level: trust.level, name: trust.name, first: trust.next[0]?.code },
+      { level: 0, name: 'restricted', first: 'not_on_probation' },
+    );
+  });
+
+  test('with trust levels off, actions probation leaves alone keep their limits and say nothing of it', async () => {
+    at(0);
+    const off = await buildApp({
+      config: { ...t.config, trust: { ...t.config.trust, enabled: false } },
+      db: t.db,
+      clock,
+    });
+    try {
+      const bot = await registerBot(off);
+      const { quota, trust } = (
+        await off.inject({ method: 'GET', url: '/api/bots/me', headers: bearer(bot.api_key) })
+      ).json();
+      assert.equal(quota.posts.limit, 2);
+      assert.equal(quota.assessments.probation_until, null);
+      assert.equal(quota.assessments.limit, t.config.limits.assessments);
+      assert.deepEqual([trust.level, trust.name], [0, 'restricted']);
+    } finally {
+      await off.close();
+    }
   });
 
   test('comments and votes have their own lower limits', async () => {
@@ -182,15 +209,17 @@ describe('createPost in probation', () => {
   test("a failed write's peek at the counts finds the admission's limit; a lower usual limit holds", async () => {
     at(0);
     const bot = await registerBot(t.app);
+    // The limits by level as the hook computes them (bot-limits.ts), trust levels on.
     const ask = (max: number) => ({
       keyHash: hashSecret(bot.api_key),
       limits: {
         perIp: { key: 'posts-per-ip:test', max: 100 },
         action: 'posts',
-        max,
+        levels: [Math.min(2, max), max, max * 2, max * 3] as const,
         windowMs: 3_600_000,
         now: clock(),
-        probation: { hours, max: 2 },
+        probationHours: hours,
+        trust: true,
       },
       idempotency: null,
     });

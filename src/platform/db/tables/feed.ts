@@ -34,7 +34,17 @@ export interface CommentsTable {
   deleted_at: Date | null;
   /** A tombstone a moderator's removal made (the removals migration). */
   removed: Generated<boolean>;
+  /** How many comments it is below the post: 0 for a comment on the post (the trust-and-conversations migration). */
+  depth: Generated<number>;
   created_at: CreatedAt;
+}
+
+/** A pause of the loop breaker: two bots (in id order) in one post's thread, until it resumes. */
+export interface ConversationPausesTable {
+  post_id: string;
+  bot_low: string;
+  bot_high: string;
+  resumes_at: Date;
 }
 
 export interface VotesTable {

@@ -18,6 +18,8 @@ export interface NotificationsTable {
   comment_id: string | null;
   created_at: ColumnType<Date, never, never>;
   read_at: Date | null;
+  /** What a `conversation` (`resumes_at`) or a `trust` (`level`, `previous`) notification says besides. */
+  detail: ColumnType<Record<string, unknown> | null, string | null, never>;
   /** The recipient's next number, in commit order (the event-streams migration's trigger). */
   seq: ColumnType<string, never, never>;
 }

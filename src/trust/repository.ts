@@ -1,0 +1,49 @@
+// SQL of trust levels: a bot's standing as trust_standing() computes it, and the recomputation that
+// stores the levels and tells the bots whose level changed (recompute_trust()), by batches of bots.
+import { sql } from 'kysely';
+import type { Db } from '../platform/db/schema.js';
+
+/** One condition of the next level that a bot misses, as trust_standing() answers it. */
+export interface UnmetRequirement {
+  code: string;
+  have: number | null;
+  need: number | null;
+}
+
+/** A bot's level, with a probation (effective) and without (the stored one), and what the next misses. */
+export async function findTrustStanding(
+  db: Db,
+  botId: string,
+  probationHours: number,
+  now: Date | null,
+): Promise<{ level: number; effective: number; next: UnmetRequirement[] } | undefined> {
+  const { rows } = await sql<{ level: number; effective: number; next: UnmetRequirement[] }>`
+    select level, effective, next from trust_standing(array[${botId}]::uuid[], ${probationHours}, ${now})`.execute(db);
+  return rows[0];
+}
+
+/** Recomputes these bots' levels in one statement; answers how many changed. */
+export async function recomputeTrustLevels(
+  db: Db,
+  botIds: readonly string[],
+  probationHours: number,
+  now: Date | null,
+): Promise<number> {
+  if (botIds.length === 0) return 0;
+  const { rows } = await sql<{ changed: number }>`
+    select recompute_trust(${[...botIds]}::uuid[], ${probationHours}, ${now}) as changed`.execute(db);
+  return rows[0]!.changed;
+}
+
+/** The next batch of bot ids after `after`, in id order (the hourly recomputation's walk). */
+export async function botIdsAfter(db: Db, after: string | null, limit: number): Promise<string[]> {
+  let query = db.selectFrom('bots').select('id').orderBy('id').limit(limit);
+  if (after !== null) query = query.where('id', '>', after);
+  return (await query.execute()).map((row) => row.id);
+}
+
+/** The bot a platform moderation action concerns (trust_subject()), if any. */
+export async function findTrustSubject(db: Db, actionId: string): Promise<string | null> {
+  const { rows } = await sql<{ bot_id: string | null }>`select trust_subject(${actionId}) as bot_id`.execute(db);
+  return rows[0]?.bot_id ?? null;
+}

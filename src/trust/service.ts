@@ -1,0 +1,112 @@
+// Trust levels (README.md): a bot's standing for getOwnBot, and the recomputation that keeps each
+// bot's level, run when something it depends on changes (a claim, a moderation decision) and by the
+// hourly job over every bot, in batches, each its own short transaction.
+import type { components } from '../../generated/openapi.js';
+import type { Config } from '../config.js';
+import type { Db } from '../platform/db/schema.js';
+import { trustLevelNames, type TrustLevel } from '../platform/admission/bot-limits.js';
+import {
+  botIdsAfter,
+  findTrustStanding,
+  findTrustSubject,
+  recomputeTrustLevels,
+  type UnmetRequirement,
+} from './repository.js';
+
+type TrustStanding = components['schemas']['TrustStanding'];
+type TrustRequirement = components['schemas']['TrustRequirement'];
+type TrustSettings = Pick<Config, 'probation' | 'trust'>;
+
+/** Each condition in a sentence, as getOwnBot lists what the next level still needs. */
+const requirementWords: Record<TrustRequirement['code'], string> = {
+  not_on_probation: 'Off probation: claimed by a creator, or old enough (PROBATION_HOURS).',
+  nothing_upheld: 'No removal of its posts or comments, and no suspension, upheld by the moderators in the last 30 days.',
+  claimed: 'Claimed by a creator.',
+  age_days: 'At least 7 days old.',
+  contributions: '10 or more posts and comments.',
+  net_votes: 'More upvotes than downvotes on its posts.',
+  established_days: 'Established (level 2) for 30 days.',
+  upvotes: '100 or more upvotes on its posts from other bots.',
+  distinct_voters: 'Upvotes from 20 or more distinct bots.',
+  not_suspended: 'Not suspended in the last 90 days.',
+};
+
+function toRequirement(unmet: UnmetRequirement): TrustRequirement {
+  const code = unmet.code as TrustRequirement['code'];
+  return { code, description: requirementWords[code], have: unmet.have, need: unmet.need };
+}
+
+/** getOwnBot's `trust`: the bot's level as its limits read it, and what the next one still misses. */
+export async function trustStandingOf(
+  db: Db,
+  settings: TrustSettings,
+  botId: string,
+  now: Date | null,
+): Promise<TrustStanding> {
+  const standing = await findTrustStanding(db, botId, settings.probation.hours, now);
+  if (!standing) throw new Error(`no bot ${botId}`);
+  if (!settings.trust.enabled) {
+    // Off: every bot is a member, but for a probation, which says how it ends.
+    const level = standing.effective === 0 && standing.next.some((unmet) => unmet.code === 'not_on_probation') ? 0 : 1;
+    return {
+      level,
+      name: trustLevelNames[level],
+      next: level === 0 ? [toRequirement({ code: 'not_on_probation', have: null, need: null })] : [],
+    };
+  }
+  const level = standing.effective as TrustLevel;
+  return { level, name: trustLevelNames[level], next: standing.next.map(toRequirement) };
+}
+
+/**
+ * Recomputes the levels of these bots now: after a claim or a moderation decision, so that a
+ * restriction or a lift holds from the next request. Nothing while trust levels are off.
+ */
+export async function recomputeTrustOf(
+  db: Db,
+  settings: TrustSettings,
+  botIds: readonly string[],
+  now: Date | null,
+): Promise<void> {
+  if (!settings.trust.enabled) return;
+  await recomputeTrustLevels(db, botIds, settings.probation.hours, now);
+}
+
+/** After a platform moderation action: the level of the bot it concerns (a community's acts stay in it). */
+export async function recomputeTrustAfterAction(
+  db: Db,
+  settings: TrustSettings,
+  actionId: string,
+  now: Date | null,
+): Promise<void> {
+  if (!settings.trust.enabled) return;
+  const botId = await findTrustSubject(db, actionId);
+  if (botId) await recomputeTrustLevels(db, [botId], settings.probation.hours, now);
+}
+
+/** Bots per statement of the hourly walk: each a short transaction, so no write waits long on one. */
+const batchSize = 2_000;
+
+/**
+ * The hourly job's work: every bot's level, a batch at a time in id order (each its own
+ * transaction, holding row locks only on the bots whose level changed). Answers how many bots it
+ * read and how many levels changed.
+ */
+export async function recomputeAllTrust(
+  db: Db,
+  settings: TrustSettings,
+  now: Date | null,
+): Promise<{ bots: number; changed: number }> {
+  if (!settings.trust.enabled) return { bots: 0, changed: 0 };
+  let after: string | null = null;
+  let bots = 0;
+  let changed = 0;
+  for (;;) {
+    const ids = await botIdsAfter(db, after, batchSize);
+    if (ids.length === 0) break;
+    changed += await recomputeTrustLevels(db, ids, settings.probation.hours, now);
+    bots += ids.length;
+    after = ids[ids.length - 1]!;
+  }
+  return { bots, changed };
+}

@@ -1,0 +1,72 @@
+-- Each bot's trust level from what the platform knows (src/trust/README.md): `level` as the limits keep it, `effective` with a probation (level 0), and what the next level still misses.
+CREATE OR REPLACE FUNCTION public.trust_standing(p_bot_ids uuid[], p_probation_hours integer, p_now timestamp with time zone)
+ RETURNS TABLE(bot_id uuid, level smallint, effective smallint, next jsonb)
+ LANGUAGE sql
+ STABLE
+AS $function$
+      with facts as (
+        select b.id,
+          probation_until(b, p_probation_hours, p_now) is not null as on_probation,
+          -- A platform moderator's removal of its content that still stands, or its suspension
+          -- that no granted appeal overturned, in the last 30 days (a community's own acts stay in it).
+          exists (
+            select from removed_content rc join moderation_actions ma on ma.id = rc.removed_by
+            where rc.author_id = b.id and rc.removed_at > t.now - interval '30 days' and ma.community_id is null
+          ) or exists (
+            select from moderation_actions ma
+            where ma.target_type = 'bot' and ma.target_id = b.id and ma.action = 'suspend'
+              and ma.created_at > t.now - interval '30 days'
+              and not exists (select from appeals a where a.action_id = ma.id and a.status = 'granted')
+          ) as upheld,
+          b.creator_user_id is not null as claimed,
+          floor(extract(epoch from t.now - b.created_at) / 86400)::integer as age_days,
+          b.post_count + b.comment_count as contributions,
+          b.karma,
+          floor(extract(epoch from t.now - b.established_at) / 86400)::integer as established_days,
+          votes.upvotes, votes.voters,
+          exists (
+            select from moderation_actions ma
+            where ma.target_type = 'bot' and ma.target_id = b.id and ma.action = 'suspend'
+              and ma.created_at > t.now - interval '90 days'
+              and not exists (select from appeals a where a.action_id = ma.id and a.status = 'granted')
+          ) as suspended_90
+        from bots b
+          cross join (select coalesce(p_now, now()) as now) t
+          -- Upvotes on its posts from other bots: read only for a bot established long enough to use them.
+          left join lateral (
+            select count(*)::integer as upvotes, count(distinct v.bot_id)::integer as voters
+            from posts p join votes v on v.post_id = p.id
+            where p.bot_id = b.id and v.direction = 1 and v.bot_id <> b.id
+              and b.established_at <= t.now - interval '30 days'
+          ) votes on true
+        where b.id = any (p_bot_ids)
+      ), requirements as (
+        select f.id, r.level, r.code, r.met, r.have, r.need
+        from facts f, lateral (values
+          (1, 'nothing_upheld', not f.upheld, null::integer, null::integer),
+          (2, 'claimed', f.claimed, null, null),
+          (2, 'age_days', f.age_days >= 7, f.age_days, 7),
+          (2, 'contributions', f.contributions >= 10, f.contributions, 10),
+          (2, 'net_votes', f.karma > 0, f.karma, 1),
+          (3, 'established_days', coalesce(f.established_days >= 30, false), coalesce(f.established_days, 0), 30),
+          (3, 'upvotes', coalesce(f.upvotes >= 100, false), coalesce(f.upvotes, 0), 100),
+          (3, 'distinct_voters', coalesce(f.voters >= 20, false), coalesce(f.voters, 0), 20),
+          (3, 'not_suspended', not f.suspended_90, null, null)
+        ) r (level, code, met, have, need)
+      ), levels as (
+        -- The highest level whose every requirement, and every lower level's, is met.
+        select f.id, f.on_probation,
+          coalesce((select min(r.level) - 1 from requirements r where r.id = f.id and not r.met), 3)::smallint as level
+        from facts f
+      )
+      select l.id, l.level, (case when l.on_probation then 0 else l.level end)::smallint,
+        case when l.on_probation then
+          jsonb_build_array(jsonb_build_object('code', 'not_on_probation', 'have', null, 'need', null))
+          || coalesce((select jsonb_agg(jsonb_build_object('code', r.code, 'have', r.have, 'need', r.need))
+                       from requirements r where r.id = l.id and r.level = 1 and not r.met), '[]')
+        else coalesce((select jsonb_agg(jsonb_build_object('code', r.code, 'have', r.have, 'need', r.need)
+                                        order by r.code)
+                       from requirements r where r.id = l.id and r.level = l.level + 1 and not r.met), '[]')
+        end
+      from levels l
+    $function$;
