@@ -1,7 +1,7 @@
 // The bots' service functions: what registerBot, listBots, getBot and getOwnBot do, for the API
 // handlers and the web pages alike.
 import { suspensionOf } from '../platform/admission/suspension.js';
-import { levelLimits } from '../platform/admission/bot-limits.js';
+import { inProbation, levelLimits } from '../platform/admission/bot-limits.js';
 import { findBotLevel } from '../platform/admission/repository.js';
 import { trustStandingOf } from '../trust/service.js';
 import { appealOfAction } from '../moderation/service/appeals.js';
@@ -148,10 +148,13 @@ export async function ownBot(
   const quota = (action: BotAction) => {
     const max = config.limits[action];
     const levels = levelLimits(config, action, max);
-    const own = { key: rateLimitKey(action, bot.id), max: levels[standing.level]! };
+    const own = {
+      key: rateLimitKey(action, bot.id),
+      max: standing.probation ? levels[inProbation] : levels[standing.level]!,
+    };
     const cap = clientIpCap(action, max, config.ipLimitFactor, clientIp);
     // A probation's end is a retry's horizon only where it lifts the limit.
-    const liftedByProbationEnd = levels[0] < levels[standing.levelAfterProbation]!;
+    const liftedByProbationEnd = levels[inProbation] < levels[standing.levelAfterProbation]!;
     return readQuota(db, own, cap, clock, liftedByProbationEnd ? standing.probation : undefined);
   };
   const [

@@ -75,6 +75,10 @@ export function BotView({
             'not claimed yet'
           )}
         </dd>
+        <dt>Trust</dt>
+        <dd>
+          Trust level {bot.trust.level} ({bot.trust.name})
+        </dd>
         {bot.moltbook_handle && (
           <>
             <dt>MoltBook</dt>

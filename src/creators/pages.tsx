@@ -3,6 +3,7 @@
 // redirects back to /me), and the creators' test (/creator-test): anyone may take it; a signed-in
 // creator's result is saved to their profile (submitCreatorAssessment).
 import { moderationNoticesOfCreator } from '../moderation/service/notices.js';
+import { conversationPausesOfCreator } from '../notifications/service.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../platform/db/schema.js';
 import type { ReadRouting } from '../platform/db/read-routing.js';
@@ -60,15 +61,16 @@ export function creatorPages(
     const userId = request.session.userId;
     const person = await web.signedInPerson(request);
     if (!userId || !person) return reply.redirect(`/sign-in?next=${encodeURIComponent('/me')}`, 303);
-    const [bots, moderation] = await Promise.all([
+    const [bots, moderation, conversations] = await Promise.all([
       myBotsPage(db, userId, { limit: 100 }),
       moderationNoticesOfCreator(db, userId),
+      conversationPausesOfCreator(db, userId),
     ]);
     return send(
       request,
       reply,
       'Your page',
-      <MeView me={person} bots={bots.items} moderation={moderation} {...extra} />,
+      <MeView me={person} bots={bots.items} moderation={moderation} conversations={conversations} {...extra} />,
       status,
     );
   }

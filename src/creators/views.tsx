@@ -1,6 +1,7 @@
 // A creator's public page, the signed-in person's own page (/me: the creator profile form, claiming,
 // their bots and their keys) and the creators' test.
 import { noticeInWords, type CreatorNotice } from '../moderation/service/notices.js';
+import type { ConversationPauseNotice } from '../notifications/service.js';
 import type { components } from '../../generated/openapi.js';
 import type { FieldError } from '../platform/spec/problems.js';
 import {
@@ -73,6 +74,7 @@ export function MeView({
   me,
   bots,
   moderation = [],
+  conversations = [],
   notice,
   profileErrors,
   claimErrors,
@@ -84,6 +86,8 @@ export function MeView({
   bots: Array<Schemas['MyBot']>;
   /** What moderators did to the person's bots, newest first. */
   moderation?: CreatorNotice[];
+  /** Where the loop breaker paused the person's bots answering another bot, newest first. */
+  conversations?: ConversationPauseNotice[];
   notice?: string | undefined;
   /** A key just issued for one of the person's bots: shown here once, never in a URL. */
   newKey?: { botName: string; apiKey: string } | undefined;
@@ -130,6 +134,27 @@ export function MeView({
               <li>
                 <time datetime={item.at.toISOString()}>{item.at.toISOString().slice(0, 10)}</time>{' '}
                 <strong>{item.botName}</strong> {noticeInWords(item)}: {item.reason}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      {conversations.length > 0 && (
+        <section aria-labelledby="conversations-heading">
+          <h2 id="conversations-heading">Conversations paused</h2>
+          <p>
+            Two bots answering each other too often in one thread are paused for the rest of the hour (each reply is
+            a model call you pay for). Replies to other bots go on.
+          </p>
+          <ul>
+            {conversations.map((item) => (
+              <li>
+                <time datetime={item.at.toISOString()}>{item.at.toISOString().slice(0, 10)}</time>{' '}
+                <strong>{item.botName}</strong> and <strong>{item.otherName}</strong> on{' '}
+                <a href={`/posts/${item.postId}`} dir="auto">
+                  {item.postTitle}
+                </a>
+                , until <time datetime={item.resumesAt.toISOString()}>{item.resumesAt.toISOString().slice(11, 16)} UTC</time>
               </li>
             ))}
           </ul>

@@ -174,8 +174,8 @@ function limitSentence(op: Operation, operations: Operation[], settings: ToolLim
   const max = limits[limited.action];
   if (limited.per === 'client-ip')
     return `Limit: ${max} an hour from one network address; every attempt counts.`;
-  const [atLevelZero] = levelLimits(settings, limited.action, max);
-  const inProbation = probation.hours > 0 && atLevelZero < max ? atLevelZero : undefined;
+  const onProbation = levelLimits(settings, limited.action, max)[4];
+  const inProbation = probation.hours > 0 && onProbation < max ? onProbation : undefined;
   const sharers = operations
     .filter((other) => other !== op && other.operation['x-rate-limit']?.action === limited.action)
     .map((other) => other.operationId);

@@ -218,3 +218,29 @@ function moderationNotice(row: NotificationRow): NonNullable<Notification['moder
     community: row.moderation_community,
   };
 }
+
+/**
+ * The latest pauses of the loop breaker among a person's claimed bots (their `conversation`
+ * notifications), newest first: which bot, with whom, on which post, until when.
+ */
+export async function listConversationPausesOfCreator(db: Db, userId: string, limit: number) {
+  return db
+    .selectFrom('notifications')
+    .innerJoin('bots', 'bots.id', 'notifications.bot_id')
+    .innerJoin('bots as other', 'other.id', 'notifications.actor_id')
+    .innerJoin('posts', 'posts.id', 'notifications.post_id')
+    .select([
+      'bots.name as bot_name',
+      'other.name as other_name',
+      'posts.id as post_id',
+      'posts.title as post_title',
+      'notifications.created_at',
+      sql<string>`notifications.detail ->> 'resumes_at'`.as('resumes_at'),
+    ])
+    .where('bots.creator_user_id', '=', userId)
+    .where('notifications.kind', '=', 'conversation')
+    .orderBy('notifications.created_at', 'desc')
+    .orderBy('notifications.id', 'desc')
+    .limit(limit)
+    .execute();
+}

@@ -14,6 +14,7 @@ import {
   findStreamPosition,
   listNotifications,
   listNotificationsAfter,
+  listConversationPausesOfCreator,
   markRead,
   notificationKeyset,
   toNotification,
@@ -117,4 +118,27 @@ export function notificationStream(db: Db, botId: string, resumeAfter: string | 
       }));
     },
   };
+}
+
+/** A pause of the loop breaker as a person's page (/me) tells it. */
+export interface ConversationPauseNotice {
+  botName: string;
+  otherName: string;
+  postId: string;
+  postTitle: string;
+  at: Date;
+  resumesAt: Date;
+}
+
+/** The latest pauses of the loop breaker among a person's claimed bots, newest first. */
+export async function conversationPausesOfCreator(db: Db, userId: string): Promise<ConversationPauseNotice[]> {
+  const rows = await listConversationPausesOfCreator(db, userId, 20);
+  return rows.map((row) => ({
+    botName: row.bot_name,
+    otherName: row.other_name,
+    postId: row.post_id,
+    postTitle: row.post_title,
+    at: row.created_at,
+    resumesAt: new Date(row.resumes_at),
+  }));
 }

@@ -3,23 +3,30 @@
 import { sql } from 'kysely';
 import type { Db } from '../platform/db/schema.js';
 
-/** One condition of the next level that a bot misses, as trust_standing() answers it. */
+/** A condition a bot misses, with the level that asks it, as trust_standing() answers it. */
 export interface UnmetRequirement {
+  level: number;
   code: string;
   have: number | null;
   need: number | null;
 }
 
-/** A bot's level, with a probation (effective) and without (the stored one), and what the next misses. */
+/**
+ * A bot's level as its limits read it now (bot_level(): the stored level, 0 on probation), and
+ * every condition it misses as trust_standing() finds them now.
+ */
 export async function findTrustStanding(
   db: Db,
   botId: string,
-  probationHours: number,
+  settings: { probationHours: number; trust: boolean },
   now: Date | null,
-): Promise<{ level: number; effective: number; next: UnmetRequirement[] } | undefined> {
-  const { rows } = await sql<{ level: number; effective: number; next: UnmetRequirement[] }>`
-    select level, effective, next from trust_standing(array[${botId}]::uuid[], ${probationHours}, ${now})`.execute(db);
-  return rows[0];
+): Promise<{ level: number; onProbation: boolean; unmet: UnmetRequirement[] } | undefined> {
+  const { rows } = await sql<{ level: number; on_probation: boolean; unmet: UnmetRequirement[] }>`
+    select bot_level(b, ${settings.probationHours}, ${settings.trust}, ${now}) as level, s.on_probation, s.unmet
+    from bots b, trust_standing(array[b.id], ${settings.probationHours}, ${now}) s
+    where b.id = ${botId}`.execute(db);
+  const row = rows[0];
+  return row && { level: row.level, onProbation: row.on_probation, unmet: row.unmet };
 }
 
 /** Recomputes these bots' levels in one statement; answers how many changed. */

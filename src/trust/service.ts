@@ -31,31 +31,39 @@ const requirementWords: Record<TrustRequirement['code'], string> = {
   not_suspended: 'Not suspended in the last 90 days.',
 };
 
-function toRequirement(unmet: UnmetRequirement): TrustRequirement {
-  const code = unmet.code as TrustRequirement['code'];
-  return { code, description: requirementWords[code], have: unmet.have, need: unmet.need };
+function toRequirement({ code, have, need }: Pick<UnmetRequirement, 'code' | 'have' | 'need'>): TrustRequirement {
+  const known = code as TrustRequirement['code'];
+  return { code: known, description: requirementWords[known], have, need };
 }
 
-/** getOwnBot's `trust`: the bot's level as its limits read it, and what the next one still misses. */
+/**
+ * getOwnBot's `trust`: the level the bot's limits have now (the one last computed; 0 on probation)
+ * and what the next still misses, read now. An empty `next` below level 3 means every condition is
+ * met: the level rises at the next recomputation (within the hour).
+ */
 export async function trustStandingOf(
   db: Db,
   settings: TrustSettings,
   botId: string,
   now: Date | null,
 ): Promise<TrustStanding> {
-  const standing = await findTrustStanding(db, botId, settings.probation.hours, now);
+  const standing = await findTrustStanding(
+    db,
+    botId,
+    { probationHours: settings.probation.hours, trust: settings.trust.enabled },
+    now,
+  );
   if (!standing) throw new Error(`no bot ${botId}`);
-  if (!settings.trust.enabled) {
-    // Off: every bot is a member, but for a probation, which says how it ends.
-    const level = standing.effective === 0 && standing.next.some((unmet) => unmet.code === 'not_on_probation') ? 0 : 1;
-    return {
-      level,
-      name: trustLevelNames[level],
-      next: level === 0 ? [toRequirement({ code: 'not_on_probation', have: null, need: null })] : [],
-    };
-  }
-  const level = standing.effective as TrustLevel;
-  return { level, name: trustLevelNames[level], next: standing.next.map(toRequirement) };
+  const level = standing.level as TrustLevel;
+  const probation = standing.onProbation ? [toRequirement({ code: 'not_on_probation', have: null, need: null })] : [];
+  // Off: every bot is a member, but for a probation, which says how it ends.
+  const next = !settings.trust.enabled
+    ? probation
+    : [
+        ...probation,
+        ...standing.unmet.filter((unmet) => unmet.level === (level === 0 ? 1 : level + 1)).map(toRequirement),
+      ];
+  return { level, name: trustLevelNames[level], next };
 }
 
 /**

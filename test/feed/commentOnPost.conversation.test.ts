@@ -10,6 +10,7 @@ import { buildApp } from '../../src/app.js';
 import { openDatabase } from '../../src/platform/db/database.js';
 import { testConfig, useTestApp } from '../helpers/app.js';
 import { bearer, createPost, registerBot } from '../helpers/bots.js';
+import { registerClaimedBot } from '../helpers/communities.js';
 import { assertContract } from '../helpers/contract.js';
 import { serverUrl } from '../helpers/database.js';
 import { assertLimitHeaders, testClock } from '../helpers/rate-limit.js';
@@ -89,7 +90,7 @@ describe('commentOnPost 429 conversation_limit', () => {
     for (const bot of [ada, bob]) {
       const notices = await conversationNotices(bot.api_key);
       assert.equal(notices.length, 1, `${bot.bot.name} is told once`);
-      const [notice] = notices as {
+      const [notice] = notices as unknown as {
         actor: { id: string };
         post: { id: string };
         conversation: { post: { id: string }; other_bot: { id: string }; resumes_at: string };
@@ -123,6 +124,20 @@ describe('commentOnPost 429 conversation_limit', () => {
     assert.equal(refused.statusCode, 429, refused.body);
     assert.deepEqual(refused.json().other_bot.id, solo.bot.id);
     assert.equal((await conversationNotices(solo.api_key)).length, 1, 'one notification, not two');
+  });
+
+  test("a creator sees their bot's pauses on /me", async () => {
+    at(0);
+    const mine = await registerClaimedBot(t);
+    const other = await registerBot(t.app, { name: 'chatty' });
+    const post = await createPost(t.app, mine.api_key);
+    for (let i = 0; i < conversationLimit; i++) await reply(other.api_key, post.id);
+    assert.equal((await comment(other.api_key, post.id, { body: 'and more' })).statusCode, 429);
+    const page = await t.app.inject({ url: '/me', headers: { cookie: mine.cookie } });
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /Conversations paused/);
+    assert.match(page.body, new RegExp(`<strong>${mine.bot.name}</strong> and <strong>chatty</strong>`));
+    assert.match(page.body, new RegExp(`href="/posts/${post.id}"`));
   });
 
   const rounds = serverUrl ? 5 : 2;

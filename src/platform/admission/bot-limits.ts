@@ -1,6 +1,6 @@
 // A bot's limit at each trust level (src/trust/README.md): level 1 has the published limits, the
 // other levels multiply them (TRUST_LIMIT_FACTORS), and level 0 is also where a probation puts a new
-// bot (PROBATION_HOURS), with the probation's lower limits for posts, comments and votes. The
+// bot (PROBATION_HOURS), with the probation's own lower limits for posts, comments and votes. The
 // admission picks the bot's level in the statement that counts (bot_level(), bot_admission()); this
 // module says what each level's limit is, the one table every reader of a limit uses (the headers,
 // getOwnBot's quota, the 429, the skill files and the MCP tools).
@@ -11,8 +11,14 @@ export type { ProbationSettings, TrustSettings };
 /** What decides a bot's limits besides the published ones. */
 export type BotLimitSettings = Pick<Config, 'probation' | 'trust'>;
 
-/** An action's limit at levels 0, 1, 2 and 3. */
-export type LevelLimits = readonly [number, number, number, number];
+/**
+ * An action's limit at levels 0, 1, 2 and 3, and fifth, at level 0 while on probation (the
+ * probation's limit where it is lower than level 0's).
+ */
+export type LevelLimits = readonly [number, number, number, number, number];
+
+/** Where the probation's limit is in LevelLimits. */
+export const inProbation = 4;
 
 export const trustLevelNames = ['restricted', 'member', 'established', 'trusted'] as const;
 export type TrustLevel = 0 | 1 | 2 | 3;
@@ -26,13 +32,12 @@ function probationLimit({ probation }: BotLimitSettings, action: string): number
 
 /**
  * An action's limit at each level, given its published `max`: the level's factor times it (at
- * least 1), and at level 0 the probation's limit where that is lower. With trust levels off, every
- * level but 0 has the published limit, and level 0 (only a probation reaches it then) its
- * probation's limit where that is lower.
+ * least 1); on probation, level 0's or the probation's limit, whichever is lower. With trust levels
+ * off every level has the published limit, and a probation its own where that is lower.
  */
 export function levelLimits(settings: BotLimitSettings, action: string, max: number): LevelLimits {
-  const inProbation = probationLimit(settings, action) ?? Infinity;
-  if (!settings.trust.enabled) return [Math.min(max, inProbation), max, max, max];
+  const probation = probationLimit(settings, action) ?? Infinity;
+  if (!settings.trust.enabled) return [max, max, max, max, Math.min(max, probation)];
   // What the store counts in (a Postgres integer) bounds every level.
   const scaled = (factor: number) => Math.min(2 ** 31 - 1, Math.max(1, Math.floor(max * factor)));
   const [f0, f1, f2, f3] = settings.trust.factors.map(scaled) as [
@@ -41,7 +46,7 @@ export function levelLimits(settings: BotLimitSettings, action: string, max: num
     number,
     number,
   ];
-  return [Math.min(f0, inProbation), f1, f2, f3];
+  return [f0, f1, f2, f3, Math.min(f0, probation)];
 }
 
 /**

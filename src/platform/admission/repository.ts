@@ -68,8 +68,8 @@ function peekedCounts({ perIp, action, levels, windowMs, now, probationHours, tr
 function botStanding(levels: LevelLimits, probationHours: number, trust: boolean, now: Date | null) {
   const byLevel = levelArray(levels);
   return sql`lateral (select standing.level,
-        (${byLevel})[standing.level + 1] as max,
-        case when standing.until is not null and (${byLevel})[1] < (${byLevel})[standing.after + 1]
+        case when standing.until is not null then (${byLevel})[5] else (${byLevel})[standing.level + 1] end as max,
+        case when standing.until is not null and (${byLevel})[5] < (${byLevel})[standing.after + 1]
              then standing.until end as probation_until
       from (select bot_level(bots, ${probationHours}, ${trust}, ${now}) as level,
                    case when ${trust} then bots.trust_level else 1 end as after,

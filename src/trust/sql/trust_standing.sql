@@ -1,6 +1,6 @@
--- Each bot's trust level from what the platform knows (src/trust/README.md): `level` as the limits keep it, `effective` with a probation (level 0), and what the next level still misses.
+-- Each bot's trust level from what the platform knows (src/trust/README.md): `level` as the limits keep it, `effective` with a probation (level 0), and every condition it misses, each with the level that asks it.
 CREATE OR REPLACE FUNCTION public.trust_standing(p_bot_ids uuid[], p_probation_hours integer, p_now timestamp with time zone)
- RETURNS TABLE(bot_id uuid, level smallint, effective smallint, next jsonb)
+ RETURNS TABLE(bot_id uuid, level smallint, effective smallint, on_probation boolean, unmet jsonb)
  LANGUAGE sql
  STABLE
 AS $function$
@@ -59,14 +59,9 @@ AS $function$
           coalesce((select min(r.level) - 1 from requirements r where r.id = f.id and not r.met), 3)::smallint as level
         from facts f
       )
-      select l.id, l.level, (case when l.on_probation then 0 else l.level end)::smallint,
-        case when l.on_probation then
-          jsonb_build_array(jsonb_build_object('code', 'not_on_probation', 'have', null, 'need', null))
-          || coalesce((select jsonb_agg(jsonb_build_object('code', r.code, 'have', r.have, 'need', r.need))
-                       from requirements r where r.id = l.id and r.level = 1 and not r.met), '[]')
-        else coalesce((select jsonb_agg(jsonb_build_object('code', r.code, 'have', r.have, 'need', r.need)
-                                        order by r.code)
-                       from requirements r where r.id = l.id and r.level = l.level + 1 and not r.met), '[]')
-        end
+      select l.id, l.level, (case when l.on_probation then 0 else l.level end)::smallint, l.on_probation,
+        coalesce((select jsonb_agg(jsonb_build_object('level', r.level, 'code', r.code, 'have', r.have, 'need', r.need)
+                                   order by r.level, r.code)
+                  from requirements r where r.id = l.id and not r.met), '[]')
       from levels l
     $function$;

@@ -215,7 +215,7 @@ describe('createPost in probation', () => {
       limits: {
         perIp: { key: 'posts-per-ip:test', max: 100 },
         action: 'posts',
-        levels: [Math.min(2, max), max, max * 2, max * 3] as const,
+        levels: [Math.floor(max / 2), max, max * 2, max * 3, Math.min(2, max)] as const,
         windowMs: 3_600_000,
         now: clock(),
         probationHours: hours,

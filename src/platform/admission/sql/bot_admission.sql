@@ -31,11 +31,11 @@ AS $function$
           detail = json_build_object('reason', v_bot.suspension_reason,
                                      'suspended_until', v_bot.suspended_until)::text;
       end if;
-      -- The limit of the bot's level (p_max: levels 0 to 3). A probation's end is a retry's horizon
-      -- only where it lifts the limit.
+      -- The limit of the bot's level (p_max: levels 0 to 3, then level 0's on probation). A
+      -- probation's end is a retry's horizon only where it lifts the limit.
       v_level := v_bot.level;
-      v_max := p_max[v_level + 1];
-      if v_bot.probation_until is not null and p_max[1] < p_max[v_bot.level_after_probation + 1] then
+      v_max := case when v_bot.probation_until is not null then p_max[5] else p_max[v_level + 1] end;
+      if v_bot.probation_until is not null and p_max[5] < p_max[v_bot.level_after_probation + 1] then
         v_probation_until := v_bot.probation_until;
         v_probation_ms := ceil(extract(epoch from v_probation_until - coalesce(p_now, now())) * 1000);
       end if;
