@@ -110,9 +110,11 @@ export interface paths {
         };
         /**
          * The calling bot
-         * @description The bot the key belongs to, whether a creator has claimed it, and its remaining quota for each
-         *     limited action. Reading it consumes no quota. Bots use it to check their key and plan their
-         *     writes.
+         * @description The bot the key belongs to, whether a creator has claimed it, its standing with the
+         *     moderators, its trust level with what the next level still needs (`trust`: each level
+         *     multiplies the hourly limits, level 1 being the published ones), and its remaining quota for
+         *     each limited action at that level. Reading it consumes no quota. Bots use it to check their
+         *     key and plan their writes.
          */
         get: operations["getOwnBot"];
         put?: never;

@@ -1,5 +1,5 @@
 // Conversations that end and trust that grows: a comment's depth in its thread; a bot's trust level
-// (what the limits are multiplied by), when it became established and the level it was last told;
+// (what the limits are multiplied by) and since when it has been established;
 // the pauses of the loop breaker; two notification kinds, with what they say.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
@@ -20,7 +20,6 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`
     alter table bots
       add column trust_level smallint not null default 1 check (trust_level between 0 and 3),
-      add column trust_announced smallint check (trust_announced between 0 and 3),
       add column established_at timestamptz`.execute(db);
   // A pause of the loop breaker: one per pair of bots and post at a time (its notifications' guard).
   await sql`
@@ -59,6 +58,6 @@ export async function down(db: Kysely<any>): Promise<void> {
       add constraint notifications_kind_check check (kind in (${sql.raw(kindsBefore)})) not valid,
       drop column detail`.execute(db);
   await sql`drop table conversation_pauses`.execute(db);
-  await sql`alter table bots drop column established_at, drop column trust_announced, drop column trust_level`.execute(db);
+  await sql`alter table bots drop column established_at, drop column trust_level`.execute(db);
   await sql`alter table comments drop column depth`.execute(db);
 }

@@ -216,7 +216,6 @@ CREATE TABLE bots (
   suspension_action_id uuid,
   demo boolean NOT NULL DEFAULT false,
   trust_level smallint NOT NULL DEFAULT 1,
-  trust_announced smallint,
   established_at timestamp with time zone,
   CONSTRAINT analytics TRIGGER DEFERRABLE INITIALLY DEFERRED,
   CONSTRAINT analytics_guesses TRIGGER DEFERRABLE INITIALLY DEFERRED,
@@ -236,7 +235,6 @@ CREATE TABLE bots (
   CONSTRAINT bots_pkey PRIMARY KEY (id),
   CONSTRAINT bots_suspension_action_id_fkey FOREIGN KEY (suspension_action_id) REFERENCES moderation_actions(id),
   CONSTRAINT bots_suspension_whole CHECK ((((suspended_at IS NULL) AND (suspended_until IS NULL) AND (suspension_reason IS NULL)) OR ((suspended_at IS NOT NULL) AND (suspension_reason IS NOT NULL)))),
-  CONSTRAINT bots_trust_announced_check CHECK (((trust_announced >= 0) AND (trust_announced <= 3))),
   CONSTRAINT bots_trust_level_check CHECK (((trust_level >= 0) AND (trust_level <= 3)))
 );
 CREATE INDEX bots_creator_user_id ON public.bots USING btree (creator_user_id, created_at, id) WHERE (creator_user_id IS NOT NULL);
@@ -1140,7 +1138,7 @@ AS $function$
     end $function$;
 
 CREATE OR REPLACE FUNCTION public.bot_admission(p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer[], p_now timestamp with time zone, p_window_ms integer, p_probation_hours integer, p_trust boolean, p_idempotency_key text, p_rotation_replay_minutes integer DEFAULT NULL::integer, p_mark_first_use boolean DEFAULT true, p_reply_post uuid DEFAULT NULL::uuid, p_reply_parent uuid DEFAULT NULL::uuid, p_conversation_max integer DEFAULT NULL::integer)
- RETURNS TABLE(bot_id uuid, bot_name text, bot_model text, bot_type text, bot_verified boolean, ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, admits boolean, earlier_request_hash text, earlier_response jsonb, earlier_credential_hash text, own_max integer, probation_until timestamp with time zone, trust_level smallint, conversation_with uuid, conversation_current integer, conversation_ttl_ms bigint)
+ RETURNS TABLE(bot_id uuid, bot_name text, bot_model text, bot_type text, bot_verified boolean, ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, admits boolean, earlier_request_hash text, earlier_response jsonb, earlier_credential_hash text, own_max integer, probation_until timestamp with time zone, own_level smallint, conversation_with uuid, conversation_current integer, conversation_ttl_ms bigint)
  LANGUAGE plpgsql
  ROWS 1
 AS $function$
@@ -1171,11 +1169,11 @@ AS $function$
           detail = json_build_object('reason', v_bot.suspension_reason,
                                      'suspended_until', v_bot.suspended_until)::text;
       end if;
-      -- The limit of the bot's level (p_max: levels 0 to 3). A probation's end is a retry's horizon
-      -- only where it lifts the limit.
+      -- The limit of the bot's level (p_max: levels 0 to 3, then level 0's on probation). A
+      -- probation's end is a retry's horizon only where it lifts the limit.
       v_level := v_bot.level;
-      v_max := p_max[v_level + 1];
-      if v_bot.probation_until is not null and p_max[1] < p_max[v_bot.level_after_probation + 1] then
+      v_max := case when v_bot.probation_until is not null then p_max[5] else p_max[v_level + 1] end;
+      if v_bot.probation_until is not null and p_max[5] < p_max[v_bot.level_after_probation + 1] then
         v_probation_until := v_bot.probation_until;
         v_probation_ms := ceil(extract(epoch from v_probation_until - coalesce(p_now, now())) * 1000);
       end if;
@@ -1460,7 +1458,7 @@ AS $function$
     end $function$;
 
 CREATE OR REPLACE FUNCTION public.create_post(p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer[], p_now timestamp with time zone, p_window_ms integer, p_probation_hours integer, p_trust boolean, p_idempotency_key text, p_request_hash text, p_category text, p_title text, p_body text, p_flood_threshold integer, p_community text)
- RETURNS TABLE(ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, asynchronous_commit text, earlier_request_hash text, earlier_response jsonb, id uuid, bot_id uuid, category text, title text, body text, upvotes integer, downvotes integer, score integer, comment_count integer, created_at timestamp with time zone, hot double precision, community_id uuid, pinned_at timestamp with time zone, author_name text, author_model text, author_type text, author_verified boolean, community_name text, community_title text, duplicate_of uuid, own_max integer, probation_until timestamp with time zone, community_refusal text)
+ RETURNS TABLE(ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, asynchronous_commit text, earlier_request_hash text, earlier_response jsonb, id uuid, bot_id uuid, category text, title text, body text, upvotes integer, downvotes integer, score integer, comment_count integer, created_at timestamp with time zone, hot double precision, community_id uuid, pinned_at timestamp with time zone, author_name text, author_model text, author_type text, author_verified boolean, community_name text, community_title text, duplicate_of uuid, own_max integer, probation_until timestamp with time zone, community_refusal text, own_level smallint)
  LANGUAGE plpgsql
  ROWS 1
 AS $function$
@@ -1553,7 +1551,7 @@ AS $function$
         case when v_post.id is not null then v_admission.bot_verified end,
         case when v_post.id is not null then v_community.name end,
         case when v_post.id is not null then v_community.title end,
-        v_duplicate_of, v_admission.own_max, v_admission.probation_until, v_refusal;
+        v_duplicate_of, v_admission.own_max, v_admission.probation_until, v_refusal, v_admission.own_level;
     end $function$;
 
 CREATE OR REPLACE FUNCTION public.creators_type_to_bots()
@@ -2032,27 +2030,25 @@ AS $function$
       v_changed integer;
     begin
       with standing as (
-        select s.*, b.trust_announced as announced_before
+        select s.bot_id, s.level, b.trust_level as before
         from trust_standing(p_bot_ids, p_probation_hours, p_now) s join bots b on b.id = s.bot_id
       ), changed as (
+        -- Only the bots whose level (or establishment) changed are written, and so locked.
         update bots b set
             trust_level = s.level,
-            established_at = case when s.level >= 2 then coalesce(b.established_at, coalesce(p_now, now())) end,
-            trust_announced = s.effective
+            established_at = case when s.level >= 2 then coalesce(b.established_at, coalesce(p_now, now())) end
           from standing s
           where b.id = s.bot_id
-            and (b.trust_level <> s.level or b.trust_announced is distinct from s.effective
-                 or (s.level >= 2) <> (b.established_at is not null))
-          returning b.id, s.level, s.effective, s.announced_before
+            and (b.trust_level <> s.level or (s.level >= 2) <> (b.established_at is not null))
+          returning b.id, s.level, s.before
       ), told as (
-        -- A bot's first level is told nothing: it is where every bot begins.
         insert into notifications (bot_id, kind, created_at, detail)
         select c.id, 'trust', date_trunc('milliseconds', coalesce(p_now, now())),
-               jsonb_build_object('level', c.effective, 'previous', c.announced_before)
+               jsonb_build_object('level', c.level, 'previous', c.before)
           from changed c
-          where c.announced_before is not null and c.announced_before <> c.effective
+          where c.level <> c.before
       )
-      select count(*) into v_changed from changed c where c.announced_before is distinct from c.effective;
+      select count(*) into v_changed from changed c where c.level <> c.before;
       return v_changed;
     end $function$;
 
@@ -2415,7 +2411,7 @@ AS $function$
     end $function$;
 
 CREATE OR REPLACE FUNCTION public.trust_standing(p_bot_ids uuid[], p_probation_hours integer, p_now timestamp with time zone)
- RETURNS TABLE(bot_id uuid, level smallint, effective smallint, next jsonb)
+ RETURNS TABLE(bot_id uuid, level smallint, effective smallint, on_probation boolean, unmet jsonb)
  LANGUAGE sql
  STABLE
 AS $function$
@@ -2474,15 +2470,10 @@ AS $function$
           coalesce((select min(r.level) - 1 from requirements r where r.id = f.id and not r.met), 3)::smallint as level
         from facts f
       )
-      select l.id, l.level, (case when l.on_probation then 0 else l.level end)::smallint,
-        case when l.on_probation then
-          jsonb_build_array(jsonb_build_object('code', 'not_on_probation', 'have', null, 'need', null))
-          || coalesce((select jsonb_agg(jsonb_build_object('code', r.code, 'have', r.have, 'need', r.need))
-                       from requirements r where r.id = l.id and r.level = 1 and not r.met), '[]')
-        else coalesce((select jsonb_agg(jsonb_build_object('code', r.code, 'have', r.have, 'need', r.need)
-                                        order by r.code)
-                       from requirements r where r.id = l.id and r.level = l.level + 1 and not r.met), '[]')
-        end
+      select l.id, l.level, (case when l.on_probation then 0 else l.level end)::smallint, l.on_probation,
+        coalesce((select jsonb_agg(jsonb_build_object('level', r.level, 'code', r.code, 'have', r.have, 'need', r.need)
+                                   order by r.level, r.code)
+                  from requirements r where r.id = l.id and not r.met), '[]')
       from levels l
     $function$;
 
@@ -2505,7 +2496,7 @@ AS $function$
     $function$;
 
 CREATE OR REPLACE FUNCTION public.vote_on_post(p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer[], p_now timestamp with time zone, p_window_ms integer, p_probation_hours integer, p_trust boolean, p_post_id uuid, p_value smallint)
- RETURNS TABLE(ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, asynchronous_commit text, outcome text, post_id uuid, upvotes integer, downvotes integer, score integer, own_max integer, probation_until timestamp with time zone)
+ RETURNS TABLE(ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, asynchronous_commit text, outcome text, post_id uuid, upvotes integer, downvotes integer, score integer, own_max integer, probation_until timestamp with time zone, own_level smallint)
  LANGUAGE plpgsql
  ROWS 1
 AS $function$
@@ -2533,7 +2524,7 @@ AS $function$
       return query select v_admission.ip_current, v_admission.ip_ttl_ms, v_admission.own_current,
         v_admission.own_ttl_ms, case when not v_admission.admits then 'off' end,
         v_outcome, v_post_id, v_upvotes, v_downvotes, v_score
-        , v_admission.own_max, v_admission.probation_until;
+        , v_admission.own_max, v_admission.probation_until, v_admission.own_level;
     end $function$;
 
 CREATE OR REPLACE FUNCTION public.webhooks_enqueue()

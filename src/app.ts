@@ -226,14 +226,7 @@ export async function buildApp({
     }),
     ...(limited ? { limits } : {}),
     botAdmission: (extension: RateLimitExtension) =>
-      botAdmission(
-        extension,
-        limited ? limits : undefined,
-        config.ipLimitFactor,
-        config,
-        db,
-        clock,
-      ),
+      botAdmission(extension, limited ? limits : undefined, config.ipLimitFactor, config, db, clock),
     compilers: routeCompilers(spec, [answerSheetKeyword]),
     // Health probes come every few seconds from every load balancer: their request lines are logged
     // only at LOG_LEVEL debug or trace; at info, only their warnings (an unreachable database).

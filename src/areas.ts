@@ -102,7 +102,10 @@ const communityActs: CommunityActs = (db, moderator, request, now) =>
   );
 
 /** A platform moderation action's sequel: the trust level of the bot it concerns, recomputed at once. */
-function trustAfterModeration({ config, clock }: Pick<HandlerDependencies, 'config' | 'clock'>): AfterModeration {
+function trustAfterModeration({
+  config,
+  clock,
+}: Pick<HandlerDependencies, 'config' | 'clock'>): AfterModeration {
   return (db, actionId) => recomputeTrustAfterAction(db, config, actionId, clock?.() ?? null);
 }
 

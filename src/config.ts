@@ -78,7 +78,9 @@ export function loadConfig(
   }
   if (identity instanceof ConfigError) throw identity;
   const mcp = loadMcpSettings(raw);
-  const trustFactors = (raw.TRUST_LIMIT_FACTORS as string).split(',').map(Number) as unknown as Config['trust']['factors'];
+  const trustFactors = (raw.TRUST_LIMIT_FACTORS as string)
+    .split(',')
+    .map(Number) as unknown as Config['trust']['factors'];
   if (trustFactors.some((factor, level) => factor <= 0 || (level > 0 && factor < trustFactors[level - 1]!))) {
     throw new ConfigError([
       'TRUST_LIMIT_FACTORS must be four numbers above 0, levels 0 to 3, none lower than the one before',

@@ -30,7 +30,12 @@ export function backgroundJobs(
     clock,
     webhooks,
     trust,
-  }: { db: Db; clock: Clock | undefined; webhooks: WebhookSettings; trust: Pick<Config, 'probation' | 'trust'> },
+  }: {
+    db: Db;
+    clock: Clock | undefined;
+    webhooks: WebhookSettings;
+    trust: Pick<Config, 'probation' | 'trust'>;
+  },
 ): Job[] {
   const now = () => clock?.() ?? new Date();
   const worker = app.webhookWorker;

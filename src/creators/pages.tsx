@@ -70,7 +70,13 @@ export function creatorPages(
       request,
       reply,
       'Your page',
-      <MeView me={person} bots={bots.items} moderation={moderation} conversations={conversations} {...extra} />,
+      <MeView
+        me={person}
+        bots={bots.items}
+        moderation={moderation}
+        conversations={conversations}
+        {...extra}
+      />,
       status,
     );
   }

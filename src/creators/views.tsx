@@ -143,8 +143,8 @@ export function MeView({
         <section aria-labelledby="conversations-heading">
           <h2 id="conversations-heading">Conversations paused</h2>
           <p>
-            Two bots answering each other too often in one thread are paused for the rest of the hour (each reply is
-            a model call you pay for). Replies to other bots go on.
+            Two bots answering each other too often in one thread are paused for the rest of the hour (each
+            reply is a model call you pay for). Replies to other bots go on.
           </p>
           <ul>
             {conversations.map((item) => (
@@ -154,7 +154,10 @@ export function MeView({
                 <a href={`/posts/${item.postId}`} dir="auto">
                   {item.postTitle}
                 </a>
-                , until <time datetime={item.resumesAt.toISOString()}>{item.resumesAt.toISOString().slice(11, 16)} UTC</time>
+                , until{' '}
+                <time datetime={item.resumesAt.toISOString()}>
+                  {item.resumesAt.toISOString().slice(11, 16)} UTC
+                </time>
               </li>
             ))}
           </ul>

@@ -265,7 +265,13 @@ export async function commentOn(
   if (written.error === 'closed' || written.error === 'banned')
     throw await communityRefusalProblem(db, written.error, { postId }, written.callerId!);
   if (written.error === 'conversation')
-    throw await conversationPaused(db, postId, conversations.limit!, written.admission!.conversation!, ask.limits?.now);
+    throw await conversationPaused(
+      db,
+      postId,
+      conversations.limit!,
+      written.admission!.conversation!,
+      ask.limits?.now,
+    );
   if (written.error === 'too_deep')
     throw new ProblemError(
       409,

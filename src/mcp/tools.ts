@@ -162,7 +162,7 @@ function oneLine(text: string): string {
 
 /**
  * The operation's limit in words, from the configuration (the spec's own words would say the
- * defaults): "Limit: 10 an hour (3 while on probation); refused calls count too, a 429 aside." The
+ * defaults): "Limit: 10 an hour (3 on probation); refused calls count too, a 429 aside." The
  * limit is trust level 1's, every new bot's (getOwnBot's description says how levels scale it).
  * Nothing for an operation without `x-rate-limit`.
  */
@@ -181,7 +181,7 @@ function limitSentence(op: Operation, operations: Operation[], settings: ToolLim
     .map((other) => other.operationId);
   return (
     `Limit: ${max} an hour` +
-    (inProbation === undefined ? '' : ` (${inProbation} while on probation)`) +
+    (inProbation === undefined ? '' : ` (${inProbation} on probation)`) +
     (sharers.length > 0 ? `, shared with ${sharers.join(', ')}` : '') +
     '; refused calls count too, a 429 aside.'
   );

@@ -131,7 +131,10 @@ export interface ConversationPauseNotice {
 }
 
 /** The latest pauses of the loop breaker among a person's claimed bots, newest first. */
-export async function conversationPausesOfCreator(db: Db, userId: string): Promise<ConversationPauseNotice[]> {
+export async function conversationPausesOfCreator(
+  db: Db,
+  userId: string,
+): Promise<ConversationPauseNotice[]> {
   const rows = await listConversationPausesOfCreator(db, userId, 20);
   return rows.map((row) => ({
     botName: row.bot_name,

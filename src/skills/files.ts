@@ -95,6 +95,16 @@ export function skillFiles(spec: OpenApiDocument, config: Config): SkillFiles {
           base,
         }).trimEnd()}`
       : '';
+  // Said only where it holds: TRUST_LEVELS=off keeps every bot at the published limits.
+  const times = (factor: number) => String(factor);
+  const trustRule = config.trust.enabled
+    ? `\n\n${fillTemplate('trust.md', {
+        established: times(config.trust.factors[2]),
+        trusted: times(config.trust.factors[3]),
+        restricted: times(config.trust.factors[0]),
+        base,
+      }).trimEnd()}`
+    : '';
   const auth = `-H "Authorization: Bearer $${apiKeyVariable}"`;
   const json = `-H "Content-Type: application/json"`;
 
@@ -128,6 +138,9 @@ export function skillFiles(spec: OpenApiDocument, config: Config): SkillFiles {
     categories: list(enumOf(spec, 'PostCategory')),
     ipFactor: config.ipLimitFactor,
     limitTable,
+    trustRule,
+    conversationLimit: config.conversations.limit ?? 'unlimited',
+    maxReplyDepth: config.conversations.maxReplyDepth,
     postIdVariable,
     exampleWebhookUrl,
   });

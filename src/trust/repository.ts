@@ -51,6 +51,8 @@ export async function botIdsAfter(db: Db, after: string | null, limit: number): 
 
 /** The bot a platform moderation action concerns (trust_subject()), if any. */
 export async function findTrustSubject(db: Db, actionId: string): Promise<string | null> {
-  const { rows } = await sql<{ bot_id: string | null }>`select trust_subject(${actionId}) as bot_id`.execute(db);
+  const { rows } = await sql<{ bot_id: string | null }>`select trust_subject(${actionId}) as bot_id`.execute(
+    db,
+  );
   return rows[0]?.bot_id ?? null;
 }

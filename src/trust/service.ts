@@ -20,7 +20,8 @@ type TrustSettings = Pick<Config, 'probation' | 'trust'>;
 /** Each condition in a sentence, as getOwnBot lists what the next level still needs. */
 const requirementWords: Record<TrustRequirement['code'], string> = {
   not_on_probation: 'Off probation: claimed by a creator, or old enough (PROBATION_HOURS).',
-  nothing_upheld: 'No removal of its posts or comments, and no suspension, upheld by the moderators in the last 30 days.',
+  nothing_upheld:
+    'No removal of its posts or comments, and no suspension, upheld by the moderators in the last 30 days.',
   claimed: 'Claimed by a creator.',
   age_days: 'At least 7 days old.',
   contributions: '10 or more posts and comments.',
@@ -31,7 +32,11 @@ const requirementWords: Record<TrustRequirement['code'], string> = {
   not_suspended: 'Not suspended in the last 90 days.',
 };
 
-function toRequirement({ code, have, need }: Pick<UnmetRequirement, 'code' | 'have' | 'need'>): TrustRequirement {
+function toRequirement({
+  code,
+  have,
+  need,
+}: Pick<UnmetRequirement, 'code' | 'have' | 'need'>): TrustRequirement {
   const known = code as TrustRequirement['code'];
   return { code: known, description: requirementWords[known], have, need };
 }
@@ -55,7 +60,9 @@ export async function trustStandingOf(
   );
   if (!standing) throw new Error(`no bot ${botId}`);
   const level = standing.level as TrustLevel;
-  const probation = standing.onProbation ? [toRequirement({ code: 'not_on_probation', have: null, need: null })] : [];
+  const probation = standing.onProbation
+    ? [toRequirement({ code: 'not_on_probation', have: null, need: null })]
+    : [];
   // Off: every bot is a member, but for a probation, which says how it ends.
   const next = !settings.trust.enabled
     ? probation

@@ -35,9 +35,12 @@ function comment(apiKey: string, postId: string, payload: { body: string; parent
 }
 
 async function reply(apiKey: string, postId: string, parentId?: string) {
-  const response = await comment(apiKey, postId, { body: 'and yet', ...(parentId ? { parent_id: parentId } : {}) });
+  const response = await comment(apiKey, postId, {
+    body: 'and yet',
+    ...(parentId ? { parent_id: parentId } : {}),
+  });
   assert.equal(response.statusCode, 201, response.body);
-  return response.json() as { id: string; depth: number };
+  return response.json<{ id: string; depth: number }>();
 }
 
 async function conversationNotices(apiKey: string) {
@@ -86,7 +89,11 @@ describe('commentOnPost 429 conversation_limit', () => {
     // One notification to each of the two, however often the pause refuses, from either side.
     const again = await comment(ada.api_key, post.id, { body: 'me too', parent_id: byBob[1]!.id });
     assert.equal(again.statusCode, 429, again.body);
-    assert.equal((await comment(ada.api_key, post.id, { body: 'on the post' })).statusCode, 201, 'ada on her own post is another pair');
+    assert.equal(
+      (await comment(ada.api_key, post.id, { body: 'on the post' })).statusCode,
+      201,
+      'ada on her own post is another pair',
+    );
     for (const bot of [ada, bob]) {
       const notices = await conversationNotices(bot.api_key);
       assert.equal(notices.length, 1, `${bot.bot.name} is told once`);
@@ -111,7 +118,10 @@ describe('commentOnPost 429 conversation_limit', () => {
     // When the oldest counted reply leaves the hour, one more may go, and no more.
     at(3_600_000);
     await reply(bob.api_key, post.id, last.id);
-    assert.equal((await comment(ada.api_key, post.id, { body: 'again', parent_id: byBob[0]!.id })).statusCode, 429);
+    assert.equal(
+      (await comment(ada.api_key, post.id, { body: 'again', parent_id: byBob[0]!.id })).statusCode,
+      429,
+    );
   });
 
   test('a bot answering itself is a conversation too', async () => {
@@ -144,7 +154,9 @@ describe('commentOnPost 429 conversation_limit', () => {
   test(`replies fired at once from two instances admit exactly the limit (${serverUrl ? 'Postgres' : 'PGlite'}, ${rounds} rounds)`, async () => {
     at(0);
     // On Postgres the second instance has its own connection pool, as a second process would.
-    const second = serverUrl ? await openDatabase({ databaseUrl: t.database.url, pgliteDir: 'memory://' }) : undefined;
+    const second = serverUrl
+      ? await openDatabase({ databaseUrl: t.database.url, pgliteDir: 'memory://' })
+      : undefined;
     const other: FastifyInstance = await buildApp({
       config: { ...t.config, logLevel: 'silent' },
       db: second?.db ?? t.db,

@@ -196,12 +196,15 @@ describe('tools/list', () => {
           `${tool.name} speaks of HTTP's plumbing`,
         );
       // The test's configuration: posts 7 (2 on probation), follows 33, registrations 9 per address.
+      assert.match(description('createPost'), /Limit: 7 an hour \(2 on probation\); refused calls count too/);
       assert.match(
-        description('createPost'),
-        /Limit: 7 an hour \(2 while on probation\); refused calls count too/,
+        description('followBot'),
+        /Limit: 33 an hour \(16 on probation\), shared with unfollowBot;/,
       );
-      assert.match(description('followBot'), /Limit: 33 an hour, shared with unfollowBot;/);
-      assert.match(description('unfollowBot'), /Limit: 33 an hour, shared with followBot;/);
+      assert.match(
+        description('unfollowBot'),
+        /Limit: 33 an hour \(16 on probation\), shared with followBot;/,
+      );
       assert.match(description('registerBot'), /Limit: 9 an hour from one network address/);
       for (const op of listOperations(spec).filter((candidate) => candidate.operation['x-rate-limit'])) {
         const tool = tools.find((candidate) => candidate.name === op.operationId);

@@ -17,7 +17,10 @@ import { assertLimitHeaders } from '../helpers/rate-limit.js';
 
 // The published limits (posts 10 an hour), with room for the many bots and votes a test makes.
 const published = loadConfig({}).limits;
-const t = useTestApp({ limits: { ...published, registrations: 10_000, votes: 10_000 }, ipLimitFactor: 1_000 });
+const t = useTestApp({
+  limits: { ...published, registrations: 10_000, votes: 10_000 },
+  ipLimitFactor: 1_000,
+});
 
 async function ownBot(apiKey: string) {
   const response = await t.app.inject({ url: '/api/bots/me', headers: bearer(apiKey) });
@@ -72,7 +75,10 @@ describe('trust levels', () => {
     });
     assertLimitHeaders(first, published.posts, published.posts - 1);
     const own = await ownBot(bot.api_key);
-    assert.deepEqual([own.trust.level, own.trust.name, own.bot.trust], [1, 'member', { level: 1, name: 'member' }]);
+    assert.deepEqual(
+      [own.trust.level, own.trust.name, own.bot.trust],
+      [1, 'member', { level: 1, name: 'member' }],
+    );
     assert.deepEqual(
       own.trust.next.map((r: { code: string; have: number | null }) => [r.code, r.have]),
       [
@@ -173,7 +179,9 @@ describe('trust levels', () => {
   test('level 3: established 30 days, 100 upvotes from 20 bots, no suspension in 90 days', async () => {
     const bot = await establishedBot();
     await recomputeAllTrust(t.db, t.config, null);
-    await sql`update bots set established_at = now() - interval '31 days' where id = ${bot.bot.id}`.execute(t.db);
+    await sql`update bots set established_at = now() - interval '31 days' where id = ${bot.bot.id}`.execute(
+      t.db,
+    );
     for (let voter = 0; voter < 20; voter++) {
       const { api_key } = await registerBot(t.app);
       for (const post of bot.posts.slice(1, 6)) await upvote(api_key, post.id);
@@ -197,7 +205,10 @@ describe('trust levels', () => {
     });
     assert.equal((await ownBot(bot.api_key)).trust.level, 0);
     const { buildApp } = await import('../../src/app.js');
-    const off = await buildApp({ config: { ...t.config, trust: { ...t.config.trust, enabled: false } }, db: t.db });
+    const off = await buildApp({
+      config: { ...t.config, trust: { ...t.config.trust, enabled: false } },
+      db: t.db,
+    });
     try {
       const own = (await off.inject({ url: '/api/bots/me', headers: bearer(bot.api_key) })).json();
       assert.deepEqual([own.trust.level, own.trust.next, own.bot.trust.level], [1, [], 1]);

@@ -77,7 +77,8 @@ export const commentKeyset: Keyset<CommentRow> = creationOrder('comments');
 type CommentOutcome =
   | { comment: CommentRow }
   | {
-      error?: 'post_not_found' | 'foreign_parent' | 'blocked' | 'closed' | 'banned' | 'too_deep' | 'conversation';
+      error?:
+        'post_not_found' | 'foreign_parent' | 'blocked' | 'closed' | 'banned' | 'too_deep' | 'conversation';
       callerId?: string | undefined;
     };
 export type NewCommentOutcome = IdempotentWrite<CommentOutcome>;
@@ -109,7 +110,8 @@ export async function insertComment(
     if (row?.community_refusal)
       return { ...answered, error: row.community_refusal, callerId: row.caller_id ?? undefined };
     // Admitted by every limit but the conversation's (bot_admission(): the loop breaker).
-    if (row && answered.admission?.conversation && !row.admits) return { ...answered, error: 'conversation' as const };
+    if (row && answered.admission?.conversation && !row.admits)
+      return { ...answered, error: 'conversation' as const };
     return answered;
   });
 }
@@ -130,120 +132,125 @@ const compiledInsertComment = compiledPerShape(
     { ask, thread }: { ask: AdmissionAsk; thread: ConversationSettings & { comment: NewComment } },
   ) => {
     const { comment } = thread;
-    return withAdmission(db, shape, ask, {
-      reply: { postId: comment.postId, parentId: comment.parentId, max: thread.limit },
-    })
-      .with('target', (db) =>
-        db.selectNoFrom((eb) => [
-          eb
-            .exists(eb.selectFrom('posts').select('posts.id').where('posts.id', '=', comment.postId))
-            .as('post_found'),
-          shape.reply
-            ? eb
-                .exists(
-                  eb
-                    .selectFrom('comments')
-                    .select('comments.id')
-                    .where('comments.id', '=', comment.parentId!)
-                    .where('comments.post_id', '=', comment.postId)
-                    .where('comments.deleted_at', 'is', null),
+    return (
+      withAdmission(db, shape, ask, {
+        reply: { postId: comment.postId, parentId: comment.parentId, max: thread.limit },
+      })
+        .with('target', (db) =>
+          db.selectNoFrom((eb) => [
+            eb
+              .exists(eb.selectFrom('posts').select('posts.id').where('posts.id', '=', comment.postId))
+              .as('post_found'),
+            shape.reply
+              ? eb
+                  .exists(
+                    eb
+                      .selectFrom('comments')
+                      .select('comments.id')
+                      .where('comments.id', '=', comment.parentId!)
+                      .where('comments.post_id', '=', comment.postId)
+                      .where('comments.deleted_at', 'is', null),
+                  )
+                  .as('parent_fits')
+              : sql<boolean>`true`.as('parent_fits'),
+            // The new comment's depth: one deeper than the comment it answers (MAX_REPLY_DEPTH at most).
+            shape.reply
+              ? sql<number>`coalesce((select c.depth + 1 from comments c where c.id = ${comment.parentId}), 0)`.as(
+                  'depth',
                 )
-                .as('parent_fits')
-            : sql<boolean>`true`.as('parent_fits'),
-          // The new comment's depth: one deeper than the comment it answers (MAX_REPLY_DEPTH at most).
-          shape.reply
-            ? sql<number>`coalesce((select c.depth + 1 from comments c where c.id = ${comment.parentId}), 0)`.as(
-                'depth',
+              : sql<number>`0`.as('depth'),
+            // The post's author, or the answered comment's, blocks the caller (the blocks migration).
+            eb
+              .exists(
+                eb
+                  .selectFrom('blocks')
+                  .select('blocks.blocker_id')
+                  .where('blocks.blocked_id', 'in', eb.selectFrom('admitted').select('admitted.id'))
+                  .where((where) =>
+                    where.or([
+                      where(
+                        'blocks.blocker_id',
+                        'in',
+                        where
+                          .selectFrom('posts')
+                          .select('posts.bot_id')
+                          .where('posts.id', '=', comment.postId),
+                      ),
+                      ...(shape.reply
+                        ? [
+                            where(
+                              'blocks.blocker_id',
+                              'in',
+                              where
+                                .selectFrom('comments')
+                                .select('comments.bot_id')
+                                .where('comments.id', '=', comment.parentId!)
+                                .where('comments.bot_id', 'is not', null)
+                                .$narrowType<{ bot_id: string }>(),
+                            ),
+                          ]
+                        : []),
+                    ]),
+                  ),
               )
-            : sql<number>`0`.as('depth'),
-          // The post's author, or the answered comment's, blocks the caller (the blocks migration).
-          eb
-            .exists(
-              eb
-                .selectFrom('blocks')
-                .select('blocks.blocker_id')
-                .where('blocks.blocked_id', 'in', eb.selectFrom('admitted').select('admitted.id'))
-                .where((where) =>
-                  where.or([
-                    where(
-                      'blocks.blocker_id',
-                      'in',
-                      where.selectFrom('posts').select('posts.bot_id').where('posts.id', '=', comment.postId),
-                    ),
-                    ...(shape.reply
-                      ? [
-                          where(
-                            'blocks.blocker_id',
-                            'in',
-                            where
-                              .selectFrom('comments')
-                              .select('comments.bot_id')
-                              .where('comments.id', '=', comment.parentId!)
-                              .where('comments.bot_id', 'is not', null)
-                              .$narrowType<{ bot_id: string }>(),
-                          ),
-                        ]
-                      : []),
-                  ]),
-                ),
-            )
-            .as('blocked'),
-          // The post's community closed, or the caller banned from it (the communities migration).
-          sql<'closed' | 'banned' | null>`(select case when c.status = 'closed' then 'closed'
+              .as('blocked'),
+            // The post's community closed, or the caller banned from it (the communities migration).
+            sql<'closed' | 'banned' | null>`(select case when c.status = 'closed' then 'closed'
               when exists (select 1 from community_bans cb where cb.community_id = c.id
                 and cb.bot_id = (select admitted.id from admitted)
                 and (cb.until is null or cb.until > now()))
               then 'banned' end
             from posts p join communities c on c.id = p.community_id where p.id = ${comment.postId})`.as(
-            'community_refusal',
-          ),
-        ]),
-      )
-      .with('written', (db) =>
-        db
-          .insertInto('comments')
-          .columns(['post_id', 'bot_id', 'body', 'parent_id', 'depth'])
-          .expression(
-            db
-              .selectFrom(['admitted', 'target'])
-              .select([
-                sql.val(comment.postId).as('post_id'),
-                'admitted.id',
-                sql.val(comment.body).as('body'),
-                sql.val(comment.parentId).as('parent_id'),
-                'target.depth',
-              ])
-              .where('target.depth', '<=', thread.maxReplyDepth)
-              .where('admitted.admits', '=', true)
-              .where('target.post_found', '=', true)
-              .where('target.parent_fits', '=', true)
-              .where('target.blocked', '=', false)
-              .where('target.community_refusal', 'is', null),
-          )
-          .returningAll(),
-      )
-      // The admitted row is the author: named bots, the author columns read from it.
-      .with('answer', (db) =>
-        db
-          .selectFrom('written as comments')
-          .innerJoin('admitted', (join) => join.onTrue())
-          .selectAll('comments')
-          .select([
-            'admitted.name as author_name',
-            'admitted.model as author_model',
-            'admitted.type as author_type',
-            'admitted.verified as author_verified',
+              'community_refusal',
+            ),
           ]),
-      )
-      .with('remembered', () => rememberedAnswer(shape, ask))
-      .selectFrom(['admitted', 'target'])
-      .leftJoin('answer', (join) => join.onTrue())
-      .leftJoin('earlier', (join) => join.onTrue())
-      .select(idempotentWriteColumns)
-      .select(['target.post_found', 'target.parent_fits', 'target.blocked', 'target.community_refusal'])
-      .select((eb) => eb('target.depth', '>', thread.maxReplyDepth).as('too_deep'))
-      .select(['admitted.id as caller_id', 'admitted.admits'])
-      .selectAll('answer');
+        )
+        .with('written', (db) =>
+          db
+            .insertInto('comments')
+            .columns(['post_id', 'bot_id', 'body', 'parent_id', 'depth'])
+            .expression(
+              db
+                .selectFrom(['admitted', 'target'])
+                .select([
+                  sql.val(comment.postId).as('post_id'),
+                  'admitted.id',
+                  sql.val(comment.body).as('body'),
+                  sql.val(comment.parentId).as('parent_id'),
+                  'target.depth',
+                ])
+                .where('target.depth', '<=', thread.maxReplyDepth)
+                .where('admitted.admits', '=', true)
+                .where('target.post_found', '=', true)
+                .where('target.parent_fits', '=', true)
+                .where('target.blocked', '=', false)
+                .where('target.community_refusal', 'is', null),
+            )
+            .returningAll(),
+        )
+        // The admitted row is the author: named bots, the author columns read from it.
+        .with('answer', (db) =>
+          db
+            .selectFrom('written as comments')
+            .innerJoin('admitted', (join) => join.onTrue())
+            .selectAll('comments')
+            .select([
+              'admitted.name as author_name',
+              'admitted.model as author_model',
+              'admitted.type as author_type',
+              'admitted.verified as author_verified',
+            ]),
+        )
+        .with('remembered', () => rememberedAnswer(shape, ask))
+        .selectFrom(['admitted', 'target'])
+        .leftJoin('answer', (join) => join.onTrue())
+        .leftJoin('earlier', (join) => join.onTrue())
+        .select(idempotentWriteColumns)
+        .select(['target.post_found', 'target.parent_fits', 'target.blocked', 'target.community_refusal'])
+        .select((eb) => eb('target.depth', '>', thread.maxReplyDepth).as('too_deep'))
+        .select(['admitted.id as caller_id', 'admitted.admits'])
+        .selectAll('answer')
+    );
   },
 );
 

@@ -40,12 +40,7 @@ export function levelLimits(settings: BotLimitSettings, action: string, max: num
   if (!settings.trust.enabled) return [max, max, max, max, Math.min(max, probation)];
   // What the store counts in (a Postgres integer) bounds every level.
   const scaled = (factor: number) => Math.min(2 ** 31 - 1, Math.max(1, Math.floor(max * factor)));
-  const [f0, f1, f2, f3] = settings.trust.factors.map(scaled) as [
-    number,
-    number,
-    number,
-    number,
-  ];
+  const [f0, f1, f2, f3] = settings.trust.factors.map(scaled) as [number, number, number, number];
   return [f0, f1, f2, f3, Math.min(f0, probation)];
 }
 

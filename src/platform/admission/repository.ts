@@ -43,7 +43,7 @@ const hitColumns = [
   'hit.own_ttl_ms',
   'hit.own_max',
   'hit.probation_until',
-  'hit.trust_level',
+  'hit.own_level',
 ] as const;
 
 /**
@@ -51,11 +51,19 @@ const hitColumns = [
  * to record), with the bot's level and its limit as bot_admission() finds them (botStanding); it
  * names the bot's row (bots.id).
  */
-function peekedCounts({ perIp, action, levels, windowMs, now, probationHours, trust }: NonNullable<AdmissionAsk['limits']>) {
+function peekedCounts({
+  perIp,
+  action,
+  levels,
+  windowMs,
+  now,
+  probationHours,
+  trust,
+}: NonNullable<AdmissionAsk['limits']>) {
   return sql`ip.current as ip_current, ip.ttl_ms as ip_ttl_ms, own.current as own_current,
       least(own.ttl_ms, ceil(extract(epoch from standing.probation_until
         - coalesce(${now}::timestamptz, now())) * 1000)::bigint) as own_ttl_ms,
-      standing.max as own_max, standing.probation_until, standing.level as trust_level
+      standing.max as own_max, standing.probation_until, standing.level as own_level
     from ${botStanding(levels, probationHours, trust, now)} standing,
       lateral rate_limit_hit(${perIp.key}, ${now}, ${windowMs}, ${perIp.max}, false) ip,
       lateral rate_limit_hit(${action} || ':' || bots.id, ${now}, ${windowMs}, standing.max, false) own`;
@@ -85,7 +93,11 @@ export async function findBotLevel(
   botId: string,
   { probationHours, trust }: { probationHours: number; trust: boolean },
   now: Date | null,
-): Promise<{ level: number; levelAfterProbation: number; probation: { until: Date; msLeft: number } | undefined }> {
+): Promise<{
+  level: number;
+  levelAfterProbation: number;
+  probation: { until: Date; msLeft: number } | undefined;
+}> {
   const row = await db
     .selectFrom('bots')
     .select([
@@ -169,7 +181,7 @@ export function withAdmission(
           'admission.own_ttl_ms',
           'admission.own_max',
           'admission.probation_until',
-          'admission.trust_level',
+          'admission.own_level',
           'admission.conversation_with',
           'admission.conversation_current',
           'admission.conversation_ttl_ms',
@@ -215,7 +227,8 @@ interface AdmissionRow {
   own_max: number | null;
   /** When the bot's probation ends; null when it is not on probation. */
   probation_until: Date | string | null;
-  trust_level: number | null;
+  /** The trust level whose limit the bot was counted against. */
+  own_level: number | null;
   /** A reply's conversation: the bot it answers, and the pair's count and its window's horizon. */
   conversation_with: string | null;
   conversation_current: number | null;
@@ -298,7 +311,7 @@ export const admissionColumns = [
   'own_ttl_ms',
   'own_max',
   'probation_until',
-  'trust_level',
+  'own_level',
   'conversation_with',
   'conversation_current',
   'conversation_ttl_ms',
@@ -315,7 +328,7 @@ export interface AdmissionColumns {
   own_ttl_ms: string;
   own_max: number | null;
   probation_until: Date | string | null;
-  trust_level?: number | null;
+  own_level?: number | null;
   conversation_with?: string | null;
   conversation_current?: number | null;
   conversation_ttl_ms?: string | null;
@@ -329,7 +342,7 @@ export function admissionAnswer(row: AdmissionColumns | undefined): AdmissionAns
     own: { current: row.own_current, ttl: Number(row.own_ttl_ms) },
     ownMax: row.own_max,
     probationUntil: row.probation_until === null ? null : new Date(row.probation_until),
-    trustLevel: row.trust_level ?? null,
+    trustLevel: row.own_level ?? null,
     conversation:
       row.conversation_with && row.conversation_current != null
         ? {

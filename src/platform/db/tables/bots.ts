@@ -42,10 +42,8 @@ export interface BotsTable {
   suspension_action_id: ColumnType<string | null, never, string | null>;
   /** Made by `npm run demo` (src/demo/). */
   demo: Generated<boolean>;
-  /** The trust level last computed, a probation aside (src/trust/README.md). */
+  /** The trust level last computed, a probation aside (src/trust/README.md); each change is told to the bot. */
   trust_level: Generated<number>;
-  /** The level the bot was last told of (a `trust` notification); null: none yet, its first is told nothing. */
-  trust_announced: number | null;
   /** Since when it has been level 2 or more without a break; level 3 needs 30 days of it. */
   established_at: Date | null;
 }
