@@ -26,6 +26,9 @@ import { postSearchQuery } from '../src/search/repository.js';
 import { explain } from './explain.js';
 import { nestedPlans } from './nested-plans.js';
 import { feedPageCall } from '../src/feed/repository/posts.js';
+import { loadConfig } from '../src/config.js';
+import { recomputeAllTrust } from '../src/trust/service.js';
+import { openDatabase } from '../src/platform/db/database.js';
 import type { Database } from '../src/platform/db/schema.js';
 import { issueApiKeys, moderatorSession, seedModeration, seedPlatform } from './seed.js';
 import {
@@ -62,6 +65,10 @@ const communityPosts = 100_000;
 const pins = 3;
 /** How deep into the community's hot order its plan is checked. */
 const communityDepth = 50_000;
+/** The writers from this one on are made trust level 2 (established): createPost's row at that level. */
+const levelOneWriters = 10_000;
+/** The hourly trust recomputation over every bot must take less than this, writes going on meanwhile. */
+const trustRecomputeGoalSeconds = 10;
 
 /** While working on one path: run only the scenarios whose name contains one of these (comma-separated); the table is then printed, not saved. */
 const only = process.env.BENCH_ONLY?.split(',');
@@ -86,7 +93,14 @@ interface Scenario {
  * The raw-pg anchors, two operations over plain HTTP on our server, and an MCP ping on it (the MCP
  * rows' references: what the same work costs without MCP, and what MCP costs without the work).
  */
-type AnchorName = 'feed' | 'createPost' | 'vote' | 'httpCreatePost' | 'httpGetFeed' | 'mcpPing';
+type AnchorName =
+  | 'feed'
+  | 'createPost'
+  | 'vote'
+  | 'httpCreatePost'
+  | 'httpGetFeed'
+  | 'mcpPing'
+  | 'httpCommentWithoutLoopBreaker';
 type ReferenceName = 'hello' | AnchorName;
 
 /** Fills in a request's sender (its key, or the bot the anchor writes as) before it is sent. */
@@ -122,6 +136,12 @@ await withThrowawayDatabase(async (database, url) => {
   // Keys for some bots, so writes can go through the limiter as distinct bots under their limits.
   const writers = await issueApiKeys(seeding.db, writerBots);
   const keys = writers.map((writer) => writer.apiKey);
+  // The last writers are established (trust level 2, twice the limits), established long enough
+  // that the hourly recomputation reads their upvotes (level 3's condition) as it would in earnest.
+  await sql`update bots set trust_level = 2, established_at = now() - interval '31 days'
+    where id = any(${writers.slice(levelOneWriters).map((writer) => writer.botId)}::uuid[])`.execute(
+    seeding.db,
+  );
   const deep = (
     await sql<{
       hot: number;
@@ -181,17 +201,18 @@ await withThrowawayDatabase(async (database, url) => {
     LOG_LEVEL: 'warn',
   };
   let n = 0;
-  const withKey = (request: autocannon.Request) => {
-    const writer = n++ % keys.length;
-    return {
-      ...request,
-      headers: {
-        ...request.headers,
-        authorization: `Bearer ${keys[writer]}`,
-        'x-forwarded-for': `10.${writer >> 16}.${(writer >> 8) & 255}.${writer & 255}`,
-      },
-    };
-  };
+  const asWriter = (request: autocannon.Request, writer: number) => ({
+    ...request,
+    headers: {
+      ...request.headers,
+      authorization: `Bearer ${keys[writer]}`,
+      'x-forwarded-for': `10.${writer >> 16}.${(writer >> 8) & 255}.${writer & 255}`,
+    },
+  });
+  // A writer at trust level 1 (the published limits), or at level 2.
+  const withKey = (request: autocannon.Request) => asWriter(request, n++ % levelOneWriters);
+  const withEstablishedKey = (request: autocannon.Request) =>
+    asWriter(request, levelOneWriters + (n++ % (keys.length - levelOneWriters)));
   // The two writes, as our scenarios and the raw-pg anchors send them; `as` sets who sends each.
   // Each post a body of its own, as bots write: the same post twice within a day is a 409.
   let posted = 0;
@@ -225,6 +246,21 @@ await withThrowawayDatabase(async (database, url) => {
   const mcpRequest = (tool: string, args: object, as?: Setup) =>
     mcpMessage({ method: 'tools/call', params: { name: tool, arguments: args } }, as);
   const server = await startProcess(serverArgs, serverEnv);
+  // The same server with the loop breaker off (CONVERSATION_LIMIT=0), to measure what it costs.
+  const withoutLoopBreaker = await startProcess(serverArgs, { ...serverEnv, CONVERSATION_LIMIT: '0' });
+  // A comment on a seeded post, as a writer bot answering its author: each its own conversation.
+  let commented = 0;
+  const commentRequest = (as: Setup): autocannon.Request => ({
+    method: 'POST',
+    path: '/api/feed/posts/x/comment',
+    headers: { 'content-type': 'application/json' },
+    setupRequest: (r) =>
+      as({
+        ...r,
+        path: `/api/feed/posts/${postIds[commented % postIds.length]}/comment`,
+        body: JSON.stringify({ body: `A comment, number ${++commented}.` }),
+      }),
+  });
 
   // Identity tokens made out to one app, for verifyIdentityToken's row (one from each of 100 writers).
   const identityTokens = await Promise.all(
@@ -311,6 +347,16 @@ await withThrowawayDatabase(async (database, url) => {
         { name: 'MCP ping over HTTP', goal: {}, requests: [mcpMessage({ method: 'ping' })] },
         run,
       ),
+    httpCommentWithoutLoopBreaker: (run) =>
+      measure(
+        withoutLoopBreaker,
+        {
+          name: 'POST /api/feed/posts/{id}/comment, the loop breaker off (CONVERSATION_LIMIT=0)',
+          goal: {},
+          requests: [commentRequest(withKey)],
+        },
+        run,
+      ),
   };
   const referenceOf = (goal: Scenario['goal']): ReferenceName =>
     goal.ofAnchor === undefined ? 'hello' : (goal.anchor ?? 'feed');
@@ -385,6 +431,20 @@ await withThrowawayDatabase(async (database, url) => {
       name: 'POST /api/feed/posts (limiter, distinct bots)',
       goal: { ofAnchor: 0.75, anchor: 'createPost' },
       requests: [postRequest(withKey)],
+    },
+    {
+      // Level 2's limit is the array's next element in the same statement: no slower than level 1
+      // (the noise of alternated slices is a few percent either way).
+      name: 'POST /api/feed/posts at trust level 2 (limiter, distinct established bots)',
+      goal: { ofAnchor: 0.97, anchor: 'httpCreatePost' },
+      requests: [postRequest(withEstablishedKey)],
+    },
+    {
+      // The loop breaker is one more key in the admission's all-or-none count: against the same
+      // server with it off, in the same run.
+      name: 'POST /api/feed/posts/{id}/comment (limiter, loop breaker, distinct bots)',
+      goal: { ofAnchor: 0.95, anchor: 'httpCommentWithoutLoopBreaker' },
+      requests: [commentRequest(withKey)],
     },
     {
       name: 'POST /api/feed/posts/{id}/vote (limiter)',
@@ -545,7 +605,11 @@ await withThrowawayDatabase(async (database, url) => {
     waits.sort((a, b) => a - b);
     queueLatency = { medianMs: waits[waits.length >> 1]!, p99Ms: waits[Math.floor(waits.length * 0.99)]! };
   }
-  for (const started of [server, hello, anchor]) await stopProcess(started.child);
+  // The hourly trust recomputation over every bot, as the job runs it, while bots post: how long
+  // it takes, and what the posts it overlapped saw, against as long a run of posts just before.
+  let trust: Awaited<ReturnType<typeof recomputeWhileWriting>> | undefined;
+  if (selected('trust')) trust = await recomputeWhileWriting(url, server, postRequest(withKey));
+  for (const started of [server, withoutLoopBreaker, hello, anchor]) await stopProcess(started.child);
 
   const startup = {
     postgres: await startupMs({ DATABASE_URL: url }),
@@ -565,9 +629,10 @@ await withThrowawayDatabase(async (database, url) => {
     feed: 'the feed anchor',
     createPost: 'the createPost anchor',
     vote: 'the vote anchor',
-    httpCreatePost: 'createPost over HTTP',
+    httpCreatePost: 'createPost over HTTP (trust level 1)',
     httpGetFeed: 'the feed page 1 over HTTP',
     mcpPing: 'an MCP ping',
+    httpCommentWithoutLoopBreaker: 'commentOnPost with the loop breaker off',
   };
   const ratioOf = (r: Measured) => r.ratio!;
   // A goal of 0 marks a ceiling shown for comparison: its ratio, no goal.
@@ -649,6 +714,16 @@ await withThrowawayDatabase(async (database, url) => {
     '',
     `MCP \`tools/list\`: ${toolsListBytes.toLocaleString('en')} bytes, what every agent's context holds before its first call (goal < 40,000: ${toolsListBytes < 40_000 ? 'yes' : 'NO'}).`,
     '',
+    ...(trust
+      ? [
+          `## The hourly trust recomputation over ${trust.bots.toLocaleString('en')} bots, while bots post`,
+          '',
+          `recomputeAllTrust(), as the job \`recompute-trust-levels\` runs it (batches of 2,000 bots, each one statement under the server's 5 s timeout): ${trust.seconds.toFixed(2)} s, ${trust.changed.toLocaleString('en')} levels changed (goal < ${trustRecomputeGoalSeconds} s: ${trust.seconds < trustRecomputeGoalSeconds ? 'yes' : 'NO'}).`,
+          `Posts meanwhile (distinct bots, ${connections} connections): ${trust.during.rps.toFixed(0)} req/s, p99 ${trust.during.p99} ms, slowest ${trust.during.max} ms; just before, as long a run: ${trust.before.rps.toFixed(0)} req/s, p99 ${trust.before.p99} ms, slowest ${trust.before.max} ms; ${trust.errors} errors.`,
+          `No post blocked (none slower than 1 s, at least half the rate of the run before, on 2 cores shared with the recomputation): ${trust.during.max < 1000 && trust.during.rps >= trust.before.rps / 2 && trust.errors === 0 ? 'yes' : 'NO'}.`,
+          '',
+        ]
+      : []),
     `## A community's hot page at depth ${communityDepth.toLocaleString('en')}: the plan feed_page() runs (an index walk of posts_community_hot: ${community.indexed ? 'yes' : 'NO'})`,
     '',
     `${communityPosts.toLocaleString('en')} of the posts are in one community, ${pins} of them pinned.`,
@@ -714,6 +789,55 @@ async function seedCommunity(db: Kysely<Database>, url: string) {
  * first did): how long after the write a reader could still be shown the page without it. Reported
  * beside it: the time to the answer of the first read that did (a whole read's wait more).
  */
+/**
+ * recomputeAllTrust() over every bot (50,000), on its own connection as the periodic job runs it,
+ * while autocannon posts through the server: the recomputation's seconds, and the posts' rate and
+ * worst latency during it against a run of posts as long just before it. It holds row locks only
+ * on bots whose level changes, each batch in its own short transaction, so no post waits on it.
+ */
+async function recomputeWhileWriting(url: string, server: ServerProcess, post: autocannon.Request) {
+  // The server's own statement timeout (5 s): each batch is one statement, as in the job.
+  const database = await openDatabase({
+    databaseUrl: url,
+    pgliteDir: 'memory://',
+    databaseStatementTimeoutMs: 5000,
+  });
+  const { db } = database;
+  try {
+    const settings = loadConfig({});
+    const bots = Number((await sql<{ n: string }>`select count(*) as n from bots`.execute(db)).rows[0]!.n);
+    const load = (duration: number) =>
+      autocannon({ url: server.base, connections, duration, requests: [post] });
+    // A run of the recomputation's own length, measured first, is the baseline's length.
+    const probe = performance.now();
+    await recomputeAllTrust(db, settings, null);
+    const probeSeconds = (performance.now() - probe) / 1000;
+    const length = Math.max(3, Math.ceil(probeSeconds));
+    const before = await load(length);
+    // Every bot back to where it was, so the measured run changes as many levels as the probe did.
+    await sql`update bots set trust_level = 2, established_at = now() - interval '31 days'
+      where id in (select id from bots order by id offset ${levelOneWriters} limit ${writerBots - levelOneWriters})`.execute(
+      db,
+    );
+    const during = load(length + 2);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const started = performance.now();
+    const run = await recomputeAllTrust(db, settings, null);
+    const recomputeSeconds = (performance.now() - started) / 1000;
+    const writes = await during;
+    return {
+      bots,
+      changed: run.changed,
+      seconds: recomputeSeconds,
+      before: { rps: before.requests.average, p99: before.latency.p99, max: before.latency.max },
+      during: { rps: writes.requests.average, p99: writes.latency.p99, max: writes.latency.max },
+      errors: before.errors + before.non2xx + writes.errors + writes.non2xx,
+    };
+  } finally {
+    await database.close();
+  }
+}
+
 async function mixedLoad(
   reader: ServerProcess,
   writer: ServerProcess,

@@ -2199,12 +2199,14 @@ AS $function$
       v_inserted integer;
     begin
       loop
-        insert into comments (id, post_id, parent_id, bot_id, body, deleted_at, removed, created_at)
+        insert into comments (id, post_id, parent_id, bot_id, body, deleted_at, removed, created_at, depth)
         select c.id, c.post_id, c.parent_id,
                case when gone then null else c.bot_id end,
                case when gone then null else c.body end,
                case when gone then coalesce(c.deleted_at, now()) else c.deleted_at end,
-               c.removed and not gone, c.created_at
+               c.removed and not gone, c.created_at,
+               -- A comment kept before depths existed: one deeper than its parent, if that is there.
+               coalesce(c.depth, (select p.depth + 1 from comments p where p.id = c.parent_id), 0)
         from jsonb_populate_recordset(null::comments, p_comments) c
         cross join lateral (select c.bot_id is not null
                                    and not exists (select 1 from bots b where b.id = c.bot_id) as gone) author
@@ -2251,8 +2253,9 @@ AS $function$
             body = v_comment.body
           where id = p_id;
         else
-          insert into comments (id, post_id, parent_id, bot_id, body, deleted_at, removed, created_at)
-          select a.id, a.post_id, a.parent_id, null, null, v_removed.removed_at, false, a.created_at
+          insert into comments (id, post_id, parent_id, bot_id, body, deleted_at, removed, created_at, depth)
+          select a.id, a.post_id, a.parent_id, null, null, v_removed.removed_at, false, a.created_at,
+                 coalesce(a.depth, 0)
           from jsonb_populate_recordset(null::comments, v_removed.content -> 'ancestors') a
           on conflict (id) do nothing;
           perform restore_comments(jsonb_build_array(v_removed.content -> 'comment'));

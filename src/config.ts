@@ -117,7 +117,7 @@ export function loadConfig(
       factors: trustFactors,
     },
     conversations: {
-      limit: raw.CONVERSATION_LIMIT as number,
+      limit: raw.CONVERSATION_LIMIT === 0 ? null : (raw.CONVERSATION_LIMIT as number),
       maxReplyDepth: raw.MAX_REPLY_DEPTH as number,
     },
     metricsToken: raw.METRICS_TOKEN as string | undefined,

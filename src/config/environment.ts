@@ -46,7 +46,7 @@ export const variables = {
   PROBATION_LIMIT_POSTS: { type: 'integer', minimum: 1, maximum: largestLimit, default: 2 },
   PROBATION_LIMIT_COMMENTS: { type: 'integer', minimum: 1, maximum: largestLimit, default: 10 },
   PROBATION_LIMIT_VOTES: { type: 'integer', minimum: 1, maximum: largestLimit, default: 30 },
-  CONVERSATION_LIMIT: { type: 'integer', minimum: 1, maximum: largestLimit, default: 10 },
+  CONVERSATION_LIMIT: { type: 'integer', minimum: 0, maximum: largestLimit, default: 10 },
   MAX_REPLY_DEPTH: { type: 'integer', minimum: 1, maximum: 1000, default: 32 },
   TRUST_LEVELS: { type: 'string', enum: ['on', 'off'], default: 'on' },
   // Four factors, levels 0 to 3, none lower than the one before.

@@ -84,8 +84,8 @@ export interface TrustSettings {
 
 export interface ConversationSettings {
   /**
-   * Replies between the same two bots in one post's thread per rolling hour; null only in the
-   * benchmark that measures what the loop breaker costs (never from the environment).
+   * Replies between the same two bots in one post's thread per rolling hour; null (CONVERSATION_LIMIT=0):
+   * the loop breaker is off, as the benchmark that measures its cost runs it.
    */
   limit: number | null;
   /** A reply may be this many comments deep at most (a comment on the post is depth 0). */

@@ -168,6 +168,8 @@ describe('createPost 429', () => {
         limit: 10,
         window_seconds: 3600,
         retry_after_seconds: 1800,
+        // The level whose limit it is: every new bot's, the published one.
+        trust_level: 1,
       },
     );
 

@@ -43,6 +43,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
       reports: 10_000,
       registrations: 10_000,
     },
+    // Nor does the loop breaker pause a thread a test fills: its own tests set its limit.
+    conversations: { ...base.conversations, limit: 10_000 },
     ...overrides,
   };
 }

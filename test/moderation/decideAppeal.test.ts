@@ -68,13 +68,24 @@ describe('decideAppeal 200', () => {
     assert.equal(granted.json().decision.reason, 'Not spam after all.');
     assert.deepEqual(granted.json().decision.moderator, { handle: 'mod' });
     assert.equal((await t.app.inject({ url: `/api/feed/posts/${post.id}` })).statusCode, 200);
+    const told = (await inbox(t.app, bot.api_key)).items;
+    // The removal restricted the bot (trust level 0); the granted appeal undid that.
     assert.deepEqual(
-      (await inbox(t.app, bot.api_key)).items.map((item) => [
-        item.moderation?.action,
-        item.moderation?.reason,
-        item.moderation?.title,
-        item.moderation?.appealed_action_id,
-      ]),
+      told.filter((item) => item.kind === 'trust').map((item) => [item.trust?.previous, item.trust?.level]),
+      [
+        [0, 1],
+        [1, 0],
+      ],
+    );
+    assert.deepEqual(
+      told
+        .filter((item) => item.kind === 'moderation')
+        .map((item) => [
+          item.moderation?.action,
+          item.moderation?.reason,
+          item.moderation?.title,
+          item.moderation?.appealed_action_id,
+        ]),
       [
         ['grant_appeal', 'Not spam after all.', post.title, removal.id],
         ['remove', 'Spam.', post.title, null],

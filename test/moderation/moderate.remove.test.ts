@@ -58,7 +58,10 @@ async function publicReads(bots: Bot[], postIds: string[]) {
     reads[`comments ${id}`] = [comments.statusCode, comments.json()];
   }
   for (const bot of bots) {
-    reads[`bot ${bot.bot.name}`] = (await get(`/api/bots/${bot.bot.id}`)).json();
+    // A removal upheld restricts its author's trust level, which a deletion does not: the level and
+    // its own notices are test/trust/'s; every other read is compared here.
+    const { trust: _trust, ...profile } = (await get(`/api/bots/${bot.bot.id}`)).json();
+    reads[`bot ${bot.bot.name}`] = profile;
     // Its window is the last day as of the real clock: not a read's content.
     const {
       since: _since,
@@ -67,7 +70,9 @@ async function publicReads(bots: Bot[], postIds: string[]) {
     } = (await get(`/api/bots/${bot.bot.id}/activity`, bot.api_key)).json();
     reads[`activity ${bot.bot.name}`] = activity;
     const own = await inbox(t.app, bot.api_key);
-    reads[`inbox ${bot.bot.name}`] = own.items.filter((item) => item.kind !== 'moderation');
+    reads[`inbox ${bot.bot.name}`] = own.items.filter(
+      (item) => item.kind !== 'moderation' && item.kind !== 'trust',
+    );
   }
   return reads;
 }
@@ -177,10 +182,11 @@ describe('moderate 201: remove and restore a post', () => {
     const deliveries = (await get('/api/bots/me/webhook/deliveries', author.api_key)).json().items as Array<{
       event_type: string;
     }>;
-    assert.deepEqual(
-      deliveries.map((delivery) => delivery.event_type),
-      ['notification.moderation'],
-    );
+    // The removal told the author, and so did the trust level it lost (test/trust/).
+    assert.deepEqual(deliveries.map((delivery) => delivery.event_type).sort(), [
+      'notification.moderation',
+      'notification.trust',
+    ]);
 
     // The report is closed by the removal; the queue shows what was removed, to moderators.
     const closed = await t.app.inject({
@@ -230,7 +236,7 @@ describe('moderate 201: remove and restore a post', () => {
       )
         .map((delivery) => delivery.event_type)
         .sort(),
-      ['notification.moderation', 'notification.moderation'],
+      ['notification.moderation', 'notification.moderation', 'notification.trust', 'notification.trust'],
     );
   });
 

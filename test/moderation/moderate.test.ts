@@ -127,8 +127,15 @@ describe('moderate 201: suspend', () => {
     assert.equal(own.standing.appeal, null);
     assert.equal(own.bot.suspended, true);
     const told = await inbox(t.app, spammer.api_key);
+    // The suspension restricts its trust level too (level 0 for 30 days), which it is told of.
     assert.deepEqual(
-      told.items.map((item) => [item.kind, item.actor, item.post, item.moderation]),
+      told.items.filter((item) => item.kind === 'trust').map((item) => item.trust),
+      [{ level: 0, name: 'restricted', previous: 1 }],
+    );
+    assert.deepEqual(
+      told.items
+        .filter((item) => item.kind === 'moderation')
+        .map((item) => [item.kind, item.actor, item.post, item.moderation]),
       [
         [
           'moderation',
@@ -153,8 +160,11 @@ describe('moderate 201: suspend', () => {
       headers: bearer(spammer.api_key),
     });
     assert.deepEqual(
-      deliveries.json().items.map((delivery: { event_type: string }) => delivery.event_type),
-      ['notification.moderation'],
+      deliveries
+        .json()
+        .items.map((delivery: { event_type: string }) => delivery.event_type)
+        .sort(),
+      ['notification.moderation', 'notification.trust'],
     );
     const profile = await t.app.inject({ url: `/api/bots/${spammer.bot.id}` });
     assert.equal(profile.json().suspended, true);
@@ -243,7 +253,7 @@ describe('moderate 201: unsuspend and dismiss', () => {
     });
     const told = await inbox(t.app, bot.api_key);
     assert.deepEqual(
-      told.items.map((item) => item.moderation?.action),
+      told.items.filter((item) => item.kind === 'moderation').map((item) => item.moderation?.action),
       ['unsuspend', 'suspend'],
     );
   });
@@ -407,6 +417,11 @@ describe('moderate 409', () => {
       .where('target_id', '=', bot.bot.id)
       .execute();
     assert.deepEqual(actions, [{ action: 'suspend' }]);
-    assert.equal((await inbox(t.app, bot.api_key)).items.length, 1);
+    const told = (await inbox(t.app, bot.api_key)).items;
+    assert.deepEqual(
+      told.map((item) => item.kind).sort(),
+      ['moderation', 'trust'],
+      'one suspension told, and the one change of level it made',
+    );
   });
 });

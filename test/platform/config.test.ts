@@ -182,7 +182,12 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ TRUST_LIMIT_FACTORS: '2,1,2,3' }), /none lower than the one before/);
     assert.throws(() => loadConfig({ TRUST_LIMIT_FACTORS: '0,1,2,3' }), /above 0/);
     assert.throws(() => loadConfig({ TRUST_LIMIT_FACTORS: '1,2,3' }), /TRUST_LIMIT_FACTORS/);
-    assert.throws(() => loadConfig({ CONVERSATION_LIMIT: '0' }), /CONVERSATION_LIMIT/);
+    assert.equal(
+      loadConfig({ CONVERSATION_LIMIT: '0' }).conversations.limit,
+      null,
+      '0: the loop breaker is off',
+    );
+    assert.throws(() => loadConfig({ CONVERSATION_LIMIT: '-1' }), /CONVERSATION_LIMIT/);
     assert.throws(() => loadConfig({ MAX_REPLY_DEPTH: '0' }), /MAX_REPLY_DEPTH/);
     assert.throws(() => loadConfig({ TRUST_LEVELS: 'maybe' }), /TRUST_LEVELS/);
   });

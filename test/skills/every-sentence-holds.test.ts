@@ -32,6 +32,7 @@ const t = useTestApp(() => ({
   limits: defaults.limits,
   floodThreshold: defaults.floodThreshold,
   probation: defaults.probation,
+  conversations: defaults.conversations,
   // Deliveries to this machine, for the webhook's answer (none is sent: no worker runs in tests).
   webhooks: { ...testConfig().webhooks, allowHttp: true, allowPrivate: true },
 }));

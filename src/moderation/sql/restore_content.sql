@@ -30,8 +30,9 @@ AS $function$
             body = v_comment.body
           where id = p_id;
         else
-          insert into comments (id, post_id, parent_id, bot_id, body, deleted_at, removed, created_at)
-          select a.id, a.post_id, a.parent_id, null, null, v_removed.removed_at, false, a.created_at
+          insert into comments (id, post_id, parent_id, bot_id, body, deleted_at, removed, created_at, depth)
+          select a.id, a.post_id, a.parent_id, null, null, v_removed.removed_at, false, a.created_at,
+                 coalesce(a.depth, 0)
           from jsonb_populate_recordset(null::comments, v_removed.content -> 'ancestors') a
           on conflict (id) do nothing;
           perform restore_comments(jsonb_build_array(v_removed.content -> 'comment'));

@@ -85,6 +85,8 @@ async function hits(botId: string) {
     .selectFrom('rate_limit_hits')
     .select('key')
     .where('key', 'like', `%:${botId}`)
+    // A comment's conversation is counted under the pair's key, not the bot's.
+    .where('key', 'not like', 'conversation:%')
     .execute();
   return rows.length;
 }
