@@ -1,4 +1,4 @@
-// rate_limit_hit() and rate_limit_hit_both() must find a key's window and its hits through an index whatever the
+// rate_limit_hit() and rate_limit_hit_all() must find a key's window and its hits through an index whatever the
 // tables' statistics say. rate_limit_hits churns (every request inserts, every window deletes), so its
 // statistics are usually stale: analysed while nearly empty, the table looks like a page or two,
 // and a server connection that cached the function's plans then would scan every hit of every key
@@ -25,13 +25,17 @@ describe(
       await database?.close();
     });
 
-    // A write's admission counts against two keys at once (rate_limit_hit_both()); the limiter
-    // plugin's limits against one (rate_limit_hit()).
+    // A write's admission counts against two keys at once, a reply's against three (rate_limit_hit_all());
+    // the limiter plugin's limits against one (rate_limit_hit()).
     const calls = [
       { call: `select * from rate_limit_hit('posts:cached', null, 3600000, 1000, true)`, keys: 1 },
       {
-        call: `select * from rate_limit_hit_both('posts-per-ip:cached', 5000, 'posts:cached', 1000, null, 3600000)`,
+        call: `select * from rate_limit_hit_all(array['posts-per-ip:cached', 'posts:cached'], array[5000, 1000], null, 3600000)`,
         keys: 2,
+      },
+      {
+        call: `select * from rate_limit_hit_all(array['comments-per-ip:cached', 'comments:cached', 'conversation:cached'], array[5000, 1000, 1000], null, 3600000)`,
+        keys: 3,
       },
     ];
 
@@ -64,7 +68,7 @@ describe(
 
         // Each key's window row, locked, and its oldest hit.
         const windows = plans.filter((plan) =>
-          /from rate_limit_windows w where w\.key = (p_key|v_keys\[i\]) for update/i.test(plan),
+          /from rate_limit_windows w where w\.key = (p_key|p_keys\[i\]) for update/i.test(plan),
         );
         assert.equal(
           windows.length,
@@ -73,7 +77,7 @@ describe(
         );
         for (const plan of windows) assert.match(plan, /Index Scan using rate_limit_windows_pkey/, plan);
         const oldest = plans.filter((plan) =>
-          /from rate_limit_hits h where h\.key = (p_key|v_keys\[i\]) order by h\.at limit 1/i.test(plan),
+          /from rate_limit_hits h where h\.key = (p_key|p_keys\[i\]) order by h\.at limit 1/i.test(plan),
         );
         assert.ok(oldest.length >= keys, `${call}: each key's oldest hit is looked up`);
         for (const plan of oldest) {
