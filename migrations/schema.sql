@@ -2468,16 +2468,16 @@ AS $function$
           (3, 'not_suspended', not f.suspended_90, null, null)
         ) r (level, code, met, have, need)
       ), levels as (
-        -- The highest level whose every requirement, and every lower level's, is met.
-        select f.id, f.on_probation,
-          coalesce((select min(r.level) - 1 from requirements r where r.id = f.id and not r.met), 3)::smallint as level
-        from facts f
+        -- The highest level whose every requirement, and every lower level's, is met; and what is missing.
+        select r.id,
+          coalesce(min(r.level) filter (where not r.met) - 1, 3)::smallint as level,
+          coalesce(jsonb_agg(jsonb_build_object('level', r.level, 'code', r.code, 'have', r.have, 'need', r.need)
+                             order by r.level, r.code) filter (where not r.met), '[]') as unmet
+        from requirements r
+        group by r.id
       )
-      select l.id, l.level, (case when l.on_probation then 0 else l.level end)::smallint, l.on_probation,
-        coalesce((select jsonb_agg(jsonb_build_object('level', r.level, 'code', r.code, 'have', r.have, 'need', r.need)
-                                   order by r.level, r.code)
-                  from requirements r where r.id = l.id and not r.met), '[]')
-      from levels l
+      select f.id, l.level, (case when f.on_probation then 0 else l.level end)::smallint, f.on_probation, l.unmet
+      from facts f join levels l on l.id = f.id
     $function$;
 
 CREATE OR REPLACE FUNCTION public.trust_subject(p_action_id uuid)
