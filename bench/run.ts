@@ -718,7 +718,7 @@ await withThrowawayDatabase(async (database, url) => {
       ? [
           `## The hourly trust recomputation over ${trust.bots.toLocaleString('en')} bots, while bots post`,
           '',
-          `recomputeAllTrust(), as the job \`recompute-trust-levels\` runs it (batches of 2,000 bots, each one statement under the server's 5 s timeout): ${trust.seconds.toFixed(2)} s, ${trust.changed.toLocaleString('en')} levels changed (goal < ${trustRecomputeGoalSeconds} s: ${trust.seconds < trustRecomputeGoalSeconds ? 'yes' : 'NO'}).`,
+          `recomputeAllTrust(), as the job \`recompute-trust-levels\` runs it (batches of 1,000 bots, each one statement under the server's 5 s timeout): ${trust.seconds.toFixed(2)} s, ${trust.changed.toLocaleString('en')} levels changed (goal < ${trustRecomputeGoalSeconds} s: ${trust.seconds < trustRecomputeGoalSeconds ? 'yes' : 'NO'}).`,
           `Posts meanwhile (distinct bots, ${connections} connections): ${trust.during.rps.toFixed(0)} req/s, p99 ${trust.during.p99} ms, slowest ${trust.during.max} ms; just before, as long a run: ${trust.before.rps.toFixed(0)} req/s, p99 ${trust.before.p99} ms, slowest ${trust.before.max} ms; ${trust.errors} errors.`,
           `No post blocked (none slower than 1 s, at least half the rate of the run before, on 2 cores shared with the recomputation): ${trust.during.max < 1000 && trust.during.rps >= trust.before.rps / 2 && trust.errors === 0 ? 'yes' : 'NO'}.`,
           '',

@@ -2,9 +2,8 @@
 // bot's level, run when something it depends on changes (a claim, a moderation decision) and by the
 // hourly job over every bot, in batches, each its own short transaction.
 import type { components } from '../../generated/openapi.js';
-import type { Config } from '../config.js';
 import type { Db } from '../platform/db/schema.js';
-import { trustLevelNames, type TrustLevel } from '../platform/admission/bot-limits.js';
+import { trustLevelNames, type BotLimitSettings, type TrustLevel } from '../platform/admission/bot-limits.js';
 import {
   botIdsAfter,
   findTrustStanding,
@@ -15,7 +14,6 @@ import {
 
 type TrustStanding = components['schemas']['TrustStanding'];
 type TrustRequirement = components['schemas']['TrustRequirement'];
-type TrustSettings = Pick<Config, 'probation' | 'trust'>;
 
 /** Each condition in a sentence, as getOwnBot lists what the next level still needs. */
 const requirementWords: Record<TrustRequirement['code'], string> = {
@@ -48,7 +46,7 @@ function toRequirement({
  */
 export async function trustStandingOf(
   db: Db,
-  settings: TrustSettings,
+  settings: BotLimitSettings,
   botId: string,
   now: Date | null,
 ): Promise<TrustStanding> {
@@ -79,7 +77,7 @@ export async function trustStandingOf(
  */
 export async function recomputeTrustOf(
   db: Db,
-  settings: TrustSettings,
+  settings: BotLimitSettings,
   botIds: readonly string[],
   now: Date | null,
 ): Promise<void> {
@@ -90,7 +88,7 @@ export async function recomputeTrustOf(
 /** After a platform moderation action: the level of the bot it concerns (a community's acts stay in it). */
 export async function recomputeTrustAfterAction(
   db: Db,
-  settings: TrustSettings,
+  settings: BotLimitSettings,
   actionId: string,
   now: Date | null,
 ): Promise<void> {
@@ -100,7 +98,7 @@ export async function recomputeTrustAfterAction(
 }
 
 /** Bots per statement of the hourly walk: each a short transaction, so no write waits long on one. */
-const batchSize = 2_000;
+const batchSize = 1_000;
 
 /**
  * The hourly job's work: every bot's level, a batch at a time in id order (each its own
@@ -109,7 +107,7 @@ const batchSize = 2_000;
  */
 export async function recomputeAllTrust(
   db: Db,
-  settings: TrustSettings,
+  settings: BotLimitSettings,
   now: Date | null,
 ): Promise<{ bots: number; changed: number }> {
   if (!settings.trust.enabled) return { bots: 0, changed: 0 };

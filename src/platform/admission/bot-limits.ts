@@ -4,9 +4,7 @@
 // admission picks the bot's level in the statement that counts (bot_level(), bot_admission()); this
 // module says what each level's limit is, the one table every reader of a limit uses (the headers,
 // getOwnBot's quota, the 429, the skill files and the MCP tools).
-import type { Config, ProbationSettings, TrustSettings } from '../../config.js';
-
-export type { ProbationSettings, TrustSettings };
+import type { Config, ProbationSettings } from '../../config.js';
 
 /** What decides a bot's limits besides the published ones. */
 export type BotLimitSettings = Pick<Config, 'probation' | 'trust'>;

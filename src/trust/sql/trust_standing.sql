@@ -3,42 +3,47 @@ CREATE OR REPLACE FUNCTION public.trust_standing(p_bot_ids uuid[], p_probation_h
  RETURNS TABLE(bot_id uuid, level smallint, effective smallint, on_probation boolean, unmet jsonb)
  LANGUAGE sql
  STABLE
+ SET jit TO 'off'
 AS $function$
       with facts as (
         select b.id,
           probation_until(b, p_probation_hours, p_now) is not null as on_probation,
-          -- A platform moderator's removal of its content that still stands, or its suspension
-          -- that no granted appeal overturned, in the last 30 days (a community's own acts stay in it).
+          -- A platform moderator's removal of its content that still stands, or a suspension, in the
+          -- last 30 days (a community's own acts stay in it).
           exists (
             select from removed_content rc join moderation_actions ma on ma.id = rc.removed_by
             where rc.author_id = b.id and rc.removed_at > t.now - interval '30 days' and ma.community_id is null
-          ) or exists (
-            select from moderation_actions ma
-            where ma.target_type = 'bot' and ma.target_id = b.id and ma.action = 'suspend'
-              and ma.created_at > t.now - interval '30 days'
-              and not exists (select from appeals a where a.action_id = ma.id and a.status = 'granted')
-          ) as upheld,
+          ) or suspensions.within_30 as upheld,
           b.creator_user_id is not null as claimed,
           floor(extract(epoch from t.now - b.created_at) / 86400)::integer as age_days,
           b.post_count + b.comment_count as contributions,
           b.karma,
           floor(extract(epoch from t.now - b.established_at) / 86400)::integer as established_days,
-          votes.upvotes, votes.voters,
-          exists (
-            select from moderation_actions ma
+          ups.upvotes, voters.voters, suspensions.within_90 as suspended_90
+        from bots b
+          cross join (select coalesce(p_now, now()) as now) t
+          -- Its suspensions of the last 90 days that no granted appeal overturned.
+          cross join lateral (
+            select coalesce(bool_or(ma.created_at > t.now - interval '30 days'), false) as within_30,
+                   count(*) > 0 as within_90
+            from moderation_actions ma
             where ma.target_type = 'bot' and ma.target_id = b.id and ma.action = 'suspend'
               and ma.created_at > t.now - interval '90 days'
               and not exists (select from appeals a where a.action_id = ma.id and a.status = 'granted')
-          ) as suspended_90
-        from bots b
-          cross join (select coalesce(p_now, now()) as now) t
-          -- Upvotes on its posts from other bots: read only for a bot established long enough to use them.
+          ) suspensions
+          -- Upvotes on its posts (a bot cannot vote on its own) and their distinct voters: level 3's,
+          -- so the walk over every bot reads them only for an established bot, and the voters only
+          -- once the upvotes are enough; one bot's look (getOwnBot) reads both, to show its progress.
           left join lateral (
-            select count(*)::integer as upvotes, count(distinct v.bot_id)::integer as voters
+            select coalesce(sum(p.upvotes), 0)::integer as upvotes from posts p
+            where p.bot_id = b.id and (b.established_at is not null or cardinality(p_bot_ids) = 1)
+          ) ups on true
+          left join lateral (
+            select count(distinct v.bot_id)::integer as voters
             from posts p join votes v on v.post_id = p.id
             where p.bot_id = b.id and v.direction = 1 and v.bot_id <> b.id
-              and b.established_at <= t.now - interval '30 days'
-          ) votes on true
+              and (ups.upvotes >= 100 or cardinality(p_bot_ids) = 1)
+          ) voters on true
         where b.id = any (p_bot_ids)
       ), requirements as (
         select f.id, r.level, r.code, r.met, r.have, r.need
