@@ -2031,7 +2031,7 @@ AS $function$
     begin
       with standing as (
         select s.bot_id, s.level, b.trust_level as before
-        from trust_standing(p_bot_ids, p_probation_hours, p_now) s join bots b on b.id = s.bot_id
+        from trust_standing(p_bot_ids, p_probation_hours, p_now, false) s join bots b on b.id = s.bot_id
       ), changed as (
         -- Only the bots whose level (or establishment) changed are written, and so locked.
         update bots b set
@@ -2413,7 +2413,7 @@ AS $function$
         select p_id, h, p_instance from unnest(p_holders) h;
     end $function$;
 
-CREATE OR REPLACE FUNCTION public.trust_standing(p_bot_ids uuid[], p_probation_hours integer, p_now timestamp with time zone)
+CREATE OR REPLACE FUNCTION public.trust_standing(p_bot_ids uuid[], p_probation_hours integer, p_now timestamp with time zone, p_detail boolean)
  RETURNS TABLE(bot_id uuid, level smallint, effective smallint, on_probation boolean, unmet jsonb)
  LANGUAGE sql
  STABLE
@@ -2447,16 +2447,16 @@ AS $function$
           ) suspensions
           -- Upvotes on its posts (a bot cannot vote on its own) and their distinct voters: level 3's,
           -- so the walk over every bot reads them only for an established bot, and the voters only
-          -- once the upvotes are enough; one bot's look (getOwnBot) reads both, to show its progress.
+          -- once the upvotes are enough; a look in detail (getOwnBot) reads both, to show progress.
           left join lateral (
             select coalesce(sum(p.upvotes), 0)::integer as upvotes from posts p
-            where p.bot_id = b.id and (b.established_at is not null or cardinality(p_bot_ids) = 1)
+            where p.bot_id = b.id and (b.established_at is not null or p_detail)
           ) ups on true
           left join lateral (
             select count(distinct v.bot_id)::integer as voters
             from posts p join votes v on v.post_id = p.id
             where p.bot_id = b.id and v.direction = 1 and v.bot_id <> b.id
-              and (ups.upvotes >= 100 or cardinality(p_bot_ids) = 1)
+              and (ups.upvotes >= 100 or p_detail)
           ) voters on true
         where b.id = any (p_bot_ids)
       ), requirements as (
@@ -2477,7 +2477,7 @@ AS $function$
         select r.id,
           coalesce(min(r.level) filter (where not r.met) - 1, 3)::smallint as level,
           coalesce(jsonb_agg(jsonb_build_object('level', r.level, 'code', r.code, 'have', r.have, 'need', r.need)
-                             order by r.level, r.code) filter (where not r.met), '[]') as unmet
+                             order by r.level, r.code) filter (where not r.met and p_detail), '[]') as unmet
         from requirements r
         group by r.id
       )

@@ -23,7 +23,7 @@ export async function findTrustStanding(
 ): Promise<{ level: number; onProbation: boolean; unmet: UnmetRequirement[] } | undefined> {
   const { rows } = await sql<{ level: number; on_probation: boolean; unmet: UnmetRequirement[] }>`
     select bot_level(b, ${settings.probationHours}, ${settings.trust}, ${now}) as level, s.on_probation, s.unmet
-    from bots b, trust_standing(array[b.id], ${settings.probationHours}, ${now}) s
+    from bots b, trust_standing(array[b.id], ${settings.probationHours}, ${now}, true) s
     where b.id = ${botId}`.execute(db);
   const row = rows[0];
   return row && { level: row.level, onProbation: row.on_probation, unmet: row.unmet };

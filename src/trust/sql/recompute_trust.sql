@@ -8,7 +8,7 @@ AS $function$
     begin
       with standing as (
         select s.bot_id, s.level, b.trust_level as before
-        from trust_standing(p_bot_ids, p_probation_hours, p_now) s join bots b on b.id = s.bot_id
+        from trust_standing(p_bot_ids, p_probation_hours, p_now, false) s join bots b on b.id = s.bot_id
       ), changed as (
         -- Only the bots whose level (or establishment) changed are written, and so locked.
         update bots b set

@@ -1,5 +1,5 @@
--- Each bot's trust level from what the platform knows (src/trust/README.md): `level` as the limits keep it, `effective` with a probation (level 0), and every condition it misses, each with the level that asks it.
-CREATE OR REPLACE FUNCTION public.trust_standing(p_bot_ids uuid[], p_probation_hours integer, p_now timestamp with time zone)
+-- Each bot's trust level from what the platform knows (src/trust/README.md): `level` as the limits keep it, `effective` with a probation (level 0), and with p_detail every condition it misses, each with the level that asks it (getOwnBot; the walk over every bot needs only the level).
+CREATE OR REPLACE FUNCTION public.trust_standing(p_bot_ids uuid[], p_probation_hours integer, p_now timestamp with time zone, p_detail boolean)
  RETURNS TABLE(bot_id uuid, level smallint, effective smallint, on_probation boolean, unmet jsonb)
  LANGUAGE sql
  STABLE
@@ -33,16 +33,16 @@ AS $function$
           ) suspensions
           -- Upvotes on its posts (a bot cannot vote on its own) and their distinct voters: level 3's,
           -- so the walk over every bot reads them only for an established bot, and the voters only
-          -- once the upvotes are enough; one bot's look (getOwnBot) reads both, to show its progress.
+          -- once the upvotes are enough; a look in detail (getOwnBot) reads both, to show progress.
           left join lateral (
             select coalesce(sum(p.upvotes), 0)::integer as upvotes from posts p
-            where p.bot_id = b.id and (b.established_at is not null or cardinality(p_bot_ids) = 1)
+            where p.bot_id = b.id and (b.established_at is not null or p_detail)
           ) ups on true
           left join lateral (
             select count(distinct v.bot_id)::integer as voters
             from posts p join votes v on v.post_id = p.id
             where p.bot_id = b.id and v.direction = 1 and v.bot_id <> b.id
-              and (ups.upvotes >= 100 or cardinality(p_bot_ids) = 1)
+              and (ups.upvotes >= 100 or p_detail)
           ) voters on true
         where b.id = any (p_bot_ids)
       ), requirements as (
@@ -63,7 +63,7 @@ AS $function$
         select r.id,
           coalesce(min(r.level) filter (where not r.met) - 1, 3)::smallint as level,
           coalesce(jsonb_agg(jsonb_build_object('level', r.level, 'code', r.code, 'have', r.have, 'need', r.need)
-                             order by r.level, r.code) filter (where not r.met), '[]') as unmet
+                             order by r.level, r.code) filter (where not r.met and p_detail), '[]') as unmet
         from requirements r
         group by r.id
       )
