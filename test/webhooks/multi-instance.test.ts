@@ -29,6 +29,8 @@ before(async () => {
         WEBHOOK_POLL_MS: '50',
         WEBHOOK_RETRY_SCHEDULE: '0.2,0.5,1,1,1,1',
         RATE_LIMIT_COMMENTS: '1000',
+        // One bot answers another's post 200 times: the loop breaker would pause them at 10.
+        CONVERSATION_LIMIT: '1000',
         IP_LIMIT_FACTOR: '100',
       }),
     );
