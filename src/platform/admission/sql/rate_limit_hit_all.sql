@@ -23,12 +23,20 @@ AS $function$
       -- Locked in the order given (the address first), so two requests never wait on each other crosswise.
       for i in 1..v_n loop
         select w.hits, w.newest into v_count, v_newest from rate_limit_windows w where w.key = p_keys[i] for update;
-        if not found then
-          insert into rate_limit_windows (key) values (p_keys[i]) on conflict (key) do nothing;
-          select w.hits, w.newest into v_count, v_newest from rate_limit_windows w where w.key = p_keys[i] for update;
+        v_min := null;
+        if found then
+          select h.at into v_min from rate_limit_hits h where h.key = p_keys[i] order by h.at limit 1;
+        else
+          -- A window this statement creates has no hits (pruning deletes a window with its hits):
+          -- a new key, as most conversations are, costs one insert. One inserted meanwhile is read.
+          insert into rate_limit_windows (key) values (p_keys[i]) on conflict (key) do nothing
+            returning hits, newest into v_count, v_newest;
+          if not found then
+            select w.hits, w.newest into v_count, v_newest from rate_limit_windows w where w.key = p_keys[i] for update;
+            select h.at into v_min from rate_limit_hits h where h.key = p_keys[i] order by h.at limit 1;
+          end if;
         end if;
         v_at := greatest(coalesce(p_now, date_trunc('milliseconds', clock_timestamp())), v_newest);
-        select h.at into v_min from rate_limit_hits h where h.key = p_keys[i] order by h.at limit 1;
         if v_min <= v_at - v_window then
           delete from rate_limit_hits h where h.key = p_keys[i] and h.at <= v_at - v_window;
           get diagnostics v_deleted = row_count;
