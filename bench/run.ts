@@ -211,8 +211,15 @@ await withThrowawayDatabase(async (database, url) => {
   });
   // A writer at trust level 1 (the published limits), or at level 2.
   const withKey = (request: autocannon.Request) => asWriter(request, n++ % levelOneWriters);
+  // Posts take their writers in a turn of their own, so each writer's posts stay even: on a shared
+  // count, the other rows' requests move where each posting row starts, and on a fast machine a few
+  // writers met their 10 posts an hour (a 429 in the trust walk's row).
+  let levelOnePosts = 0;
+  let levelTwoPosts = 0;
+  const withPostingKey = (request: autocannon.Request) =>
+    asWriter(request, levelOnePosts++ % levelOneWriters);
   const withEstablishedKey = (request: autocannon.Request) =>
-    asWriter(request, levelOneWriters + (n++ % (keys.length - levelOneWriters)));
+    asWriter(request, levelOneWriters + (levelTwoPosts++ % (keys.length - levelOneWriters)));
   // The two writes, as our scenarios and the raw-pg anchors send them; `as` sets who sends each.
   // Each post a body of its own, as bots write: the same post twice within a day is a 409.
   let posted = 0;
@@ -327,7 +334,7 @@ await withThrowawayDatabase(async (database, url) => {
         {
           name: 'POST /api/feed/posts over HTTP (limiter, distinct bots)',
           goal: {},
-          requests: [postRequest(withKey)],
+          requests: [postRequest(withPostingKey)],
         },
         run,
       ),
@@ -430,7 +437,7 @@ await withThrowawayDatabase(async (database, url) => {
     {
       name: 'POST /api/feed/posts (limiter, distinct bots)',
       goal: { ofAnchor: 0.75, anchor: 'createPost' },
-      requests: [postRequest(withKey)],
+      requests: [postRequest(withPostingKey)],
     },
     {
       // Level 2's limit is the array's next element in the same statement: no slower than level 1
@@ -467,7 +474,7 @@ await withThrowawayDatabase(async (database, url) => {
       goal: { ofAnchor: 0.6, anchor: 'httpCreatePost' },
       requests: [
         mcpMessage({ method: 'tools/call' }, (r) =>
-          withKey({
+          withPostingKey({
             ...r,
             body: JSON.stringify({
               jsonrpc: '2.0',
@@ -608,7 +615,7 @@ await withThrowawayDatabase(async (database, url) => {
   // The hourly trust recomputation over every bot, as the job runs it, while bots post: how long
   // it takes, and what the posts it overlapped saw, against as long a run of posts just before.
   let trust: Awaited<ReturnType<typeof recomputeWhileWriting>> | undefined;
-  if (selected('trust')) trust = await recomputeWhileWriting(url, server, postRequest(withKey));
+  if (selected('trust')) trust = await recomputeWhileWriting(url, server, postRequest(withPostingKey));
   for (const started of [server, withoutLoopBreaker, hello, anchor]) await stopProcess(started.child);
 
   const startup = {
@@ -720,7 +727,7 @@ await withThrowawayDatabase(async (database, url) => {
           '',
           `recomputeAllTrust(), as the job \`recompute-trust-levels\` runs it (batches of 1,000 bots, each one statement under the server's 5 s timeout): ${trust.seconds.toFixed(2)} s, ${trust.changed.toLocaleString('en')} levels changed (goal < ${trustRecomputeGoalSeconds} s: ${trust.seconds < trustRecomputeGoalSeconds ? 'yes' : 'NO'}).`,
           `The same walk with no other load, just before: ${trust.aloneSeconds.toFixed(2)} s.`,
-          `Posts meanwhile (distinct bots, ${connections} connections): ${trust.during.rps.toFixed(0)} req/s, p99 ${trust.during.p99} ms, slowest ${trust.during.max} ms; just before, as long a run: ${trust.before.rps.toFixed(0)} req/s, p99 ${trust.before.p99} ms, slowest ${trust.before.max} ms; ${trust.errors} errors.`,
+          `Posts meanwhile (distinct bots, ${connections} connections): ${trust.during.rps.toFixed(0)} req/s, p99 ${trust.during.p99} ms, slowest ${trust.during.max} ms; just before, as long a run: ${trust.before.rps.toFixed(0)} req/s, p99 ${trust.before.p99} ms, slowest ${trust.before.max} ms; ${trust.errors} errors${trust.refusals ? ` (${trust.refusals})` : ''}.`,
           `No post blocked (none slower than 1 s, at least half the rate of the run before, on 2 cores shared with the recomputation): ${trust.during.max < 1000 && trust.during.rps >= trust.before.rps / 2 && trust.errors === 0 ? 'yes' : 'NO'}.`,
           '',
         ]
@@ -834,10 +841,23 @@ async function recomputeWhileWriting(url: string, server: ServerProcess, post: a
       before: { rps: before.requests.average, p99: before.latency.p99, max: before.latency.max },
       during: { rps: writes.requests.average, p99: writes.latency.p99, max: writes.latency.max },
       errors: before.errors + before.non2xx + writes.errors + writes.non2xx,
+      refusals: refusalsOf(before, writes),
     };
   } finally {
     await database.close();
   }
+}
+
+/** What the errors of some runs were: each status other than 2xx with its count, and connection errors. */
+function refusalsOf(...results: autocannon.Result[]): string {
+  const counts = new Map<string, number>();
+  for (const result of results) {
+    for (const [status, { count }] of Object.entries(result.statusCodeStats ?? {}))
+      if (!status.startsWith('2')) counts.set(status, (counts.get(status) ?? 0) + (count ?? 0));
+    if (result.errors > 0)
+      counts.set('connection errors', (counts.get('connection errors') ?? 0) + result.errors);
+  }
+  return [...counts].map(([what, count]) => `${what} ×${count}`).join(', ');
 }
 
 async function mixedLoad(
