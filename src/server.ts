@@ -13,7 +13,7 @@ import { checkDatabases, openDatabase } from './platform/db/database.js';
 import { migrateToLatest } from './platform/db/migrate.js';
 import { exitOnStartupError } from './config/startup-error.js';
 import { runAdminOn } from './cli/admin-commands.js';
-import { adminChannelPath, serveAdminChannel } from './cli/admin-channel.js';
+import { adminChannelPath, serveAdminChannel, UnsafeAdminChannelError } from './cli/admin-channel.js';
 
 /** After this long, closing what start-up opened gives up, and the process exits 1. */
 const shutdownTimeoutMs = 10_000;
@@ -109,10 +109,16 @@ async function main() {
       );
     // `npm run admin` cannot open the directory this process holds: it asks here instead.
     if (!config.pgliteDir.startsWith('memory://')) {
-      const channel = await serveAdminChannel(adminChannelPath(config.pgliteDir), (argv, io, operator) =>
-        runAdminOn(database, argv, io, { statementTimeoutMs: config.databaseStatementTimeoutMs, operator }),
-      );
-      opened(() => channel.close());
+      try {
+        const channel = await serveAdminChannel(adminChannelPath(config.pgliteDir), (argv, io, operator) =>
+          runAdminOn(database, argv, io, { statementTimeoutMs: config.databaseStatementTimeoutMs, operator }),
+        );
+        opened(() => channel.close());
+      } catch (error) {
+        // Someone else's directory where ours belongs: the server serves, only the channel is off.
+        if (!(error instanceof UnsafeAdminChannelError)) throw error;
+        app.log.warn(`${error.message} Until then \`npm run admin\` cannot reach this server.`);
+      }
     }
   }
   await app.listen({ host: config.host, port: config.port });

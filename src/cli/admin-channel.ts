@@ -1,14 +1,19 @@
 // The admin channel: how `npm run admin` reaches a database that a running server holds. Embedded
 // PGlite admits one process at a time, so while the server runs on it, the server runs the admin
 // command itself, on its own connection, for whoever can reach a Unix socket beside the database's
-// files (mode 0600: the machine's operator, the user the server runs as). A role granted this way
-// takes effect at the next request: nothing caches it. On a Postgres server the CLI connects as any
-// other client and needs no channel.
+// files: the machine's operator, the user the server runs as. The socket is made 0600 (never
+// briefly wider), in a directory only its owner can enter (the data directory, 0700, or when that
+// path is too long for a socket, a directory of the user's own under the temporary directory),
+// and the CLI speaks to it only once it has seen that the socket is its own user's: nobody else
+// can listen there first, read the command's arguments or answer with a forged key. A role
+// granted this way takes effect at the next request: nothing caches it. On a Postgres server the
+// CLI connects as any other client and needs no channel.
 import { createHash } from 'node:crypto';
-import { chmod, rm } from 'node:fs/promises';
+import { chmod, lstat, mkdir, rm } from 'node:fs/promises';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { StartupError } from '../config/startup-error.js';
 import type { AdminOutput } from './admin-commands.js';
 
 /** Runs one admin command with its output; resolves with its exit code. */
@@ -28,23 +33,64 @@ interface ChannelAnswer {
 /** Longest socket path every platform takes (Linux allows 107 bytes, macOS 103). */
 const socketPathMaxBytes = 100;
 
+/** The user this process runs as (undefined where there are no user ids). */
+const ownUid = () => process.getuid?.();
+
+/** Why the channel's place cannot be trusted: someone else could listen there or replace the socket. */
+export class UnsafeAdminChannelError extends StartupError {
+  constructor(where: string, why: string) {
+    super(
+      `The admin channel at ${where} is not safe to use: ${why}. Remove it as its owner, or give PGLITE_DIR a ` +
+        'shorter path so that the socket is made inside the data directory.',
+    );
+    this.name = 'UnsafeAdminChannelError';
+  }
+}
+
+/**
+ * The directory of the user's own for sockets whose data directory's path is too long: made 0700,
+ * and refused when it is a link, someone else's, or open to others (as tmux does with its own).
+ */
+export async function privateSocketDirectory(directory: string, create: boolean): Promise<void> {
+  if (create)
+    await mkdir(directory, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    });
+  const found = await lstat(directory);
+  const uid = ownUid();
+  if (!found.isDirectory()) throw new UnsafeAdminChannelError(directory, 'it is not a directory');
+  if (uid !== undefined && found.uid !== uid)
+    throw new UnsafeAdminChannelError(
+      directory,
+      `it belongs to user ${found.uid}, not to this user (${uid})`,
+    );
+  if ((found.mode & 0o077) !== 0) {
+    if (!create) throw new UnsafeAdminChannelError(directory, 'other users can enter it');
+    await chmod(directory, 0o700);
+  }
+}
+
 /**
  * The channel's socket for a PGlite directory: inside it, or, when that path is too long for a
- * socket, in the temporary directory under a name derived from the directory's absolute path.
+ * socket, in this user's own directory under the temporary directory (`bot-platform-<uid>`), under
+ * a name derived from the data directory's absolute path.
  */
-export function adminChannelPath(pgliteDir: string): string {
+export function adminChannelPath(pgliteDir: string): { socket: string; privateDirectory?: string } {
   const directory = path.resolve(pgliteDir);
   const inside = path.join(directory, 'admin.sock');
-  if (Buffer.byteLength(inside) <= socketPathMaxBytes) return inside;
+  if (Buffer.byteLength(inside) <= socketPathMaxBytes) return { socket: inside };
   const name = createHash('sha256').update(directory).digest('hex').slice(0, 16);
-  return path.join(tmpdir(), `bot-platform-admin-${name}.sock`);
+  const privateDirectory = path.join(tmpdir(), `bot-platform-${ownUid() ?? 'user'}`);
+  return { socket: path.join(privateDirectory, `admin-${name}.sock`), privateDirectory };
 }
 
 /** Serves admin commands on the socket until closed. The caller holds the directory's lock. */
 export async function serveAdminChannel(
-  socketPath: string,
+  place: ReturnType<typeof adminChannelPath>,
   run: AdminRunner,
 ): Promise<{ close(): Promise<void> }> {
+  const socketPath = place.socket;
+  if (place.privateDirectory) await privateSocketDirectory(place.privateDirectory, true);
   // A socket left by a server that died: the lock says this process owns the directory now.
   await rm(socketPath, { force: true });
   const server: Server = createServer((request, response) => {
@@ -88,9 +134,15 @@ export async function serveAdminChannel(
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(socketPath, () => resolve());
+    // The socket file is made by listen() itself, synchronously: under this mask it is 0600 from
+    // its first moment, with no window in which another user could connect before a chmod.
+    const mask = process.umask(0o177);
+    try {
+      server.listen(socketPath, () => resolve());
+    } finally {
+      process.umask(mask);
+    }
   });
-  await chmod(socketPath, 0o600);
   return {
     close: () =>
       new Promise<void>((resolve) => {
@@ -104,12 +156,27 @@ export async function serveAdminChannel(
  * Asks the server listening on the socket to run the command; undefined when none listens there
  * (no socket, or one a stopped server left), for the CLI to open the database itself.
  */
-export function askAdminChannel(
-  socketPath: string,
+export async function askAdminChannel(
+  place: ReturnType<typeof adminChannelPath>,
   argv: string[],
   operator: string,
   io: AdminOutput,
 ): Promise<number | undefined> {
+  const socketPath = place.socket;
+  const found = await lstat(socketPath).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined;
+    throw error;
+  });
+  if (!found) return undefined;
+  // The command's arguments (a bot's name, a key to come back) go only to a server of this user's.
+  if (place.privateDirectory) await privateSocketDirectory(place.privateDirectory, false);
+  const uid = ownUid();
+  if (!found.isSocket()) throw new UnsafeAdminChannelError(socketPath, 'it is not a socket');
+  if (uid !== undefined && found.uid !== uid)
+    throw new UnsafeAdminChannelError(
+      socketPath,
+      `it belongs to user ${found.uid}, not to this user (${uid})`,
+    );
   return new Promise((resolve, reject) => {
     const body = JSON.stringify({ argv, operator } satisfies ChannelRequest);
     const request = httpRequest(

@@ -388,9 +388,9 @@ describe('npm run admin while the server runs', () => {
 
       // Development secrets are kept with the data (owner-only), so the same cookie still signs in.
       assert.equal((await stat(path.join(dir, 'development-secrets.json'))).mode & 0o777, 0o600);
-      assert.equal((await stat(adminChannelPath(dir))).mode & 0o777, 0o600);
+      assert.equal((await stat(adminChannelPath(dir).socket)).mode & 0o777, 0o600);
       assert.equal(await server.stop(), 0);
-      await assert.rejects(stat(adminChannelPath(dir)), /ENOENT/, 'the channel closes with the server');
+      await assert.rejects(stat(adminChannelPath(dir).socket), /ENOENT/, 'the channel closes with the server');
       server = await serverProcess(development);
       assert.equal(await moderationPage(server, cookie), 200, 'still signed in after a restart');
 

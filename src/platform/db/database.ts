@@ -1,7 +1,7 @@
 // Opens the platform's database: a Postgres server when DATABASE_URL is set, embedded PGlite
 // otherwise. Either way the rest of the code sees one Kysely<Database> for the primary, and a
 // ReadRouting that sends public reads to a replica when DATABASE_READ_URL names one.
-import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdir, open, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, PostgresDriver, sql } from 'kysely';
@@ -137,13 +137,45 @@ export class DataDirectoryInUseError extends StartupError {
   }
 }
 
+export class DataDirectoryOpenError extends StartupError {
+  constructor(directory: string, mode: number, cause?: string) {
+    super(
+      `The PGlite directory ${directory} can be reached by other users of this machine (mode ${mode.toString(8).padStart(4, '0')})` +
+        `${cause ? `, and making it private failed (${cause})` : ''}: they could read its write-ahead log (e-mail addresses, ` +
+        'reports) or change the database under the server. Run `chmod 700` on it as its owner, or point PGLITE_DIR ' +
+        'at a directory of your own.',
+    );
+    this.name = 'DataDirectoryOpenError';
+  }
+}
+
+/**
+ * The embedded database's files are the whole database: its directory is made only its owner's
+ * (PGlite writes most files 0666, so the directory is what keeps others out). A new one is created
+ * 0700, an existing one tightened; one that still lets group or others in (owned by someone else)
+ * refuses to start.
+ */
+async function privateDataDirectory(directory: string): Promise<void> {
+  await mkdir(directory, { recursive: true, mode: 0o700 });
+  let { mode } = await stat(directory);
+  if ((mode & 0o077) === 0) return;
+  let failure: string | undefined;
+  try {
+    await chmod(directory, mode & 0o700);
+    ({ mode } = await stat(directory));
+  } catch (error) {
+    failure = (error as NodeJS.ErrnoException).code ?? String(error);
+  }
+  if ((mode & 0o077) !== 0) throw new DataDirectoryOpenError(directory, mode & 0o7777, failure);
+}
+
 /**
  * PGlite's directory may be opened by one process at a time; a second one (say, the admin CLI
  * while the server runs) would have its writes silently overwritten. A lock file holding the
  * owner's pid makes that a clear error instead. A lock left by a process that died is taken over.
  */
 async function lockDataDirectory(directory: string): Promise<() => Promise<void>> {
-  await mkdir(directory, { recursive: true });
+  await privateDataDirectory(directory);
   const lockFile = path.join(directory, 'bot-platform.lock');
   for (;;) {
     try {
