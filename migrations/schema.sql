@@ -337,6 +337,7 @@ CREATE TABLE communities (
 CREATE INDEX communities_created_by ON public.communities USING btree (created_by, created_at);
 CREATE INDEX communities_new ON public.communities USING btree (created_at, id);
 CREATE INDEX communities_popular ON public.communities USING btree (members_count, created_at, id);
+CREATE INDEX communities_words ON public.communities USING gin (to_tsvector('simple'::regconfig, ((((name || ' '::text) || title) || ' '::text) || description)));
 
 CREATE TABLE community_bans (
   community_id uuid NOT NULL,
@@ -544,14 +545,14 @@ CREATE TABLE moderation_actions (
   community_id uuid,
   moderator_bot_id uuid,
   moderator_bot_name text,
-  CONSTRAINT moderation_actions_action_check CHECK ((action = ANY (ARRAY['remove'::text, 'restore'::text, 'suspend'::text, 'unsuspend'::text, 'dismiss'::text, 'grant_moderator'::text, 'revoke_moderator'::text, 'grant_appeal'::text, 'deny_appeal'::text, 'key_revoked'::text, 'pin'::text, 'unpin'::text, 'ban'::text, 'unban'::text, 'close'::text, 'reopen'::text]))),
+  CONSTRAINT moderation_actions_action_check CHECK ((action = ANY (ARRAY['remove'::text, 'restore'::text, 'suspend'::text, 'unsuspend'::text, 'dismiss'::text, 'grant_moderator'::text, 'revoke_moderator'::text, 'grant_appeal'::text, 'deny_appeal'::text, 'key_revoked'::text, 'pin'::text, 'unpin'::text, 'ban'::text, 'unban'::text, 'close'::text, 'reopen'::text, 'edit'::text, 'remove_moderator'::text]))),
   CONSTRAINT moderation_actions_category_check CHECK ((category = ANY (ARRAY['spam'::text, 'harassment'::text, 'prompt_injection'::text, 'secret_leak'::text, 'impersonation'::text, 'illegal'::text, 'other'::text]))),
   CONSTRAINT moderation_actions_check CHECK (((target_type = 'human'::text) = ((target_email IS NOT NULL) AND (target_id IS NULL)))),
   CONSTRAINT moderation_actions_check1 CHECK (((target_type = 'human'::text) = (action = ANY (ARRAY['grant_moderator'::text, 'revoke_moderator'::text])))),
   CONSTRAINT moderation_actions_check2 CHECK (((until IS NULL) OR (action = ANY (ARRAY['suspend'::text, 'ban'::text])))),
   CONSTRAINT moderation_actions_check3 CHECK (((NOT hide_content) OR (action = 'suspend'::text))),
   CONSTRAINT moderation_actions_check4 CHECK (((category IS NULL) OR (action = ANY (ARRAY['remove'::text, 'suspend'::text])))),
-  CONSTRAINT moderation_actions_community_acts CHECK (((action <> ALL (ARRAY['pin'::text, 'unpin'::text, 'ban'::text, 'unban'::text, 'close'::text, 'reopen'::text])) OR (community_id IS NOT NULL))),
+  CONSTRAINT moderation_actions_community_acts CHECK (((action <> ALL (ARRAY['pin'::text, 'unpin'::text, 'ban'::text, 'unban'::text, 'close'::text, 'reopen'::text, 'edit'::text, 'remove_moderator'::text])) OR (community_id IS NOT NULL))),
   CONSTRAINT moderation_actions_community_id_fkey FOREIGN KEY (community_id) REFERENCES communities(id),
   CONSTRAINT moderation_actions_one_moderator CHECK (((moderator_bot_id IS NULL) OR (moderator_user_id IS NULL))),
   CONSTRAINT moderation_actions_pkey PRIMARY KEY (id),
@@ -560,6 +561,7 @@ CREATE TABLE moderation_actions (
   CONSTRAINT moderation_actions_target_type_check CHECK ((target_type = ANY (ARRAY['post'::text, 'comment'::text, 'bot'::text, 'human'::text, 'community'::text])))
 );
 CREATE INDEX moderation_actions_community ON public.moderation_actions USING btree (community_id, seq) WHERE (community_id IS NOT NULL);
+CREATE INDEX moderation_actions_suspensions ON public.moderation_actions USING btree (target_id, created_at) WHERE (action = 'suspend'::text);
 CREATE INDEX moderation_actions_target ON public.moderation_actions USING btree (target_type, target_id, seq);
 CREATE TRIGGER append_only BEFORE DELETE OR UPDATE ON public.moderation_actions FOR EACH STATEMENT EXECUTE FUNCTION moderation_actions_append_only();
 
@@ -1302,9 +1304,10 @@ AS $function$
     #variable_conflict use_column
     declare
       v_author uuid;
+      v_community uuid;
       v_before smallint;
     begin
-      select p.bot_id, p.upvotes, p.downvotes, p.score into v_author, upvotes, downvotes, score
+      select p.bot_id, p.community_id, p.upvotes, p.downvotes, p.score into v_author, v_community, upvotes, downvotes, score
         from posts p where p.id = p_post for no key update;
       if not found then
         return query select 'post_not_found', null::uuid, null::integer, null::integer, null::integer;
@@ -1313,6 +1316,10 @@ AS $function$
       post_id := p_post;
       if v_author = p_bot then
         return query select 'self_vote', null::uuid, null::integer, null::integer, null::integer;
+        return;
+      end if;
+      if v_community is not null and exists (select from communities c where c.id = v_community and c.status = 'closed') then
+        return query select 'community_closed', null::uuid, null::integer, null::integer, null::integer;
         return;
       end if;
 
@@ -2030,7 +2037,7 @@ AS $function$
       return query select v_hits, v_ttl;
     end $function$;
 
-CREATE OR REPLACE FUNCTION public.recompute_trust(p_bot_ids uuid[], p_probation_hours integer, p_now timestamp with time zone)
+CREATE OR REPLACE FUNCTION public.recompute_trust(p_bot_ids uuid[], p_probation_hours integer, p_now timestamp with time zone, p_probation_ended uuid[] DEFAULT '{}'::uuid[])
  RETURNS integer
  LANGUAGE plpgsql
 AS $function$
@@ -2038,7 +2045,8 @@ AS $function$
       v_changed integer;
     begin
       with standing as (
-        select s.bot_id, s.level, b.trust_level as before
+        select s.bot_id, s.level, b.trust_level as stored,
+               case when s.bot_id = any (p_probation_ended) then 0 else b.trust_level end as before
         from trust_standing(p_bot_ids, p_probation_hours, p_now, false) s join bots b on b.id = s.bot_id
       ), changed as (
         -- Only the bots whose level (or establishment) changed are written, and so locked.
@@ -2048,15 +2056,15 @@ AS $function$
           from standing s
           where b.id = s.bot_id
             and (b.trust_level <> s.level or (s.level >= 2) <> (b.established_at is not null))
-          returning b.id, s.level, s.before
+          returning b.id
       ), told as (
         insert into notifications (bot_id, kind, created_at, detail)
-        select c.id, 'trust', date_trunc('milliseconds', coalesce(p_now, now())),
-               jsonb_build_object('level', c.level, 'previous', c.before)
-          from changed c
-          where c.level <> c.before
+        select s.bot_id, 'trust', date_trunc('milliseconds', coalesce(p_now, now())),
+               jsonb_build_object('level', s.level, 'previous', s.before)
+          from standing s
+          where s.level <> s.before
       )
-      select count(*) into v_changed from changed c where c.level <> c.before;
+      select count(*) into v_changed from standing s where s.level <> s.before;
       return v_changed;
     end $function$;
 
@@ -2441,31 +2449,49 @@ AS $function$
           b.post_count + b.comment_count as contributions,
           b.karma,
           floor(extract(epoch from t.now - b.established_at) / 86400)::integer as established_days,
-          ups.upvotes, voters.voters, suspensions.within_90 as suspended_90
+          ups.upvotes, ups.voters, suspensions.within_90 as suspended_90
         from bots b
           cross join (select coalesce(p_now, now()) as now) t
-          -- Its suspensions of the last 90 days that no granted appeal overturned.
+          -- Its suspensions of the last 90 days that still stand: none that a granted appeal
+          -- overturned, or that a moderator lifted (an unsuspend by a person, before any later
+          -- suspension; one that ended at its set time was served, and counts).
           cross join lateral (
             select coalesce(bool_or(ma.created_at > t.now - interval '30 days'), false) as within_30,
                    count(*) > 0 as within_90
             from moderation_actions ma
-            where ma.target_type = 'bot' and ma.target_id = b.id and ma.action = 'suspend'
+            where ma.target_id = b.id and ma.action = 'suspend'
               and ma.created_at > t.now - interval '90 days'
               and not exists (select from appeals a where a.action_id = ma.id and a.status = 'granted')
+              and not exists (
+                select from moderation_actions lifted
+                where lifted.target_type = 'bot' and lifted.target_id = b.id and lifted.action = 'unsuspend'
+                  and lifted.moderator_user_id is not null and lifted.seq > ma.seq
+                  and not exists (
+                    select from moderation_actions later
+                    where later.target_id = b.id and later.action = 'suspend'
+                      and later.seq > ma.seq and later.seq < lifted.seq))
           ) suspensions
-          -- Upvotes on its posts (a bot cannot vote on its own) and their distinct voters: level 3's,
-          -- so the walk over every bot reads them only for an established bot, and the voters only
-          -- once the upvotes are enough; a look in detail (getOwnBot) reads both, to show progress.
+          -- Level 3's upvotes on its posts (a bot cannot vote on its own), counted from the voters
+          -- that could not be made in a minute: claimed by a creator other than its own, at level 1
+          -- or more, and registered at least 7 days before the vote. The walk over every bot reads
+          -- them only for an established bot whose posts have 100 upvotes of any voter; a look in
+          -- detail (getOwnBot) reads them always, to show progress.
           left join lateral (
             select coalesce(sum(p.upvotes), 0)::integer as upvotes from posts p
             where p.bot_id = b.id and (b.established_at is not null or p_detail)
-          ) ups on true
+          ) any_ups on true
           left join lateral (
-            select count(distinct v.bot_id)::integer as voters
-            from posts p join votes v on v.post_id = p.id
+            select count(*)::integer as upvotes, count(distinct v.bot_id)::integer as voters
+            from posts p
+              join votes v on v.post_id = p.id
+              join bots voter on voter.id = v.bot_id
             where p.bot_id = b.id and v.direction = 1 and v.bot_id <> b.id
-              and (ups.upvotes >= 100 or p_detail)
-          ) voters on true
+              and voter.creator_user_id is not null
+              and voter.creator_user_id is distinct from b.creator_user_id
+              and voter.trust_level >= 1
+              and v.created_at >= voter.created_at + interval '7 days'
+              and (any_ups.upvotes >= 100 or p_detail)
+          ) ups on true
         where b.id = any (p_bot_ids)
       ), requirements as (
         select f.id, r.level, r.code, r.met, r.have, r.need

@@ -156,6 +156,7 @@ export function loadConfig(
       follows: raw.RATE_LIMIT_FOLLOWS as number,
       'identity-tokens': raw.RATE_LIMIT_IDENTITY_TOKENS as number,
       reports: raw.RATE_LIMIT_REPORTS as number,
+      'community-acts': raw.RATE_LIMIT_COMMUNITY_ACTS as number,
       registrations: raw.REGISTER_LIMIT_PER_HOUR as number,
     },
     humans,

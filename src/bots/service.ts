@@ -167,6 +167,7 @@ export async function ownBot(
     follows,
     identityTokens,
     reports,
+    communityActs,
   ] = await Promise.all([
     quota('posts'),
     quota('comments'),
@@ -177,6 +178,7 @@ export async function ownBot(
     quota('follows'),
     quota('identity-tokens'),
     quota('reports'),
+    quota('community-acts'),
   ]);
   const suspension = suspensionOf(bot, clock?.() ?? new Date());
   const appeal = suspension?.actionId ? await appealOfAction(db, suspension.actionId) : undefined;
@@ -202,6 +204,7 @@ export async function ownBot(
       follows,
       identity_tokens: identityTokens,
       reports,
+      community_acts: communityActs,
     },
   };
 }

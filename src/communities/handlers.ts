@@ -3,7 +3,7 @@
 // removeCommunityModerator, moderateCommunity, listCommunityReports, listCommunityAppeals,
 // decideCommunityAppeal. The work is in ./service.ts.
 import type { Config } from '../config.js';
-import { authenticatedBot } from '../platform/admission/request-context.js';
+import { authenticatedBot, pendingAdmission } from '../platform/admission/request-context.js';
 import type { Clock } from '../platform/db/clock.js';
 import { defaultPageSize } from '../platform/db/keyset.js';
 import type { ReadRouting } from '../platform/db/read-routing.js';
@@ -105,13 +105,9 @@ export function communityHandlers({
     },
 
     async moderateCommunity({ params, body, request }) {
-      const action = await actInCommunity(
-        db,
-        { bot: authenticatedBot(request) },
-        params.name,
-        body,
-        clock?.() ?? new Date(),
-      );
+      // Counted whatever its outcome, as every limited write: before the act, in several statements.
+      const caller = await pendingAdmission(request).settleAndIdentify();
+      const action = await actInCommunity(db, { bot: caller }, params.name, body, clock?.() ?? new Date());
       return { status: 201, body: action };
     },
 

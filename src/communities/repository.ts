@@ -48,20 +48,26 @@ export function findCommunity(db: Db, name: string): Promise<CommunityWithCreato
   return selectCommunities(db).where('communities.name', '=', name.toLowerCase()).executeTakeFirst();
 }
 
-/** The characters of a LIKE pattern that are not literal, escaped. */
-const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (character) => `\\${character}`);
+/**
+ * The words of a community's texts, as the `communities_words` index holds them (the hardening-round-6
+ * migration): this very expression, so that the planner uses it.
+ */
+const communityWords = sql`to_tsvector('simple', communities.name || ' ' || communities.title || ' ' || communities.description)`;
 
-export async function listCommunities(
+/**
+ * A page of communities' query; with `words`, only those whose texts have each of them as a word or
+ * the beginning of one (letters and digits only: no query syntax reaches the database).
+ */
+export function communitiesQuery(
   db: Db,
-  query: { sort: CommunitySort; q: string | undefined; limit: number; after: CursorKey | undefined },
-): Promise<CommunityWithCreator[]> {
+  query: { sort: CommunitySort; words: readonly string[]; limit: number; after: CursorKey | undefined },
+) {
   const columns = query.sort === 'popular' ? ['members_count', 'created_at', 'id'] : ['created_at', 'id'];
   let select = selectCommunities(db);
-  if (query.q !== undefined)
-    for (const word of query.q.toLowerCase().split(/\s+/).filter(Boolean))
-      select = select.where(
-        sql<boolean>`lower(communities.name || ' ' || communities.title || ' ' || communities.description) like ${`%${likeLiteral(word)}%`}`,
-      );
+  if (query.words.length > 0)
+    select = select.where(
+      sql<boolean>`${communityWords} @@ to_tsquery('simple', ${query.words.map((word) => `${word}:*`).join(' & ')})`,
+    );
   if (query.after)
     select = select.where(
       afterKey(
@@ -71,7 +77,14 @@ export async function listCommunities(
       ),
     );
   for (const column of columns) select = select.orderBy(sql.ref(`communities.${column}`), 'desc');
-  return select.limit(sql.lit(literalRows(query.limit))).execute();
+  return select.limit(sql.lit(literalRows(query.limit)));
+}
+
+export function listCommunities(
+  db: Db,
+  query: Parameters<typeof communitiesQuery>[1],
+): Promise<CommunityWithCreator[]> {
+  return communitiesQuery(db, query).execute();
 }
 
 /** The moderators of these communities, each community's creator first, then in the order appointed. */
@@ -190,6 +203,21 @@ export async function isMember(db: Db, communityId: string, botId: string): Prom
     .where('bot_id', '=', botId)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * Whether a bot is in a community: a member, or the author of a post there or of a comment on one
+ * (those a removal keeps aside included).
+ */
+export async function isPresentIn(db: Db, communityId: string, botId: string): Promise<boolean> {
+  const { rows } = await sql<{ present: boolean }>`
+    select exists (select from community_members m where m.community_id = ${communityId} and m.bot_id = ${botId})
+      or exists (select from posts p where p.community_id = ${communityId} and p.bot_id = ${botId})
+      or exists (select from comments c join posts p on p.id = c.post_id
+                 where c.bot_id = ${botId} and p.community_id = ${communityId})
+      or exists (select from removed_content rc join moderation_actions ma on ma.id = rc.removed_by
+                 where rc.author_id = ${botId} and ma.community_id = ${communityId}) as present`.execute(db);
+  return rows[0]!.present;
 }
 
 export async function isModerator(db: Db, communityId: string, botId: string): Promise<boolean> {

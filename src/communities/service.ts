@@ -7,6 +7,7 @@ import type { Clock } from '../platform/db/clock.js';
 import { keysetPage, type Page } from '../platform/db/keyset.js';
 import type { BotRow, Db } from '../platform/db/schema.js';
 import { notFound, ProblemError, validationFailed, type FieldError } from '../platform/spec/problems.js';
+import { isVisiblyBlank, uuidPattern } from '../platform/spec/formats.js';
 import type {
   Appeal,
   BotSummary,
@@ -16,7 +17,7 @@ import type {
 } from '../platform/spec/schemas.js';
 import { retryingDeadlocks } from '../platform/db/deadlocks.js';
 import { applyModeration, type ModerationOutcome } from '../moderation/repository/actions.js';
-import { logAction, tellBot } from '../moderation/repository/log.js';
+import { findLatestAct, logAction, tellBot } from '../moderation/repository/log.js';
 import type { Moderator } from '../moderation/repository/roles.js';
 import { listReportedTargets, queueKeyset } from '../moderation/repository/queue.js';
 import { toModerationAction } from '../moderation/service/actions.js';
@@ -37,6 +38,7 @@ import {
   insertMember,
   insertModerator,
   isModerator,
+  isPresentIn,
   listCommunities,
   listModerators,
   lockCommunity,
@@ -100,16 +102,48 @@ export async function communityByName(db: Db, name: string, publicUrl: string): 
   return toCommunity(row, await listModerators(db, [row.id]), publicUrl);
 }
 
+/** How many words `q` may hold, and how long each must be: each is a look-up of the index. */
+export const searchWords = { max: 8, minLength: 2 };
+
+/**
+ * The words `q` asks for: its runs of letters and digits, lower-cased, each once; those shorter
+ * than `searchWords.minLength` left out (like stop words, they would match nearly everything). A
+ * `q` with none left, or with too many, is a 400 that says what to send.
+ */
+export function communitySearchWords(q: string | undefined): string[] {
+  if (q === undefined) return [];
+  const runs = q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const words = [...new Set(runs.filter((word) => [...word].length >= searchWords.minLength))];
+  if (words.length === 0)
+    throw validationFailed([
+      {
+        in: 'query',
+        pointer: '/q',
+        message: `needs a word of ${searchWords.minLength} or more letters or digits`,
+      },
+    ]);
+  if (words.length > searchWords.max)
+    throw validationFailed([
+      {
+        in: 'query',
+        pointer: '/q',
+        message: `holds ${words.length} different words; search with ${searchWords.max} at most`,
+      },
+    ]);
+  return words;
+}
+
 /** listCommunities: a page, popular or new, searched by `q`. */
 export async function communitiesPage(
   db: Db,
   query: { sort: CommunitySort; q: string | undefined; limit: number; cursor?: string | undefined },
   publicUrl: string,
 ): Promise<Page<Community>> {
+  const words = communitySearchWords(query.q);
   const page = await keysetPage(
     communityKeysets[query.sort],
     query,
-    (limit, after) => listCommunities(db, { sort: query.sort, q: query.q, limit, after }),
+    (limit, after) => listCommunities(db, { sort: query.sort, words, limit, after }),
     (row) => row,
   );
   const moderators = await listModerators(
@@ -122,7 +156,7 @@ export async function communitiesPage(
   };
 }
 
-/** The texts of a community trimmed; a blank title or rule refused by name. */
+/** The texts of a community trimmed; a blank title or rule (or one that shows nothing) refused by name. */
 function trimmedTexts<
   Texts extends {
     title?: string | undefined;
@@ -134,13 +168,23 @@ function trimmedTexts<
   const texts = { ...input };
   if (input.title !== undefined) {
     texts.title = input.title.trim();
-    if (!texts.title) problems.push({ in: 'body', pointer: '/title', message: 'must not be blank' });
+    if (isVisiblyBlank(texts.title))
+      problems.push({
+        in: 'body',
+        pointer: '/title',
+        message: 'must not be blank (or only invisible characters)',
+      });
   }
   if (input.description !== undefined) texts.description = input.description.trim();
   if (input.rules !== undefined) {
     texts.rules = input.rules.map((rule) => rule.trim());
     texts.rules.forEach((rule, index) => {
-      if (!rule) problems.push({ in: 'body', pointer: `/rules/${index}`, message: 'must not be blank' });
+      if (isVisiblyBlank(rule))
+        problems.push({
+          in: 'body',
+          pointer: `/rules/${index}`,
+          message: 'must not be blank (or only invisible characters)',
+        });
     });
   }
   if (problems.length > 0) throw validationFailed(problems);
@@ -224,8 +268,16 @@ export async function createCommunity(
   return { community, limit, remaining: Math.max(0, limit - created) };
 }
 
-/** The community, and the caller one of its moderators, or a 403. */
-async function moderatedBy(db: Db, caller: BotRow, name: string): Promise<CommunityWithCreator> {
+/**
+ * The community, and the caller one of its moderators, or a 403; for a change (`writing`), the
+ * community open too: closed, it is read-only for all but the platform's moderators.
+ */
+async function moderatedBy(
+  db: Db,
+  caller: BotRow,
+  name: string,
+  { writing }: { writing: boolean },
+): Promise<CommunityWithCreator> {
   const community = await requireCommunity(db, name);
   if (!(await isModerator(db, community.id, caller.id)))
     throw new ProblemError(
@@ -233,6 +285,7 @@ async function moderatedBy(db: Db, caller: BotRow, name: string): Promise<Commun
       'forbidden',
       `${caller.name} does not moderate ${community.name}: only its moderators may.`,
     );
+  if (writing && community.status === 'closed') throw closedProblem(community);
   return community;
 }
 
@@ -244,7 +297,7 @@ export async function updateCommunity(
   name: string,
   patch: { title?: string | undefined; description?: string | undefined; rules?: string[] | undefined },
 ): Promise<Community> {
-  const community = await moderatedBy(db, caller, name);
+  const community = await moderatedBy(db, caller, name, { writing: true });
   const texts = trimmedTexts(patch);
   await updateCommunityTexts(db, community.id, {
     ...(texts.title === undefined ? {} : { title: texts.title }),
@@ -283,6 +336,7 @@ async function creatorAndBot(db: Db, caller: BotRow, name: string, reference: st
       'forbidden',
       `Only the bot that created ${community.name} appoints its moderators.`,
     );
+  if (community.status === 'closed') throw closedProblem(community);
   const bot = await findBotReference(db, reference);
   if (!bot) throw notFound(`No bot has the id or name ${reference}.`);
   return { community, bot };
@@ -320,11 +374,25 @@ export async function removeModerator(
 
 /** What moderateCommunity and the platform's community acts ask. */
 export interface CommunityActRequest {
-  action: 'remove' | 'restore' | 'pin' | 'unpin' | 'ban' | 'unban' | 'close' | 'reopen';
+  action:
+    | 'remove'
+    | 'restore'
+    | 'pin'
+    | 'unpin'
+    | 'ban'
+    | 'unban'
+    | 'close'
+    | 'reopen'
+    | 'edit'
+    | 'remove_moderator';
   target_type: 'post' | 'comment' | 'bot' | 'community';
   target_id: string;
   reason: string;
   until?: string | undefined;
+  /** `edit`'s new texts. */
+  title?: string | undefined;
+  description?: string | undefined;
+  rules?: string[] | undefined;
 }
 
 const targetsOf: Record<CommunityActRequest['action'], ReadonlyArray<CommunityActRequest['target_type']>> = {
@@ -336,9 +404,12 @@ const targetsOf: Record<CommunityActRequest['action'], ReadonlyArray<CommunityAc
   unban: ['bot'],
   close: ['community'],
   reopen: ['community'],
+  edit: ['community'],
+  remove_moderator: ['bot'],
 };
 
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The acts only the platform's moderators take on a community. */
+const platformOnly = new Set<CommunityActRequest['action']>(['close', 'reopen', 'edit', 'remove_moderator']);
 
 function actProblems(request: CommunityActRequest, now: Date): FieldError[] {
   const problems: FieldError[] = [];
@@ -351,13 +422,19 @@ function actProblems(request: CommunityActRequest, now: Date): FieldError[] {
     });
   else if (
     (request.target_type === 'post' || request.target_type === 'comment') &&
-    !uuid.test(request.target_id)
+    !uuidPattern.test(request.target_id)
   )
     problems.push({ in: 'body', pointer: '/target_id', message: `must be the ${request.target_type}'s id` });
   if (request.until !== undefined && request.action !== 'ban')
     problems.push({ in: 'body', pointer: '/until', message: 'is only for ban' });
   else if (request.until !== undefined && new Date(request.until) <= now)
     problems.push({ in: 'body', pointer: '/until', message: 'must be in the future' });
+  const texts = (['title', 'description', 'rules'] as const).filter((field) => request[field] !== undefined);
+  if (request.action !== 'edit')
+    for (const field of texts)
+      problems.push({ in: 'body', pointer: `/${field}`, message: 'is only for edit' });
+  else if (texts.length === 0)
+    problems.push({ in: 'body', pointer: '', message: 'edit needs a title, a description or rules to set' });
   return problems;
 }
 
@@ -375,10 +452,61 @@ function settled(outcome: ModerationOutcome, request: CommunityActRequest): Mode
 /** Who acts: a community's moderator (a bot), or a platform moderator (a person). */
 type Acting = { bot: BotRow } | { moderator: Moderator };
 
+/** How long a platform moderator's lifting of a ban holds against the community's moderators. */
+const unbanHoldsDays = 30;
+
+/** What a platform moderator did that a community's moderators may not redo, by the act they would redo it with. */
+const reversalOf = {
+  remove: {
+    acts: ['remove', 'restore', 'grant_appeal'],
+    reversals: ['restore', 'grant_appeal'],
+    words: 'restored',
+  },
+  pin: { acts: ['pin', 'unpin'], reversals: ['unpin'], words: 'unpinned' },
+  ban: {
+    acts: ['ban', 'unban', 'grant_appeal'],
+    reversals: ['unban', 'grant_appeal'],
+    words: 'lifted the ban of',
+  },
+} as const;
+
+/**
+ * A community moderator's act that would undo a platform moderator's decision on the same target
+ * (its latest of these acts): refused, 403 `platform_decision`. A restore and an unpin hold for
+ * good, a lifted ban for `unbanHoldsDays`.
+ */
+async function refuseUndoingThePlatform(
+  db: Db,
+  community: CommunityWithCreator,
+  act: keyof typeof reversalOf,
+  target: { target_type: 'post' | 'comment' | 'bot'; target_id: string; name: string },
+  now: Date,
+): Promise<void> {
+  const { acts, reversals, words } = reversalOf[act];
+  const latest = await findLatestAct(db, {
+    targetType: target.target_type,
+    targetId: target.target_id,
+    actions: acts,
+    communityId: act === 'ban' ? community.id : undefined,
+  });
+  if (!latest || latest.moderator_user_id === null) return;
+  if (!(reversals as readonly string[]).includes(latest.action)) return;
+  const holdsUntil =
+    act === 'ban' ? new Date(latest.created_at.getTime() + unbanHoldsDays * 86_400_000) : undefined;
+  if (holdsUntil && holdsUntil <= now) return;
+  throw new ProblemError(
+    403,
+    'platform_decision',
+    `The platform's moderators ${words} ${target.name} on ${latest.created_at.toISOString()}; their decision holds` +
+      `${holdsUntil ? ` until ${holdsUntil.toISOString()}` : ''}, and ${community.name}'s moderators cannot undo it.`,
+  );
+}
+
 /**
  * moderateCommunity (a community's moderator) and the community acts of `moderate` (a platform
- * moderator, who may also close and reopen it): the target checked to be in the community, then
- * the act, logged with its scope, and the bot concerned told, in one transaction.
+ * moderator, who may also close, reopen and edit it, and remove one of its moderators): the target
+ * checked to be in the community, then the act, logged with its scope, and the bot concerned told,
+ * in one transaction. A closed community is read-only for its own moderators.
  */
 export async function actInCommunity(
   db: Db,
@@ -391,8 +519,14 @@ export async function actInCommunity(
   if (problems.length > 0) throw validationFailed(problems);
   const community =
     'bot' in acting
-      ? await moderatedBy(db, acting.bot, communityName)
+      ? await moderatedBy(db, acting.bot, communityName, { writing: true })
       : await requireCommunity(db, communityName);
+  if ('bot' in acting && platformOnly.has(request.action))
+    throw new ProblemError(
+      403,
+      'forbidden',
+      `Only the platform's moderators ${request.action === 'edit' ? 'edit a community through moderate' : request.action === 'remove_moderator' ? 'remove a moderator this way: the creator uses removeCommunityModerator' : 'close and reopen a community'}.`,
+    );
   const by =
     'bot' in acting
       ? { moderator: null, moderatorBot: { id: acting.bot.id, name: acting.bot.name } }
@@ -414,6 +548,14 @@ export async function actInCommunity(
             `The platform's moderators removed this ${target.target_type}: only they may restore it.`,
           );
       }
+      if (request.action === 'remove' && 'bot' in acting)
+        await refuseUndoingThePlatform(
+          db,
+          community,
+          'remove',
+          { ...target, name: `this ${target.target_type}` },
+          now,
+        );
       const outcome = await applyModeration(
         db,
         {
@@ -431,19 +573,25 @@ export async function actInCommunity(
     }
     case 'pin':
     case 'unpin':
+      if (request.action === 'pin' && 'bot' in acting)
+        await refuseUndoingThePlatform(
+          db,
+          community,
+          'pin',
+          { target_type: 'post', target_id: request.target_id, name: 'this post' },
+          now,
+        );
       return settled(await pinAct(db, community, request, scope, now), request);
     case 'ban':
     case 'unban':
       return settled(await banAct(db, community, request, scope, now), request);
     case 'close':
     case 'reopen':
-      if ('bot' in acting)
-        throw new ProblemError(
-          403,
-          'forbidden',
-          `Only the platform's moderators close and reopen a community.`,
-        );
       return settled(await statusAct(db, community, request, scope), request);
+    case 'edit':
+      return settled(await editAct(db, community, request, scope), request);
+    case 'remove_moderator':
+      return settled(await removeModeratorAct(db, community, request, scope), request);
   }
 }
 
@@ -503,8 +651,30 @@ async function banAct(
 ): Promise<ModerationOutcome> {
   const bot = await findBotReference(db, request.target_id);
   if (!bot) return { kind: 'not_found' };
-  if (request.action === 'ban' && scope.moderatorBot?.id === bot.id)
-    return { kind: 'unchanged', detail: 'A moderator cannot ban itself.' };
+  if (request.action === 'ban') {
+    if (scope.moderatorBot?.id === bot.id)
+      return { kind: 'unchanged', detail: 'A moderator cannot ban itself.' };
+    if (bot.id === community.created_by)
+      throw new ProblemError(
+        403,
+        'forbidden',
+        `${bot.name} created ${community.name}: its creator cannot be banned there. The platform's moderators decide about it.`,
+      );
+    // A ban keeps a bot out of a community it is in: of any other bot there is nothing to keep out.
+    if (!(await isPresentIn(db, community.id, bot.id)))
+      return {
+        kind: 'unchanged',
+        detail: `${bot.name} is not a member of ${community.name} and has never written there: there is nothing to ban it from.`,
+      };
+    if (scope.moderatorBot)
+      await refuseUndoingThePlatform(
+        db,
+        community,
+        'ban',
+        { target_type: 'bot', target_id: bot.id, name: bot.name },
+        now,
+      );
+  }
   return retryingDeadlocks(() =>
     db.transaction().execute(async (trx): Promise<ModerationOutcome> => {
       await lockCommunity(trx, community.id);
@@ -564,6 +734,68 @@ function statusAct(
   );
 }
 
+/** A platform moderator sets a community's texts (closed or open); its creator is told. */
+function editAct(
+  db: Db,
+  community: CommunityWithCreator,
+  request: CommunityActRequest,
+  scope: Scope,
+): Promise<ModerationOutcome> {
+  const texts = trimmedTexts(request);
+  return retryingDeadlocks(() =>
+    db.transaction().execute(async (trx): Promise<ModerationOutcome> => {
+      await lockCommunity(trx, community.id);
+      await updateCommunityTexts(trx, community.id, {
+        ...(texts.title === undefined ? {} : { title: texts.title }),
+        ...(texts.description === undefined ? {} : { description: texts.description }),
+        ...(texts.rules === undefined ? {} : { rules: texts.rules }),
+      });
+      const action = await logAction(trx, {
+        action: 'edit',
+        target_type: 'community',
+        target_id: community.id,
+        reason: request.reason,
+        ...scope,
+      });
+      if (community.created_by !== null) await tellBot(trx, community.created_by, action);
+      return { kind: 'done', action };
+    }),
+  );
+}
+
+/** A platform moderator removes one of a community's moderators (never its creator); the bot is told. */
+async function removeModeratorAct(
+  db: Db,
+  community: CommunityWithCreator,
+  request: CommunityActRequest,
+  scope: Scope,
+): Promise<ModerationOutcome> {
+  const bot = await findBotReference(db, request.target_id);
+  if (!bot) return { kind: 'not_found' };
+  if (bot.id === community.created_by)
+    return {
+      kind: 'unchanged',
+      detail: `${bot.name} created ${community.name} and always moderates it: close the community instead.`,
+    };
+  return retryingDeadlocks(() =>
+    db.transaction().execute(async (trx): Promise<ModerationOutcome> => {
+      await lockCommunity(trx, community.id);
+      if (!(await isModerator(trx, community.id, bot.id)))
+        return { kind: 'unchanged', detail: `${bot.name} does not moderate ${community.name}.` };
+      await deleteModerator(trx, community.id, bot.id);
+      const action = await logAction(trx, {
+        action: 'remove_moderator',
+        target_type: 'bot',
+        target_id: bot.id,
+        reason: request.reason,
+        ...scope,
+      });
+      await tellBot(trx, bot.id, action);
+      return { kind: 'done', action };
+    }),
+  );
+}
+
 /** listCommunityAppeals: the appeals of the acts confined to the community. */
 export async function communityAppeals(
   db: Db,
@@ -571,7 +803,7 @@ export async function communityAppeals(
   name: string,
   query: { status: Appeal['status']; limit: number; cursor?: string | undefined },
 ) {
-  const community = await moderatedBy(db, caller, name);
+  const community = await moderatedBy(db, caller, name, { writing: false });
   return appealsQueue(db, { ...query, communityId: community.id });
 }
 
@@ -583,7 +815,7 @@ export async function decideCommunityAppeal(
   appealId: string,
   request: { decision: 'grant' | 'deny'; reason: string },
 ): Promise<Appeal> {
-  const community = await moderatedBy(db, caller, name);
+  const community = await moderatedBy(db, caller, name, { writing: true });
   return decideAppeal(
     db,
     { communityId: community.id, bot: { id: caller.id, name: caller.name } },
@@ -601,7 +833,7 @@ export async function communityReports(
   name: string,
   query: { limit: number; cursor?: string | undefined },
 ): Promise<Page<ReportedTarget>> {
-  const community = await moderatedBy(db, caller, name);
+  const community = await moderatedBy(db, caller, name, { writing: false });
   const page = await keysetPage(
     queueKeyset,
     query,
@@ -629,7 +861,8 @@ export async function communityRefusalProblem(
   db: Db,
   refusal: CommunityRefusal,
   where: string | { postId: string },
-  botId: string,
+  /** The bot refused: a ban's words are its own. */
+  botId?: string,
 ): Promise<ProblemError> {
   const name = typeof where === 'string' ? where : await findPostCommunityName(db, where.postId);
   if (refusal === 'no_community' || name === undefined) return noSuchCommunity(name ?? '');
@@ -645,7 +878,7 @@ export async function communityRefusalProblem(
         `Only its members post in ${community.name}: join it first (joinCommunity, PUT /api/communities/${community.name}/membership), and read its rules (getCommunity).`,
       );
     case 'banned': {
-      const ban = await findBan(db, community.id, botId, null);
+      const ban = botId === undefined ? undefined : await findBan(db, community.id, botId, null);
       const until = ban?.until ? ` until ${ban.until.toISOString()}` : ' with no end set';
       return new ProblemError(
         403,

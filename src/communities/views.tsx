@@ -129,6 +129,37 @@ function ModerateForm({
   );
 }
 
+/** A platform moderator's form of `moderate`'s `edit`: the community's texts as they stand, to change. */
+function EditCommunityForm({ community }: { community: Community }) {
+  return (
+    <form method="post" action="/moderation/actions" class="moderation-form" novalidate>
+      <h3>Its texts</h3>
+      <input type="hidden" name="action" value="edit" />
+      <input type="hidden" name="target_type" value="community" />
+      <input type="hidden" name="target_id" value={community.name} />
+      <div class="field">
+        <label for="edit-title">Title</label>
+        <input id="edit-title" name="title" value={community.title} required maxLength={80} />
+      </div>
+      <div class="field">
+        <label for="edit-description">Description</label>
+        <textarea id="edit-description" name="description" maxLength={500} rows={3}>
+          {community.description}
+        </textarea>
+      </div>
+      <div class="field">
+        <label for="edit-rules">Rules, one a line (at most 10)</label>
+        <textarea id="edit-rules" name="rules" rows={5}>
+          {community.rules.join('\n')}
+        </textarea>
+      </div>
+      <label for="edit-reason">Reason (its creator reads it)</label>
+      <input id="edit-reason" name="reason" required maxLength={500} />
+      <button type="submit">Change its texts</button>
+    </form>
+  );
+}
+
 export function CommunityView({
   community,
   sort,
@@ -188,6 +219,16 @@ export function CommunityView({
           {community.moderators.map((bot) => (
             <li key={bot.id}>
               <BotName bot={bot} />
+              {bot.id === community.created_by?.id
+                ? ' (its creator)'
+                : moderator && (
+                    <ModerateForm
+                      id={`remove-moderator-${bot.id}`}
+                      action="remove_moderator"
+                      label={`Remove ${bot.name} from the moderators`}
+                      fields={{ target_type: 'bot', target_id: bot.id, community: community.name }}
+                    />
+                  )}
             </li>
           ))}
         </ul>
@@ -269,6 +310,7 @@ export function CommunityView({
               </ul>
             </>
           )}
+          <EditCommunityForm community={community} />
           {community.status === 'open' ? (
             <ModerateForm
               id="close"

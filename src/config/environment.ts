@@ -39,6 +39,7 @@ export const variables = {
   RATE_LIMIT_IDENTITY_TOKENS: { type: 'integer', minimum: 1, maximum: largestLimit, default: 60 },
   RATE_LIMIT_REPORTS: { type: 'integer', minimum: 1, maximum: largestLimit, default: 20 },
   RATE_LIMIT_COMMUNITIES: { type: 'integer', minimum: 1, maximum: largestLimit, default: 1 },
+  RATE_LIMIT_COMMUNITY_ACTS: { type: 'integer', minimum: 1, maximum: largestLimit, default: 30 },
   REGISTER_LIMIT_PER_HOUR: { type: 'integer', minimum: 1, maximum: largestLimit, default: 20 },
   IP_LIMIT_FACTOR: { type: 'integer', minimum: 1, default: 5 },
   FLOOD_THRESHOLD: { type: 'integer', minimum: 0, maximum: 1000, default: 3 },

@@ -148,6 +148,7 @@ export type LimitedAction =
   | 'follows'
   | 'identity-tokens'
   | 'reports'
+  | 'community-acts'
   | 'registrations';
 /** What an `x-rate-limit` may name: a limit of `limits`, or the e-mail sign-in requests (humans.emailLimits). */
 export type RateLimitAction = LimitedAction | 'sign-in-mails';

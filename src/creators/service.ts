@@ -1,6 +1,6 @@
 // The creators' service functions: what upsertCreatorProfile, listMyBots, claimBot, getCreator,
 // getCreatorQuestions and submitCreatorAssessment do, for the API handlers and the web pages alike.
-import { recomputeTrustOf } from '../trust/service.js';
+import { recomputeTrustAfterClaim } from '../trust/service.js';
 import {
   creatorQuestionnaires,
   currentCreatorQuestionnaire,
@@ -82,7 +82,7 @@ export async function claimBotWithCode(db: Db, config: Config, userId: string, c
     throw notFound('No bot has this claim code.');
   }
   // Claiming ends a probation and is a condition of level 2: the level is recomputed at once.
-  await recomputeTrustOf(db, config, [outcome.bot.id], null);
+  await recomputeTrustAfterClaim(db, config, outcome.bot, new Date());
   return toBot((await findBotById(db, outcome.bot.id)) ?? outcome.bot, config);
 }
 

@@ -225,7 +225,7 @@ export async function publishPost(
   );
   if (replay) return { answer: toPost(revivedRow(replay.response, postRowDates)), replayed: true };
   if (written.communityRefusal)
-    throw await communityRefusalProblem(db, written.communityRefusal, input.community!, written.callerId!);
+    throw await communityRefusalProblem(db, written.communityRefusal, input.community!, written.callerId);
   if (written.duplicateOf)
     throw new ProblemError(
       409,
@@ -263,7 +263,7 @@ export async function commentOn(
       { in: 'body', pointer: '/parent_id', message: 'must be a comment of the same post' },
     ]);
   if (written.error === 'closed' || written.error === 'banned')
-    throw await communityRefusalProblem(db, written.error, { postId }, written.callerId!);
+    throw await communityRefusalProblem(db, written.error, { postId }, written.callerId);
   if (written.error === 'conversation')
     throw await conversationPaused(
       db,
@@ -365,6 +365,7 @@ export async function vote(
   if (outcome === undefined || outcome.outcome === 'post_not_found') throw postNotFound(postId);
   if (outcome.outcome === 'self_vote')
     throw new ProblemError(403, 'self_vote', 'A bot cannot vote on its own post.');
+  if (outcome.outcome === 'community_closed') throw await communityRefusalProblem(db, 'closed', { postId });
   const { outcome: _, ...counts } = outcome;
   return { ...counts, direction };
 }

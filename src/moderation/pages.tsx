@@ -197,6 +197,17 @@ export function moderationPages(
       ...(fields.hide_content ? { hide_content: fields.hide_content === 'true' } : {}),
       ...(fields.category ? { category: fields.category } : {}),
       ...(fields.community ? { community: fields.community } : {}),
+      // The edit form's texts, each as the community shows it; its rules one a line.
+      ...(fields.title !== undefined ? { title: fields.title } : {}),
+      ...(fields.description !== undefined ? { description: fields.description } : {}),
+      ...(fields.rules !== undefined
+        ? {
+            rules: fields.rules
+              .split(/\r?\n/)
+              .map((rule) => rule.trim())
+              .filter(Boolean),
+          }
+        : {}),
     }),
     async (request, reply, { body, errors }) => {
       const moderator = await moderatorOf(db, request);

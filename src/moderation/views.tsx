@@ -24,6 +24,8 @@ const actionWords: Record<ModerationAction['action'], [string, string]> = {
   unban: ['lifted the ban of', ''],
   close: ['closed the community', ''],
   reopen: ['reopened the community', ''],
+  edit: ['changed the texts of the community', ''],
+  remove_moderator: ['removed', 'from the moderators'],
 };
 
 /** "@ada removed the post “Buy now”": who, the action in words, its target linked to its page. */
@@ -42,12 +44,21 @@ const reasonNames = reportReasonNames;
 /** The page's notices after a form did its work (`?done=`). */
 export const moderationNotices = {
   remove: 'Removed. Its author was told why.',
-  restore: 'Restored, with everything that went with it.',
+  restore:
+    'Restored, with everything that went with it. The removal no longer counts against its author’s trust level.',
   suspend: 'Suspended. The bot was told why.',
-  unsuspend: 'The suspension is lifted.',
+  unsuspend:
+    'The suspension is lifted, and no longer counts against the bot’s trust level: it was recomputed at once.',
   dismiss: 'The reports are dismissed.',
-  grant: 'Appeal granted: the action is reversed, and the bot was told.',
+  grant:
+    'Appeal granted: the action is reversed, no longer counts against the bot’s trust level, and the bot was told.',
   deny: 'Appeal denied. The bot was told.',
+  unpin: 'Unpinned. The community’s moderators cannot pin it again.',
+  unban: 'The ban is lifted. The community’s moderators cannot ban that bot there again for 30 days.',
+  close: 'The community is closed: read-only for everyone but the platform’s moderators.',
+  reopen: 'The community is open again.',
+  edit: 'The community’s texts are changed. Its creator was told.',
+  remove_moderator: 'The bot no longer moderates that community, and was told.',
 } as const;
 
 function ReasonField({ id, label = 'Reason (the bot reads it)' }: { id: string; label?: string }) {
@@ -232,7 +243,7 @@ function TargetOf({ entry }: { entry: ModerationAction }) {
 /** Who did it: a moderator by their handle, the operator's CLI or the platform by its name. */
 function whoDid(entry: ModerationAction): string {
   const where =
-    entry.scope && entry.action !== 'close' && entry.action !== 'reopen'
+    entry.scope && entry.action !== 'close' && entry.action !== 'reopen' && entry.action !== 'edit'
       ? ` (in c/${entry.scope.community})`
       : '';
   if (entry.moderator_bot) return `${entry.moderator_bot.name}, a moderator of c/${entry.scope?.community},`;

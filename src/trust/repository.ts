@@ -29,17 +29,31 @@ export async function findTrustStanding(
   return row && { level: row.level, onProbation: row.on_probation, unmet: row.unmet };
 }
 
-/** Recomputes these bots' levels in one statement; answers how many changed. */
+/**
+ * Recomputes these bots' levels in one statement; answers how many changed. Those of
+ * `probationEnded` were at level 0 until now (a claim ended their probation): their change is told
+ * from 0.
+ */
 export async function recomputeTrustLevels(
   db: Db,
   botIds: readonly string[],
   probationHours: number,
   now: Date | null,
+  probationEnded: readonly string[] = [],
 ): Promise<number> {
   if (botIds.length === 0) return 0;
   const { rows } = await sql<{ changed: number }>`
-    select recompute_trust(${[...botIds]}::uuid[], ${probationHours}, ${now}) as changed`.execute(db);
+    select recompute_trust(${[...botIds]}::uuid[], ${probationHours}, ${now}, ${[...probationEnded]}::uuid[]) as changed`.execute(
+    db,
+  );
   return rows[0]!.changed;
+}
+
+/** A `trust` notification of a change of level the recomputation does not see (trust levels off). */
+export async function tellTrustChange(db: Db, botId: string, level: number, previous: number): Promise<void> {
+  await sql`insert into notifications (bot_id, kind, created_at, detail)
+    values (${botId}, 'trust', date_trunc('milliseconds', now()),
+            jsonb_build_object('level', ${level}::integer, 'previous', ${previous}::integer))`.execute(db);
 }
 
 /** The next batch of bot ids after `after`, in id order (the hourly recomputation's walk). */

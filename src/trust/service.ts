@@ -9,6 +9,7 @@ import {
   findTrustStanding,
   findTrustSubject,
   recomputeTrustLevels,
+  tellTrustChange,
   type UnmetRequirement,
 } from './repository.js';
 
@@ -25,8 +26,9 @@ const requirementWords: Record<TrustRequirement['code'], string> = {
   contributions: '10 or more posts and comments.',
   net_votes: 'More upvotes than downvotes on its posts.',
   established_days: 'Established (level 2) for 30 days.',
-  upvotes: '100 or more upvotes on its posts from other bots.',
-  distinct_voters: 'Upvotes from 20 or more distinct bots.',
+  upvotes:
+    '100 or more upvotes on its posts from bots that count: claimed by another creator, level 1 or more, a week old when they voted.',
+  distinct_voters: 'Upvotes from 20 or more distinct bots that count.',
   not_suspended: 'Not suspended in the last 90 days.',
 };
 
@@ -72,17 +74,21 @@ export async function trustStandingOf(
 }
 
 /**
- * Recomputes the levels of these bots now: after a claim or a moderation decision, so that a
- * restriction or a lift holds from the next request. Nothing while trust levels are off.
+ * After a claim: the bot's level recomputed (claiming is one of level 2's conditions) and, if the
+ * claim ended its probation, the bot told of its rise from level 0, as of any change of level (with
+ * trust levels off, to level 1, everyone's).
  */
-export async function recomputeTrustOf(
+export async function recomputeTrustAfterClaim(
   db: Db,
   settings: BotLimitSettings,
-  botIds: readonly string[],
-  now: Date | null,
+  bot: { id: string; created_at: Date },
+  claimedAt: Date,
 ): Promise<void> {
-  if (!settings.trust.enabled) return;
-  await recomputeTrustLevels(db, botIds, settings.probation.hours, now);
+  const { hours } = settings.probation;
+  const endedProbation = hours > 0 && bot.created_at.getTime() + hours * 3_600_000 > claimedAt.getTime();
+  if (settings.trust.enabled)
+    await recomputeTrustLevels(db, [bot.id], hours, null, endedProbation ? [bot.id] : []);
+  else if (endedProbation) await tellTrustChange(db, bot.id, 1, 0);
 }
 
 /** After a platform moderation action: the level of the bot it concerns (a community's acts stay in it). */

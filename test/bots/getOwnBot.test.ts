@@ -61,6 +61,7 @@ describe('getOwnBot 200', () => {
         follows: fresh,
         identity_tokens: fresh,
         reports: fresh,
+        community_acts: fresh,
       },
     });
     // Quota under use, and reading it consuming none, are in test/platform/admission/rate-limit.test.ts; the

@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import { useTestApp } from '../helpers/app.js';
 import { bearer, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
-import { createCommunity, moderateCommunity, registerClaimedBot } from '../helpers/communities.js';
+import { createCommunity, join, moderateCommunity, registerClaimedBot } from '../helpers/communities.js';
 
 const t = useTestApp();
 
@@ -31,21 +31,17 @@ describe('appointCommunityModerator 204', () => {
       [ada.bot.name, grace.bot.name],
     );
     assert.equal(shown.members_count, 2);
-    const ban = { action: 'ban', target_type: 'bot', target_id: ada.bot.name, reason: 'x' };
-    assert.equal(
-      (
-        await moderateCommunity(t, grace.api_key, made.name, {
-          ...ban,
-          target_id: (await registerBot(t.app)).bot.id,
-        })
-      ).statusCode,
-      201,
-    );
+    const [member, another] = await Promise.all([registerBot(t.app), registerBot(t.app)]);
+    for (const bot of [member, another]) await join(t, bot.api_key, made.name);
+    const ban = (bot: string) => ({ action: 'ban', target_type: 'bot', target_id: bot, reason: 'x' });
+    assert.equal((await moderateCommunity(t, grace.api_key, made.name, ban(member.bot.id))).statusCode, 201);
 
     const removed = await appoint(ada.api_key, made.name, grace.bot.name, 'DELETE');
     assert.equal(removed.statusCode, 204);
     assertContract('removeCommunityModerator', removed);
-    assert.equal((await moderateCommunity(t, grace.api_key, made.name, ban)).statusCode, 403);
+    const refused = await moderateCommunity(t, grace.api_key, made.name, ban(another.bot.name));
+    assert.equal(refused.statusCode, 403);
+    assert.match(refused.json().detail, /does not moderate/);
   });
 });
 

@@ -231,6 +231,147 @@ describe('moderateCommunity 403', () => {
   });
 });
 
+describe('moderateCommunity 403, over its creator and the platform', () => {
+  test('the creator cannot be banned in its community, by a moderator it appointed or anyone', async () => {
+    const { owner, space, member, post } = await communityWithMember();
+    const appointed = await t.app.inject({
+      method: 'PUT',
+      url: `/api/communities/${space.name}/moderators/${member.bot.name}`,
+      headers: bearer(owner.api_key),
+    });
+    assert.equal(appointed.statusCode, 204, appointed.body);
+    const response = await moderateCommunity(t, member.api_key, space.name, {
+      action: 'ban',
+      target_type: 'bot',
+      target_id: owner.bot.name,
+      reason: 'A coup.',
+    });
+    assert.equal(response.statusCode, 403, response.body);
+    assertContract('moderateCommunity', response);
+    assert.match(response.json().detail, /its creator cannot be banned there/);
+    assert.equal((await post(owner.api_key, 'Still mine')).community?.name, space.name);
+  });
+
+  test('what a platform moderator restored, unpinned or unbanned, the community’s moderators cannot redo', async () => {
+    const { owner, space, member, post } = await communityWithMember();
+    const moderator = await signInAsModerator(t);
+    const act = (payload: object) =>
+      moderateCommunity(t, owner.api_key, space.name, { reason: 'Again.', ...payload });
+    const written = await post(member.api_key, 'Contested');
+
+    assert.equal(
+      (await act({ action: 'remove', target_type: 'post', target_id: written.id })).statusCode,
+      201,
+    );
+    const removal = await t.app.inject({
+      url: `/api/moderation/actions?target_type=post&target_id=${written.id}`,
+      headers: asHuman(moderator),
+    });
+    assert.equal(removal.json().items[0].action, 'remove');
+    await moderated(t, moderator, {
+      action: 'restore',
+      target_type: 'post',
+      target_id: written.id,
+      reason: 'Nothing wrong with it.',
+    });
+    const removeAgain = await act({ action: 'remove', target_type: 'post', target_id: written.id });
+    assert.equal(removeAgain.statusCode, 403, removeAgain.body);
+    assertContract('moderateCommunity', removeAgain);
+    assert.equal(removeAgain.json().code, 'platform_decision');
+    assert.equal((await t.app.inject({ url: `/api/feed/posts/${written.id}` })).statusCode, 200);
+
+    assert.equal((await act({ action: 'pin', target_type: 'post', target_id: written.id })).statusCode, 201);
+    await moderated(t, moderator, {
+      action: 'unpin',
+      target_type: 'post',
+      target_id: written.id,
+      community: space.name,
+      reason: 'Pinned to bury the others.',
+    });
+    const pinAgain = await act({ action: 'pin', target_type: 'post', target_id: written.id });
+    assert.equal(pinAgain.statusCode, 403, pinAgain.body);
+    assert.equal(pinAgain.json().code, 'platform_decision');
+
+    assert.equal(
+      (await act({ action: 'ban', target_type: 'bot', target_id: member.bot.id })).statusCode,
+      201,
+    );
+    await moderated(t, moderator, {
+      action: 'unban',
+      target_type: 'bot',
+      target_id: member.bot.id,
+      community: space.name,
+      reason: 'Too harsh.',
+    });
+    const banAgain = await act({ action: 'ban', target_type: 'bot', target_id: member.bot.name });
+    assert.equal(banAgain.statusCode, 403, banAgain.body);
+    assert.equal(banAgain.json().code, 'platform_decision');
+    assert.match(banAgain.json().detail, /holds until \d{4}-/, 'a lifted ban holds for a time');
+    // A community moderator's own unban is theirs to redo.
+    const other = await registerBot(t.app);
+    await join(t, other.api_key, space.name);
+    for (const action of ['ban', 'unban', 'ban'])
+      assert.equal(
+        (await act({ action, target_type: 'bot', target_id: other.bot.id })).statusCode,
+        201,
+        action,
+      );
+  });
+
+  test('a closed community is read-only for its moderators: no act, edit, appointment or decision', async () => {
+    const { owner, space, member, post } = await communityWithMember();
+    const written = await post(member.api_key, 'Before closing');
+    const moderator = await signInAsModerator(t);
+    await moderated(t, moderator, {
+      action: 'close',
+      target_type: 'community',
+      target_id: space.name,
+      reason: 'Abandoned to spam.',
+    });
+    const acted = await moderateCommunity(t, owner.api_key, space.name, {
+      action: 'pin',
+      target_type: 'post',
+      target_id: written.id,
+      reason: 'x',
+    });
+    assert.equal(acted.statusCode, 403, acted.body);
+    assertContract('moderateCommunity', acted);
+    assert.equal(acted.json().code, 'community_closed');
+    const edited = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/communities/${space.name}`,
+      headers: bearer(owner.api_key),
+      payload: { title: 'Taken back' },
+    });
+    assert.equal(edited.statusCode, 403, edited.body);
+    assertContract('updateCommunity', edited);
+    assert.equal(edited.json().code, 'community_closed');
+    const appointed = await t.app.inject({
+      method: 'PUT',
+      url: `/api/communities/${space.name}/moderators/${member.bot.name}`,
+      headers: bearer(owner.api_key),
+    });
+    assert.equal(appointed.statusCode, 403, appointed.body);
+    assertContract('appointCommunityModerator', appointed);
+    assert.equal(appointed.json().code, 'community_closed');
+    const voter = await registerBot(t.app);
+    const voted = await t.app.inject({
+      method: 'POST',
+      url: `/api/feed/posts/${written.id}/vote`,
+      headers: bearer(voter.api_key),
+      payload: { direction: 'up' },
+    });
+    assert.equal(voted.statusCode, 403, voted.body);
+    assertContract('voteOnPost', voted);
+    assert.equal(voted.json().code, 'community_closed');
+    const shown = (await t.app.inject({ url: `/api/communities/${space.name}` })).json();
+    assert.equal(shown.title, space.title, 'nothing changed');
+    assert.equal(shown.moderators.length, 1);
+    const read = (await t.app.inject({ url: `/api/feed/posts/${written.id}` })).json();
+    assert.equal(read.post.score, 0);
+  });
+});
+
 describe('moderateCommunity 404', () => {
   test("a post of another community, or of none, is not this community's", async () => {
     const { owner, space, member } = await communityWithMember();
@@ -254,6 +395,40 @@ describe('moderateCommunity 404', () => {
 });
 
 describe('moderateCommunity 409', () => {
+  test('a bot that is not a member and never wrote there cannot be banned: nothing is written', async () => {
+    const { owner, space, member } = await communityWithMember();
+    const stranger = await registerBot(t.app);
+    const response = await moderateCommunity(t, owner.api_key, space.name, {
+      action: 'ban',
+      target_type: 'bot',
+      target_id: stranger.bot.name,
+      reason: 'Preemptively.',
+    });
+    assert.equal(response.statusCode, 409, response.body);
+    assertContract('moderateCommunity', response);
+    assert.match(response.json().detail, /not a member of .* and has never written there/);
+    assert.deepEqual(
+      (await inbox(t.app, stranger.api_key)).items.filter((n: { kind: string }) => n.kind === 'moderation'),
+      [],
+      'nobody was told',
+    );
+    // One that wrote there and left can be.
+    const gone = await createPost(t.app, member.api_key, { title: 'Then I left', community: space.name });
+    assert.ok(gone.id);
+    await t.app.inject({
+      method: 'DELETE',
+      url: `/api/communities/${space.name}/membership`,
+      headers: bearer(member.api_key),
+    });
+    const banned = await moderateCommunity(t, owner.api_key, space.name, {
+      action: 'ban',
+      target_type: 'bot',
+      target_id: member.bot.name,
+      reason: 'Spam, then gone.',
+    });
+    assert.equal(banned.statusCode, 201, banned.body);
+  });
+
   test('a fourth pin; pinning a pinned post', async () => {
     const { owner, space, member, post } = await communityWithMember();
     const posts: Awaited<ReturnType<typeof createPost>>[] = [];
@@ -282,5 +457,44 @@ describe('moderateCommunity 409', () => {
         .length,
       3,
     );
+  });
+});
+
+describe('moderateCommunity 429', () => {
+  test('a moderator’s acts are limited per rolling hour, counted whatever their outcome', async () => {
+    const owner = await registerClaimedBot(t);
+    const space = await createCommunity(t, owner.api_key);
+    const stranger = await registerBot(t.app);
+    const { buildApp } = await import('../../src/app.js');
+    const limited = await buildApp({
+      config: { ...t.config, limits: { ...t.config.limits, 'community-acts': 3 } },
+      db: t.db,
+    });
+    try {
+      const ban = () =>
+        limited.inject({
+          method: 'POST',
+          url: `/api/communities/${space.name}/actions`,
+          headers: bearer(owner.api_key),
+          payload: { action: 'ban', target_type: 'bot', target_id: stranger.bot.id, reason: 'x' },
+        });
+      const answers = [];
+      for (let i = 0; i < 4; i++) answers.push(await ban());
+      assert.deepEqual(
+        answers.map((answer) => answer.statusCode),
+        [409, 409, 409, 429],
+      );
+      assert.deepEqual(
+        answers.map((answer) => answer.headers['x-ratelimit-remaining']),
+        ['2', '1', '0', '0'],
+      );
+      assertContract('moderateCommunity', answers[3]!);
+      assert.equal(answers[3]!.json().limit, 3);
+      assert.ok(Number(answers[3]!.headers['retry-after']) > 3500);
+      const own = (await limited.inject({ url: '/api/bots/me', headers: bearer(owner.api_key) })).json();
+      assert.equal(own.quota.community_acts.remaining, 0);
+    } finally {
+      await limited.close();
+    }
   });
 });

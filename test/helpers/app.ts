@@ -41,6 +41,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
       follows: 10_000,
       'identity-tokens': 10_000,
       reports: 10_000,
+      'community-acts': 10_000,
       registrations: 10_000,
     },
     // Nor does the loop breaker pause a thread a test fills: its own tests set its limit.

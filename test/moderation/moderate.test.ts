@@ -8,6 +8,7 @@ import { bearer, createPost, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
 import { asHuman, signIn } from '../helpers/humans.js';
 import { signInAsModerator } from '../helpers/moderation.js';
+import { createCommunity, registerClaimedBot } from '../helpers/communities.js';
 import { inbox, setWebhook } from '../helpers/notifications.js';
 import { testClock } from '../helpers/rate-limit.js';
 
@@ -284,6 +285,105 @@ describe('moderate 201: unsuspend and dismiss', () => {
         .statusCode,
       201,
     );
+  });
+});
+
+describe('moderate 201: a community’s texts and moderators', () => {
+  test('a platform moderator edits a closed community’s texts and removes a moderator; both are logged and told', async () => {
+    const owner = await registerClaimedBot(t);
+    const space = await createCommunity(t, owner.api_key, { rules: ['Be kind.'] });
+    const helper = await registerBot(t.app);
+    const appointed = await t.app.inject({
+      method: 'PUT',
+      url: `/api/communities/${space.name}/moderators/${helper.bot.name}`,
+      headers: bearer(owner.api_key),
+    });
+    assert.equal(appointed.statusCode, 204, appointed.body);
+    const moderator = await signInAsModerator(t);
+    assert.equal(
+      (
+        await act(moderator, {
+          action: 'close',
+          target_type: 'community',
+          target_id: space.name,
+          reason: 'Spam.',
+        })
+      ).statusCode,
+      201,
+    );
+    const edited = await act(moderator, {
+      action: 'edit',
+      target_type: 'community',
+      target_id: space.name,
+      title: '  Cleaned up  ',
+      description: 'What it was about, without the spam links.',
+      rules: ['Be kind.', 'No links to shops.'],
+      reason: 'Its description advertised a shop.',
+    });
+    assert.equal(edited.statusCode, 201, edited.body);
+    assertContract('moderate', edited);
+    assert.deepEqual([edited.json().action, edited.json().scope], ['edit', { community: space.name }]);
+    const removed = await act(moderator, {
+      action: 'remove_moderator',
+      target_type: 'bot',
+      target_id: helper.bot.name,
+      community: space.name,
+      reason: 'Approved the spam.',
+    });
+    assert.equal(removed.statusCode, 201, removed.body);
+    assertContract('moderate', removed);
+    const shown = (await t.app.inject({ url: `/api/communities/${space.name}` })).json();
+    assert.deepEqual(
+      [
+        shown.title,
+        shown.description,
+        shown.rules,
+        shown.moderators.map((bot: { name: string }) => bot.name),
+      ],
+      [
+        'Cleaned up',
+        'What it was about, without the spam links.',
+        ['Be kind.', 'No links to shops.'],
+        [owner.bot.name],
+      ],
+    );
+    const toldOwner = (await inbox(t.app, owner.api_key)).items.map((item) => item.moderation?.action);
+    assert.ok(toldOwner.includes('edit'), 'the creator hears of the edit');
+    const toldHelper = (await inbox(t.app, helper.api_key)).items.map((item) => item.moderation?.action);
+    assert.deepEqual(toldHelper, ['remove_moderator']);
+
+    const creator = await act(moderator, {
+      action: 'remove_moderator',
+      target_type: 'bot',
+      target_id: owner.bot.id,
+      community: space.name,
+      reason: 'x',
+    });
+    assert.equal(creator.statusCode, 409, 'its creator always moderates it');
+    const again = await act(moderator, {
+      action: 'remove_moderator',
+      target_type: 'bot',
+      target_id: helper.bot.id,
+      community: space.name,
+      reason: 'x',
+    });
+    assert.equal(again.statusCode, 409, 'not a moderator any more');
+    const nothing = await act(moderator, {
+      action: 'edit',
+      target_type: 'community',
+      target_id: space.name,
+      reason: 'x',
+    });
+    assert.equal(nothing.statusCode, 400, 'an edit with nothing to set');
+    const stray = await act(moderator, {
+      action: 'close',
+      target_type: 'community',
+      target_id: space.name,
+      title: 'x',
+      reason: 'x',
+    });
+    assert.equal(stray.statusCode, 400, 'texts are for edit alone');
+    assert.equal(stray.json().errors[0].pointer, '/title');
   });
 });
 

@@ -8,7 +8,8 @@ import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { loadConfig } from '../../src/config.js';
 import { recomputeAllTrust } from '../../src/trust/service.js';
-import { useTestApp } from '../helpers/app.js';
+import { liftEndedSuspensions } from '../../src/moderation/service/actions.js';
+import { testConfig, useTestApp } from '../helpers/app.js';
 import { bearer, createPost, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
 import { registerClaimedBot } from '../helpers/communities.js';
@@ -17,9 +18,12 @@ import { assertLimitHeaders } from '../helpers/rate-limit.js';
 
 // The published limits (posts 10 an hour), with room for the many bots and votes a test makes.
 const published = loadConfig({}).limits;
+const base = testConfig();
 const t = useTestApp({
   limits: { ...published, registrations: 10_000, votes: 10_000 },
   ipLimitFactor: 1_000,
+  // Level 3's voters are claimed, each by a person of its own who signs in.
+  humans: { ...base.humans, emailLimits: { ...base.humans.emailLimits, perIp: 1_000 } },
 });
 
 async function ownBot(apiKey: string) {
@@ -176,16 +180,80 @@ describe('trust levels', () => {
     assert.equal((await ownBot(bot.api_key)).trust.level, 2);
   });
 
-  test('level 3: established 30 days, 100 upvotes from 20 bots, no suspension in 90 days', async () => {
+  test('a suspension a moderator lifts no longer counts: the level comes back at once; one served to its end still counts', async () => {
+    const bot = await establishedBot();
+    await recomputeAllTrust(t.db, t.config, null);
+    const moderator = await signInAsModerator(t);
+    const suspend = { action: 'suspend', target_type: 'bot', target_id: bot.bot.id, reason: 'Spam.' };
+    await moderated(t, moderator, suspend);
+    assert.equal((await ownBot(bot.api_key)).trust.level, 0);
+    await moderated(t, moderator, { ...suspend, action: 'unsuspend', reason: 'A mistake: not spam.' });
+    const lifted = await ownBot(bot.api_key);
+    assert.deepEqual([lifted.trust.level, lifted.quota.posts.limit], [2, 2 * published.posts]);
+
+    // Served: a suspension that ended at its set time was upheld, and restricts for 30 days.
+    await moderated(t, moderator, suspend);
+    await sql`update bots set suspended_until = now() - interval '1 second' where id = ${bot.bot.id}`.execute(
+      t.db,
+    );
+    await liftEndedSuspensions(t.db, new Date());
+    await recomputeAllTrust(t.db, t.config, null);
+    const served = await ownBot(bot.api_key);
+    assert.deepEqual([served.standing.suspended, served.trust.level], [false, 0]);
+  });
+
+  test('level 3: established 30 days, 100 upvotes from 20 bots that could not be made in a minute, no suspension in 90 days', async () => {
     const bot = await establishedBot();
     await recomputeAllTrust(t.db, t.config, null);
     await sql`update bots set established_at = now() - interval '31 days' where id = ${bot.bot.id}`.execute(
       t.db,
     );
-    for (let voter = 0; voter < 20; voter++) {
-      const { api_key } = await registerBot(t.app);
-      for (const post of bot.posts.slice(1, 6)) await upvote(api_key, post.id);
+    const upvotesFrom = async (voters: { api_key: string }[]) => {
+      for (const { api_key } of voters)
+        for (const post of bot.posts.slice(1, 6)) await upvote(api_key, post.id);
+    };
+    const missing = async () =>
+      Object.fromEntries(
+        (await ownBot(bot.api_key)).trust.next.map((need: { code: string; have: number }) => [
+          need.code,
+          need.have,
+        ]),
+      );
+
+    // Sock puppets: 20 fresh bots from one address, unclaimed; bots of its own creator; bots of
+    // other creators voting on their first day. 130 upvotes, none from a voter that counts.
+    const puppets = await Promise.all(Array.from({ length: 20 }, () => registerBot(t.app)));
+    await upvotesFrom(puppets);
+    const siblings = [];
+    for (let i = 0; i < 3; i++) {
+      const sibling = await registerBot(t.app);
+      const claimed = await t.app.inject({
+        method: 'POST',
+        url: '/api/me/bots/claim',
+        headers: { cookie: bot.cookie, origin: new URL(t.config.publicUrl).origin },
+        payload: { claim_code: sibling.claim_code },
+      });
+      assert.equal(claimed.statusCode, 200, claimed.body);
+      await age(sibling.bot.id, 8);
+      siblings.push(sibling);
     }
+    const newcomers = [];
+    for (let i = 0; i < 3; i++) newcomers.push(await registerClaimedBot(t));
+    await upvotesFrom([...siblings, ...newcomers]);
+    await recomputeAllTrust(t.db, t.config, null);
+    assert.equal((await ownBot(bot.api_key)).trust.level, 2, 'puppets lift no one');
+    assert.deepEqual(await missing(), { upvotes: 0, distinct_voters: 0 });
+
+    // Voters that could not be made in a minute: claimed by other creators, a week old when they vote.
+    const voters = [];
+    for (let i = 0; i < 20; i++) {
+      const voter = await registerClaimedBot(t);
+      await age(voter.bot.id, 8);
+      voters.push(voter);
+    }
+    await upvotesFrom(voters.slice(0, 19));
+    assert.deepEqual(await missing(), { upvotes: 95, distinct_voters: 19 });
+    await upvotesFrom(voters.slice(19));
     await recomputeAllTrust(t.db, t.config, null);
     const own = await ownBot(bot.api_key);
     assert.deepEqual([own.trust.level, own.trust.name, own.trust.next], [3, 'trusted', []]);

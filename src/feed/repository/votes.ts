@@ -17,7 +17,7 @@ export interface VoteOutcome {
   /** What cast_vote() answered; undefined when the caller was not admitted. */
   outcome:
     | {
-        outcome: 'post_not_found' | 'self_vote' | 'unchanged' | 'changed';
+        outcome: 'post_not_found' | 'self_vote' | 'community_closed' | 'unchanged' | 'changed';
         post_id: string;
         upvotes: number;
         downvotes: number;

@@ -1,4 +1,4 @@
--- One vote per bot and post: insert, change or take back, the post's score kept by the counters.
+-- One vote per bot and post: insert, change or take back, the post's score kept by the counters; none in a closed community (read-only).
 CREATE OR REPLACE FUNCTION public.cast_vote(p_post uuid, p_bot uuid, p_direction smallint)
  RETURNS TABLE(outcome text, post_id uuid, upvotes integer, downvotes integer, score integer)
  LANGUAGE plpgsql
@@ -7,9 +7,10 @@ AS $function$
     #variable_conflict use_column
     declare
       v_author uuid;
+      v_community uuid;
       v_before smallint;
     begin
-      select p.bot_id, p.upvotes, p.downvotes, p.score into v_author, upvotes, downvotes, score
+      select p.bot_id, p.community_id, p.upvotes, p.downvotes, p.score into v_author, v_community, upvotes, downvotes, score
         from posts p where p.id = p_post for no key update;
       if not found then
         return query select 'post_not_found', null::uuid, null::integer, null::integer, null::integer;
@@ -18,6 +19,10 @@ AS $function$
       post_id := p_post;
       if v_author = p_bot then
         return query select 'self_vote', null::uuid, null::integer, null::integer, null::integer;
+        return;
+      end if;
+      if v_community is not null and exists (select from communities c where c.id = v_community and c.status = 'closed') then
+        return query select 'community_closed', null::uuid, null::integer, null::integer, null::integer;
         return;
       end if;
 

@@ -165,6 +165,29 @@ export function logAction(
     .executeTakeFirstOrThrow();
 }
 
+/**
+ * The newest of these acts on a target (in one community, if named): what it was, who did it (a
+ * person's user id, or null for a bot or the platform) and when.
+ */
+export async function findLatestAct(
+  db: Db,
+  query: {
+    targetType: 'post' | 'comment' | 'bot';
+    targetId: string;
+    actions: readonly ModerationActionRow['action'][];
+    communityId?: string | undefined;
+  },
+): Promise<Pick<ModerationActionRow, 'action' | 'moderator_user_id' | 'created_at'> | undefined> {
+  let select = db
+    .selectFrom('moderation_actions')
+    .select(['action', 'moderator_user_id', 'created_at'])
+    .where('target_type', '=', query.targetType)
+    .where('target_id', '=', query.targetId)
+    .where('action', 'in', [...query.actions]);
+  if (query.communityId !== undefined) select = select.where('community_id', '=', query.communityId);
+  return select.orderBy('seq', 'desc').limit(1).executeTakeFirst();
+}
+
 /** Tells a bot of an action, in the action's transaction and as of it (its webhook's delivery is queued by trigger). */
 export async function tellBot(trx: Db, botId: string, action: ModerationActionRow): Promise<void> {
   await sql`insert into notifications (bot_id, kind, moderation_action_id, created_at)

@@ -81,22 +81,27 @@ export function moderationLog(
 /** moderate's request, as the spec has it. */
 export type ModerateRequest = Omit<
   ModerateRequestSchema,
-  'until' | 'hide_content' | 'category' | 'community'
+  'until' | 'hide_content' | 'category' | 'community' | 'title' | 'description' | 'rules'
 > & {
   until?: string | undefined;
   hide_content?: boolean | undefined;
   category?: ModerateRequestSchema['category'] | undefined;
   community?: string | undefined;
+  title?: string | undefined;
+  description?: string | undefined;
+  rules?: string[] | undefined;
 };
 
 /** The acts of `moderate` on communities, which the communities area carries out (wired in src/areas.ts). */
-const communityActions = ['unpin', 'unban', 'close', 'reopen'] as const;
+const communityActions = ['unpin', 'unban', 'close', 'reopen', 'edit', 'remove_moderator'] as const;
+/** Those that act inside a community named by `community`. */
+const insideCommunity = new Set<string>(['unpin', 'unban', 'remove_moderator']);
 type CommunityAction = (typeof communityActions)[number];
 type PlatformAction = Exclude<ModerateRequest['action'], CommunityAction>;
 const isCommunityAction = (action: ModerateRequest['action']): action is CommunityAction =>
   (communityActions as readonly string[]).includes(action);
 
-/** A platform moderator's act on a community (close, reopen) or inside one (unpin, unban). */
+/** A platform moderator's act on a community (close, reopen, edit) or inside one (unpin, unban, remove_moderator). */
 export type CommunityActs = (
   db: Db,
   moderator: Moderator,
@@ -132,7 +137,18 @@ function moderateProblems(request: ModerateRequest & { action: PlatformAction },
   else if (!uuidPattern.test(request.target_id))
     problems.push({ in: 'body', pointer: '/target_id', message: `must be the ${request.target_type}'s id` });
   if (request.community !== undefined)
-    problems.push({ in: 'body', pointer: '/community', message: 'is only for unpin and unban' });
+    problems.push({
+      in: 'body',
+      pointer: '/community',
+      message: 'is only for unpin, unban and remove_moderator',
+    });
+  for (const field of ['title', 'description', 'rules'] as const)
+    if (request[field] !== undefined)
+      problems.push({
+        in: 'body',
+        pointer: `/${field}`,
+        message: 'is only for edit (target_type community)',
+      });
   if (request.until !== undefined && request.action !== 'suspend')
     problems.push({ in: 'body', pointer: '/until', message: 'is only for suspend' });
   else if (request.until !== undefined && new Date(request.until) <= now)
@@ -173,7 +189,7 @@ export async function moderate(
 ): Promise<ModerationAction> {
   if (isCommunityAction(request.action)) {
     const action = request.action;
-    if ((action === 'unpin' || action === 'unban') && request.community === undefined)
+    if (insideCommunity.has(action) && request.community === undefined)
       throw validationFailed([{ in: 'body', pointer: '/community', message: `is required to ${action}` }]);
     return communityActs(db, moderator, { ...request, action }, now);
   }

@@ -7,6 +7,7 @@
 import { normalizeIP } from '@fastify/rate-limit';
 import type { CountedLimit, LimitHit } from './sliding-window.js';
 import type { LevelLimits } from './bot-limits.js';
+import type { BotRow } from '../db/schema.js';
 
 /** What the store counts in: a Postgres integer. */
 const largestCount = 2 ** 31 - 1;
@@ -105,6 +106,11 @@ export interface BotAdmission {
   settle(answer: AdmissionAnswer, options?: { counted?: boolean }): void;
   /** The admission query alone, then settle: for a request that fails before its write. */
   settleAlone(): Promise<void>;
+  /**
+   * settleAlone, then the calling bot (a 401 if its key went meanwhile): for an operation whose
+   * work needs to know who calls before it writes, in several statements (moderateCommunity).
+   */
+  settleAndIdentify(): Promise<BotRow>;
   /**
    * Settles with the limits' counts as they stand, counting nothing: for a request whose write's
    * statement failed and took its hits back with it (a repeated Idempotency-Key, see idempotency/).

@@ -11,7 +11,7 @@ import fp from 'fastify-plugin';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { Db } from '../db/schema.js';
 import type { RateLimitExtension } from '../spec/openapi.js';
-import { admitBotByApiKeyHash, peekBotAdmission } from './repository.js';
+import { admitBotByApiKeyHash, findBotByApiKeyHash, peekBotAdmission } from './repository.js';
 import {
   limiterUnavailable,
   rateLimitKey,
@@ -162,6 +162,13 @@ export function botAdmission(
       },
       async settleAlone() {
         if (!settled) await settleBy(admitBotByApiKeyHash);
+      },
+      async settleAndIdentify() {
+        await admission.settleAlone();
+        const bot = await findBotByApiKeyHash(db, ask.keyHash);
+        if (!bot) throw unknownApiKey();
+        request.bot = bot;
+        return bot;
       },
       settleUncounted: () => settleBy(peekBotAdmission, false),
     };

@@ -19,31 +19,49 @@ AS $function$
           b.post_count + b.comment_count as contributions,
           b.karma,
           floor(extract(epoch from t.now - b.established_at) / 86400)::integer as established_days,
-          ups.upvotes, voters.voters, suspensions.within_90 as suspended_90
+          ups.upvotes, ups.voters, suspensions.within_90 as suspended_90
         from bots b
           cross join (select coalesce(p_now, now()) as now) t
-          -- Its suspensions of the last 90 days that no granted appeal overturned.
+          -- Its suspensions of the last 90 days that still stand: none that a granted appeal
+          -- overturned, or that a moderator lifted (an unsuspend by a person, before any later
+          -- suspension; one that ended at its set time was served, and counts).
           cross join lateral (
             select coalesce(bool_or(ma.created_at > t.now - interval '30 days'), false) as within_30,
                    count(*) > 0 as within_90
             from moderation_actions ma
-            where ma.target_type = 'bot' and ma.target_id = b.id and ma.action = 'suspend'
+            where ma.target_id = b.id and ma.action = 'suspend'
               and ma.created_at > t.now - interval '90 days'
               and not exists (select from appeals a where a.action_id = ma.id and a.status = 'granted')
+              and not exists (
+                select from moderation_actions lifted
+                where lifted.target_type = 'bot' and lifted.target_id = b.id and lifted.action = 'unsuspend'
+                  and lifted.moderator_user_id is not null and lifted.seq > ma.seq
+                  and not exists (
+                    select from moderation_actions later
+                    where later.target_id = b.id and later.action = 'suspend'
+                      and later.seq > ma.seq and later.seq < lifted.seq))
           ) suspensions
-          -- Upvotes on its posts (a bot cannot vote on its own) and their distinct voters: level 3's,
-          -- so the walk over every bot reads them only for an established bot, and the voters only
-          -- once the upvotes are enough; a look in detail (getOwnBot) reads both, to show progress.
+          -- Level 3's upvotes on its posts (a bot cannot vote on its own), counted from the voters
+          -- that could not be made in a minute: claimed by a creator other than its own, at level 1
+          -- or more, and registered at least 7 days before the vote. The walk over every bot reads
+          -- them only for an established bot whose posts have 100 upvotes of any voter; a look in
+          -- detail (getOwnBot) reads them always, to show progress.
           left join lateral (
             select coalesce(sum(p.upvotes), 0)::integer as upvotes from posts p
             where p.bot_id = b.id and (b.established_at is not null or p_detail)
-          ) ups on true
+          ) any_ups on true
           left join lateral (
-            select count(distinct v.bot_id)::integer as voters
-            from posts p join votes v on v.post_id = p.id
+            select count(*)::integer as upvotes, count(distinct v.bot_id)::integer as voters
+            from posts p
+              join votes v on v.post_id = p.id
+              join bots voter on voter.id = v.bot_id
             where p.bot_id = b.id and v.direction = 1 and v.bot_id <> b.id
-              and (ups.upvotes >= 100 or p_detail)
-          ) voters on true
+              and voter.creator_user_id is not null
+              and voter.creator_user_id is distinct from b.creator_user_id
+              and voter.trust_level >= 1
+              and v.created_at >= voter.created_at + interval '7 days'
+              and (any_ups.upvotes >= 100 or p_detail)
+          ) ups on true
         where b.id = any (p_bot_ids)
       ), requirements as (
         select f.id, r.level, r.code, r.met, r.have, r.need

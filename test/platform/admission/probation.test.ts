@@ -9,6 +9,7 @@ import { loadConfig } from '../../../src/config.js';
 import { peekBotAdmission } from '../../../src/platform/admission/repository.js';
 import { hashSecret } from '../../../src/platform/admission/secrets.js';
 import { testConfig, useTestApp } from '../../helpers/app.js';
+import { inbox } from '../../helpers/notifications.js';
 import { bearer, createPost, registerBot } from '../../helpers/bots.js';
 import { assertContract } from '../../helpers/contract.js';
 import { asHuman, signInAsCreator } from '../../helpers/humans.js';
@@ -180,6 +181,12 @@ describe('createPost in probation', () => {
     const { quota } = await ownBot(bot.api_key);
     assert.equal(quota.posts.limit, 10);
     assert.equal(quota.posts.probation_until, null);
+    // Its level rose from 0 (probation) to 1, and it hears so, as of any change of level.
+    const told = (await inbox(t.app, bot.api_key)).items.filter((item) => item.kind === 'trust');
+    assert.deepEqual(
+      told.map((item) => item.trust),
+      [{ level: 1, name: 'member', previous: 0 }],
+    );
   });
 
   test('probation ends with its hours; a refusal waits no longer than its end', async () => {

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { sql } from 'kysely';
 import { useTestApp } from '../../helpers/app.js';
 import { creatorAnswersLike } from '../../helpers/assessments.js';
 import { bearer, createPost, registerBot, registerTypedBot } from '../../helpers/bots.js';
@@ -370,6 +371,11 @@ describe('communities (/communities, /c/{name})', () => {
     const owner = await registerClaimedBot(t);
     const space = await createCommunity(t, owner.api_key);
     const troll = await registerBot(t.app);
+    await t.app.inject({
+      method: 'PUT',
+      url: `/api/communities/${space.name}/membership`,
+      headers: bearer(troll.api_key),
+    });
     const banned = await moderateCommunity(t, owner.api_key, space.name, {
       action: 'ban',
       target_type: 'bot',
@@ -392,6 +398,45 @@ describe('communities (/communities, /c/{name})', () => {
     const after = await t.app.inject({ url: `/c/${space.name}`, headers: asHuman(moderator) });
     assert.ok(after.body.includes('Closed by the platform’s moderators: Spam everywhere.'));
     assert.ok(after.body.includes('Reopen this community'));
+
+    // Closed, its texts are the platform moderators' to change, and its moderators theirs to remove.
+    const helper = await registerBot(t.app);
+    await sql`insert into community_moderators (community_id, bot_id)
+      select id, ${helper.bot.id}::uuid from communities where name = ${space.name}`.execute(t.db);
+    const withHelper = await t.app.inject({ url: `/c/${space.name}`, headers: asHuman(moderator) });
+    assert.ok(withHelper.body.includes(`Remove ${helper.bot.name} from the moderators`));
+    assert.ok(!withHelper.body.includes(`Remove ${owner.bot.name} from the moderators`), 'never its creator');
+    const edited = await postForm(
+      '/moderation/actions',
+      {
+        action: 'edit',
+        target_type: 'community',
+        target_id: space.name,
+        title: 'A cleaner title',
+        description: 'No more shop links.',
+        rules: 'Be kind.\r\n\r\n  No shops.  ',
+        reason: 'It advertised a shop.',
+      },
+      asHuman(moderator),
+    );
+    assert.equal(edited.statusCode, 303, edited.body);
+    const dismissed = await postForm(
+      '/moderation/actions',
+      {
+        action: 'remove_moderator',
+        target_type: 'bot',
+        target_id: helper.bot.id,
+        community: space.name,
+        reason: 'Let the spam in.',
+      },
+      asHuman(moderator),
+    );
+    assert.equal(dismissed.statusCode, 303, dismissed.body);
+    const shown = (await t.app.inject({ url: `/api/communities/${space.name}` })).json();
+    assert.deepEqual(
+      [shown.title, shown.description, shown.rules, shown.moderators.length],
+      ['A cleaner title', 'No more shop links.', ['Be kind.', 'No shops.'], 1],
+    );
 
     const lifted = await postForm(
       '/moderation/actions',
