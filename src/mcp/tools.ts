@@ -273,9 +273,30 @@ function selfContained<T extends JsonSchema>(
     if (!inner.includes(`"#/$defs/${topName}"`)) delete defs[topName];
   }
   top = inlineDefinitions(top, defs);
+  if (descriptions) top = withoutBranchWords(top) as JsonSchema;
   // MCP wants `type: object` said at the top; a oneOf of objects is one.
   if (top.type === undefined) top = { type: 'object', ...top };
   return (Object.keys(defs).length > 0 ? { ...top, $defs: defs } : top) as T & { type: 'object' };
+}
+
+/**
+ * The branches of an `anyOf` or `oneOf` whose parent has words of its own, without theirs (a
+ * nullable field's string branch repeated what the field says): what validates stays.
+ */
+function withoutBranchWords(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutBranchWords);
+  if (typeof node !== 'object' || node === null) return node;
+  const copy = Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [key, withoutBranchWords(value)]),
+  ) as JsonSchema;
+  if (typeof copy.description === 'string')
+    for (const key of ['anyOf', 'oneOf'] as const)
+      if (Array.isArray(copy[key]))
+        copy[key] = (copy[key] as JsonSchema[]).map((branch) => {
+          const { description: _, ...rest } = branch;
+          return rest;
+        });
+  return copy;
 }
 
 /**

@@ -123,9 +123,21 @@ export function problemFor(error: FastifyError, request: FastifyRequest): Proble
   if (error instanceof ProblemError) return error;
   if (error.validation) {
     const part = partNames[error.validationContext as keyof typeof partNames] ?? 'body';
-    // A path that names something that cannot exist (a malformed id) is simply not found.
-    if (part === 'path')
-      return new ProblemError(404, 'not_found', `Nothing exists at ${request.url.split('?')[0]}.`);
+    // A path that names something that cannot exist (a malformed id) is simply not found; it says
+    // which part of the path could not be an id, so a caller that sent a name or a title sees why.
+    if (part === 'path') {
+      const notAnId = error.validation.find(
+        (failure) => failure.keyword === 'format' && failure.params.format === 'uuid',
+      );
+      const segment = notAnId && String((notAnId as { data?: unknown }).data ?? '');
+      return new ProblemError(
+        404,
+        'not_found',
+        segment
+          ? `Nothing exists at ${request.url.split('?')[0]}: ${segment.slice(0, 64)} is not an id. Ids are UUIDs, as the API gave them (0b9f8c7d-6e5a-4b3c-8d2e-1f0a9b8c7d6e).`
+          : `Nothing exists at ${request.url.split('?')[0]}.`,
+      );
+    }
     const found = fieldErrors(part, error.validation as ErrorObject[]);
     return validationFailed(found.slice(0, maxFieldErrors), found.length);
   }
@@ -183,9 +195,14 @@ function fieldErrors(part: FieldError['in'], errors: ErrorObject[]): FieldError[
   const reported = errors.filter(
     (error) => error.propertyName === undefined || error.keyword === 'propertyNames',
   );
-  // One problem per location (a number where an enum string belongs fails `type` and `enum`): the first says it.
+  // One problem per location: the first says it, but a value outside an enum is told the values it
+  // may take, whatever else it fails (a number where `up` belongs fails `type` first).
+  const enumAt = new Set(
+    reported.filter((error) => error.keyword === 'enum').map((error) => error.instancePath),
+  );
+  const told = reported.filter((error) => error.keyword === 'enum' || !enumAt.has(error.instancePath));
   const byPointer = new Map<string, FieldError>();
-  for (const error of reported.map(toFieldError)) {
+  for (const error of told.map(toFieldError)) {
     const pointer =
       error.pointer.length > maxPointerLength
         ? `${error.pointer.slice(0, maxPointerLength - 1)}…`
@@ -207,8 +224,10 @@ function fieldErrors(part: FieldError['in'], errors: ErrorObject[]): FieldError[
         message: `must be one of ${(error.params.allowedValues as unknown[]).map(String).join(', ')}`,
       };
     }
-    if (error.keyword === 'pattern' && textRules[error.params.pattern as string]) {
-      return { in: part, pointer: error.instancePath, message: textRules[error.params.pattern as string]! };
+    if (error.keyword === 'pattern')
+      return { in: part, pointer: error.instancePath, message: patternWords(error) };
+    if (error.keyword === 'format' && formatWords[error.params.format as string]) {
+      return { in: part, pointer: error.instancePath, message: formatWords[error.params.format as string]! };
     }
     if (error.keyword === 'type' && error.instancePath === '' && part === 'body') {
       return { in: part, pointer: '', message: 'must be a JSON object' };
@@ -216,6 +235,28 @@ function fieldErrors(part: FieldError['in'], errors: ErrorObject[]): FieldError[
     return { in: part, pointer: error.instancePath, message: error.message ?? 'is invalid' };
   }
 }
+
+/** A pattern's rule in words: the spec's text rules, or the schema's `x-pattern-message`; never the regex. */
+export function patternWords(error: Pick<ErrorObject, 'params' | 'parentSchema'>): string {
+  const pattern = error.params.pattern as string;
+  const words = (error.parentSchema as { 'x-pattern-message'?: string } | undefined)?.['x-pattern-message'];
+  return (
+    textRules[pattern] ??
+    words ??
+    'is not in the form this field takes (its description in openapi.yaml says it)'
+  );
+}
+
+/** The formats the spec's schemas name, said as what to send. */
+const formatWords: Record<string, string> = {
+  uuid: 'must be an id: a UUID such as 0b9f8c7d-6e5a-4b3c-8d2e-1f0a9b8c7d6e, as the API gave it',
+  'date-time':
+    'must be a date and time in RFC 3339, such as 2026-12-04T00:00:00Z: a real day, no leap second (:60), no later than the year 9999',
+  date: 'must be a date such as 2026-12-04',
+  email: 'must be an e-mail address',
+  uri: 'must be an absolute URL, such as https://example.com/hook',
+  'uri-reference': 'must be a URL or a path',
+};
 
 /** The spec's text rules (openapi.yaml, "Text"), said in words rather than as their patterns. */
 const textRules: Record<string, string> = {

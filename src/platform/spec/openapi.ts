@@ -12,7 +12,7 @@ import addFormats from 'ajv-formats';
 import fastJson from 'fast-json-stringify';
 import type { RateLimitAction } from '../../config.js';
 import { cacheFile, compiled, packageFile } from '../../config/package-files.js';
-import { uuidPattern } from './formats.js';
+import { isInstant, uuidPattern } from './formats.js';
 
 // Run from source (tsx), this reads openapi.yaml. Compiled by `npm run build`, it reads
 // dist/openapi.json, the same document written by the build: JSON parses far faster than YAML, and
@@ -165,13 +165,18 @@ export function createSchemaCompiler(
   options: AjvOptions,
   keywords: KeywordDefinition[] = [],
 ): SchemaCompiler {
-  const ajv = new Ajv2020({ allErrors: true, allowUnionTypes: true, ...options });
+  // verbose: a failed pattern's schema comes with its error, and with it the words for it.
+  const ajv = new Ajv2020({ allErrors: true, allowUnionTypes: true, verbose: true, ...options });
   // Words for MCP tools (src/mcp/README.md): an annotation, like `description`.
   ajv.addKeyword({ keyword: 'x-mcp-description', schemaType: 'string' });
+  // A `pattern`'s rule in words, for the 400 (src/platform/http/errors.ts): never the regex itself.
+  ajv.addKeyword({ keyword: 'x-pattern-message', schemaType: 'string' });
   for (const keyword of keywords) ajv.addKeyword(keyword);
   addFormats.default(ajv);
   // Ids are the plain form only.
   ajv.addFormat('uuid', uuidPattern);
+  // Times we can store and say back (no leap second, no year past 9999).
+  ajv.addFormat('date-time', isInstant);
   ajv.addSchema({ $id: componentsId, $defs: rewriteRefs(spec.components.schemas, '#/$defs/') });
   return { compile: (schema) => ajv.compile(rewriteRefs(schema, `${componentsId}#/$defs/`)) };
 }
