@@ -286,9 +286,9 @@ function selfContained<T extends JsonSchema>(
 function withoutBranchWords(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(withoutBranchWords);
   if (typeof node !== 'object' || node === null) return node;
-  const copy = Object.fromEntries(
+  const copy: JsonSchema = Object.fromEntries(
     Object.entries(node).map(([key, value]) => [key, withoutBranchWords(value)]),
-  ) as JsonSchema;
+  );
   if (typeof copy.description === 'string')
     for (const key of ['anyOf', 'oneOf'] as const)
       if (Array.isArray(copy[key]))

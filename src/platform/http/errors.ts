@@ -129,7 +129,8 @@ export function problemFor(error: FastifyError, request: FastifyRequest): Proble
       const notAnId = error.validation.find(
         (failure) => failure.keyword === 'format' && failure.params.format === 'uuid',
       );
-      const segment = notAnId && String((notAnId as { data?: unknown }).data ?? '');
+      const data = (notAnId as { data?: unknown } | undefined)?.data;
+      const segment = typeof data === 'string' ? data : undefined;
       return new ProblemError(
         404,
         'not_found',
