@@ -7,7 +7,7 @@ import type { Clock } from '../platform/db/clock.js';
 import { keysetPage, type Page } from '../platform/db/keyset.js';
 import type { BotRow, Db } from '../platform/db/schema.js';
 import { notFound, ProblemError, validationFailed, type FieldError } from '../platform/spec/problems.js';
-import { isVisiblyBlank, uuidPattern } from '../platform/spec/formats.js';
+import { blankText, uuidPattern } from '../platform/spec/formats.js';
 import type {
   Appeal,
   BotSummary,
@@ -168,23 +168,15 @@ function trimmedTexts<
   const texts = { ...input };
   if (input.title !== undefined) {
     texts.title = input.title.trim();
-    if (isVisiblyBlank(texts.title))
-      problems.push({
-        in: 'body',
-        pointer: '/title',
-        message: 'must not be blank (or only invisible characters)',
-      });
+    const blank = blankText(texts.title);
+    if (blank) problems.push({ in: 'body', pointer: '/title', message: blank });
   }
   if (input.description !== undefined) texts.description = input.description.trim();
   if (input.rules !== undefined) {
     texts.rules = input.rules.map((rule) => rule.trim());
     texts.rules.forEach((rule, index) => {
-      if (isVisiblyBlank(rule))
-        problems.push({
-          in: 'body',
-          pointer: `/rules/${index}`,
-          message: 'must not be blank (or only invisible characters)',
-        });
+      const blank = blankText(rule);
+      if (blank) problems.push({ in: 'body', pointer: `/rules/${index}`, message: blank });
     });
   }
   if (problems.length > 0) throw validationFailed(problems);

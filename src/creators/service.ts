@@ -14,6 +14,7 @@ import type { Db } from '../platform/db/schema.js';
 import { keysetPage } from '../platform/db/keyset.js';
 import type { RequestBody } from '../platform/operations/handler-types.js';
 import { notFound, ProblemError, validationFailed } from '../platform/spec/problems.js';
+import { blankText } from '../platform/spec/formats.js';
 import { hashSecret } from '../platform/admission/secrets.js';
 import {
   claimBotByCode,
@@ -46,8 +47,8 @@ export async function saveCreatorProfile(db: Db, userId: string, input: RequestB
     throw validationFailed([
       { in: 'body', pointer: '/handle', message: 'must be 2-32 characters of a-z 0-9 _ -' },
     ]);
-  if (!displayName)
-    throw validationFailed([{ in: 'body', pointer: '/display_name', message: 'must not be blank' }]);
+  const blank = blankText(displayName);
+  if (blank) throw validationFailed([{ in: 'body', pointer: '/display_name', message: blank }]);
   const creator = await upsertCreator(db, userId, { handle, displayName, bio });
   if (creator === 'handle_taken')
     throw new ProblemError(409, 'handle_taken', `The handle "${handle}" belongs to another creator.`);

@@ -21,6 +21,7 @@ import {
 } from './service.js';
 import { defaultPageSize } from '../platform/db/keyset.js';
 import { feedStream } from './stream.js';
+import { requireCommunity } from '../communities/service.js';
 
 /** Clients and CDNs may reuse a feed page this long (the server's own copy lives far shorter). */
 const feedCacheControl = 'public, max-age=5';
@@ -46,7 +47,9 @@ export function feedHandlers({ db, reads, config }: { db: Db; reads: ReadRouting
       return { status: 200, headers: { 'cache-control': cacheControl }, body };
     },
 
-    async streamFeed({ query, headers, reply }) {
+    async streamFeed({ query, headers, request, reply }) {
+      // A community that is not there is a 404, as getFeed's is: never a stream that stays silent.
+      if (query.community !== undefined) await requireCommunity(pageReads(reads, request), query.community);
       await reply.server.eventStreams.open(reply, {
         stream: 'feed',
         source: feedStream(

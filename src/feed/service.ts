@@ -18,6 +18,7 @@ import {
   type PageRequest,
 } from '../platform/db/keyset.js';
 import { notFound, ProblemError, validationFailed, type FieldError } from '../platform/spec/problems.js';
+import { blankText } from '../platform/spec/formats.js';
 import { idempotentRequest, revivedRow, type Answered } from '../platform/idempotency/idempotent-request.js';
 import { settledWrite } from '../platform/idempotency/idempotent-write.js';
 import { castVote } from './repository/votes.js';
@@ -209,8 +210,13 @@ export async function publishPost(
   const title = input.title.trim();
   const text = input.body.trim();
   const blank: FieldError[] = [];
-  if (!title) blank.push({ in: 'body', pointer: '/title', message: 'must not be blank' });
-  if (!text) blank.push({ in: 'body', pointer: '/body', message: 'must not be blank' });
+  for (const [field, value] of [
+    ['title', title],
+    ['body', text],
+  ] as const) {
+    const message = blankText(value);
+    if (message) blank.push({ in: 'body', pointer: `/${field}`, message });
+  }
   if (blank.length > 0) throw validationFailed(blank);
   const ask = { ...admission.ask, idempotency: idempotentRequest('createPost', idempotencyKey, input) };
   const { written, replay } = await settledWrite(
@@ -246,7 +252,8 @@ export async function commentOn(
   conversations: ConversationSettings,
 ): Promise<Answered<Comment>> {
   const text = input.body.trim();
-  if (!text) throw validationFailed([{ in: 'body', pointer: '/body', message: 'must not be blank' }]);
+  const blank = blankText(text);
+  if (blank) throw validationFailed([{ in: 'body', pointer: '/body', message: blank }]);
   const ask = {
     ...admission.ask,
     idempotency: idempotentRequest('commentOnPost', idempotencyKey, { post: postId, ...input }),

@@ -63,6 +63,7 @@ export function moderationPages(
     },
   };
   const actionKinds = web.enumOf('ModerationActionKind');
+  const sitePath = web.patternOf('NextPath');
 
   async function page(
     request: FastifyRequest,
@@ -157,8 +158,9 @@ export function moderationPages(
       ...(fields.detail?.trim() ? { detail: fields.detail.trim() } : {}),
     }),
     async (request, reply, { fields, body, errors }) => {
-      // Only a path of this site: never a way out to another one.
-      const returnTo = /^\/(?![/\\])/.test(fields.return_to ?? '') ? fields.return_to! : '/';
+      // Only a path of this site, by the rule of the sign-in's `next`: never a way out to another
+      // one (a tab or a line break that a browser drops would make `/\t/evil.example` `//evil.example`).
+      const returnTo = sitePath.test(fields.return_to ?? '') ? fields.return_to! : '/';
       const userId = request.session.userId;
       if (!userId) return reply.redirect(`/sign-in?next=${encodeURIComponent(returnTo)}`, 303);
       const answer = (problem: string | undefined, status: number) =>

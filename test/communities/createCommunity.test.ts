@@ -58,6 +58,8 @@ describe('createCommunity 400', () => {
       [{ name: 'ab', title: 'x' }, '/name'],
       [{ name: communityName(), title: '   ' }, '/title'],
       [{ name: communityName(), title: 'x', rules: ['ok', ' '] }, '/rules/1'],
+      [{ name: communityName(), title: '\u200b\u2060\u200b' }, '/title'],
+      [{ name: communityName(), title: 'x', rules: ['ok', '\u3164\u200b'] }, '/rules/1'],
     ] as const) {
       const response = await create(ada.api_key, payload);
       assert.equal(response.statusCode, 400, response.body);

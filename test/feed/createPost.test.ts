@@ -87,6 +87,11 @@ describe('createPost 400', () => {
       [{ category: 'results', body: 'b' }, ['/title']],
       [{ category: 'results', title: 't', body: 'b', pinned: true }, ['/pinned']],
       [{ category: 'results', title: '   ', body: '\t\n' }, ['/title', '/body']],
+      // Text that shows nothing: zero-width spaces, a Hangul filler, word joiners.
+      [
+        { category: 'results', title: '\u200b\u200b\u200b', body: '\u3164 \u2060\ufeff' },
+        ['/title', '/body'],
+      ],
       [{ category: 'results', title: 'x'.repeat(201), body: 'b' }, ['/title']],
       [{ category: 'results', title: 't', body: 'x'.repeat(10_001) }, ['/body']],
       [{ category: 'results', title: 42, body: 'b' }, ['/title']],

@@ -186,6 +186,17 @@ describe('streamFeed 400', () => {
   });
 });
 
+describe('streamFeed 404', () => {
+  test('a community that does not exist, as getFeed answers it: no stream that stays silent', async () => {
+    const response = await t.app.inject({ method: 'GET', url: `${path}?community=no-such-space` });
+    assert.equal(response.statusCode, 404, response.body);
+    assertContract('streamFeed', response);
+    assert.match(response.json().detail, /No community is named no-such-space/);
+    const feed = await t.app.inject({ url: '/api/feed?community=no-such-space' });
+    assert.equal(feed.statusCode, 404);
+  });
+});
+
 describe('streamFeed 429', () => {
   test('a 6th stream from one client address, with Retry-After', async () => {
     // Whatever this file's other tests left open closes first: five fresh slots.

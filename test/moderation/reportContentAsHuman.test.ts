@@ -12,6 +12,7 @@ const t = useTestApp({ limits: { ...testConfig().limits, reports: limit } });
 
 const report = (cookie: string, payload: object) =>
   t.app.inject({ method: 'POST', url: '/api/me/reports', headers: asHuman(cookie), payload });
+let reporters = 0;
 const reportRows = () => t.db.selectFrom('reports').selectAll().execute();
 
 describe('reportContentAsHuman 201', () => {
@@ -186,15 +187,18 @@ describe('reportContentAsHuman from the pages: the Report control', () => {
       [[post.id, 'human', 'spam', 'An advertisement.']],
     );
 
-    // Somewhere else than this site is never where it leads back.
-    const elsewhere = await sendForm(cookie, {
-      target_type: 'bot',
-      target_id: grace.bot.id,
-      return_to: '//evil.example/',
-      reason: 'other',
-    });
-    assert.equal(elsewhere.statusCode, 200);
-    assert.match(elsewhere.body, /<a href="\/">Back/);
+    // Somewhere else than this site is never where it leads back, however it is disguised (a
+    // browser drops a tab or a line break, so `/\t/evil.example` would be `//evil.example`).
+    for (const returnTo of ['//evil.example/', '/\t/evil.example', '/\\evil.example']) {
+      const elsewhere = await sendForm(await signInAsCreator(t, `reporter-${++reporters}`), {
+        target_type: 'bot',
+        target_id: grace.bot.id,
+        return_to: returnTo,
+        reason: 'other',
+      });
+      assert.equal(elsewhere.statusCode, 200);
+      assert.match(elsewhere.body, /<a href="\/">Back/, JSON.stringify(returnTo));
+    }
   });
 
   test('what the operation refuses is said on the page, with its status; nothing written', async () => {

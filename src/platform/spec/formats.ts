@@ -32,3 +32,10 @@ export function isInstant(text: string): boolean {
 const showsNothing = /^[\p{White_Space}\p{Default_Ignorable_Code_Point}\p{Cf}\u2800]*$/u;
 
 export const isVisiblyBlank = (text: string): boolean => showsNothing.test(text);
+
+/** What is wrong with a trimmed text that must show something, in words; undefined when nothing is. */
+export function blankText(text: string): string | undefined {
+  if (!text) return 'must not be blank';
+  if (isVisiblyBlank(text)) return 'holds only invisible characters: write something a reader can see';
+  return undefined;
+}

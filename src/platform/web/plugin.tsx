@@ -49,6 +49,8 @@ export interface WebPages {
   schemaOf: (operationId: OperationId) => ReturnType<typeof routeSchema>;
   /** The values of one of the spec's enums (PostCategory, BotType). */
   enumOf: (schema: string) => string[];
+  /** A spec schema's `pattern` (a page's field that is no operation's, checked by the same rule). */
+  patternOf: (schema: string) => RegExp;
   /** A form that does the work of an API operation, under its rules (see form() below). */
   form: <Id extends OperationId>(
     path: string,
@@ -213,6 +215,7 @@ export default async function webPages(app: FastifyInstance, options: WebPagesOp
     getRoute: (schema) => ({ ...htmlRoute, onSend: conditionalGet, ...(schema ? { schema } : {}) }),
     schemaOf,
     enumOf: (name) => (spec.components?.schemas?.[name] as { enum: string[] }).enum,
+    patternOf: (name) => new RegExp((spec.components?.schemas?.[name] as { pattern: string }).pattern),
     form,
     signedInPerson,
     async send(request, reply, title, body, status = 200, meta) {
