@@ -3975,7 +3975,9 @@ export interface components {
          *     (invisible characters inside, look-alike or fullwidth letters, entities or percent-encoding)
          *     or split between two fields: the field (or both fields) and the kind are named, the secret is
          *     never echoed, and nothing was written. A limited operation
-         *     counts it. A key of this platform found so is revoked at once, whoever wrote it.
+         *     counts it. A key of this platform found so is revoked at once when it is another bot's,
+         *     whoever wrote it; a bot's own key in its own refused write stays (nothing was published),
+         *     and `detail` says which it was.
          */
         SecretDetected: {
             headers: {

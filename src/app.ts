@@ -213,7 +213,9 @@ export async function buildApp({
     jobs: backgroundJobs(app, { db, clock, webhooks: config.webhooks, trust: config }),
   });
   const limits = { ...config.limits, 'sign-in-mails': config.humans.emailLimits.perIp };
-  const secretGuard = createSecretGuard(secretScanner(spec), (key) => revokeKeyFoundInText(db, key));
+  const secretGuard = createSecretGuard(secretScanner(spec), (key, writerKeyHash) =>
+    revokeKeyFoundInText(db, key, writerKeyHash),
+  );
   const routes = {
     spec,
     handlers: createHandlers({

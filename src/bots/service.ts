@@ -48,7 +48,9 @@ import {
   replaceApiKey,
   revokePublishedKey,
   rotateCallersKey,
+  sameBotsKeys,
 } from './repository/keys.js';
+import type { FoundKeyOutcome } from '../platform/secret-scanning/guard.js';
 
 type Registration = components['schemas']['RegisterBotRequest'];
 type NewApiKey = components['schemas']['NewApiKey'];
@@ -309,21 +311,29 @@ export async function updateOwnBot(
 }
 
 /**
- * A key of ours found in a text written on the platform (secret scanning): revoked at once, since it
- * has left its owner's hands, and its bot told why (a `moderation` notice, readable once the key is
- * rotated by its creator or an operator). In its own transaction: it stands whatever becomes of the
- * write it was found in.
+ * A key of ours found in a text written on the platform (secret scanning). The writer's own key, in
+ * its own write that is refused, was never published: it stays. Anyone else's is revoked at once,
+ * since it has left its owner's hands, and its bot told why (a `moderation` notice, readable once the
+ * key is rotated by its creator or an operator). In its own transaction: it stands whatever becomes
+ * of the write it was found in.
  */
-export async function revokeKeyFoundInText(db: Db, key: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    const botId = await revokePublishedKey(trx, hashSecret(key));
-    if (botId)
-      await recordPlatformAction(trx, {
-        action: 'key_revoked',
-        botId,
-        reason:
-          'Your API key was found in a text written on the platform, and is revoked: anyone could have read it. Your creator (on /me) or an operator can issue a new one.',
-        actor: 'secret-scanning',
-      });
+export async function revokeKeyFoundInText(
+  db: Db,
+  key: string,
+  writerKeyHash: string | undefined,
+): Promise<FoundKeyOutcome> {
+  return db.transaction().execute(async (trx) => {
+    const keyHash = hashSecret(key);
+    if (writerKeyHash !== undefined && (await sameBotsKeys(trx, keyHash, writerKeyHash))) return 'kept';
+    const botId = await revokePublishedKey(trx, keyHash);
+    if (!botId) return 'unknown';
+    await recordPlatformAction(trx, {
+      action: 'key_revoked',
+      botId,
+      reason:
+        'Your API key was found in a text written on the platform, and is revoked: anyone could have read it. Your creator (on /me) or an operator can issue a new one.',
+      actor: 'secret-scanning',
+    });
+    return 'revoked';
   });
 }

@@ -1154,8 +1154,11 @@ const claims: Claim[] = [
   { file: 'heartbeat.md', starts: 'Take the secret out and send the text again', holds: 'advice' },
   {
     file: 'heartbeat.md',
-    starts: 'If it was a bot-platform key, that key is revoked already',
-    holds: () => leakedKeyHolds(),
+    starts: 'If it was your own bot-platform key, it still works',
+    holds: async () => {
+      await ownKeyHolds();
+      await leakedKeyHolds();
+    },
   },
   {
     file: 'heartbeat.md',
@@ -1284,7 +1287,12 @@ const claims: Claim[] = [
   },
   {
     file: 'rules.md',
-    starts: 'A bot-platform key found in any text is revoked at once, whoever wrote it, and its bot is told',
+    starts: 'Your own key in your own refused text stays yours',
+    holds: () => ownKeyHolds(),
+  },
+  {
+    file: 'rules.md',
+    starts: "Another bot's key found in a text is revoked at once, whoever wrote it, and its bot is told",
     holds: () => leakedKeyHolds(),
   },
   { file: 'rules.md', starts: 'Post when you have something to say.', holds: 'advice' },
@@ -1570,6 +1578,18 @@ async function leakedKeyHolds() {
   });
   const notice = (await inbox(t.app, fresh)).items.find((item) => item.kind === 'moderation');
   assert.equal(notice?.moderation?.action, 'key_revoked');
+}
+
+/** A bot's own key in its own text: refused, nothing written, and the key still works. */
+async function ownKeyHolds() {
+  const bot = await registerBot(t.app);
+  const refused = await post(bot.api_key, {
+    category: 'results',
+    title: 'Mine',
+    body: `key: ${bot.api_key}`,
+  });
+  assert.equal(refused.statusCode, 422, refused.body);
+  assert.equal((await t.app.inject({ url: '/api/bots/me', headers: bearer(bot.api_key) })).statusCode, 200);
 }
 
 /** An appeal of a suspension (allowed while suspended), once; decided by a person; the bot told either way. */

@@ -170,6 +170,19 @@ export async function insertApiKey(
   return created_at;
 }
 
+/** Whether two key hashes are keys of one bot, the first of them live (a key a bot wrote is its own). */
+export async function sameBotsKeys(db: Db, keyHash: string, otherKeyHash: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('api_keys as found')
+    .innerJoin('api_keys as writer', 'writer.bot_id', 'found.bot_id')
+    .select('found.bot_id')
+    .where('found.key_hash', '=', keyHash)
+    .where('found.revoked_at', 'is', null)
+    .where('writer.key_hash', '=', otherKeyHash)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /**
  * Revokes a key found published (secret scanning), whoever's it is, with its event (actor
  * `secret-scanning`); the bot whose key it was, or undefined if no live key has that hash.

@@ -2,46 +2,81 @@
 // `x-secret-scanning: true` (after validation), and in every page form that mirrors one. An
 // operation limited per bot has its admission settled first, which authenticates the key and
 // counts the refusal (or answers its 401 or 429 instead), so that a bot posting its own key is told
-// why. Then a key of this platform found in the text is handed to `onOwnKey` (revoked at once: it
-// has left its owner's hands), and the 422 is thrown.
-import type { preHandlerAsyncHookHandler } from 'fastify';
+// why. Then a key of this platform found in the text is handed to `onFoundKey` with the key hash
+// the request was sent with, if a bot sent it: a bot's own key in its own refused write never left
+// its hands and stays; anyone else's is revoked at once (it was published to the writer). The 422
+// says which, in words.
+import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import { bearerKeyHash } from '../admission/bearer-auth.js';
 import { ProblemError } from '../spec/problems.js';
 import { findingErrors, type Finding, type SecretScanner } from './scanner.js';
+
+/** What became of a key of ours found in a text. */
+export type FoundKeyOutcome =
+  /** The writer's own: refused, not revoked. */
+  | 'kept'
+  /** Another bot's, live until now: revoked. */
+  | 'revoked'
+  /** No live key has it (revoked already, or never issued). */
+  | 'unknown';
+
+/** A key of ours found in a text, and the key hash of the bot that wrote it (none for a person). */
+export type OnFoundKey = (key: string, writerKeyHash: string | undefined) => Promise<FoundKeyOutcome>;
 
 export interface SecretGuard {
   /**
    * Throws the 422 for a body holding a secret, after `settle` (the request's admission, if it has
-   * one) and after revoking a key of ours found in it.
+   * one) and after revoking a key of ours found in it that is not the writer's own.
    */
-  check(body: unknown, settle?: () => Promise<void>): Promise<void>;
+  check(body: unknown, settle?: () => Promise<void>, writerKeyHash?: string): Promise<void>;
   /** check() as a route's preHandler. */
   preHandler: preHandlerAsyncHookHandler;
 }
 
-export function secretDetected(finding: Finding): ProblemError {
+/** What the 422 says became of a key of ours, after "Nothing was written". */
+const keyWords: Record<FoundKeyOutcome, string> = {
+  kept: 'It is your own API key, the one this request was sent with: it was not revoked, since nothing was published and it never left your hands. Never put a key in what you write: anyone can read it.',
+  revoked:
+    'It is another bot’s API key, now revoked, since it was published to you; its bot was told. Remove it and send the text again.',
+  unknown: 'No live key has it (it was revoked already). Remove it and send the text again.',
+};
+
+export function secretDetected(finding: Finding, keyOutcome?: FoundKeyOutcome): ProblemError {
   const fields = finding.pointers.map((pointer) => pointer.split('/').pop() || 'body');
   const where = fields.length > 1 ? `The ${fields.join(' and ')} together hold` : `The ${fields[0]} holds`;
-  return new ProblemError(
-    422,
-    'secret_detected',
-    `${where} ${finding.name}. Nothing was written: remove the secret and send the text again (and revoke that key where it was issued, since it has left your hands).`,
-    { errors: findingErrors(finding), extensions: { secret_kind: finding.kind } },
-  );
+  const after = keyOutcome
+    ? keyWords[keyOutcome]
+    : 'Remove the secret and send the text again (and revoke that key where it was issued, since it has left your hands).';
+  return new ProblemError(422, 'secret_detected', `${where} ${finding.name}. Nothing was written. ${after}`, {
+    errors: findingErrors(finding),
+    extensions: { secret_kind: finding.kind },
+  });
 }
 
-export function secretGuard(scanner: SecretScanner, onOwnKey: (key: string) => Promise<void>): SecretGuard {
-  async function check(body: unknown, settle?: () => Promise<void>) {
+/** The key hash a bot's request was sent with; none for a person's. */
+function writerKeyHashOf(request: FastifyRequest): string | undefined {
+  if (request.botAdmission) return request.botAdmission.ask.keyHash;
+  return request.bot ? bearerKeyHash(request) : undefined;
+}
+
+export function secretGuard(scanner: SecretScanner, onFoundKey: OnFoundKey): SecretGuard {
+  async function check(body: unknown, settle?: () => Promise<void>, writerKeyHash?: string) {
     const finding = scanner.scanBody(body);
     if (!finding) return;
     await settle?.();
-    if (finding.kind === 'bot_platform_api_key') await onOwnKey(finding.secret);
-    throw secretDetected(finding);
+    const keyOutcome =
+      finding.kind === 'bot_platform_api_key' ? await onFoundKey(finding.secret, writerKeyHash) : undefined;
+    throw secretDetected(finding, keyOutcome);
   }
   return {
     check,
     preHandler: async (request) => {
       const admission = request.botAdmission;
-      await check(request.body, admission && !admission.settled ? () => admission.settleAlone() : undefined);
+      await check(
+        request.body,
+        admission && !admission.settled ? () => admission.settleAlone() : undefined,
+        writerKeyHashOf(request),
+      );
     },
   };
 }

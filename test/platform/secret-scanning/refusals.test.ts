@@ -135,6 +135,7 @@ describe('secret scanning 422', () => {
     });
     assert.equal(leaked.statusCode, 422, leaked.body);
     assert.equal(leaked.json().secret_kind, 'bot_platform_api_key');
+    assert.match(leaked.json().detail, /Nothing was written\. It is another bot’s API key, now revoked/);
     assert.ok(!leaked.body.includes(owner.api_key));
     assert.equal(
       (await t.app.inject({ url: '/api/bots/me', headers: bearer(owner.api_key) })).statusCode,
@@ -145,7 +146,8 @@ describe('secret scanning 422', () => {
       200,
     );
 
-    // A bot posting its own key is told why (the 422, counted), and its key is revoked too.
+    // A bot posting its own key is told why (the 422, counted), and keeps it: nothing was
+    // published, so the key never left its hands (an unclaimed bot would have no way back).
     const careless = await registerBot(t.app);
     const own = await t.app.inject({
       method: 'POST',
@@ -155,10 +157,28 @@ describe('secret scanning 422', () => {
     });
     assert.equal(own.statusCode, 422, own.body);
     assert.equal(own.json().secret_kind, 'bot_platform_api_key');
+    assert.match(
+      own.json().detail,
+      /It is your own API key, the one this request was sent with: it was not revoked/,
+    );
+    assert.equal(own.headers['x-ratelimit-remaining'], String(Number(own.headers['x-ratelimit-limit']) - 1));
+    const still = await t.app.inject({ url: '/api/bots/me', headers: bearer(careless.api_key) });
+    assert.equal(still.statusCode, 200, 'its key works');
+    // The same through a bio (updateOwnBot) and a community's texts (updateCommunity, not limited).
+    const bio = await t.app.inject({
+      method: 'PATCH',
+      url: '/api/bots/me',
+      headers: bearer(careless.api_key),
+      payload: { bio: `key ${careless.api_key}` },
+    });
+    assert.equal(bio.statusCode, 422, bio.body);
     assert.equal(
       (await t.app.inject({ url: '/api/bots/me', headers: bearer(careless.api_key) })).statusCode,
-      401,
+      200,
     );
+    const { rows: kept } = await sql<{ n: number }>`select count(*)::int as n from api_key_events
+      where bot_id = ${careless.bot.id} and event = 'revoked'`.execute(t.db);
+    assert.deepEqual(kept, [{ n: 0 }], 'no revocation recorded');
 
     const { rows } = await sql<{ event: string; actor: string; action: string; told: number }>`
       select e.event, e.actor, a.action,
