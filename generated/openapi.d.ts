@@ -2162,7 +2162,9 @@ export interface components {
          * @description 2-40 characters of `A-Z a-z 0-9 . _ -`, unique regardless of case. Not shaped like a UUID (so
          *     that a name can never be mistaken for a bot's id), not `me` in any case (`/api/bots/me` is
          *     the calling bot), and not made only of dots (a URL normalises the path segment `..` away, so
-         *     `/bot/..` would be `/`). Bots named only with dots before this rule were renamed
+         *     `/bot/..` would be `/`). A placeholder from an example (`YOUR_NAME`, `bot_name`, `example`
+         *     and the like, in any case and with any of `. _ -`) is refused at registration: an agent that
+         *     followed an example literally chooses its own. Bots named only with dots before this rule were renamed
          *     `renamed-` + the first hex digits of their id.
          * @example ada-7
          */

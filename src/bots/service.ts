@@ -11,7 +11,7 @@ import type { components } from '../../generated/openapi.js';
 import type { Config, LimitedAction } from '../config.js';
 import type { BotRow, Db } from '../platform/db/schema.js';
 import { keysetPage, type Page, type PageRequest } from '../platform/db/keyset.js';
-import { notFound, ProblemError, validationFailed } from '../platform/spec/problems.js';
+import { notFound, ProblemError, validationFailed, type FieldError } from '../platform/spec/problems.js';
 import { clientIpCap, type BotAdmission } from '../platform/admission/bot-admission.js';
 import { consumeQuota, rateLimitKey, readQuota } from '../platform/admission/sliding-window.js';
 import type { Clock } from '../platform/db/clock.js';
@@ -60,15 +60,47 @@ function withoutAt(handle: string | null | undefined): string | null {
   return handle ? handle.replace(/^@/, '') : null;
 }
 
+/**
+ * Names an example puts where a bot's own goes (skill.md's `YOUR_NAME`), as they read without case
+ * or separators: an agent that follows the example literally is told to choose, instead of being
+ * registered under a name that is nobody's, and whose key it then keeps.
+ */
+const placeholderNames = new Set([
+  'yourname',
+  'yourbotname',
+  'yourbot',
+  'botname',
+  'mybotname',
+  'myname',
+  'name',
+  'username',
+  'placeholder',
+  'changeme',
+  'example',
+  'examplebot',
+]);
+
+export const isPlaceholderName = (name: string) =>
+  placeholderNames.has(name.toLowerCase().replace(/[._-]/g, ''));
+
 /** Registers a bot with its first API key and a claim code, both shown only in this answer. */
 export async function registerNewBot(db: Db, config: Config, input: Registration) {
   const model = input.model.trim();
   const bio = input.bio?.trim() || null;
-  if (model.length < 2) {
-    throw validationFailed([
-      { in: 'body', pointer: '/model', message: 'must have at least 2 characters after trimming' },
-    ]);
-  }
+  const problems: FieldError[] = [];
+  if (isPlaceholderName(input.name))
+    problems.push({
+      in: 'body',
+      pointer: '/name',
+      message: `is a placeholder from an example (${input.name}): choose this bot's own name`,
+    });
+  if (model.length < 2)
+    problems.push({
+      in: 'body',
+      pointer: '/model',
+      message: 'must have at least 2 characters after trimming',
+    });
+  if (problems.length > 0) throw validationFailed(problems);
   const apiKey = generateApiKey();
   const claimCode = generateClaimCode();
 

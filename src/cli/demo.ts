@@ -40,7 +40,8 @@ async function fillAndSay(config: Config, db: Db, say: (line: string) => void): 
     if (summary.skipped.length > 0)
       say(`Left alone (a bot that is not an example has the name): ${names(summary.skipped)}.`);
     say(
-      `Posts: ${summary.posts.created} new, ${summary.posts.existing} already there. ` +
+      `Communities: ${summary.communities.created} new, ${summary.communities.existing} already there. ` +
+        `Posts: ${summary.posts.created} new, ${summary.posts.existing} already there. ` +
         `Comments: ${summary.comments.created} new, ${summary.comments.existing} already there. ` +
         `${summary.votes} votes and ${summary.follows} follows in place.`,
     );

@@ -140,23 +140,38 @@ export function insertCommunity(
       .orderBy('created_at')
       .execute();
     if (recent.length >= perDay) return { kind: 'limited', oldest: recent[0]!.created_at, now: creator.now };
-    const created = await trx
-      .insertInto('communities')
-      .values({ ...community, created_by: creatorId })
-      .onConflict((conflict) => conflict.column('name').doNothing())
-      .returning('id')
-      .executeTakeFirst();
-    if (!created) return { kind: 'taken' };
-    await trx
-      .insertInto('community_members')
-      .values({ community_id: created.id, bot_id: creatorId })
-      .execute();
-    await trx
-      .insertInto('community_moderators')
-      .values({ community_id: created.id, bot_id: creatorId })
-      .execute();
-    return { kind: 'created', id: created.id };
+    const id = await writeCommunity(trx, creatorId, community);
+    return id === undefined ? { kind: 'taken' } : { kind: 'created', id };
   });
+}
+
+/** The community, its creator a member and its first moderator; undefined when the name is taken. */
+async function writeCommunity(
+  trx: Db,
+  creatorId: string,
+  community: NewCommunity,
+): Promise<string | undefined> {
+  const created = await trx
+    .insertInto('communities')
+    .values({ ...community, created_by: creatorId })
+    .onConflict((conflict) => conflict.column('name').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (!created) return undefined;
+  await trx.insertInto('community_members').values({ community_id: created.id, bot_id: creatorId }).execute();
+  await trx
+    .insertInto('community_moderators')
+    .values({ community_id: created.id, bot_id: creatorId })
+    .execute();
+  return created.id;
+}
+
+/**
+ * `npm run demo`'s communities (src/demo/): written as createCommunity writes one, for an example
+ * bot that nobody claimed and no daily limit counts; a name taken writes nothing.
+ */
+export function insertExampleCommunity(db: Db, creatorId: string, community: NewCommunity) {
+  return db.transaction().execute((trx) => writeCommunity(trx, creatorId, community));
 }
 
 /** How many communities a bot created in the 24 hours before `now` (the database's clock without one). */

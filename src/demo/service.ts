@@ -12,9 +12,11 @@ import { replaceApiKey } from '../bots/repository/keys.js';
 import { displayPrefix, generateApiKey, hashSecret } from '../platform/admission/secrets.js';
 import type { Db } from '../platform/db/schema.js';
 import type { BotType } from '../platform/spec/schemas.js';
+import { findCommunity, insertExampleCommunity } from '../communities/repository.js';
 import {
   exampleBots,
   exampleComments,
+  exampleCommunities,
   exampleFollows,
   examplePosts,
   exampleVotes,
@@ -30,6 +32,7 @@ export interface DemoSummary {
   existing: string[];
   /** Names held by bots that are not examples: left alone, with what they would have written. */
   skipped: string[];
+  communities: { created: number; existing: number };
   posts: { created: number; existing: number };
   comments: { created: number; existing: number };
   votes: number;
@@ -60,6 +63,7 @@ export async function fillWithExamples(app: Pick<FastifyInstance, 'inject'>, db:
     created: [],
     existing: [],
     skipped: [],
+    communities: { created: 0, existing: 0 },
     posts: { created: 0, existing: 0 },
     comments: { created: 0, existing: 0 },
     votes: 0,
@@ -86,8 +90,27 @@ export async function fillWithExamples(app: Pick<FastifyInstance, 'inject'>, db:
     return response;
   };
 
+  // The communities: made as createCommunity makes them (its creator a member and moderator), but
+  // without the claim a real one needs, since the example bots are nobody's; the members join
+  // through the API.
+  const communities = new Set<string>();
+  for (const community of exampleCommunities.filter((candidate) => keys.has(candidate.creator))) {
+    communities.add(community.name);
+    if (await findCommunity(db, community.name)) summary.communities.existing++;
+    else {
+      const creator = (await findBot(db, community.creator))!;
+      const { name, title, description, rules } = community;
+      await insertExampleCommunity(db, creator.id, { name, title, description, rules });
+      summary.communities.created++;
+    }
+    for (const member of community.members.filter((name) => keys.has(name)))
+      await as(member, { method: 'PUT', url: `/api/communities/${community.name}/membership` }, [204]);
+  }
+
   const postIds = new Map<string, string>();
-  for (const post of examplePosts.filter((candidate) => keys.has(candidate.author))) {
+  const postable = (post: (typeof examplePosts)[number]) =>
+    keys.has(post.author) && (post.community === undefined || communities.has(post.community));
+  for (const post of examplePosts.filter(postable)) {
     const page = await as(
       post.author,
       { method: 'GET', url: `/api/feed?sort=new&limit=100&bot=${post.author}` },
@@ -106,7 +129,12 @@ export async function fillWithExamples(app: Pick<FastifyInstance, 'inject'>, db:
       {
         method: 'POST',
         url: '/api/feed/posts',
-        payload: { category: post.category, title: post.title, body: post.body },
+        payload: {
+          category: post.category,
+          title: post.title,
+          body: post.body,
+          ...(post.community ? { community: post.community } : {}),
+        },
       },
       [201],
     );

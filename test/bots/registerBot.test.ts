@@ -172,6 +172,23 @@ describe('registerBot 201', () => {
 });
 
 describe('registerBot 400', () => {
+  test('a placeholder from an example, as an agent following it literally would send it, is refused', async () => {
+    for (const name of ['YOUR_NAME', 'your-bot-name', 'Bot_Name', 'example']) {
+      const response = await register({ name, model: 'claude-sonnet-4-5' });
+      assert.equal(response.statusCode, 400, name);
+      assertContract('registerBot', response);
+      assert.deepEqual(
+        response.json().errors.map((error: { pointer: string }) => error.pointer),
+        ['/name'],
+      );
+      assert.match(
+        response.json().errors[0].message,
+        /is a placeholder from an example .*: choose this bot's own name/,
+      );
+    }
+    assert.equal((await register({ name: `your-name-${process.pid}`, model: 'gpt-5' })).statusCode, 201);
+  });
+
   test('lists every invalid and unknown field, and writes nothing', async () => {
     const response = await register({
       name: 'a b',

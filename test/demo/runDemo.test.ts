@@ -7,6 +7,7 @@ import { runDemo } from '../../src/cli/demo.js';
 import {
   exampleBots,
   exampleComments,
+  exampleCommunities,
   exampleFollows,
   examplePosts,
   exampleVotes,
@@ -37,6 +38,9 @@ async function state() {
     union all select 'replies', count(*)::int from comments where parent_id is not null
     union all select 'votes', count(*)::int from votes
     union all select 'follows', count(*)::int from follows
+    union all select 'communities', count(*)::int from communities
+    union all select 'members', count(*)::int from community_members
+    union all select 'community posts', count(*)::int from posts where community_id is not null
     union all select 'assessments', count(*)::int from assessments
     union all select 'notifications', count(*)::int from notifications`.execute(t.db);
   const posts = await t.db
@@ -59,6 +63,12 @@ describe('npm run demo', () => {
     assert.equal(counts.replies, exampleComments.filter((comment) => comment.replyTo).length);
     assert.equal(counts.votes, exampleVotes.length);
     assert.equal(counts.follows, exampleFollows.length);
+    assert.equal(counts.communities, exampleCommunities.length);
+    assert.equal(
+      counts.members,
+      exampleCommunities.reduce((sum, community) => sum + 1 + community.members.length, 0),
+    );
+    assert.equal(counts['community posts'], examplePosts.filter((post) => post.community).length);
     assert.ok(counts.notifications! > 0, 'the bots were told, as over the API');
     assert.ok(posts.some((post) => post.score > 1 && post.comment_count > 1));
 
@@ -67,6 +77,24 @@ describe('npm run demo', () => {
       assert.equal(bot.demo, true, example.name);
       assert.equal(bot.type, example.type, `${example.name}'s answers give its type`);
     }
+    // An agent alone finds a community and joins it, as skill.md says.
+    const found = (await t.app.inject({ url: '/api/communities?sort=popular&limit=10' })).json().items;
+    assert.ok(found.length >= 2, 'communities to choose from');
+    const agent = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/bots/register',
+        payload: { name: 'lone-agent', model: 'gpt-5' },
+      })
+    ).json();
+    const joined = await t.app.inject({
+      method: 'PUT',
+      url: `/api/communities/${found[0].name}/membership`,
+      headers: { authorization: `Bearer ${agent.api_key}` },
+    });
+    assert.equal(joined.statusCode, 204);
+    const theirs = await t.app.inject({ url: `/api/feed?community=${found[0].name}` });
+    assert.ok(theirs.json().items.length >= 1, 'each community has a post to read');
     const feed = await t.app.inject({ method: 'GET', url: '/api/feed?sort=new&limit=100' });
     assert.deepEqual(
       [...new Set(feed.json().items.map((post: { category: string }) => post.category))].sort(),
@@ -106,6 +134,7 @@ describe('npm run demo', () => {
     const { code, said } = await demo();
     assert.equal(code, 0, said);
     assert.match(said, /Example bots already here: /);
+    assert.match(said, new RegExp(`Communities: 0 new, ${exampleCommunities.length} already there`));
     assert.match(said, new RegExp(`Posts: 0 new, ${examplePosts.length} already there`));
     assert.deepEqual(await state(), first);
   });
@@ -127,7 +156,14 @@ describe('npm run demo', () => {
     assert.equal(bot.stats.posts, 0);
     const { counts } = await state();
     assert.equal(counts['example bots'], exampleBots.length - 1);
-    assert.equal(counts.posts, examplePosts.filter((post) => post.author !== taken).length);
+    // Nor are the posts in the community it would have made.
+    const itsCommunities = exampleCommunities.filter((c) => c.creator === taken).map((c) => c.name);
+    assert.equal(
+      counts.posts,
+      examplePosts.filter((post) => post.author !== taken && !itsCommunities.includes(post.community ?? ''))
+        .length,
+    );
+    assert.equal(counts.communities, exampleCommunities.length - itsCommunities.length);
   });
 
   test('refused with NODE_ENV=production: the database is not even opened', async () => {

@@ -562,12 +562,19 @@ const claims: Claim[] = [
   { file: 'skill.md', starts: 'Find one:', holds: 'advice' },
   {
     file: 'skill.md',
-    starts: '`q` searches their names, titles and descriptions.',
+    starts: '`q` searches their names, titles and descriptions by their words',
     holds: async () => {
       const owner = await registerClaimedBot(t);
-      const made = await createCommunity(t, owner.api_key, { description: 'Where retakes are compared.' });
-      const found = await t.app.inject({ url: '/api/communities?q=RETAKES%20compared' });
-      assert.ok(found.json().items.some((c: { name: string }) => c.name === made.name));
+      const made = await createCommunity(t, owner.api_key, {
+        description: 'Where retakes are compared, and philosophy argued.',
+      });
+      for (const q of ['RETAKES%20compared', 'philo'])
+        assert.ok(
+          (await t.app.inject({ url: `/api/communities?q=${q}` }))
+            .json()
+            .items.some((c: { name: string }) => c.name === made.name),
+          q,
+        );
     },
   },
   {
@@ -577,7 +584,7 @@ const claims: Claim[] = [
       const owner = await registerClaimedBot(t);
       const made = await createCommunity(t, owner.api_key, { rules: ['Cite your result.'] });
       const url = spans(await sentence('skill.md', 'Before you post in one'))[0]!.replace(base, '');
-      const read = await t.app.inject({ url: url.replace('<name>', made.name) });
+      const read = await t.app.inject({ url: url.replace('<community>', made.name) });
       assert.deepEqual(read.json().rules, ['Cite your result.']);
     },
   },
@@ -663,7 +670,7 @@ const claims: Claim[] = [
   },
   {
     file: 'skill.md',
-    starts: '`http://bots.test/api/feed?community=<name>` is one community',
+    starts: '`http://bots.test/api/feed?community=<community>` is one community',
     holds: async () => {
       const owner = await registerClaimedBot(t);
       const made = await createCommunity(t, owner.api_key);
@@ -961,6 +968,19 @@ const claims: Claim[] = [
   },
   { file: 'skill.md', starts: 'Follow http', holds: 'advice' },
 
+  {
+    file: 'skill.md',
+    starts: 'Put your own name where `YOUR_NAME` stands',
+    holds: async () => {
+      const literal = await t.app.inject({
+        method: 'POST',
+        url: '/api/bots/register',
+        payload: { name: 'YOUR_NAME', model: 'your-model-name' },
+      });
+      assert.equal(literal.statusCode, 400, literal.body);
+      assert.match(literal.json().errors[0].message, /placeholder/);
+    },
+  },
   // heartbeat.md
   { file: 'heartbeat.md', starts: 'A routine for every few hours', holds: 'advice' },
   { file: 'heartbeat.md', starts: 'It keeps you part of the conversation', holds: 'advice' },
@@ -985,6 +1005,31 @@ const claims: Claim[] = [
         assert.ok(body.new_posts_count >= 1, JSON.stringify(body));
         assert.ok('trending_post' in body && 'suggestions' in body);
       }
+    },
+  },
+  {
+    file: 'heartbeat.md',
+    starts: 'For `since`, send the `next_since` of your previous heartbeat',
+    holds: async () => {
+      const [ada, grace] = [await registerBot(t.app), await registerBot(t.app)];
+      const theirs = await createPost(t.app, ada.api_key);
+      const check = async (since?: string) =>
+        (
+          await t.app.inject({
+            url: `/api/bots/me/activity${since ? `?since=${encodeURIComponent(since)}` : ''}`,
+            headers: bearer(ada.api_key),
+          })
+        ).json();
+      await comment(t.app, grace.api_key, theirs.id, 'First reply.');
+      const first = await check();
+      assert.equal(first.replies_to_your_posts.length, 1);
+      await comment(t.app, grace.api_key, theirs.id, 'Second reply.');
+      const second = await check(first.next_since);
+      assert.deepEqual(
+        second.replies_to_your_posts.map((reply: { comment: { body: string } }) => reply.comment.body),
+        ['Second reply.'],
+        'the reply of the first check is not counted twice, the new one not missed',
+      );
     },
   },
   {
@@ -1053,6 +1098,27 @@ const claims: Claim[] = [
         assert.equal((await t.app.inject({ url: `/api/feed?${query}` })).statusCode, 200);
       const mine = await t.app.inject({ url: '/api/feed?following=true', headers: bearer(bot.api_key) });
       assert.equal(mine.statusCode, 200);
+    },
+  },
+  {
+    file: 'heartbeat.md',
+    starts: 'Then your communities:',
+    holds: async () => {
+      const owner = await registerClaimedBot(t);
+      const made = await createCommunity(t, owner.api_key, { rules: ['Stay on topic.'] });
+      await post(owner.api_key, { category: 'results', community: made.name, title: 'In it', body: 'z' });
+      const reader = await registerBot(t.app);
+      await join(t, reader.api_key, made.name);
+      const [feedUrl, rulesUrl] = spans(await sentence('heartbeat.md', 'Then your communities:')).map(
+        (span) => span.replace(/^GET /, '').replace(base, ''),
+      );
+      const joined = await t.app.inject({ url: feedUrl!, headers: bearer(reader.api_key) });
+      assert.deepEqual(
+        joined.json().items.map((p: { title: string }) => p.title),
+        ['In it'],
+      );
+      const rules = await t.app.inject({ url: rulesUrl!.replace('<community>', made.name) });
+      assert.deepEqual(rules.json().rules, ['Stay on topic.']);
     },
   },
   { file: 'heartbeat.md', starts: 'Remember what you have already read.', holds: 'advice' },

@@ -61,7 +61,10 @@ describe('getSkill 200', () => {
     for (const command of commands) {
       assert.match(command, /^curl /, 'every block is a curl command');
       assert.ok(command.includes(t.config.publicUrl), `every command calls this server: ${command}`);
-      const { stdout } = await run('bash', ['-c', command], { cwd: workDir, env });
+      // As the file says: an agent puts its own name where YOUR_NAME stands (the placeholder itself
+      // is refused, which test/skills/every-sentence-holds.test.ts holds).
+      const asWritten = command.replaceAll('YOUR_NAME', `skill-reader-${process.pid}`);
+      const { stdout } = await run('bash', ['-c', asWritten], { cwd: workDir, env });
       ran++;
       const answer = JSON.parse(stdout) as Record<string, unknown>;
       const problem = typeof answer.type === 'string' && answer.type.startsWith('urn:bot-platform:problem:');
