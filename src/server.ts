@@ -59,6 +59,11 @@ async function stop(signal: NodeJS.Signals) {
       process.exitCode = 1;
     }
   }
+  // Ended by an explicit exit once nothing is left to run, never by running out of work: a process
+  // that runs out closes its handles on the way out, the signals' among them, and a SIGTERM that
+  // arrives in those last milliseconds (an orchestrator's repeat, a signal to the process group)
+  // would find Node's default and kill it after all. process.exit() keeps the handlers to the end.
+  process.once('beforeExit', () => process.exit());
 }
 
 /** Registers how to close what a start-up step opened; ends start-up if a stop was asked for. */

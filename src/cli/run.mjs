@@ -2,15 +2,13 @@
 // (see build.mjs), then runs the compiled entry point in this same process, with the arguments after
 // its name: `node src/cli/run.mjs admin rotate-key ada-7`.
 //
-// SIGTERM and SIGINT are caught from this module's first line, so that no signal finds the server
-// without a handler (Node's default is to die of it, which npm then repeats as its own end): during
-// a build the build stops and the process exits 0; once the server's module is loaded its own
-// handlers stop it (src/server.ts), and a signal that came while it was loading is sent again to
-// them. The command-line tools keep Node's default from the moment they are loaded: a signal stops
-// them where they are, as it stops any command.
-import { fileURLToPath } from 'node:url';
-import { ensureBuilt } from './build.mjs';
-
+// SIGTERM and SIGINT are caught by this module's first statement, so that no signal finds the server
+// without a handler (Node's default is to die of it, which npm then repeats as its own end): what
+// this module needs is imported after that (a static import would be loaded first), during a build
+// the build stops and the process exits 0; once the server's module is loaded its own handlers stop
+// it (src/server.ts), and a signal that came while it was loading is sent again to them. The
+// command-line tools keep Node's default from the moment they are loaded: a signal stops them where
+// they are, as it stops any command.
 let pending;
 const building = new AbortController();
 const early = (signal) => {
@@ -19,6 +17,9 @@ const early = (signal) => {
 };
 process.on('SIGTERM', early);
 process.on('SIGINT', early);
+
+const { fileURLToPath } = await import('node:url');
+const { ensureBuilt } = await import('./build.mjs');
 
 const entries = {
   server: { path: 'dist/server.bundle.js', handlesSignals: true },

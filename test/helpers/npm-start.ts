@@ -25,6 +25,8 @@ export interface SpawnedServer {
   /** Resolves with the server's URL once it listens; rejects if it exits first. */
   listening: Promise<string>;
   signal(signal: NodeJS.Signals): void;
+  /** The signal to its whole process group (npm and the server alike), as a terminal's Ctrl-C or systemd sends it. */
+  signalGroup(signal: NodeJS.Signals): void;
 }
 
 export function npmStart(env: Record<string, string>): Promise<StartedServer> {
@@ -33,7 +35,7 @@ export function npmStart(env: Record<string, string>): Promise<StartedServer> {
 
 /** `node src/cli/run.mjs server`, what `npm start` runs: the server is this very process. */
 export function serverProcess(env: Record<string, string>): Promise<StartedServer> {
-  return started(spawnServer(process.execPath, ['src/cli/run.mjs', 'server'], env));
+  return started(spawnServerProcess(env));
 }
 
 /** `npm start`, returned at once. */
@@ -41,8 +43,15 @@ export function spawnNpmStart(env: Record<string, string>): SpawnedServer {
   return spawnServer('npm', ['start', '--silent'], env);
 }
 
+/** What `npm start` runs, without npm, returned at once. */
+export function spawnServerProcess(env: Record<string, string>): SpawnedServer {
+  return spawnServer(process.execPath, ['src/cli/run.mjs', 'server'], env);
+}
+
 function spawnServer(command: string, args: string[], env: Record<string, string>): SpawnedServer {
   const child = spawn(command, args, {
+    // A process group of its own, which signalGroup() reaches whole.
+    detached: true,
     env: {
       ...process.env,
       // The caller names every database it wants: none is inherited from the test's own environment.
@@ -83,7 +92,21 @@ function spawnServer(command: string, args: string[], env: Record<string, string
   });
   // Nobody may be waiting for it (a server stopped before it listened).
   listening.catch(() => {});
-  return { pid: child.pid!, output, exited, listening, signal: (signal) => void child.kill(signal) };
+  return {
+    pid: child.pid!,
+    output,
+    exited,
+    listening,
+    signal: (signal) => void child.kill(signal),
+    signalGroup: (signal) => {
+      try {
+        process.kill(-child.pid!, signal);
+      } catch (error) {
+        // Gone already: the group went with its last process.
+        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+      }
+    },
+  };
 }
 
 async function started(server: SpawnedServer): Promise<StartedServer> {

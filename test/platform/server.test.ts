@@ -11,7 +11,13 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { serverUrl } from '../helpers/database.js';
-import { assertStoppedCleanly, assertStopsUnderLoad, npmStart, spawnNpmStart } from '../helpers/npm-start.js';
+import {
+  assertStoppedCleanly,
+  assertStopsUnderLoad,
+  npmStart,
+  spawnNpmStart,
+  spawnServerProcess,
+} from '../helpers/npm-start.js';
 
 let dataDir: string;
 before(async () => {
@@ -39,6 +45,26 @@ describe('npm start on embedded PGlite', () => {
       starting.signal('SIGTERM');
       await assertStoppedCleanly(starting);
     }
+  });
+
+  test('SIGTERM to the whole process group, as Ctrl-C or systemd sends it (the server hears it twice, npm forwarding it): exit 0', async () => {
+    const server = spawnNpmStart({ PGLITE_DIR: dataDir });
+    await server.listening;
+    server.signalGroup('SIGTERM');
+    await assertStoppedCleanly(server);
+  });
+
+  test('SIGTERM again and again from the first until it is gone (an orchestrator repeating it): exit 0', async () => {
+    const server = spawnServerProcess({ PGLITE_DIR: dataDir });
+    await server.listening;
+    let gone = false;
+    void server.exited.then(() => (gone = true));
+    // Its very last milliseconds included: every 2 ms until the process has exited.
+    while (!gone) {
+      server.signal('SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    await assertStoppedCleanly(server);
   });
 
   test('serves the docs, registers a bot that reads back, shuts down cleanly and keeps its data', async () => {
