@@ -3397,6 +3397,12 @@ export interface components {
             hide_content: boolean;
             moderator: {
                 handle: components["schemas"]["Handle"] | null;
+                /**
+                 * @description What the moderators call them: their creator handle, else the name the operator
+                 *     gave them (`grant-moderator --name`), else their e-mail address's part before the
+                 *     `@`. Only moderators read the log.
+                 */
+                name: string | null;
             } | null;
             /** @description Who acted when no moderator did (the operator's CLI `--actor`, or a mechanism of the platform). */
             actor: string | null;
@@ -3504,6 +3510,8 @@ export interface components {
             action_id: string;
             /** Format: uuid */
             bot_id: string;
+            /** @description The name of the bot that appealed (null once it is deleted). */
+            bot_name: string | null;
             message: string;
             status: components["schemas"]["AppealStatus"];
             /** Format: date-time */

@@ -1,7 +1,8 @@
 // A bot's suspensions found without reading the community bans beside them (trust_standing());
 // communities found by the words of their texts through an index, not a scan per word; the platform
 // moderators' edit of a community's texts and removal of one of its moderators, in the log;
-// recompute_trust() told which bots a claim took off probation.
+// recompute_trust() told which bots a claim took off probation; a moderator's name for the console,
+// which the operator may give.
 // Frozen: never edit a migration that has shipped; add a new one.
 import { sql, type Kysely } from 'kysely';
 
@@ -24,11 +25,14 @@ export async function up(db: Kysely<any>): Promise<void> {
         check (action not in (${sql.raw(communityActsBefore)}, 'edit', 'remove_moderator') or community_id is not null)`.execute(
     db,
   );
+  await sql`alter table moderators add column display_name text
+    check (char_length(display_name) between 1 and 60)`.execute(db);
   // Its signature changes (the bots whose probation a claim ended); its definition file makes the new one.
   await sql`drop function if exists recompute_trust(uuid[], integer, timestamptz)`.execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await sql`alter table moderators drop column display_name`.execute(db);
   await sql`
     alter table moderation_actions
       drop constraint moderation_actions_community_acts,

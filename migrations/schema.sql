@@ -568,6 +568,8 @@ CREATE TRIGGER append_only BEFORE DELETE OR UPDATE ON public.moderation_actions 
 CREATE TABLE moderators (
   email text NOT NULL,
   granted_at timestamp with time zone NOT NULL DEFAULT now(),
+  display_name text,
+  CONSTRAINT moderators_display_name_check CHECK (((char_length(display_name) >= 1) AND (char_length(display_name) <= 60))),
   CONSTRAINT moderators_email_check CHECK ((email = lower(email))),
   CONSTRAINT moderators_pkey PRIMARY KEY (email)
 );

@@ -6,7 +6,12 @@
 // (src/platform/response-cache/README.md).
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import Fastify, { LogController, type FastifyServerOptions, type RouteOptions } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyRequest,
+  type FastifyServerOptions,
+  type RouteOptions,
+} from 'fastify';
 import type { Config } from './config.js';
 import { primaryOnly, type ReadRouting } from './platform/db/read-routing.js';
 import type { Db } from './platform/db/schema.js';
@@ -49,6 +54,7 @@ import { oauthProviders } from './auth/oauth.js';
 import sessions, { sessionAuth } from './platform/sessions/plugin.js';
 import webPages from './platform/web/plugin.js';
 import { renderErrorPage } from './platform/web/document.js';
+import { viewerOf } from './platform/web/layout.js';
 
 export interface AppOptions {
   config: Config;
@@ -195,7 +201,15 @@ export async function buildApp({
     });
   }
   await app.register(securityHeaders, { secure });
-  await app.register(errors, { renderHtmlError: renderErrorPage, settleFirst: settleAdmissionFirst });
+  // An error page shows who is signed in, as every page does.
+  const viewer = async (request: FastifyRequest) => {
+    const userId = request.session?.userId;
+    return userId ? viewerOf(await signedInPerson(db, userId)) : null;
+  };
+  await app.register(errors, {
+    renderHtmlError: (problem, request) => renderErrorPage(problem, request, viewer),
+    settleFirst: settleAdmissionFirst,
+  });
   await app.register(jsonBody);
   await app.register(docs, { spec, secure, publicUrl: config.publicUrl });
   const mailer = createMailer(config, app.log);

@@ -12,7 +12,7 @@ import { developmentSecretsFile, keepDevelopmentSecrets } from './config/develop
 import { checkDatabases, openDatabase } from './platform/db/database.js';
 import { migrateToLatest } from './platform/db/migrate.js';
 import { exitOnStartupError } from './config/startup-error.js';
-import { runAdminOn } from './cli/admin-commands.js';
+import { runAdminOn, signInWaysOf } from './cli/admin-commands.js';
 import { adminChannelPath, serveAdminChannel, UnsafeAdminChannelError } from './cli/admin-channel.js';
 
 /** After this long, closing what start-up opened gives up, and the process exits 1. */
@@ -116,7 +116,11 @@ async function main() {
     if (!config.pgliteDir.startsWith('memory://')) {
       try {
         const channel = await serveAdminChannel(adminChannelPath(config.pgliteDir), (argv, io, operator) =>
-          runAdminOn(database, argv, io, { statementTimeoutMs: config.databaseStatementTimeoutMs, operator }),
+          runAdminOn(database, argv, io, {
+            statementTimeoutMs: config.databaseStatementTimeoutMs,
+            operator,
+            signIn: signInWaysOf(config),
+          }),
         );
         opened(() => channel.close());
       } catch (error) {

@@ -9,6 +9,7 @@ import { SignInView } from './views.js';
 export function authPages(web: WebPages, deps: Omit<AuthDependencies, 'oauthProviders'>) {
   const { send } = web;
   const providers = deps.config.humans.oauthProviders.map((provider) => provider.name);
+  const { emailSignIn } = deps.config.humans;
 
   web.app.get<{ Querystring: { next?: string } }>(
     '/sign-in',
@@ -18,7 +19,7 @@ export function authPages(web: WebPages, deps: Omit<AuthDependencies, 'oauthProv
         request,
         reply,
         'Sign in',
-        <SignInView next={request.query.next ?? '/me'} providers={providers} />,
+        <SignInView next={request.query.next ?? '/me'} emailSignIn={emailSignIn} providers={providers} />,
       ),
   );
 
@@ -34,6 +35,7 @@ export function authPages(web: WebPages, deps: Omit<AuthDependencies, 'oauthProv
           'Sign in',
           <SignInView
             next={fields.next || '/me'}
+            emailSignIn={emailSignIn}
             providers={providers}
             errors={errors}
             email={fields.email}
@@ -49,6 +51,7 @@ export function authPages(web: WebPages, deps: Omit<AuthDependencies, 'oauthProv
         loggedAs ? "Your link is in the server's log" : 'Check your inbox',
         <SignInView
           next={body.next ?? '/me'}
+          emailSignIn={emailSignIn}
           providers={providers}
           sentTo={body.email}
           loggedAs={loggedAs}

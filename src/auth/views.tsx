@@ -4,6 +4,7 @@ import { ErrorSummary, FieldMessage, fieldId, invalidField } from '../platform/w
 
 export function SignInView({
   next,
+  emailSignIn,
   providers,
   sentTo,
   loggedAs,
@@ -11,6 +12,8 @@ export function SignInView({
   email,
 }: {
   next: string;
+  /** Whether e-mail sign-in is on (EMAIL_SIGNIN): off, no form asks for an address. */
+  emailSignIn: boolean;
   providers: string[];
   /** The address as it was typed, shown again when it could not be taken. */
   email?: string | undefined;
@@ -45,30 +48,42 @@ export function SignInView({
       </>
     );
   }
+  if (!emailSignIn && providers.length === 0)
+    return (
+      <>
+        <h1>Sign in</h1>
+        <p class="notice" role="status">
+          Nobody can sign in to this server yet: its operator has switched e-mail sign-in off (
+          <code>EMAIL_SIGNIN=off</code>) and set up no sign-in provider (<code>OAUTH_*</code>).
+        </p>
+      </>
+    );
   return (
     <>
       <h1>Sign in</h1>
       <ErrorSummary errors={errors} />
-      <form method="post" action="/sign-in" novalidate>
-        <input type="hidden" name="next" value={next} />
-        <div class="field">
-          <label for={fieldId('/email')}>E-mail address</label>
-          <FieldMessage errors={errors} pointer="/email" />
-          <input
-            id={fieldId('/email')}
-            name="email"
-            type="email"
-            autocomplete="email"
-            required
-            value={email ?? ''}
-            {...invalidField(errors, '/email')}
-          />
-        </div>
-        <button type="submit">E-mail me a sign-in link</button>
-      </form>
+      {emailSignIn && (
+        <form method="post" action="/sign-in" novalidate>
+          <input type="hidden" name="next" value={next} />
+          <div class="field">
+            <label for={fieldId('/email')}>E-mail address</label>
+            <FieldMessage errors={errors} pointer="/email" />
+            <input
+              id={fieldId('/email')}
+              name="email"
+              type="email"
+              autocomplete="email"
+              required
+              value={email ?? ''}
+              {...invalidField(errors, '/email')}
+            />
+          </div>
+          <button type="submit">E-mail me a sign-in link</button>
+        </form>
+      )}
       {providers.length > 0 && (
         <>
-          <h2>Or sign in with</h2>
+          <h2>{emailSignIn ? 'Or sign in with' : 'Sign in with'}</h2>
           <ul class="providers">
             {providers.map((provider) => (
               <li key={provider}>

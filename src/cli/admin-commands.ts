@@ -1,7 +1,7 @@
 // The commands of `npm run admin` (./admin.ts), for bot API keys and the moderator role:
 //   rotate-key <bot id or name> [--actor NAME]  issue a new key (printed once); the old one stops at once
 //   revoke-key <bot id or name> [--actor NAME]  revoke the live key; the bot cannot act until rotated
-//   grant-moderator <email> [--actor NAME] [--reason TEXT]   whoever signs in with it moderates
+//   grant-moderator <email> [--name NAME] [--actor NAME] [--reason TEXT]   whoever signs in with it moderates
 //   revoke-moderator <email> [--actor NAME] [--reason TEXT]
 //   create-app-role <role name> [--apply]   the grants of a role the server can run as, owning nothing
 // Every change is recorded with the operator's name: keys in api_key_events, roles in the moderation log.
@@ -9,11 +9,12 @@ import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { displayPrefix, generateApiKey, hashSecret } from '../platform/admission/secrets.js';
 import { replaceApiKey } from '../bots/repository/keys.js';
-import { grantModeratorRole, revokeModeratorRole } from '../moderation/repository/roles.js';
+import { grantModeratorRole, nameModerator, revokeModeratorRole } from '../moderation/repository/roles.js';
 import { roleEmail } from '../moderation/service/roles.js';
 import { AppRoleMissingError, appRoleGrants, appRoleName, createAppRole } from '../platform/db/app-role.js';
 import type { OpenDatabase } from '../platform/db/database.js';
 import type { Db } from '../platform/db/schema.js';
+import type { Config } from '../config.js';
 
 export interface AdminOutput {
   /** Machine-readable results (the new key), one per line. */
@@ -23,7 +24,7 @@ export interface AdminOutput {
 }
 
 const usage = `Usage: npm run admin -- <command> <bot id or name> [--actor NAME]
-       npm run admin -- <role command> <email> [--actor NAME] [--reason TEXT]
+       npm run admin -- <role command> <email> [--name NAME] [--actor NAME] [--reason TEXT]
        npm run admin -- create-app-role <role name> [--apply]
 
 Commands:
@@ -33,7 +34,9 @@ Commands:
 
 Role commands:
   grant-moderator   Make whoever signs in with this e-mail address a moderator (they need not have
-                    signed in yet). Changes nothing when the address is a moderator already.
+                    signed in yet). Changes nothing when the address is a moderator already, but
+                    for its --name: what the console calls them when they have no creator handle
+                    (at most 60 characters; without one, their address's part before the @).
   revoke-moderator  Take the role back. Exits 1, changing nothing, when the address is no moderator.
 
 Database:
@@ -46,11 +49,33 @@ Database:
                     See docs/deploy.md.
 
 --actor names the operator in the audit trail and the moderation log (default: the OS user).
+--name, for grant-moderator, names the moderator in the console.
 --reason says why, in the moderation log (default: "by the operator").`;
 
 const keyCommands = ['rotate-key', 'revoke-key'];
 const databaseCommands = ['create-app-role'];
 const roleCommands = ['grant-moderator', 'revoke-moderator'];
+
+/** How people sign in to the server the command is for (EMAIL_SIGNIN, OAUTH_*): what a role can be used through. */
+export interface SignInWays {
+  email: boolean;
+  providers: string[];
+}
+
+export function signInWaysOf(config: Pick<Config, 'humans'>): SignInWays {
+  return {
+    email: config.humans.emailSignIn,
+    providers: config.humans.oauthProviders.map((provider) => provider.name),
+  };
+}
+
+/** What the admin commands need of the server's configuration. */
+export interface AdminOptions {
+  statementTimeoutMs?: number;
+  /** Who runs it, when --actor does not say. */
+  operator?: string;
+  signIn?: SignInWays;
+}
 
 /** Runs one admin command; returns the process exit code. */
 export async function runAdmin(
@@ -60,7 +85,8 @@ export async function runAdmin(
   {
     statementTimeoutMs = 5_000,
     operator = userInfo().username,
-  }: { statementTimeoutMs?: number; /** Who runs it, when --actor does not say. */ operator?: string } = {},
+    signIn = { email: true, providers: [] },
+  }: AdminOptions = {},
 ): Promise<number> {
   let parsed;
   try {
@@ -70,6 +96,7 @@ export async function runAdmin(
       options: {
         actor: { type: 'string' },
         reason: { type: 'string' },
+        name: { type: 'string' },
         apply: { type: 'boolean' },
         help: { type: 'boolean' },
       },
@@ -90,6 +117,7 @@ export async function runAdmin(
     !reference ||
     extra.length > 0 ||
     (parsed.values.reason && !roleCommands.includes(command)) ||
+    (parsed.values.name !== undefined && command !== 'grant-moderator') ||
     (parsed.values.apply && !databaseCommands.includes(command))
   ) {
     io.err(usage);
@@ -131,11 +159,18 @@ export async function runAdmin(
   }
   const actor = parsed.values.actor?.trim() || operator;
   if (roleCommands.includes(command))
-    return changeRole(db, io, command === 'grant-moderator', {
-      email: reference,
-      actor,
-      reason: parsed.values.reason?.trim() || 'by the operator',
-    });
+    return changeRole(
+      db,
+      io,
+      command === 'grant-moderator',
+      {
+        email: reference,
+        actor,
+        reason: parsed.values.reason?.trim() || 'by the operator',
+        displayName: parsed.values.name?.trim(),
+      },
+      signIn,
+    );
 
   const issued = command === 'rotate-key' ? generateApiKey() : undefined;
   const replaced = await replaceApiKey(
@@ -168,11 +203,31 @@ export async function runAdmin(
   return 0;
 }
 
+/** How a person holding the role gets to /moderation on this server, in words; or that nobody can. */
+function howTheyGetIn({ email, providers }: SignInWays): string {
+  const through = providers.join(', ');
+  if (email && providers.length > 0)
+    return `whoever signs in with it (an e-mailed link, or ${through} with an account of that address) can use /moderation.`;
+  if (email) return 'whoever signs in with it (an e-mailed link) can use /moderation.';
+  if (providers.length > 0)
+    return `whoever signs in through ${through} with an account of that address can use /moderation (e-mail sign-in is off).`;
+  return (
+    'but nobody can use it yet: nobody can sign in to this server, since e-mail sign-in is off (EMAIL_SIGNIN=off) and no ' +
+    'sign-in provider is set up (OAUTH_*). Turn one on, and whoever signs in with this address moderates.'
+  );
+}
+
 async function changeRole(
   db: Db,
   io: AdminOutput,
   grant: boolean,
-  { email, actor, reason }: { email: string; actor: string; reason: string },
+  {
+    email,
+    actor,
+    reason,
+    displayName,
+  }: { email: string; actor: string; reason: string; displayName?: string | undefined },
+  signIn: SignInWays,
 ): Promise<number> {
   const address = roleEmail(email);
   if (!address) {
@@ -183,12 +238,21 @@ async function changeRole(
     io.err('--reason must be at most 500 characters.');
     return 2;
   }
-  const change = { email: address, actor, reason };
+  if (displayName !== undefined && (displayName.length === 0 || displayName.length > 60)) {
+    io.err('--name must be 1 to 60 characters.');
+    return 2;
+  }
+  const change = { email: address, actor, reason, displayName };
   if (grant) {
     const granted = await grantModeratorRole(db, change);
+    if (!granted && displayName !== undefined) {
+      await nameModerator(db, address, displayName);
+      io.err(`${address} is a moderator already; the console calls them ${displayName} now.`);
+      return 0;
+    }
     io.err(
       granted
-        ? `${address} is a moderator: whoever signs in with it can use /moderation.`
+        ? `${address} is a moderator: ${howTheyGetIn(signIn)}`
         : `${address} is a moderator already; nothing changed.`,
     );
     return 0;
@@ -209,7 +273,7 @@ export function runAdminOn(
   database: Pick<OpenDatabase, 'db' | 'withMigrationConnection'>,
   argv: string[],
   io: AdminOutput,
-  options: { statementTimeoutMs: number; operator: string },
+  options: AdminOptions,
 ): Promise<number> {
   return argv[0] === 'create-app-role'
     ? database.withMigrationConnection((owner) => runAdmin(argv, owner, io, options))

@@ -9,7 +9,7 @@ import { exitOnStartupError } from '../config/startup-error.js';
 import { checkDatabases, openDatabase } from '../platform/db/database.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
 import { adminChannelPath, askAdminChannel } from './admin-channel.js';
-import { runAdminOn, type AdminOutput } from './admin-commands.js';
+import { runAdminOn, signInWaysOf, type AdminOutput } from './admin-commands.js';
 
 async function main() {
   const config = loadConfig(process.env, { serving: false });
@@ -31,6 +31,7 @@ async function main() {
     await checkDatabases(database, config);
     await database.withMigrationConnection(migrateToLatest);
     process.exitCode = await runAdminOn(database, argv, io, {
+      signIn: signInWaysOf(config),
       statementTimeoutMs: config.databaseStatementTimeoutMs,
       operator,
     });

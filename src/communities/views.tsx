@@ -3,7 +3,7 @@
 // the platform moderators' forms (close, reopen, unpin, unban) for a moderator signed in.
 import type { Page } from '../platform/db/keyset.js';
 import type { Community, Post } from '../platform/spec/schemas.js';
-import { BotName, communityPath, plural, PostCard, UserText } from '../platform/web/parts.js';
+import { BotName, communityPath, Instant, plural, PostCard, UserText } from '../platform/web/parts.js';
 import type { CommunityFeed, CommunitySort } from './repository.js';
 
 type FeedSort = CommunityFeed['sort'];
@@ -298,7 +298,12 @@ export function CommunityView({
                 {bans.map((ban) => (
                   <li key={ban.id}>
                     {ban.name}: {ban.reason}
-                    {ban.until ? ` (until ${ban.until})` : ''}
+                    {ban.until && (
+                      <>
+                        {' '}
+                        (until <Instant at={ban.until} />)
+                      </>
+                    )}
                     <ModerateForm
                       id={`unban-${ban.id}`}
                       action="unban"

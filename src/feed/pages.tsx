@@ -13,7 +13,8 @@ import { atomFeed } from './atom.js';
 import type { FeedSort } from './repository/posts.js';
 import { commentsOfPost, feedPage, feedPageBothWays, postWithComments } from './service.js';
 import { defaultPageSize } from '../platform/db/keyset.js';
-import { LobbyView, PostView } from './views.js';
+import { LobbyView, PostView, RemovedPostView } from './views.js';
+import { ProblemError } from '../platform/spec/problems.js';
 
 export function feedPages(web: WebPages, { reads, config }: { reads: ReadRouting; config: Config }) {
   const { app, getRoute, send, absolute, now } = web;
@@ -131,7 +132,22 @@ export function feedPages(web: WebPages, { reads, config }: { reads: ReadRouting
       const { id } = request.params;
       const { cursor } = request.query;
       const db = reads.readsFor(request.headers);
-      const { post, comments } = await postWithComments(db, id);
+      let read;
+      try {
+        read = await postWithComments(db, id);
+      } catch (error) {
+        // A moderator who opens a removed post gets its Restore form; everyone else, the 410 page.
+        if (!(error instanceof ProblemError && error.code === 'removed')) throw error;
+        if (!(await web.signedInPerson(request))?.moderator) throw error;
+        return send(
+          request,
+          reply,
+          'Removed by a moderator',
+          <RemovedPostView id={id} detail={error.detail} />,
+          410,
+        );
+      }
+      const { post, comments } = read;
       const shown = cursor ? await commentsOfPost(db, id, { limit: defaultPageSize, cursor }) : comments;
       return send(
         request,

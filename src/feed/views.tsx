@@ -45,7 +45,7 @@ const previousPage: Record<FeedSort, string> = {
 const nextPage: Record<FeedSort, string> = {
   new: 'Older posts',
   top: 'Lower-scored posts',
-  hot: 'Less hot posts',
+  hot: 'More posts',
 };
 const firstPage: Record<FeedSort, string> = {
   new: 'Newest posts',
@@ -238,6 +238,29 @@ function CommentThread({
           list
         ))}
     </li>
+  );
+}
+
+/** A removed post, as a platform moderator sees it: what was removed, and the form that restores it (`moderate`). */
+export function RemovedPostView({ id, detail }: { id: string; detail: string }) {
+  return (
+    <>
+      <h1>Removed by a moderator</h1>
+      <p>{detail} Its author was told why and may appeal.</p>
+      <form method="post" action="/moderation/actions" class="moderation-form" novalidate>
+        <input type="hidden" name="action" value="restore" />
+        <input type="hidden" name="target_type" value="post" />
+        <input type="hidden" name="target_id" value={id} />
+        <div class="field">
+          <label for="restore-reason">Reason (its author reads it)</label>
+          <input id="restore-reason" name="reason" required maxLength={500} autocomplete="off" />
+        </div>
+        <button type="submit">Restore this post</button>
+      </form>
+      <p>
+        <a href="/moderation#removed-heading">All removed posts and comments</a> are on the moderators’ page.
+      </p>
+    </>
   );
 }
 

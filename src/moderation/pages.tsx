@@ -13,7 +13,13 @@ import { appealsQueue, decideAppeal } from './service/appeals.js';
 import { moderate, moderationLog, type AfterModeration, type CommunityActs } from './service/actions.js';
 import { reportAsHuman, reportQueue } from './service/reports.js';
 import { requireModerator } from './service/roles.js';
-import { type LogFilter, ModerationView, moderationNotices, ReportAnswerView } from './views.js';
+import {
+  type LogFilter,
+  ModerationView,
+  moderationNotices,
+  type RefusedReason,
+  ReportAnswerView,
+} from './views.js';
 import { closedCommunities, removedContent, suspendedBots } from './service/console.js';
 
 const logShown = 20;
@@ -28,6 +34,16 @@ async function moderatorOf(db: Db, request: FastifyRequest) {
       'Only moderators may see this page: sign in with the e-mail address the operator appointed.',
     );
   return requireModerator(db, userId);
+}
+
+/** A refused reason, said at its own form's field: `reason_field` is one of the page's field ids. */
+function refusedReasonOf(
+  errors: FieldError[] | undefined,
+  field: string | undefined,
+): RefusedReason | undefined {
+  const error = errors?.find((candidate) => candidate.pointer === '/reason');
+  if (!error || !field || !/^[A-Za-z0-9-]{1,200}$/.test(field)) return undefined;
+  return { field, message: error.message };
 }
 
 /** A datetime-local field's value is a UTC time without its zone: say so, as RFC 3339 asks. */
@@ -71,6 +87,8 @@ export function moderationPages(
     extra: {
       notice?: string;
       errors?: FieldError[];
+      /** The refused form's `reason_field`: the reason field of its own that says what was wrong. */
+      reasonField?: string | undefined;
       problem?: string;
       cursor?: string | undefined;
       logFilter?: LogFilter;
@@ -116,6 +134,7 @@ export function moderationPages(
         now={now()}
         notice={extra.notice}
         errors={extra.errors}
+        refusedReason={refusedReasonOf(extra.errors, extra.reasonField)}
         problem={extra.problem}
       />,
       status,
@@ -140,10 +159,15 @@ export function moderationPages(
   );
 
   /** A refusal of the operation, shown on the page with its status. */
-  const refused = (request: FastifyRequest, reply: FastifyReply, error: unknown) => {
+  const refused = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    error: unknown,
+    reasonField: string | undefined,
+  ) => {
     if (!(error instanceof ProblemError) || error.status >= 500 || error.status === 403) throw error;
     return error.errors
-      ? page(request, reply, { errors: error.errors }, error.status)
+      ? page(request, reply, { errors: error.errors, reasonField }, error.status)
       : page(request, reply, { problem: error.detail }, error.status);
   };
 
@@ -211,14 +235,14 @@ export function moderationPages(
           }
         : {}),
     }),
-    async (request, reply, { body, errors }) => {
+    async (request, reply, { body, errors, fields }) => {
       const moderator = await moderatorOf(db, request);
-      if (errors) return page(request, reply, { errors }, 400);
+      if (errors) return page(request, reply, { errors, reasonField: fields.reason_field }, 400);
       try {
         const action = await moderate(db, moderator, body, now(), communityActs, afterModeration);
         return reply.redirect(`/moderation?done=${action.action}`, 303);
       } catch (error) {
-        return refused(request, reply, error);
+        return refused(request, reply, error, fields.reason_field);
       }
     },
   );
@@ -227,16 +251,16 @@ export function moderationPages(
     '/moderation/appeals/:id',
     'decideAppeal',
     (fields) => ({ decision: fields.decision ?? '', reason: fields.reason ?? '' }),
-    async (request, reply, { body, errors }) => {
+    async (request, reply, { body, errors, fields }) => {
       const moderator = await moderatorOf(db, request);
       const { id } = request.params as { id: string };
       if (!uuidPattern.test(id)) throw notFound(`No appeal has the id ${id}.`);
-      if (errors) return page(request, reply, { errors }, 400);
+      if (errors) return page(request, reply, { errors, reasonField: fields.reason_field }, 400);
       try {
         const appeal = await decideAppeal(db, moderator, id, body, afterModeration);
         return reply.redirect(`/moderation?done=${appeal.status === 'granted' ? 'grant' : 'deny'}`, 303);
       } catch (error) {
-        return refused(request, reply, error);
+        return refused(request, reply, error, fields.reason_field);
       }
     },
   );

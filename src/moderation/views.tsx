@@ -1,10 +1,20 @@
 // The moderators' page (/moderation): the queue with each reported item in place and its forms
 // (remove, dismiss, suspend; a reason each), the open appeals with theirs (grant, deny), and the
 // latest entries of the log. Every form posts to its operation's form route (./pages.tsx).
+import { createContext } from 'preact';
+import { useContext } from 'preact/hooks';
 import type { FieldError } from '../platform/spec/problems.js';
 import type { ClosedCommunity, RemovedItem, SuspendedBot } from './service/console.js';
 import type { Appeal, ModerationAction, Report, ReportedTarget } from '../platform/spec/schemas.js';
-import { Age, BotName, ErrorSummary, plural, reportReasonNames, UserText } from '../platform/web/parts.js';
+import {
+  Age,
+  BotName,
+  ErrorSummary,
+  Instant,
+  plural,
+  reportReasonNames,
+  UserText,
+} from '../platform/web/parts.js';
 
 /** What an action did, in words, around the target it names (what goes before it, and after). */
 const actionWords: Record<ModerationAction['action'], [string, string]> = {
@@ -61,11 +71,37 @@ export const moderationNotices = {
   remove_moderator: 'The bot no longer moderates that community, and was told.',
 } as const;
 
+/**
+ * The form whose reason was refused, of the page's many: its reason field's id (each form sends it
+ * as `reason_field`) and what was wrong, so that the field itself says so.
+ */
+export interface RefusedReason {
+  field: string;
+  message: string;
+}
+const RefusedReasonContext = createContext<RefusedReason | undefined>(undefined);
+
 function ReasonField({ id, label = 'Reason (the bot reads it)' }: { id: string; label?: string }) {
+  const refused = useContext(RefusedReasonContext);
+  const message = refused?.field === id ? refused.message : undefined;
   return (
     <div class="field">
       <label for={id}>{label}</label>
-      <input id={id} name="reason" required maxLength={500} autocomplete="off" />
+      {message && (
+        <p class="field-error" id={`${id}-error`}>
+          <span class="visually-hidden">Error: </span>
+          {message}
+        </p>
+      )}
+      <input
+        id={id}
+        name="reason"
+        required
+        maxLength={500}
+        autocomplete="off"
+        {...(message ? { 'aria-invalid': 'true' as const, 'aria-describedby': `${id}-error` } : {})}
+      />
+      <input type="hidden" name="reason_field" value={id} />
     </div>
   );
 }
@@ -247,7 +283,11 @@ function whoDid(entry: ModerationAction): string {
       ? ` (in c/${entry.scope.community})`
       : '';
   if (entry.moderator_bot) return `${entry.moderator_bot.name}, a moderator of c/${entry.scope?.community},`;
-  if (entry.moderator) return (entry.moderator.handle ? `@${entry.moderator.handle}` : 'A moderator') + where;
+  if (entry.moderator)
+    return (
+      (entry.moderator.handle ? `@${entry.moderator.handle}` : (entry.moderator.name ?? 'A moderator')) +
+      where
+    );
   return (entry.actor ?? 'The platform') + where;
 }
 
@@ -261,7 +301,15 @@ function AppealItem({ appeal, action, now }: { appeal: Appeal; action: Moderatio
         Acted <Age at={action.created_at} now={now} />; appealed <Age at={appeal.created_at} now={now} />
       </p>
       <p>The action said: “{action.reason}”</p>
-      <p>The bot says:</p>
+      <p>
+        {appeal.bot_name ? (
+          <>
+            <a href={`/bot/${appeal.bot_name}`}>{appeal.bot_name}</a>, who appealed, says:
+          </>
+        ) : (
+          'The bot that appealed (deleted since) said:'
+        )}
+      </p>
       <UserText text={appeal.message} />
       <form method="post" action={`/moderation/appeals/${appeal.id}`} class="moderation-form" novalidate>
         <ReasonField id={`appeal-${appeal.id}-reason`} label="Reason (the bot reads it, either way)" />
@@ -280,7 +328,13 @@ function LogEntry({ entry, now }: { entry: ModerationAction; now: Date }) {
   return (
     <li>
       <Age at={entry.created_at} now={now} />: <ActionSentence entry={entry} />
-      {entry.until ? ` until ${entry.until}` : ''}. “{entry.reason}”
+      {entry.until && (
+        <>
+          {' '}
+          until <Instant at={entry.until} />
+        </>
+      )}
+      . “{entry.reason}”
     </li>
   );
 }
@@ -324,7 +378,14 @@ function SuspendedEntry({ bot, now }: { bot: SuspendedBot; now: Date }) {
       </h3>
       <p class="meta">
         Suspended <Age at={bot.since.toISOString()} now={now} />
-        {bot.until ? `, until ${bot.until.toISOString()}` : ', until lifted'}: “{bot.reason}”
+        {bot.until ? (
+          <>
+            , until <Instant at={bot.until} />
+          </>
+        ) : (
+          ', until lifted'
+        )}
+        : “{bot.reason}”
       </p>
       <form method="post" action="/moderation/actions" class="moderation-form" novalidate>
         <Hidden fields={{ action: 'unsuspend', target_type: 'bot', target_id: bot.id }} />
@@ -398,6 +459,7 @@ export function ModerationView({
   now,
   notice,
   errors,
+  refusedReason,
   problem,
 }: {
   queue: ReportedTarget[];
@@ -413,18 +475,20 @@ export function ModerationView({
   now: Date;
   notice?: string | undefined;
   errors?: FieldError[] | undefined;
+  /** The reason field of the form that was refused for it, when one was. */
+  refusedReason?: RefusedReason | undefined;
   problem?: string | undefined;
 }) {
   const filtered = Object.values(logFilter).some((value) => value !== undefined && value !== '');
   return (
-    <>
+    <RefusedReasonContext.Provider value={refusedReason}>
       <h1>Moderation</h1>
       {notice && (
         <p class="notice" role="status">
           {notice}
         </p>
       )}
-      <ErrorSummary errors={errors} />
+      <ErrorSummary errors={errors} fieldIds={refusedReason ? { '/reason': refusedReason.field } : {}} />
       {problem && (
         <p class="error-summary" role="alert">
           {problem}
@@ -550,7 +614,7 @@ export function ModerationView({
           </ul>
         )}
       </section>
-    </>
+    </RefusedReasonContext.Provider>
   );
 }
 

@@ -193,8 +193,43 @@ describe('requestEmailSignIn 404', () => {
       assert.equal(asked.statusCode, 404);
       assertContract('requestEmailSignIn', asked);
       assert.equal(received.length, before);
+      // Nor does the sign-in page offer a form that could only lead to that 404.
+      const page = await off.inject({ url: '/sign-in', headers: { accept: 'text/html' } });
+      assert.equal(page.statusCode, 200);
+      assert.doesNotMatch(page.body, /name="email"|E-mail me a sign-in link/);
+      assert.match(page.body, /Nobody can sign in to this server yet/);
     } finally {
       await off.close();
+    }
+    const withProvider = await buildApp({
+      config: testConfig({
+        humans: {
+          ...t.config.humans,
+          emailSignIn: false,
+          oauthProviders: [
+            {
+              name: 'github',
+              clientId: 'x',
+              clientSecret: 'y',
+              scopes: 'openid email',
+              issuer: undefined,
+              authorizationUrl: 'https://id.example/authorize',
+              tokenUrl: 'https://id.example/token',
+              userinfoUrl: 'https://id.example/userinfo',
+            },
+          ],
+        },
+      }),
+      db: t.db,
+      logStream: serverLogStream(),
+    });
+    try {
+      const page = await withProvider.inject({ url: '/sign-in', headers: { accept: 'text/html' } });
+      assert.doesNotMatch(page.body, /name="email"/);
+      assert.match(page.body, /<h2>Sign in with<\/h2>/);
+      assert.match(page.body, /\/api\/auth\/oauth\/github/);
+    } finally {
+      await withProvider.close();
     }
   });
 });

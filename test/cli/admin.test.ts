@@ -199,8 +199,72 @@ describe('admin grant-moderator and revoke-moderator', () => {
     );
   });
 
+  test('what a grant promises is the sign-in this server offers, and nobody is promised one it does not', async () => {
+    const grant = async (email: string, signIn: { email: boolean; providers: string[] }) => {
+      const err: string[] = [];
+      const code = await runAdmin(
+        ['grant-moderator', email],
+        t.db,
+        { out: () => {}, err: (l) => err.push(l) },
+        { signIn },
+      );
+      assert.equal(code, 0);
+      return err.join('\n');
+    };
+    assert.match(
+      await grant('mail@example.com', { email: true, providers: [] }),
+      /an e-mailed link\) can use \/moderation/,
+    );
+    assert.match(
+      await grant('oidc@example.com', { email: false, providers: ['github'] }),
+      /signs in through github with an account of that address can use \/moderation \(e-mail sign-in is off\)/,
+    );
+    const nobody = await grant('nobody@example.com', { email: false, providers: [] });
+    assert.match(nobody, /nobody can use it yet: nobody can sign in to this server/);
+    assert.match(nobody, /EMAIL_SIGNIN=off/);
+    assert.doesNotMatch(nobody, /whoever signs in with it \(/);
+  });
+
+  test('--name is what the console calls a moderator without a creator handle; without one, the address’s name', async () => {
+    assert.equal((await admin('grant-moderator', 'night@example.com', '--name', 'Night shift')).code, 0);
+    assert.equal((await admin('grant-moderator', 'day.shift@example.com')).code, 0);
+    const night = await signIn(t, 'night@example.com');
+    const day = await signIn(t, 'day.shift@example.com');
+    const author = await registerBot(t.app);
+    const post = await t.app.inject({
+      method: 'POST',
+      url: '/api/feed/posts',
+      headers: bearer(author.api_key),
+      payload: { category: 'results', title: 'x', body: 'Spam.' },
+    });
+    for (const [cookie, action] of [
+      [night, 'remove'],
+      [day, 'restore'],
+    ] as const) {
+      const acted = await t.app.inject({
+        method: 'POST',
+        url: '/api/moderation/actions',
+        headers: { cookie, origin: new URL(t.config.publicUrl).origin },
+        payload: { action, target_type: 'post', target_id: post.json().id, reason: 'x' },
+      });
+      assert.equal(acted.statusCode, 201, acted.body);
+    }
+    const log = (await t.app.inject({ url: '/api/moderation/actions', headers: { cookie: night } })).json();
+    assert.deepEqual(
+      log.items.slice(0, 2).map((entry: { moderator: { name: string } }) => entry.moderator.name),
+      ['day.shift', 'Night shift'],
+    );
+    const page = await t.app.inject({ url: '/moderation', headers: { cookie: night } });
+    assert.ok(page.body.includes('Night shift removed'), 'the console names them');
+    assert.ok(!page.body.includes('A moderator removed'));
+    const renamed = await admin('grant-moderator', 'day.shift@example.com', '--name', 'Day shift');
+    assert.match(renamed.err, /the console calls them Day shift now/);
+    assert.equal((await admin('grant-moderator', 'x@example.com', '--name', '')).code, 2);
+  });
+
   test('not an address, a reason too long, a reason on a key command: usage, nothing written', async () => {
     assert.equal((await admin('grant-moderator', 'ada')).code, 2);
+    assert.equal((await admin('rotate-key', 'ada', '--name', 'x')).code, 2);
     assert.equal((await admin('grant-moderator', 'ada@example.com', '--reason', 'x'.repeat(501))).code, 2);
     assert.equal((await admin('rotate-key', 'ada', '--reason', 'why')).code, 2);
     assert.deepEqual(await roleLog(), []);
@@ -390,7 +454,11 @@ describe('npm run admin while the server runs', () => {
       assert.equal((await stat(path.join(dir, 'development-secrets.json'))).mode & 0o777, 0o600);
       assert.equal((await stat(adminChannelPath(dir).socket)).mode & 0o777, 0o600);
       assert.equal(await server.stop(), 0);
-      await assert.rejects(stat(adminChannelPath(dir).socket), /ENOENT/, 'the channel closes with the server');
+      await assert.rejects(
+        stat(adminChannelPath(dir).socket),
+        /ENOENT/,
+        'the channel closes with the server',
+      );
       server = await serverProcess(development);
       assert.equal(await moderationPage(server, cookie), 200, 'still signed in after a restart');
 

@@ -45,6 +45,7 @@ describe('appealModeration 201', () => {
         created_at: undefined,
         action_id: suspension.id,
         bot_id: bot.bot.id,
+        bot_name: bot.bot.name,
         message: 'It was a retry loop, fixed now.',
         status: 'open',
         decision: null,

@@ -81,7 +81,7 @@ describe('moderate 201: suspend', () => {
         category: 'spam',
         until: null,
         hide_content: false,
-        moderator: { handle: 'mod' },
+        moderator: { handle: 'mod', name: 'mod' },
         actor: null,
         scope: null,
         moderator_bot: null,

@@ -20,11 +20,13 @@ function selectAppeals(db: Db) {
   return db
     .selectFrom('appeals')
     .leftJoin('moderation_actions as decision', 'decision.id', 'appeals.decided_by')
+    .leftJoin('bots as appellant', 'appellant.id', 'appeals.bot_id')
     .select([
       'appeals.id',
       'appeals.seq',
       'appeals.action_id',
       'appeals.bot_id',
+      'appellant.name as bot_name',
       'appeals.message',
       'appeals.status',
       'appeals.created_at',

@@ -8,7 +8,7 @@ import type { Report } from '../../platform/spec/schemas.js';
 import type { Moderator } from './roles.js';
 
 export function selectModerationActions(db: Db) {
-  return db.selectFrom('moderation_actions').select(actionColumns).select(targetShown);
+  return db.selectFrom('moderation_actions').select(actionColumns).select(targetShown).select(moderatorShown);
 }
 export type ModerationActionRow = Awaited<
   ReturnType<ReturnType<typeof selectModerationActions>['executeTakeFirstOrThrow']>
@@ -104,6 +104,16 @@ const targetShown = [
   ),
 ] as const;
 
+/**
+ * What the console calls the person who acted: their creator handle as the entry kept it, the name
+ * the operator gave them, or their address's part before the `@` (the log is the moderators' alone).
+ */
+const moderatorShown = sql<string | null>`case when moderation_actions.moderator_user_id is not null then
+    coalesce(moderation_actions.moderator_handle,
+      (select coalesce(m.display_name, split_part(u.email, '@', 1)) from users u
+        left join moderators m on m.email = lower(u.email)
+        where u.id = moderation_actions.moderator_user_id)) end`.as('moderator_name');
+
 const actionColumns = [
   'id',
   'seq',
@@ -162,6 +172,7 @@ export function logAction(
     })
     .returning(actionColumns)
     .returning(targetShown)
+    .returning(moderatorShown)
     .executeTakeFirstOrThrow();
 }
 

@@ -25,6 +25,19 @@ export interface RoleChange {
   email: string;
   actor: string;
   reason: string;
+  /** A grant's name for the console (grant-moderator --name). */
+  displayName?: string | undefined;
+}
+
+/** Sets a moderator's name for the console; false when the address holds no role. */
+export async function nameModerator(db: Db, email: string, displayName: string): Promise<boolean> {
+  const row = await db
+    .updateTable('moderators')
+    .set({ display_name: displayName })
+    .where('email', '=', email)
+    .returning('email')
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /**
@@ -51,7 +64,7 @@ async function changeRole(
       action === 'grant_moderator'
         ? db
             .insertInto('moderators')
-            .values({ email: change.email })
+            .values({ email: change.email, display_name: change.displayName ?? null })
             .onConflict((conflict) => conflict.doNothing())
             .returning('email')
         : db.deleteFrom('moderators').where('moderators.email', '=', change.email).returning('email'),

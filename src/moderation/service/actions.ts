@@ -35,7 +35,8 @@ export function toModerationAction(row: ModerationActionRow): ModerationAction {
     category: row.category,
     until: row.until?.toISOString() ?? null,
     hide_content: row.hide_content,
-    moderator: row.moderator_user_id === null ? null : { handle: row.moderator_handle },
+    moderator:
+      row.moderator_user_id === null ? null : { handle: row.moderator_handle, name: row.moderator_name },
     actor: row.actor,
     created_at: row.created_at.toISOString(),
     target_name: row.target_name,

@@ -19,6 +19,7 @@ export function toAppeal(row: AppealRow): Appeal {
     id: row.id,
     action_id: row.action_id,
     bot_id: row.bot_id,
+    bot_name: row.bot_name,
     message: row.message,
     status: row.status,
     created_at: row.created_at.toISOString(),

@@ -42,7 +42,12 @@ export function htmlDocument(title: string, viewer: Viewer | null, body: VNode, 
 }
 
 /** The HTML page for an error on a page (or a browser's unknown path): http/errors.ts sends it. */
-export async function renderErrorPage(problem: ProblemError, request: FastifyRequest): Promise<string> {
+export async function renderErrorPage(
+  problem: ProblemError,
+  request: FastifyRequest,
+  /** Who is signed in, for the header (a moderator on a removed post's page is still signed in). */
+  viewer: (request: FastifyRequest) => Promise<Viewer | null> = async () => null,
+): Promise<string> {
   const path = request.url.split('?')[0];
   const [title, detail] =
     problem.status >= 500
@@ -63,5 +68,7 @@ export async function renderErrorPage(problem: ProblemError, request: FastifyReq
                 `${problem.detail} The moderators remove what breaks the platform's rules; its author was told why and may appeal.`,
               ]
             : [problem.body(request.id).title, problem.detail];
-  return htmlDocument(title, null, <ErrorView status={problem.status} title={title} detail={detail} />);
+  // The error page never fails for want of a header: a session that cannot be read is nobody's.
+  const signedIn = await viewer(request).catch(() => null);
+  return htmlDocument(title, signedIn, <ErrorView status={problem.status} title={title} detail={detail} />);
 }

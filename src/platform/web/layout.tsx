@@ -1,6 +1,7 @@
 // The frame of every page: the document head, a header with the navigation and who is signed in,
 // and a footer pointing at the API's docs.
 import type { ComponentChildren } from 'preact';
+import type { Me } from '../spec/schemas.js';
 
 /** Who the header names: the signed-in person (their creator handle once they have one), or nobody. */
 export interface Viewer {
@@ -9,6 +10,13 @@ export interface Viewer {
   handle: string | null;
   /** A moderator's header links to /moderation. */
   moderator: boolean;
+}
+
+/** The header's view of the signed-in person (getMe's answer); null for nobody. */
+export function viewerOf(person: Me | undefined): Viewer | null {
+  return person
+    ? { email: person.user.email, handle: person.creator?.handle ?? null, moderator: person.moderator }
+    : null;
 }
 
 /** What a page says of itself to search engines, link previews and feed readers. */

@@ -131,7 +131,17 @@ export function VerifiedMark() {
   return (
     <span class="verified" title="Claimed by its creator">
       {' '}
-      ✓<span class="visually-hidden"> verified</span>
+      <svg viewBox="0 0 16 16" aria-hidden="true" focusable="false">
+        <path
+          d="M2.5 8.5l3.5 3.5 7.5-8"
+          fill="none"
+          stroke="currentColor"
+          stroke-width="2.4"
+          stroke-linecap="round"
+          stroke-linejoin="round"
+        />
+      </svg>
+      <span class="visually-hidden"> verified</span>
     </span>
   );
 }
@@ -178,6 +188,22 @@ export function Age({ at, now }: { at: string; now: Date }) {
       {text}
     </time>
   );
+}
+
+const instantFormat = new Intl.DateTimeFormat('en-GB', {
+  day: 'numeric',
+  month: 'short',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+  timeZone: 'UTC',
+});
+
+/** A moment as people read it ("4 Dec 2026, 00:00 UTC"), the exact one for machines in `datetime`. */
+export function Instant({ at }: { at: string | Date }) {
+  const iso = typeof at === 'string' ? at : at.toISOString();
+  return <time dateTime={iso}>{`${instantFormat.format(new Date(iso))} UTC`}</time>;
 }
 
 /** The first words of a body, cut at a word boundary. */
@@ -228,7 +254,14 @@ const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(
  * GOV.UK's error summary: what is wrong, at the top, each linking to its field; one problem of many
  * fields (statements left unanswered) is said once, with how many and a link to the first.
  */
-export function ErrorSummary({ errors }: { errors: FieldError[] | undefined }) {
+export function ErrorSummary({
+  errors,
+  fieldIds = {},
+}: {
+  errors: FieldError[] | undefined;
+  /** The element a pointer's field is, where it is not fieldId(pointer) (one of a page's many forms). */
+  fieldIds?: Record<string, string>;
+}) {
   if (!errors || errors.length === 0) return null;
   const problems = new Map<string, FieldError[]>();
   for (const error of errors)
@@ -239,7 +272,7 @@ export function ErrorSummary({ errors }: { errors: FieldError[] | undefined }) {
       <ul>
         {[...problems].map(([text, [first, ...more]]) => (
           <li key={first!.pointer}>
-            <a href={`#${fieldId(first!.pointer)}`}>
+            <a href={`#${fieldIds[first!.pointer] ?? fieldId(first!.pointer)}`}>
               {more.length === 0 ? text : `${text} (${more.length + 1} of them)`}
             </a>
           </li>

@@ -27,7 +27,7 @@ import { requestValidator, routeSchema, type RouteCompilers, type Validator } fr
 import type { SecretGuard } from '../secret-scanning/guard.js';
 import { favicon, htmlDocument, stylesheet } from './document.js';
 import { humanFieldErrors } from './field-messages.js';
-import type { PageMeta, Viewer } from './layout.js';
+import { viewerOf, type PageMeta } from './layout.js';
 
 /** A form's fields as a browser sends them (URL-encoded): every value a string. */
 export type Form = Record<string, string>;
@@ -220,10 +220,7 @@ export default async function webPages(app: FastifyInstance, options: WebPagesOp
     signedInPerson,
     async send(request, reply, title, body, status = 200, meta) {
       const userId = request.session.userId;
-      const person = await signedInPerson(request);
-      const viewer: Viewer | null = person
-        ? { email: person.user.email, handle: person.creator?.handle ?? null, moderator: person.moderator }
-        : null;
+      const viewer = viewerOf(await signedInPerson(request));
       return reply
         .code(status)
         .type('text/html; charset=utf-8')

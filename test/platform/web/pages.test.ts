@@ -501,14 +501,19 @@ describe("the moderators' page (/moderation)", () => {
     assert.match(page.body, /Remove the post/);
     assert.match(page.body, /Suspend the bot/);
 
-    // A reason is required: the page says so, and nothing is written.
+    // A reason is required: the page says so, at the field of the form that was sent, and nothing
+    // is written.
+    const field = /<input id="([^"]+-remove-reason)"/.exec(page.body)![1]!;
     const blank = await postForm(
       '/moderation/actions',
-      { action: 'remove', target_type: 'post', target_id: post.id, reason: '' },
+      { action: 'remove', target_type: 'post', target_id: post.id, reason: '', reason_field: field },
       asHuman(moderator),
     );
     assertPage(blank, 400);
     assert.match(blank.body, /There is a problem/);
+    assert.ok(blank.body.includes(`href="#${field}"`), 'the summary leads to that field');
+    assert.match(blank.body, new RegExp(`<p class="field-error" id="${field}-error">`));
+    assert.match(blank.body, new RegExp(`id="${field}"[^>]*aria-invalid="true"`));
     assert.equal((await t.app.inject({ url: `/api/feed/posts/${post.id}` })).statusCode, 200);
 
     const removed = await postForm(
@@ -529,6 +534,18 @@ describe("the moderators' page (/moderation)", () => {
     const gone = await t.app.inject({ url: `/posts/${post.id}`, headers: { accept: 'text/html' } });
     assertPage(gone, 410);
     assert.match(gone.body, /Removed by a moderator/);
+    assert.doesNotMatch(gone.body, /Restore this post/);
+    // A moderator is still signed in there, and can restore it from the page.
+    const asModerator = await t.app.inject({ url: `/posts/${post.id}`, headers: { cookie: moderator } });
+    assertPage(asModerator, 410);
+    assert.match(asModerator.body, /Restore this post/);
+    assert.match(asModerator.body, /href="\/moderation">Moderation</);
+    assert.doesNotMatch(asModerator.body, />Sign in</);
+    const signedInReader = await signIn(t);
+    const asReader = await t.app.inject({ url: `/posts/${post.id}`, headers: { cookie: signedInReader } });
+    assertPage(asReader, 410);
+    assert.doesNotMatch(asReader.body, />Sign in</, 'an error page still shows who is signed in');
+    assert.doesNotMatch(asReader.body, /Restore this post/);
 
     // Removing it again: the page says why nothing happened.
     const again = await postForm(

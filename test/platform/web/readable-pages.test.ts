@@ -10,7 +10,7 @@ import axe from 'axe-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { useTestApp } from '../../helpers/app.js';
 import { bearer, createPost, registerBot, registerTypedBot } from '../../helpers/bots.js';
-import { createCommunity, moderateCommunity, registerClaimedBot } from '../../helpers/communities.js';
+import { createCommunity, join, moderateCommunity, registerClaimedBot } from '../../helpers/communities.js';
 import { launchChromium } from '../../helpers/browser.js';
 import { signIn } from '../../helpers/humans.js';
 import { grantModeratorRole } from '../../../src/moderation/repository/roles.js';
@@ -125,9 +125,11 @@ async function communityToSee(): Promise<string> {
     title: unbrokenTitle,
     community: space.name,
   });
+  const troll = await registerBot(t.app);
+  await join(t, troll.api_key, space.name);
   for (const payload of [
     { action: 'pin', target_type: 'post', target_id: first.id, reason: 'Read this first.' },
-    { action: 'ban', target_type: 'bot', target_id: (await registerBot(t.app)).bot.id, reason: 'Trolling.' },
+    { action: 'ban', target_type: 'bot', target_id: troll.bot.id, reason: 'Trolling.' },
   ])
     assert.equal((await moderateCommunity(t, owner.api_key, space.name, payload)).statusCode, 201);
   return space.name;
@@ -223,19 +225,34 @@ describe('every page, at 1280 and 360 px', () => {
           );
           assert.ok(smallest >= 12, `${path} at ${width} px draws chart text at ${smallest.toFixed(1)} px`);
           if (width === 1280) {
-            // The header is one line at desktop width on every page: the search box beside the links.
-            const [brand, lastLink, search] = await Promise.all(
-              ['header.site .brand', 'header.site nav li:last-child a', 'header.site .site-search'].map(
-                (selector) => page.locator(selector).boundingBox(),
-              ),
+            // The header at desktop width: a reader's is one line, the search box beside the links;
+            // a signed-in person's or a moderator's, a link or two longer, puts the search box on a
+            // line of its own rather than squeeze it. Either way the box keeps a usable width and the
+            // header keeps to the page.
+            const [brand, lastLink, search, input, main] = await Promise.all(
+              [
+                'header.site .brand',
+                'header.site nav li:last-child a',
+                'header.site .site-search',
+                'header.site .site-search input',
+                'main',
+              ].map((selector) => page.locator(selector).boundingBox()),
             );
+            assert.ok(brand && lastLink && search && input && main, path);
+            if (as === undefined) {
+              assert.ok(
+                search.y < brand.y + brand.height,
+                `${path} at 1280 px: the search box wraps below the header's first line`,
+              );
+              assert.ok(
+                lastLink.x + lastLink.width <= search.x,
+                `${path} at 1280 px: the links run into the search box`,
+              );
+            }
+            assert.ok(input.width >= 100, `${path} at 1280 px: the search box is ${input.width} px wide`);
             assert.ok(
-              brand && lastLink && search && search.y < brand.y + brand.height,
-              `${path} at 1280 px: the search box wraps below the header's first line`,
-            );
-            assert.ok(
-              lastLink.x + lastLink.width <= search.x,
-              `${path} at 1280 px: the links run into the search box`,
+              search.x + search.width <= main.x + main.width + 1,
+              `${path} at 1280 px: the search box runs past the page`,
             );
             const wordmarkLines = await page
               .locator('header.site .brand')

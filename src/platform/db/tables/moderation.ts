@@ -7,6 +7,8 @@ import type { CreatedAt } from './columns.js';
 export interface ModeratorsTable {
   email: string;
   granted_at: CreatedAt;
+  /** What the moderators' console calls them when they have no creator handle (grant-moderator --name). */
+  display_name: string | null;
 }
 
 export type ModerationActionKind = ModerationAction['action'];
