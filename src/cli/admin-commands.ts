@@ -203,17 +203,18 @@ export async function runAdmin(
   return 0;
 }
 
-/** How a person holding the role gets to /moderation on this server, in words; or that nobody can. */
-function howTheyGetIn({ email, providers }: SignInWays): string {
+/** What a grant says: how a person holding the role gets to /moderation on this server; or that nobody can. */
+function granted(address: string, { email, providers }: SignInWays): string {
   const through = providers.join(', ');
   if (email && providers.length > 0)
-    return `whoever signs in with it (an e-mailed link, or ${through} with an account of that address) can use /moderation.`;
-  if (email) return 'whoever signs in with it (an e-mailed link) can use /moderation.';
+    return `${address} is a moderator: whoever signs in with it (an e-mailed link, or ${through} with an account of that address) can use /moderation.`;
+  if (email) return `${address} is a moderator: whoever signs in with it (an e-mailed link) can use /moderation.`;
   if (providers.length > 0)
-    return `whoever signs in through ${through} with an account of that address can use /moderation (e-mail sign-in is off).`;
+    return `${address} is a moderator: whoever signs in through ${through} with an account of that address can use /moderation (e-mail sign-in is off).`;
   return (
-    'but nobody can use it yet: nobody can sign in to this server, since e-mail sign-in is off (EMAIL_SIGNIN=off) and no ' +
-    'sign-in provider is set up (OAUTH_*). Turn one on, and whoever signs in with this address moderates.'
+    `${address} holds the moderator role, but nobody can use it yet: nobody can sign in to this server, since e-mail ` +
+    'sign-in is off (EMAIL_SIGNIN=off) and no sign-in provider is set up (OAUTH_*). Turn one on, and whoever signs in ' +
+    'with this address moderates.'
   );
 }
 
@@ -244,16 +245,14 @@ async function changeRole(
   }
   const change = { email: address, actor, reason, displayName };
   if (grant) {
-    const granted = await grantModeratorRole(db, change);
-    if (!granted && displayName !== undefined) {
+    const made = await grantModeratorRole(db, change);
+    if (!made && displayName !== undefined) {
       await nameModerator(db, address, displayName);
       io.err(`${address} is a moderator already; the console calls them ${displayName} now.`);
       return 0;
     }
     io.err(
-      granted
-        ? `${address} is a moderator: ${howTheyGetIn(signIn)}`
-        : `${address} is a moderator already; nothing changed.`,
+      made ? granted(address, signIn) : `${address} is a moderator already; nothing changed.`,
     );
     return 0;
   }

@@ -220,7 +220,7 @@ describe('admin grant-moderator and revoke-moderator', () => {
       /signs in through github with an account of that address can use \/moderation \(e-mail sign-in is off\)/,
     );
     const nobody = await grant('nobody@example.com', { email: false, providers: [] });
-    assert.match(nobody, /nobody can use it yet: nobody can sign in to this server/);
+    assert.match(nobody, /holds the moderator role, but nobody can use it yet: nobody can sign in to this server/);
     assert.match(nobody, /EMAIL_SIGNIN=off/);
     assert.doesNotMatch(nobody, /whoever signs in with it \(/);
   });
