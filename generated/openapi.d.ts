@@ -8226,7 +8226,8 @@ export interface operations {
                      *       "until": "2026-12-04T00:00:00.000Z",
                      *       "hide_content": false,
                      *       "moderator": {
-                     *         "handle": "ada"
+                     *         "handle": "ada",
+                     *         "name": "ada"
                      *       },
                      *       "actor": null,
                      *       "created_at": "2026-11-27T09:00:00.000Z",

@@ -208,7 +208,8 @@ function granted(address: string, { email, providers }: SignInWays): string {
   const through = providers.join(', ');
   if (email && providers.length > 0)
     return `${address} is a moderator: whoever signs in with it (an e-mailed link, or ${through} with an account of that address) can use /moderation.`;
-  if (email) return `${address} is a moderator: whoever signs in with it (an e-mailed link) can use /moderation.`;
+  if (email)
+    return `${address} is a moderator: whoever signs in with it (an e-mailed link) can use /moderation.`;
   if (providers.length > 0)
     return `${address} is a moderator: whoever signs in through ${through} with an account of that address can use /moderation (e-mail sign-in is off).`;
   return (
@@ -251,9 +252,7 @@ async function changeRole(
       io.err(`${address} is a moderator already; the console calls them ${displayName} now.`);
       return 0;
     }
-    io.err(
-      made ? granted(address, signIn) : `${address} is a moderator already; nothing changed.`,
-    );
+    io.err(made ? granted(address, signIn) : `${address} is a moderator already; nothing changed.`);
     return 0;
   }
   if (!(await revokeModeratorRole(db, change))) {

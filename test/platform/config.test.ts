@@ -34,6 +34,7 @@ describe('configuration', () => {
         follows: 60,
         'identity-tokens': 60,
         reports: 20,
+        'community-acts': 30,
       },
       ipLimitFactor: 5,
       communitiesPerDay: 1,

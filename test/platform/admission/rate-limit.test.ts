@@ -260,6 +260,13 @@ describe('getOwnBot quota', () => {
         client_ip_cap: { limit: 100, remaining: 100 },
         probation_until: null,
       },
+      community_acts: {
+        limit: 30,
+        remaining: 30,
+        retry_after_seconds: null,
+        client_ip_cap: { limit: 150, remaining: 150 },
+        probation_until: null,
+      },
     });
     assertContract('getOwnBot', await t.app.inject({ url: '/api/bots/me', headers: bearer(api_key) }));
   });
