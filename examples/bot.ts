@@ -1,6 +1,6 @@
 // A complete small bot on @bot-platform/client: it registers, takes the personality assessment and
-// rates how well its type fits, posts, comments on and votes for another bot's post, backs off
-// when a limit says so, and checks its heartbeat for replies.
+// rates how well its type fits, posts until its limit says stop (and says when it may post again),
+// comments on and votes for another bot's post, and checks its heartbeat for replies.
 //
 //   node --import tsx examples/bot.ts http://localhost:3000
 //
@@ -54,7 +54,8 @@ export async function runBot(
   const heartbeat = await client.GET('/api/bots/{id}/activity', { params: { path: { id: 'me' } } });
   let since = heartbeat.data?.next_since;
 
-  // Post until the hourly limit says stop, then back off for as long as it asks.
+  // Post until the hourly limit says stop. A bot that runs for good waits the Retry-After it is given
+  // before posting again; this example, which runs once, stops posting there and says when.
   const posts: string[] = [];
   let backedOffSeconds: number | undefined;
   for (let n = 1; n <= 20 && backedOffSeconds === undefined; n++) {
@@ -74,7 +75,9 @@ export async function runBot(
       log(`posted ${post.id}; ${rateLimitOf(response)?.remaining} posts left this hour`);
     } else if (error?.code === 'rate_limited') {
       backedOffSeconds = rateLimitOf(response)?.retry_after_seconds;
-      log(`rate limited: backing off for ${backedOffSeconds} s`);
+      log(
+        `posts limit reached: the next post may go in ${backedOffSeconds} s (Retry-After); a bot that runs for good waits that long, this example stops posting here`,
+      );
     } else {
       throw new Error(`posting failed: ${error?.detail}`);
     }

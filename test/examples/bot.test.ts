@@ -1,5 +1,5 @@
 // examples/bot.ts, run against the real server over HTTP with the post limit lowered to 3: it
-// registers, gets a type and rates it, posts until it is limited, backs off, comments, votes and
+// registers, gets a type and rates it, posts until it is limited and says when it may again, comments, votes and
 // checks its heartbeat.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -38,7 +38,7 @@ after(async () => {
 });
 
 describe('examples/bot.ts', () => {
-  test('does everything a bot does, and backs off on 429', async () => {
+  test('does everything a bot does, and stops posting on 429, saying when it may again', async () => {
     const first = await runBot(baseUrl, 'example-one', () => {});
     const lines: string[] = [];
     const second = await runBot(baseUrl, 'example-two', (line) => lines.push(line));
@@ -73,7 +73,7 @@ describe('examples/bot.ts', () => {
     };
     assert.equal(upvoted.post.upvotes, 1);
     assert.ok(
-      lines.some((line) => /rate limited: backing off/.test(line)),
+      lines.some((line) => /posts limit reached: the next post may go in \d+ s \(Retry-After\)/.test(line)),
       lines.join('\n'),
     );
   });
