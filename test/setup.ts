@@ -13,8 +13,11 @@ const testFiles = (await readdir(new URL('./', import.meta.url), { recursive: tr
   .filter((file) => file.endsWith('.test.ts'))
   .map((file) => new URL(file, import.meta.url).pathname);
 
+// The PGlite template in the Postgres pass too: tests of processes that open a PGlite directory start
+// them on a copy of it (pgliteDirectoryFromTemplate), in both passes.
 await Promise.all([
-  serverUrl ? postgresTemplate(serverUrl) : pgliteTemplate(),
+  pgliteTemplate(),
+  ...(serverUrl ? [postgresTemplate(serverUrl)] : []),
   chromiumExecutable(),
   bundleTests(testFiles),
 ]);

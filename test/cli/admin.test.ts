@@ -10,7 +10,7 @@ import { displayPrefix, hashSecret, isWellFormedApiKey } from '../../src/platfor
 import { runAdmin } from '../../src/cli/admin-commands.js';
 import { openDatabase } from '../../src/platform/db/database.js';
 import { useTestApp } from '../helpers/app.js';
-import { emptyDatabaseOnServer, migratedPgliteDirectory, serverUrl } from '../helpers/database.js';
+import { emptyDatabaseOnServer, pgliteDirectoryFromTemplate, serverUrl } from '../helpers/database.js';
 import { bearer, registerBot } from '../helpers/bots.js';
 import { signIn } from '../helpers/humans.js';
 import { serverProcess, type StartedServer } from '../helpers/npm-start.js';
@@ -220,7 +220,10 @@ describe('admin grant-moderator and revoke-moderator', () => {
       /signs in through github with an account of that address can use \/moderation \(e-mail sign-in is off\)/,
     );
     const nobody = await grant('nobody@example.com', { email: false, providers: [] });
-    assert.match(nobody, /holds the moderator role, but nobody can use it yet: nobody can sign in to this server/);
+    assert.match(
+      nobody,
+      /holds the moderator role, but nobody can use it yet: nobody can sign in to this server/,
+    );
     assert.match(nobody, /EMAIL_SIGNIN=off/);
     assert.doesNotMatch(nobody, /whoever signs in with it \(/);
   });
@@ -306,6 +309,7 @@ describe('admin create-app-role', () => {
 describe('npm run admin', () => {
   test('refuses a PGlite directory another process holds, instead of losing its writes', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'bp-admin-'));
+    await pgliteDirectoryFromTemplate(dir);
     const held = await openDatabase({ databaseUrl: undefined, pgliteDir: dir });
     try {
       const env = { ...process.env, DATABASE_URL: '', PGLITE_DIR: dir };
@@ -332,7 +336,7 @@ describe('npm run admin', () => {
   test('rotates a key in the configured database from the command line', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'bp-admin-'));
     try {
-      await migratedPgliteDirectory(dir);
+      await pgliteDirectoryFromTemplate(dir);
       const database = await openDatabase({ databaseUrl: undefined, pgliteDir: dir });
       await database.db
         .insertInto('bots')
@@ -439,6 +443,8 @@ describe('npm run admin while the server runs', () => {
       IDENTITY_KEY_SECRET: '',
       EMAIL_SIGNIN: 'on',
     };
+    // A migrated directory, as the server would leave it (test/cli/migrate.test.ts migrates from empty).
+    await pgliteDirectoryFromTemplate(dir);
     let server = await serverProcess(development);
     try {
       const cookie = await signInOver(server);

@@ -14,6 +14,17 @@ import type { OperationId } from '../../src/platform/operations/handler-types.js
 const spec = loadSpec();
 const operations = new Map(listOperations(spec).map((op) => [op.operationId, op]));
 const compiler = createSchemaCompiler(spec, { strict: false });
+/**
+ * Each schema compiled once: the compiler copies a schema to rewrite its references, so Ajv sees a
+ * new object, and compiles it again, every time it is handed the same one (most of the CPU of a
+ * test that checks hundreds of responses, as the fuzz test does).
+ */
+const validators = new WeakMap<JsonSchema, ReturnType<typeof compiler.compile>>();
+function validatorOf(schema: JsonSchema) {
+  let validate = validators.get(schema);
+  if (!validate) validators.set(schema, (validate = compiler.compile(schema)));
+  return validate;
+}
 
 interface HeaderObject {
   required?: boolean;
@@ -51,7 +62,7 @@ export function assertContract(operationId: OperationId, response: ContractRespo
   }
   const [mediaType, { schema }] = Object.entries(content)[0]!;
   assert.equal(String(response.headers['content-type']).split(';')[0], mediaType);
-  const validate = compiler.compile(schema);
+  const validate = validatorOf(schema);
   const body: unknown = mediaType.startsWith('text/') ? response.body : response.json();
   assert.ok(
     validate(body),
@@ -72,7 +83,7 @@ function assertHeader(where: string, name: string, header: HeaderObject, respons
   const text = String(value);
   const typed =
     (type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
-  const validate = compiler.compile(header.schema);
+  const validate = validatorOf(header.schema);
   assert.ok(
     validate(typed),
     `${where}: the ${name} header ${JSON.stringify(text)} does not match the spec: ${JSON.stringify(validate.errors)}`,
@@ -92,7 +103,7 @@ export function assertStreamEvent(
   );
   const itemSchema = ok.content?.['text/event-stream']?.['x-item-schema'];
   assert.ok(itemSchema, `${operationId} documents no x-item-schema for its stream`);
-  const validate = compiler.compile(itemSchema);
+  const validate = validatorOf(itemSchema);
   assert.ok(
     validate(event),
     `${operationId} event does not match the spec: ${JSON.stringify(validate.errors)}\n${JSON.stringify(event)}`,

@@ -5,11 +5,9 @@
 // data directory (kept under node_modules/.cache). `npm test` prepares both before any test file
 // runs (test/setup.ts); a file run on its own prepares them on first use.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { after, before } from 'node:test';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, sql, type Transaction } from 'kysely';
@@ -77,7 +75,7 @@ export function useOwnConnections(options: Omit<DatabaseOptions, 'databaseUrl' |
 
 export async function createTestDatabase(): Promise<TestDatabase> {
   const opened = serverUrl ? await cloneOnServer(serverUrl) : await cloneInPGlite();
-  let tables: string[] | undefined;
+  let tables: Promise<string[]> | undefined;
   /** The least-privileged role, once asAppRole() made one: on PGlite, the session's current role. */
   let appRole: { role: string; close(): Promise<void> } | undefined;
   const onPglite = opened.kind === 'pglite';
@@ -124,36 +122,48 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     }
   }
 
-  async function resetTables(): Promise<void> {
-    tables ??= (
-      await sql<{ tablename: string }>`
-        select tablename from pg_tables
-        where schemaname = 'public' and tablename not like 'kysely_migration%'`.execute(opened.db)
-    ).rows.map((row) => row.tablename);
-    if (tables.length === 0) return;
-    // Only the tables a test wrote to: a TRUNCATE gives every table it names new files, which on
-    // a Postgres server made resetting all 49 take 0.3 s, per test. Every table, aggregates
-    // included, so the analytics triggers that recount after a TRUNCATE have nothing to add:
-    // leaving them out (replica role) saves a recount per table, per test. In one transaction with
-    // `set local`: nothing outlives it, even behind a transaction pooler.
-    await opened.db.transaction().execute(async (trx) => {
-      // Locked as a TRUNCATE of them all would: a write still in flight (a background worker's)
-      // commits first and is seen, rather than left behind for the next test.
-      await sql`lock table ${sql.join(tables!.map((table) => sql.table(table)))} in access exclusive mode`.execute(
-        trx,
-      );
-      const { rows } = await sql<Record<string, boolean>>`select ${sql.join(
-        tables!.map((table) => sql`exists (select from ${sql.table(table)}) as ${sql.ref(table)}`),
-      )}`.execute(trx);
-      const written = tables!.filter((table) => rows[0]![table]);
-      await sql`set local session_replication_role = replica`.execute(trx);
-      if (written.length > 0)
-        await sql`truncate ${sql.join(written.map((table) => sql.table(table)))} cascade`.execute(trx);
-      // Every sequence from its start, as `restart identity` would, its table written to or not.
-      await sql`select setval(format('%I.%I', schemaname, sequencename), start_value, false)
-        from pg_sequences where schemaname = 'public' and last_value is not null`.execute(trx);
-    });
+  function resetTables(): Promise<void> {
+    return emptyTables(opened.db, (tables ??= listTables(opened.db)));
   }
+}
+
+/** The tables a test may write to: every table of the schema but the migrator's own (what it applied). */
+async function listTables(db: Db): Promise<string[]> {
+  return (
+    await sql<{ tablename: string }>`
+      select tablename from pg_tables
+      where schemaname = 'public' and tablename not like 'kysely_migration%' and tablename <> 'schema_definitions'`.execute(
+      db,
+    )
+  ).rows.map((row) => row.tablename);
+}
+
+/** Empties the tables a test wrote to, and starts every sequence again. */
+async function emptyTables(db: Db, listed: Promise<string[]> = listTables(db)): Promise<void> {
+  const tables = await listed;
+  if (tables.length === 0) return;
+  // Only the tables a test wrote to: a TRUNCATE gives every table it names new files, which on
+  // a Postgres server made resetting all 49 take 0.3 s, per test. Every table, aggregates
+  // included, so the analytics triggers that recount after a TRUNCATE have nothing to add:
+  // leaving them out (replica role) saves a recount per table, per test. In one transaction with
+  // `set local`: nothing outlives it, even behind a transaction pooler.
+  await db.transaction().execute(async (trx) => {
+    // Locked as a TRUNCATE of them all would: a write still in flight (a background worker's)
+    // commits first and is seen, rather than left behind for the next test.
+    await sql`lock table ${sql.join(tables.map((table) => sql.table(table)))} in access exclusive mode`.execute(
+      trx,
+    );
+    const { rows } = await sql<Record<string, boolean>>`select ${sql.join(
+      tables.map((table) => sql`exists (select from ${sql.table(table)}) as ${sql.ref(table)}`),
+    )}`.execute(trx);
+    const written = tables.filter((table) => rows[0]![table]);
+    await sql`set local session_replication_role = replica`.execute(trx);
+    if (written.length > 0)
+      await sql`truncate ${sql.join(written.map((table) => sql.table(table)))} cascade`.execute(trx);
+    // Every sequence from its start, as `restart identity` would, its table written to or not.
+    await sql`select setval(format('%I.%I', schemaname, sequencename), start_value, false)
+      from pg_sequences where schemaname = 'public' and last_value is not null`.execute(trx);
+  });
 }
 
 /**
@@ -213,27 +223,6 @@ export function pgliteTemplate(): Promise<Blob> {
   return dumpInThisProcess;
 }
 
-/**
- * Migrates an empty PGlite data directory on disk (for tests of processes that open one) as an
- * operator would: `npm run migrate`'s program, in a process of its own. (Not from the template: in
- * the Postgres pass there is none, and a bundled test file cannot load the migrations itself.)
- */
-export async function migratedPgliteDirectory(directory: string): Promise<void> {
-  await promisify(execFile)(
-    process.execPath,
-    [fileURLToPath(new URL('../../src/cli/run.mjs', import.meta.url)), 'migrate'],
-    {
-      env: {
-        ...process.env,
-        DATABASE_URL: '',
-        DATABASE_DIRECT_URL: '',
-        DATABASE_READ_URL: '',
-        PGLITE_DIR: directory,
-      },
-    },
-  );
-}
-
 /** A PGlite data directory on disk holding a copy of the migrated template, for a process to open. */
 export async function pgliteDirectoryFromTemplate(directory: string): Promise<void> {
   const pglite = await PGlite.create(directory, { loadDataDir: await pgliteTemplate() });
@@ -253,9 +242,54 @@ export async function emptyDatabaseOnServer(): Promise<{ url: string; drop(): Pr
   };
 }
 
+/**
+ * The schema as a test could change it (tables, columns, constraints, indexes, triggers, functions,
+ * roles), in one digest: a PGlite instance is handed to another test file only if a test left it
+ * as it was.
+ */
+const schemaDigest = sql<{ digest: string }>`
+  select md5(string_agg(item, E'\n' order by item)) as digest from (
+    select 'rel ' || c.relname || ' ' || c.relkind::text as item from pg_class c
+      where c.relnamespace = 'public'::regnamespace
+    union all select 'col ' || a.attrelid::regclass || '.' || a.attname || ' '
+        || format_type(a.atttypid, a.atttypmod) || ' ' || a.attnotnull::text || ' ' || coalesce(pg_get_expr(d.adbin, d.adrelid), '')
+      from pg_attribute a join pg_class c on c.oid = a.attrelid
+      left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
+      where c.relnamespace = 'public'::regnamespace and a.attnum > 0 and not a.attisdropped
+    union all select 'con ' || conrelid::regclass || ' ' || conname || ' ' || pg_get_constraintdef(oid)
+      from pg_constraint where connamespace = 'public'::regnamespace
+    union all select 'idx ' || pg_get_indexdef(indexrelid) from pg_index i join pg_class c on c.oid = i.indexrelid
+      where c.relnamespace = 'public'::regnamespace
+    union all select 'trg ' || tgrelid::regclass || ' ' || tgname || ' ' || tgenabled::text from pg_trigger where not tgisinternal
+    union all select 'fn ' || p.oid::regprocedure || ' ' || md5(p.prosrc) from pg_proc p
+      where p.pronamespace = 'public'::regnamespace
+    union all select 'role ' || rolname from pg_roles
+    union all select 'def ' || name || ' ' || checksum from schema_definitions
+  ) items`;
+
+/**
+ * Where the idle instances are kept: on the process, since every test file's bundle has a copy of
+ * this module of its own; only in a process that runs several files (its module puts the list
+ * there, and its last hook closes what is in it: test/helpers/test-bundles.ts). A file run on its
+ * own closes its instance, as it always did, and its process ends.
+ */
+export const idlePglitesKey = Symbol.for('bot-platform.tests.idle-pglites');
+
+/**
+ * PGlite instances whose test file is done, emptied and their session reset, for the next file of
+ * the same process (several files share one: test/helpers/test-bundles.ts). A file's database is
+ * then as a new one would be after its first reset, for a small part of a new one's start (about
+ * 0.9 s of CPU). One whose schema a test changed is closed instead.
+ */
+const idlePglites = (globalThis as { [idlePglitesKey]?: Array<{ pglite: PGlite; digest: string }> })[
+  idlePglitesKey
+];
+
 async function cloneInPGlite(): Promise<Omit<TestDatabase, 'reset' | 'asAppRole' | 'asOwner'>> {
-  const pglite = await PGlite.create({ loadDataDir: await pgliteTemplate() });
+  const reused = idlePglites?.pop();
+  const pglite = reused?.pglite ?? (await PGlite.create({ loadDataDir: await pgliteTemplate() }));
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  const digest = reused?.digest ?? (idlePglites ? (await schemaDigest.execute(db)).rows[0]!.digest : '');
   return {
     db,
     signals: pgliteSignals(pglite),
@@ -263,10 +297,25 @@ async function cloneInPGlite(): Promise<Omit<TestDatabase, 'reset' | 'asAppRole'
     url: undefined,
     directUrl: undefined,
     async close() {
+      const reuse = idlePglites !== undefined && (await reusable(pglite, db, digest));
       await db.destroy();
-      await pglite.close();
+      if (reuse) idlePglites.push({ pglite, digest });
+      else await pglite.close();
     },
   };
+}
+
+/** The instance emptied and its session as new (its role, settings, listens), if its schema is as it was. */
+async function reusable(pglite: PGlite, db: Kysely<Database>, digest: string): Promise<boolean> {
+  if (pglite.closed) return false;
+  try {
+    await pglite.exec('discard all');
+    if ((await schemaDigest.execute(db)).rows[0]!.digest !== digest) return false;
+    await emptyTables(db);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 // ---- Postgres: a template database per migrations hash, cloned by CREATE DATABASE ... TEMPLATE.

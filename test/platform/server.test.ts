@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { serverUrl } from '../helpers/database.js';
+import { pgliteDirectoryFromTemplate, serverUrl } from '../helpers/database.js';
 import {
   assertStoppedCleanly,
   assertStopsUnderLoad,
@@ -20,11 +20,17 @@ import {
 } from '../helpers/npm-start.js';
 
 let dataDir: string;
+let emptyDir: string;
 before(async () => {
+  // A migrated directory for the servers that start and stop; an empty one for the stops while the
+  // database is made (only there is a database made from nothing, and migrated, at start).
   dataDir = await mkdtemp(path.join(tmpdir(), 'bp-server-'));
+  await pgliteDirectoryFromTemplate(dataDir);
+  emptyDir = await mkdtemp(path.join(tmpdir(), 'bp-server-empty-'));
 });
 after(async () => {
   await rm(dataDir, { recursive: true, force: true });
+  await rm(emptyDir, { recursive: true, force: true });
 });
 
 function startServer() {
@@ -34,10 +40,10 @@ function startServer() {
 describe('npm start on embedded PGlite', () => {
   test('SIGTERM while it creates its database, and while it opens it: exits 0 each time', async () => {
     for (const delayMs of [0, 300]) {
-      const starting = spawnNpmStart({ PGLITE_DIR: dataDir });
+      const starting = spawnNpmStart({ PGLITE_DIR: emptyDir });
       // Its lock on the directory: the server's own code is past its first steps.
       const deadline = Date.now() + 30_000;
-      while (!existsSync(path.join(dataDir, 'bot-platform.lock'))) {
+      while (!existsSync(path.join(emptyDir, 'bot-platform.lock'))) {
         assert.ok(Date.now() < deadline, starting.output.join(''));
         await new Promise((resolve) => setTimeout(resolve, 5));
       }

@@ -153,23 +153,40 @@ async function withPage(
   }
 }
 
-/** axe-core's serious and critical violations on the page as it is, one line each. */
-async function seriousViolations(page: Page): Promise<string[]> {
+/**
+ * The axe rules whose outcome can change with the window's width. A page's HTML is the same at
+ * every width (only the stylesheet's media queries differ), so every other rule answers at 360 px
+ * as it did at 1280: those are run at 1280 alone, these at both.
+ */
+const widthDependentRules = [
+  'color-contrast',
+  'scrollable-region-focusable',
+  'target-size',
+  'link-in-text-block',
+];
+
+/** axe-core's serious and critical violations on the page as it is, one line each (of `rules` alone, if given). */
+async function seriousViolations(page: Page, rules?: string[]): Promise<string[]> {
   // Through the DevTools protocol, which the pages' Content-Security-Policy does not govern.
   await page.evaluate(axe.source);
-  const violations = await page.evaluate(() =>
-    (window as unknown as { axe: typeof axe }).axe
-      .run(document, { resultTypes: ['violations'] })
-      .then((results) => ({
-        checked: results.passes.length + results.violations.length,
-        violations: results.violations.map((v) => ({
-          id: v.id,
-          impact: v.impact,
-          targets: v.nodes.map((node) => node.target.join(' ')).slice(0, 3),
+  const violations = await page.evaluate(
+    (only) =>
+      (window as unknown as { axe: typeof axe }).axe
+        .run(document, {
+          resultTypes: ['violations'],
+          ...(only ? { runOnly: { type: 'rule' as const, values: only } } : {}),
+        })
+        .then((results) => ({
+          checked: results.passes.length + results.violations.length,
+          violations: results.violations.map((v) => ({
+            id: v.id,
+            impact: v.impact,
+            targets: v.nodes.map((node) => node.target.join(' ')).slice(0, 3),
+          })),
         })),
-      })),
+    rules,
   );
-  assert.ok(violations.checked > 10, 'axe ran its rules');
+  assert.ok(violations.checked > (rules ? 0 : 10), 'axe ran its rules');
   return violations.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id} (${v.impact}): ${v.targets.join(', ')}`);
@@ -209,7 +226,11 @@ describe('every page, at 1280 and 360 px', () => {
         await withPage(width, as, async (page, base) => {
           const response = await page.goto(`${base}${path}`);
           assert.equal(response?.status(), path === '/nothing-here' ? 404 : 200, path);
-          assert.deepEqual(await seriousViolations(page), [], `${path} at ${width} px`);
+          assert.deepEqual(
+            await seriousViolations(page, width === 1280 ? undefined : widthDependentRules),
+            [],
+            `${path} at ${width} px`,
+          );
           const overflow = await page.evaluate(
             () => document.documentElement.scrollWidth - window.innerWidth,
           );
