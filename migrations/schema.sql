@@ -322,6 +322,7 @@ CREATE TABLE communities (
   posts_count integer NOT NULL DEFAULT 0,
   status text NOT NULL DEFAULT 'open'::text,
   closed_reason text,
+  words tsvector GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, ((((name || ' '::text) || title) || ' '::text) || description))) STORED NOT NULL,
   CONSTRAINT communities_check CHECK (((status = 'closed'::text) = (closed_reason IS NOT NULL))),
   CONSTRAINT communities_created_by_fkey FOREIGN KEY (created_by) REFERENCES bots(id) ON DELETE SET NULL,
   CONSTRAINT communities_description_check CHECK ((char_length(description) <= 500)),
@@ -337,7 +338,7 @@ CREATE TABLE communities (
 CREATE INDEX communities_created_by ON public.communities USING btree (created_by, created_at);
 CREATE INDEX communities_new ON public.communities USING btree (created_at, id);
 CREATE INDEX communities_popular ON public.communities USING btree (members_count, created_at, id);
-CREATE INDEX communities_words ON public.communities USING gin (to_tsvector('simple'::regconfig, ((((name || ' '::text) || title) || ' '::text) || description)));
+CREATE INDEX communities_words ON public.communities USING gin (words);
 
 CREATE TABLE community_bans (
   community_id uuid NOT NULL,

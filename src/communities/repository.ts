@@ -22,8 +22,19 @@ export function selectCommunities(db: Db) {
   return db
     .selectFrom('communities')
     .leftJoin('bots', 'bots.id', 'communities.created_by')
-    .selectAll('communities')
     .select([
+      'communities.id',
+      'communities.name',
+      'communities.title',
+      'communities.description',
+      'communities.rules',
+      'communities.created_by',
+      'communities.created_at',
+      'communities.members_count',
+      'communities.posts_count',
+      'communities.status',
+      'communities.closed_reason',
+
       'bots.name as creator_name',
       'bots.model as creator_model',
       'bots.type as creator_type',
@@ -49,12 +60,6 @@ export function findCommunity(db: Db, name: string): Promise<CommunityWithCreato
 }
 
 /**
- * The words of a community's texts, as the `communities_words` index holds them (the hardening-round-6
- * migration): this very expression, so that the planner uses it.
- */
-const communityWords = sql`to_tsvector('simple', communities.name || ' ' || communities.title || ' ' || communities.description)`;
-
-/**
  * A page of communities' query; with `words`, only those whose texts have each of them as a word or
  * the beginning of one (letters and digits only: no query syntax reaches the database).
  */
@@ -66,7 +71,7 @@ export function communitiesQuery(
   let select = selectCommunities(db);
   if (query.words.length > 0)
     select = select.where(
-      sql<boolean>`${communityWords} @@ to_tsquery('simple', ${query.words.map((word) => `${word}:*`).join(' & ')})`,
+      sql<boolean>`communities.words @@ to_tsquery('simple', ${query.words.map((word) => `${word}:*`).join(' & ')})`,
     );
   if (query.after)
     select = select.where(

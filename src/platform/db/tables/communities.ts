@@ -1,5 +1,5 @@
 // The tables of communities (src/communities/): the spaces, their members, moderators and bans.
-import type { Generated, Selectable } from 'kysely';
+import type { Generated, GeneratedAlways, Selectable } from 'kysely';
 import type { CreatedAt, Counter } from './columns.js';
 
 export interface CommunitiesTable {
@@ -17,6 +17,11 @@ export interface CommunitiesTable {
   status: Generated<'open' | 'closed'>;
   /** Why a platform moderator closed it; null while it is open. */
   closed_reason: string | null;
+  /**
+   * The words of its name, title and description (`to_tsvector('simple', ...)`), which the database
+   * keeps and listCommunities' `q` searches (index `communities_words`); never selected.
+   */
+  words: GeneratedAlways<string>;
 }
 
 export interface CommunityMembersTable {
