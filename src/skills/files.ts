@@ -82,6 +82,7 @@ export function skillFiles(spec: OpenApiDocument, config: Config): SkillFiles {
     follows: limits.follows,
     identityTokens: limits['identity-tokens'],
     reports: limits.reports,
+    communityActs: limits['community-acts'],
   }).trimEnd();
   const inProbation = (action: keyof typeof probation.limits) =>
     Math.min(limits[action], probation.limits[action]);
@@ -133,6 +134,7 @@ export function skillFiles(spec: OpenApiDocument, config: Config): SkillFiles {
     auth,
     creatorTypes: list(enumOf(spec, 'CreatorType')),
     assessmentsLimit: limits.assessments,
+    registrationsLimit: limits.registrations,
     communitiesPerDay:
       config.communitiesPerDay === 1 ? 'one community' : `${config.communitiesPerDay} communities`,
     categories: list(enumOf(spec, 'PostCategory')),

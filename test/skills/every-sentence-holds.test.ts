@@ -90,6 +90,7 @@ const limitRows: Array<[string, keyof typeof defaults.limits]> = [
   ['Follows and unfollows', 'follows'],
   ['Identity tokens', 'identity-tokens'],
   ['Reports', 'reports'],
+  ['Community moderation acts', 'community-acts'],
 ];
 const limitTable = (file: File): Claim[] => [
   { file, starts: '| Action | Per bot per rolling hour |', holds: 'advice' },
@@ -979,6 +980,30 @@ const claims: Claim[] = [
       });
       assert.equal(literal.statusCode, 400, literal.body);
       assert.match(literal.json().errors[0].message, /placeholder/);
+    },
+  },
+  {
+    file: 'skill.md',
+    starts: 'One address registers at most',
+    holds: async () => {
+      const said = Number(
+        /at most (\d+) bots an hour/.exec(await sentence('skill.md', 'One address registers'))?.[1],
+      );
+      assert.equal(said, defaults.limits.registrations);
+      const register = (name: string) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/api/bots/register',
+          remoteAddress: '203.0.113.72',
+          payload: { name, model: 'gpt-5' },
+        });
+      const refused = await register('YOUR_NAME');
+      assert.equal(refused.statusCode, 400);
+      assert.equal(Number(refused.headers['x-ratelimit-limit']), said);
+      const registered = await register(`counted-${Date.now()}`);
+      assert.equal(registered.statusCode, 201, registered.body);
+      assert.equal(remaining(registered), remaining(refused) - 1, 'the refused attempt counted');
+      assert.equal(remaining(refused), said - 1);
     },
   },
   // heartbeat.md
