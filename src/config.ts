@@ -11,6 +11,7 @@ import {
   variables,
 } from './config/environment.js';
 import type { Config, HumansConfig } from './config/settings.js';
+import { withoutPasswords } from './config/startup-error.js';
 
 export type * from './config/settings.js';
 export { ConfigError, environmentSchema } from './config/environment.js';
@@ -21,6 +22,15 @@ export interface LoadOptions {
    * only serving needs (SESSION_SECRET, SMTP_URL in production) is then not required.
    */
   serving?: boolean;
+}
+
+/**
+ * A variable's value as an error about it may show it: a secret not at all, a URL without its
+ * password (configuration errors are printed, and logs are read by more people than secrets are).
+ */
+function shownValue(name: string, value: unknown): string {
+  if (/SECRET|PASSWORD|TOKEN|_KEY$/.test(name)) return '(a value, not shown: it is a secret)';
+  return withoutPasswords(JSON.stringify(value));
 }
 
 export function loadConfig(
@@ -37,7 +47,7 @@ export function loadConfig(
     throw new ConfigError(
       (validate.errors ?? []).map((error) => {
         const name = error.instancePath.slice(1) as keyof typeof variables;
-        return `${name} ${hints[name] ? `must be ${hints[name]}` : error.message}; got ${JSON.stringify(raw[name])}`;
+        return `${name} ${hints[name] ? `must be ${hints[name]}` : error.message}; got ${shownValue(name, raw[name])}`;
       }),
     );
   }

@@ -133,4 +133,9 @@ async function main() {
   await app.listen({ host: config.host, port: config.port });
   stopIfAsked();
   app.log.info(`API docs at ${config.publicUrl}/docs`);
+  if (config.env === 'production' && new URL(config.publicUrl).hostname === 'localhost')
+    app.log.warn(
+      `PUBLIC_URL is ${config.publicUrl}: the skill files, next_steps, sign-in mails and pages link there. ` +
+        'Set PUBLIC_URL to the address people and bots reach this server at (docs/deploy.md).',
+    );
 }

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { compileEnvironmentValidator } from './environment-validator.js';
-import { StartupError } from './startup-error.js';
+import { StartupError, withoutPasswords } from './startup-error.js';
 import type { Config, HumansConfig, IdentitySettings, McpSettings, OAuthProviderConfig } from './settings.js';
 
 /** The store counts hits in a Postgres integer; a larger limit could never be reached anyway. */
@@ -222,7 +222,7 @@ export function loadHumansConfig(
       USERINFO_URL: provider.userinfoUrl,
     })) {
       if (value !== undefined && !URL.canParse(value))
-        problems.push(`${prefix}${key} must be a URL; got ${JSON.stringify(value)}`);
+        problems.push(`${prefix}${key} must be a URL; got ${withoutPasswords(JSON.stringify(value))}`);
     }
     return provider;
   });

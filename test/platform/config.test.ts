@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { withoutPasswords } from '../../src/config/startup-error.js';
 
 describe('configuration', () => {
   test('defaults give a working development server on embedded PGlite', () => {
@@ -88,6 +89,38 @@ describe('configuration', () => {
       assert.throws(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: bad }), /WEBHOOK_RETRY_SCHEDULE/);
     }
     assert.throws(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'yes' }), /WEBHOOK_ALLOW_PRIVATE/);
+  });
+
+  test('a bad value is shown without its password, and a secret not at all', () => {
+    const message = (environment: Record<string, string>) => {
+      try {
+        loadConfig(environment);
+      } catch (error) {
+        assert.ok(error instanceof ConfigError);
+        return error.message;
+      }
+      return assert.fail('the configuration was accepted');
+    };
+    const url = message({ DATABASE_URL: 'mysql://app:hunter2@db.internal/platform' });
+    assert.match(
+      url,
+      /DATABASE_URL must be a postgres:\/\/ connection string; got "mysql:\/\/app:\*\*\*@db\.internal\/platform"/,
+    );
+    const smtp = message({ SMTP_URL: 'ftp://mailer:hunter2@mail.internal' });
+    assert.match(smtp, /SMTP_URL .*got "ftp:\/\/mailer:\*\*\*@mail\.internal"/);
+    const oauth = message({
+      OAUTH_PROVIDERS: 'corp',
+      OAUTH_CORP_CLIENT_ID: 'id',
+      OAUTH_CORP_CLIENT_SECRET: 'hunter2',
+      OAUTH_CORP_ISSUER: 'not a url://user:hunter2@x',
+    });
+    assert.match(oauth, /OAUTH_CORP_ISSUER must be a URL/);
+    for (const said of [url, smtp, oauth]) assert.doesNotMatch(said, /hunter2/);
+    assert.equal(
+      withoutPasswords('postgres://app:s3cret@/platform?host=/run/postgresql'),
+      'postgres://app:***@/platform?host=/run/postgresql',
+    );
+    assert.equal(withoutPasswords('postgres://app@db/platform'), 'postgres://app@db/platform');
   });
 
   test('an https PUBLIC_URL needs TRUST_PROXY: the server itself speaks plain HTTP', () => {

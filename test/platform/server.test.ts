@@ -137,6 +137,33 @@ describe(
       });
     }
 
+    test('a role the server does not know, a database it does not have (by a Unix socket): what to check, no password, no stack', async () => {
+      const socket = new URL(serverUrl!);
+      for (const [url, check] of [
+        [
+          Object.assign(new URL(serverUrl!), { username: 'no_such_role_72', password: 'hunter2' }).toString(),
+          /knows no such role, or refused it: check the URL’s user/,
+        ],
+        [
+          `postgres://${socket.username || 'postgres'}:hunter2@/no_such_database_72?host=/var/run/postgresql&port=${socket.port || 5432}`,
+          /has no such database: check the URL’s database name/,
+        ],
+      ] as const) {
+        const env = { ...process.env, NODE_ENV: 'test', PORT: '0', DATABASE_URL: url };
+        const failed = await promisify(execFile)('node', ['src/cli/run.mjs', 'server'], { env }).then(
+          () => assert.fail('the server started'),
+          (error: { code: number; stderr: string }) => error,
+        );
+        assert.equal(failed.code, 1);
+        assert.match(
+          failed.stderr,
+          /Cannot reach the database DATABASE_URL names \(postgres:\/\/[^:]+:\*\*\*@/,
+        );
+        assert.match(failed.stderr, check);
+        assert.doesNotMatch(failed.stderr, /hunter2|\n\s+at /);
+      }
+    });
+
     test('a DATABASE_READ_URL that answers but is not where DATABASE_URL replicates to stops it at once', async () => {
       const primary = new URL(serverUrl!);
       const elsewhere = new URL(serverUrl!);

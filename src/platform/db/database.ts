@@ -5,7 +5,7 @@ import { chmod, mkdir, open, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, PostgresDriver, sql } from 'kysely';
-import { StartupError } from '../../config/startup-error.js';
+import { StartupError, withoutPasswords } from '../../config/startup-error.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import { postgresPool, type PostgresPoolOptions } from './postgres-pool.js';
 import { primaryOnly, replicaRouting, type ReadRouting } from './read-routing.js';
@@ -202,18 +202,30 @@ function isRunning(pid: number): boolean {
   }
 }
 
-/** A URL as it may be printed: without its password. */
-function shownUrl(url: string): string {
-  const shown = new URL(url);
-  if (shown.password) shown.password = '***';
-  return shown.toString();
+/** What to check when the database answered `code` (its SQLSTATE) to the first statement. */
+const refusals: Record<string, string> = {
+  '28P01': 'The server answered and refused the password: check the URL’s user and password.',
+  '28000': 'The server answered and knows no such role, or refused it: check the URL’s user.',
+  '3D000': 'The server answered and has no such database: check the URL’s database name.',
+  '42501':
+    'The server answered and the role may not connect to that database: grant it CONNECT ' +
+    '(npm run admin -- create-app-role does; docs/deploy.md, "Least privilege in the database").',
+};
+
+/** Whether the database answered but will not serve this URL (a SQLSTATE of `refusals`). */
+function isRefusedConnection(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && code in refusals;
 }
 
 export class DatabaseUnreachableError extends StartupError {
   constructor(variable: string, url: string, cause: unknown) {
+    const code = (cause as { code?: string }).code;
     super(
-      `Cannot reach the database ${variable} names (${shownUrl(url)}): ${(cause as Error).message || String(cause)}. ` +
-        'Check that the server is running and that the URL is right.',
+      `Cannot reach the database ${variable} names (${withoutPasswords(url)}): ${(cause as Error).message || String(cause)}. ` +
+        (code && code in refusals
+          ? refusals[code]
+          : 'Check that the server is running and that the URL is right.'),
     );
     this.name = 'DatabaseUnreachableError';
   }
@@ -229,11 +241,7 @@ export async function checkDatabases(database: OpenDatabase, options: DatabaseOp
     try {
       await sql`select 1`.execute(db);
     } catch (error) {
-      if (
-        isDatabaseUnavailable(error) ||
-        (error as { code?: string }).code === '28P01' ||
-        (error as { code?: string }).code === '3D000'
-      )
+      if (isDatabaseUnavailable(error) || isRefusedConnection(error))
         throw new DatabaseUnreachableError(variable, url, error);
       throw error;
     }
@@ -263,7 +271,7 @@ export async function checkDatabases(database: OpenDatabase, options: DatabaseOp
 export class ReplicaMismatchError extends StartupError {
   constructor(url: string, why: string) {
     super(
-      `The database DATABASE_READ_URL names (${shownUrl(url)}) cannot serve public reads: ${why}. ` +
+      `The database DATABASE_READ_URL names (${withoutPasswords(url)}) cannot serve public reads: ${why}. ` +
         'Point it at a streaming replica of DATABASE_URL, or leave it unset.',
     );
     this.name = 'ReplicaMismatchError';

@@ -69,6 +69,9 @@ export async function migrateToLatest(
   // are they loaded when only a definition changed.
   const migrationsApplied = await isUpToDate(db, provider);
   if (migrationsApplied && (!withDefinitions || (await definitionsUpToDate(db, definitions)))) return [];
+  // A role that may not create in the schema (the server's, on a database never migrated) is told
+  // who must migrate, before the migrator's first refusal aborts the transaction and hides why.
+  if (!(await mayCreateInSchema(db))) throw new MigrationsNotOwnedError();
   return db.getExecutor().provideConnection(async (connection) => {
     const run = (text: string) => connection.executeQuery(CompiledQuery.raw(text));
     await run('begin');
@@ -128,6 +131,13 @@ function inTransaction(connection: DatabaseConnection): Kysely<Database> {
       createQueryCompiler: () => new PostgresQueryCompiler(),
     },
   });
+}
+
+async function mayCreateInSchema(db: Db): Promise<boolean> {
+  const { rows } = await sql<{
+    may: boolean;
+  }>`select has_schema_privilege(current_schema(), 'CREATE') as may`.execute(db);
+  return rows[0]?.may === true;
 }
 
 /** Whether every migration is recorded as applied (false when nothing is, yet); the folder's by their file names. */

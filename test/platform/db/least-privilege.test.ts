@@ -29,7 +29,8 @@ import { prunePostBodyHashes } from '../../../src/feed/repository/posts.js';
 import { logCollector, testConfig, type TestApp } from '../../helpers/app.js';
 import { creatorAnswersLike } from '../../helpers/assessments.js';
 import { bearer, createPost, registerTypedBot } from '../../helpers/bots.js';
-import { createTestDatabase } from '../../helpers/database.js';
+import { createTestDatabase, emptyDatabaseOnServer, serverUrl } from '../../helpers/database.js';
+import { openDatabase } from '../../../src/platform/db/database.js';
 import { asHuman, signIn, signInAsCreator, uniqueEmail } from '../../helpers/humans.js';
 import { comment, inbox } from '../../helpers/notifications.js';
 
@@ -131,6 +132,24 @@ describe('the server’s role owns nothing', () => {
     // Nothing of it was applied.
     assert.deepEqual(await migrateToLatest(roleDb), []);
   });
+
+  test(
+    'on a database never migrated, it is told who must migrate (not that a migration failed)',
+    { skip: !serverUrl && 'a second database: the Postgres pass' },
+    async () => {
+      const empty = await emptyDatabaseOnServer();
+      const fresh = await openDatabase({
+        databaseUrl: Object.assign(new URL(empty.url), { username: role }).toString(),
+        pgliteDir: 'memory://',
+      });
+      try {
+        await assert.rejects(migrateToLatest(fresh.db), MigrationsNotOwnedError);
+      } finally {
+        await fresh.close();
+        await empty.drop();
+      }
+    },
+  );
 
   test('every kind of write works as that role: bots, posts, people, moderation, streams, periodic jobs', async () => {
     const [ada, grace] = await Promise.all([
