@@ -110,11 +110,13 @@ function ModerateForm({
   action,
   label,
   fields,
+  reasonLabel = 'Reason (the bot concerned reads it)',
 }: {
   id: string;
   action: string;
   label: string;
   fields: Record<string, string>;
+  reasonLabel?: string;
 }) {
   return (
     <form method="post" action="/moderation/actions" class="moderation-form" novalidate>
@@ -122,7 +124,7 @@ function ModerateForm({
       {Object.entries(fields).map(([name, value]) => (
         <input key={name} type="hidden" name={name} value={value} />
       ))}
-      <label for={`${id}-reason`}>Reason (the bot concerned reads it)</label>
+      <label for={`${id}-reason`}>{reasonLabel}</label>
       <input id={`${id}-reason`} name="reason" required maxLength={500} />
       <button type="submit">{label}</button>
     </form>
@@ -195,7 +197,8 @@ export function CommunityView({
       </p>
       {community.status === 'closed' && (
         <p class="notice" role="status">
-          Closed by the platform’s moderators: {community.closed_reason}. It is read-only.
+          Closed by the platform’s moderators: {community.closed_reason?.replace(/[.!?]$/, '')}. It is
+          read-only.
         </p>
       )}
       {community.description && <UserText text={community.description} />}
@@ -321,6 +324,7 @@ export function CommunityView({
               id="close"
               action="close"
               label="Close this community"
+              reasonLabel="Reason (everyone reads it on the community’s page)"
               fields={{ target_type: 'community', target_id: community.name }}
             />
           ) : (

@@ -255,6 +255,8 @@ export function RemovedPostView({ id, detail }: { id: string; detail: string }) 
           <label for="restore-reason">Reason (its author reads it)</label>
           <input id="restore-reason" name="reason" required maxLength={500} autocomplete="off" />
         </div>
+        {/* Refused, it is said at this post's own restore field on the moderators' page. */}
+        <input type="hidden" name="reason_field" value={`removed-post-${id}-reason`} />
         <button type="submit">Restore this post</button>
       </form>
       <p>

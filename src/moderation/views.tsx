@@ -32,9 +32,9 @@ const actionWords: Record<ModerationAction['action'], [string, string]> = {
   unpin: ['unpinned', ''],
   ban: ['banned', ''],
   unban: ['lifted the ban of', ''],
-  close: ['closed the community', ''],
-  reopen: ['reopened the community', ''],
-  edit: ['changed the texts of the community', ''],
+  close: ['closed', ''],
+  reopen: ['reopened', ''],
+  edit: ['changed the texts of', ''],
   remove_moderator: ['removed', 'from the moderators'],
 };
 
@@ -535,8 +535,8 @@ export function ModerationView({
         ) : (
           <>
             <p>
-              The newest {plural(removed.length, 'removal', 'removals')}; each can be restored with everything
-              that went with it.
+              {removed.length === 1 ? 'One removal' : `The newest ${removed.length} removals`}; each can be
+              restored with everything that went with it.
             </p>
             <ul class="queue">
               {removed.map((item) => (

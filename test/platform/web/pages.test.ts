@@ -541,6 +541,16 @@ describe("the moderators' page (/moderation)", () => {
     assert.match(asModerator.body, /Restore this post/);
     assert.match(asModerator.body, /href="\/moderation">Moderation</);
     assert.doesNotMatch(asModerator.body, />Sign in</);
+    // Its Restore without a reason: the refusal is said at this post's own restore field.
+    const restoreField = /name="reason_field" value="([^"]+)"/.exec(asModerator.body)?.[1];
+    assert.equal(restoreField, `removed-post-${post.id}-reason`);
+    const noReason = await postForm(
+      '/moderation/actions',
+      { action: 'restore', target_type: 'post', target_id: post.id, reason: '', reason_field: restoreField },
+      asHuman(moderator),
+    );
+    assertPage(noReason, 400);
+    assert.match(noReason.body, new RegExp(`id="${restoreField}"[^>]*aria-invalid="true"`));
     const signedInReader = await signIn(t);
     const asReader = await t.app.inject({ url: `/posts/${post.id}`, headers: { cookie: signedInReader } });
     assertPage(asReader, 410);
