@@ -89,10 +89,11 @@ export function botPages(
       }
       const db = reads.readsFor(request.headers);
       const bot = await botProfile(db, config, request.params.name);
-      const [history, posts, follows] = await Promise.all([
+      const [history, posts, follows, person] = await Promise.all([
         parts.history(db, bot.id),
         parts.recentPosts(db, bot.id),
         parts.follows(db, bot.id),
+        web.signedInPerson(request),
       ]);
       return send(
         request,
@@ -107,6 +108,7 @@ export function botPages(
           follows={follows}
           now={now()}
           signedIn={Boolean(request.session.userId)}
+          moderator={Boolean(person?.moderator)}
         />,
         200,
         {

@@ -3,6 +3,7 @@ import type { Bot, BotSummary, Post } from '../platform/spec/schemas.js';
 import type { Page } from '../platform/db/keyset.js';
 import type { components } from '../../generated/openapi.js';
 import { Radar } from '../platform/web/charts.js';
+import { SuspendForm, UnsuspendForm } from '../moderation/forms.js';
 import {
   Age,
   BotName,
@@ -24,10 +25,13 @@ export function BotView({
   follows,
   now,
   signedIn,
+  moderator,
 }: {
   bot: Bot;
   /** A signed-in person may report the bot. */
   signedIn: boolean;
+  /** A platform moderator is signed in: the bot's suspension, or its lifting, is a form here. */
+  moderator: boolean;
   /** Its newest followers and the bots it followed last. */
   follows: { followers: BotSummary[]; following: BotSummary[] };
   /** The traits in the questionnaire's order, so every radar has the same axes in the same places. */
@@ -63,8 +67,24 @@ export function BotView({
           {bot.bio}
         </p>
       )}
+      {bot.suspended && (
+        <p class="notice" role="status">
+          Suspended by the platform’s moderators: it reads, and writes nothing, until the suspension ends or
+          is lifted.
+        </p>
+      )}
       {signedIn && (
         <ReportControl targetType="bot" targetId={bot.id} returnTo={`/bot/${encodeURIComponent(bot.name)}`} />
+      )}
+      {moderator && (
+        <details class="moderation-here">
+          <summary>{bot.suspended ? 'Lift its suspension' : 'Suspend this bot'}</summary>
+          {bot.suspended ? (
+            <UnsuspendForm botId={bot.id} name={bot.name} />
+          ) : (
+            <SuspendForm botId={bot.id} prefix={`bot-${bot.id}`} />
+          )}
+        </details>
       )}
       <dl class="facts">
         <dt>Creator</dt>

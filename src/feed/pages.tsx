@@ -148,12 +148,21 @@ export function feedPages(web: WebPages, { reads, config }: { reads: ReadRouting
         );
       }
       const { post, comments } = read;
-      const shown = cursor ? await commentsOfPost(db, id, { limit: defaultPageSize, cursor }) : comments;
+      const [shown, person] = await Promise.all([
+        cursor ? commentsOfPost(db, id, { limit: defaultPageSize, cursor }) : comments,
+        web.signedInPerson(request),
+      ]);
       return send(
         request,
         reply,
         post.title,
-        <PostView post={post} comments={shown} now={now()} signedIn={Boolean(request.session.userId)} />,
+        <PostView
+          post={post}
+          comments={shown}
+          now={now()}
+          signedIn={Boolean(request.session.userId)}
+          moderator={Boolean(person?.moderator)}
+        />,
         200,
         {
           description: excerpt(post.body, 160),

@@ -2,6 +2,7 @@
 import type { Comment, Post, PostCategory } from '../platform/spec/schemas.js';
 import type { Page } from '../platform/db/keyset.js';
 import type { FeedSort } from './repository/posts.js';
+import { RemoveForm } from '../moderation/forms.js';
 import {
   Age,
   BotName,
@@ -177,6 +178,7 @@ function CommentThread({
   folded = false,
   now,
   signedIn,
+  moderator,
 }: {
   thread: Thread;
   depth: number;
@@ -185,6 +187,8 @@ function CommentThread({
   now: Date;
   /** A signed-in person may report each comment. */
   signedIn: boolean;
+  /** A platform moderator may remove each comment here, reported or not. */
+  moderator: boolean;
 }) {
   const { comment, replies } = thread;
   const answersElsewhere = depth === 0 && comment.parent_id !== null;
@@ -199,6 +203,7 @@ function CommentThread({
           folded={folded || fold}
           now={now}
           signedIn={signedIn}
+          moderator={moderator}
         />
       ))}
     </ol>
@@ -228,6 +233,7 @@ function CommentThread({
           returnTo={`/posts/${comment.post_id}#comment-${comment.id}`}
         />
       )}
+      {moderator && comment.body !== null && <ModerateHere type="comment" id={comment.id} />}
       {replies.length > 0 &&
         (fold ? (
           <details>
@@ -266,16 +272,29 @@ export function RemovedPostView({ id, detail }: { id: string; detail: string }) 
   );
 }
 
+/** A moderator's Remove, folded beside the Report control: no report is needed first. */
+function ModerateHere({ type, id }: { type: 'post' | 'comment'; id: string }) {
+  return (
+    <details class="moderation-here">
+      <summary>Remove this {type}</summary>
+      <RemoveForm type={type} id={id} />
+    </details>
+  );
+}
+
 export function PostView({
   post,
   comments,
   now,
   signedIn,
+  moderator,
 }: {
   post: Post;
   comments: Page<Comment>;
   now: Date;
   signedIn: boolean;
+  /** A platform moderator is signed in: the post and each comment can be removed from here. */
+  moderator: boolean;
 }) {
   return (
     <article class="post">
@@ -286,12 +305,20 @@ export function PostView({
       </p>
       <UserText text={post.body} />
       {signedIn && <ReportControl targetType="post" targetId={post.id} returnTo={`/posts/${post.id}`} />}
+      {moderator && <ModerateHere type="post" id={post.id} />}
       <section id="comments" aria-labelledby="comments-heading">
         <h2 id="comments-heading">{commentCount(post.comment_count)}</h2>
         {comments.items.length === 0 && <p>No comments on this page.</p>}
         <ol class="comments">
           {threads(comments.items).map((thread) => (
-            <CommentThread key={thread.comment.id} thread={thread} depth={0} now={now} signedIn={signedIn} />
+            <CommentThread
+              key={thread.comment.id}
+              thread={thread}
+              depth={0}
+              now={now}
+              signedIn={signedIn}
+              moderator={moderator}
+            />
           ))}
         </ol>
         {comments.next_cursor && (

@@ -13,13 +13,8 @@ import { appealsQueue, decideAppeal } from './service/appeals.js';
 import { moderate, moderationLog, type AfterModeration, type CommunityActs } from './service/actions.js';
 import { reportAsHuman, reportQueue } from './service/reports.js';
 import { requireModerator } from './service/roles.js';
-import {
-  type LogFilter,
-  ModerationView,
-  moderationNotices,
-  type RefusedReason,
-  ReportAnswerView,
-} from './views.js';
+import { type LogFilter, ModerationView, moderationNotices, ReportAnswerView } from './views.js';
+import type { RefusedReason } from './forms.js';
 import { closedCommunities, removedContent, suspendedBots } from './service/console.js';
 
 const logShown = 20;

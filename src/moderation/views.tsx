@@ -1,9 +1,16 @@
 // The moderators' page (/moderation): the queue with each reported item in place and its forms
 // (remove, dismiss, suspend; a reason each), the open appeals with theirs (grant, deny), and the
 // latest entries of the log. Every form posts to its operation's form route (./pages.tsx).
-import { createContext } from 'preact';
-import { useContext } from 'preact/hooks';
 import type { FieldError } from '../platform/spec/problems.js';
+import {
+  Hidden,
+  ReasonField,
+  RefusedReasonContext,
+  RemoveForm,
+  SuspendForm,
+  UnsuspendForm,
+  type RefusedReason,
+} from './forms.js';
 import type { ClosedCommunity, RemovedItem, SuspendedBot } from './service/console.js';
 import type { Appeal, ModerationAction, Report, ReportedTarget } from '../platform/spec/schemas.js';
 import {
@@ -71,105 +78,6 @@ export const moderationNotices = {
   remove_moderator: 'The bot no longer moderates that community, and was told.',
 } as const;
 
-/**
- * The form whose reason was refused, of the page's many: its reason field's id (each form sends it
- * as `reason_field`) and what was wrong, so that the field itself says so.
- */
-export interface RefusedReason {
-  field: string;
-  message: string;
-}
-const RefusedReasonContext = createContext<RefusedReason | undefined>(undefined);
-
-function ReasonField({ id, label = 'Reason (the bot reads it)' }: { id: string; label?: string }) {
-  const refused = useContext(RefusedReasonContext);
-  const message = refused?.field === id ? refused.message : undefined;
-  return (
-    <div class="field">
-      <label for={id}>{label}</label>
-      {message && (
-        <p class="field-error" id={`${id}-error`}>
-          <span class="visually-hidden">Error: </span>
-          {message}
-        </p>
-      )}
-      <input
-        id={id}
-        name="reason"
-        required
-        maxLength={500}
-        autocomplete="off"
-        {...(message ? { 'aria-invalid': 'true' as const, 'aria-describedby': `${id}-error` } : {})}
-      />
-      <input type="hidden" name="reason_field" value={id} />
-    </div>
-  );
-}
-
-function Hidden({ fields }: { fields: Record<string, string> }) {
-  return (
-    <>
-      {Object.entries(fields).map(([name, value]) => (
-        <input type="hidden" name={name} value={value} key={name} />
-      ))}
-    </>
-  );
-}
-
-function CategoryField({ id }: { id: string }) {
-  return (
-    <div class="field">
-      <label for={id}>Category (the public reads it)</label>
-      <select id={id} name="category">
-        <option value="">As the reports say</option>
-        {Object.entries(reasonNames).map(([value, name]) => (
-          <option value={value} key={value}>
-            {name}
-          </option>
-        ))}
-      </select>
-    </div>
-  );
-}
-
-/** The ends a suspension may have, from the form: seconds from now, or none (until lifted). */
-export const suspensionLengths = [
-  ['', 'None: until a moderator lifts it'],
-  ['3600', '1 hour'],
-  ['86400', '1 day'],
-  ['604800', '7 days'],
-  ['2592000', '30 days'],
-] as const;
-
-function SuspendForm({ botId, prefix }: { botId: string; prefix: string }) {
-  return (
-    <form method="post" action="/moderation/actions" class="moderation-form" novalidate>
-      <Hidden fields={{ action: 'suspend', target_type: 'bot', target_id: botId }} />
-      <ReasonField id={`${prefix}-suspend-reason`} />
-      <CategoryField id={`${prefix}-suspend-category`} />
-      <div class="field">
-        <label for={`${prefix}-length`}>It ends after</label>
-        <select id={`${prefix}-length`} name="length">
-          {suspensionLengths.map(([value, words]) => (
-            <option value={value} key={value}>
-              {words}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div class="field">
-        <label>
-          <input type="checkbox" name="hide_content" value="true" /> Remove everything it wrote while
-          suspended
-        </label>
-      </div>
-      <button type="submit" class="secondary">
-        Suspend the bot
-      </button>
-    </form>
-  );
-}
-
 function QueueItem({ item, now }: { item: ReportedTarget; now: Date }) {
   const { target } = item;
   const key = `${target.type}-${target.id}`;
@@ -229,14 +137,7 @@ function QueueItem({ item, now }: { item: ReportedTarget; now: Date }) {
         ))}
       </ul>
       <div class="moderation-forms">
-        {target.type !== 'bot' && (
-          <form method="post" action="/moderation/actions" class="moderation-form" novalidate>
-            <Hidden fields={{ action: 'remove', target_type: target.type, target_id: target.id }} />
-            <ReasonField id={`${key}-remove-reason`} />
-            <CategoryField id={`${key}-remove-category`} />
-            <button type="submit">Remove the {target.type}</button>
-          </form>
-        )}
+        {target.type !== 'bot' && <RemoveForm type={target.type} id={target.id} />}
         <form method="post" action="/moderation/actions" class="moderation-form" novalidate>
           <Hidden fields={{ action: 'dismiss', target_type: target.type, target_id: target.id }} />
           <ReasonField
@@ -387,13 +288,7 @@ function SuspendedEntry({ bot, now }: { bot: SuspendedBot; now: Date }) {
         )}
         : “{bot.reason}”
       </p>
-      <form method="post" action="/moderation/actions" class="moderation-form" novalidate>
-        <Hidden fields={{ action: 'unsuspend', target_type: 'bot', target_id: bot.id }} />
-        <ReasonField id={`${key}-reason`} />
-        <button type="submit" class="secondary">
-          Unsuspend {bot.name}
-        </button>
-      </form>
+      <UnsuspendForm botId={bot.id} name={bot.name} />
     </li>
   );
 }

@@ -477,6 +477,69 @@ describe('communities (/communities, /c/{name})', () => {
 });
 
 describe("the moderators' page (/moderation)", () => {
+  test('a moderator removes a post and suspends a bot where they are, unreported; everyone reads the suspension on its page', async () => {
+    const author = await registerTypedBot(t.app);
+    const post = await createPost(t.app, author.api_key, { title: 'Unreported advert', body: 'Buy.' });
+    const moderator = await signInAsModerator(t, 'ranger');
+    const reader = await signIn(t);
+
+    const asModerator = await t.app.inject({ url: `/posts/${post.id}`, headers: { cookie: moderator } });
+    assertPage(asModerator);
+    assert.match(asModerator.body, /<summary>Remove this post<\/summary>/);
+    const asReader = await t.app.inject({ url: `/posts/${post.id}`, headers: { cookie: reader } });
+    assert.doesNotMatch(asReader.body, /Remove this post/, 'only a moderator has the form');
+    const field = /<input id="(post-[^"]+-remove-reason)"/.exec(asModerator.body)?.[1];
+    assert.equal(field, `post-${post.id}-remove-reason`);
+    const removed = await postForm(
+      '/moderation/actions',
+      {
+        action: 'remove',
+        target_type: 'post',
+        target_id: post.id,
+        reason: 'An advert.',
+        reason_field: field,
+      },
+      asHuman(moderator),
+    );
+    assert.equal(removed.statusCode, 303, removed.body);
+    assert.equal((await t.app.inject({ url: `/api/feed/posts/${post.id}` })).statusCode, 410);
+
+    const botPage = `/bot/${author.bot.name}`;
+    const before = await t.app.inject({ url: botPage, headers: { cookie: moderator, accept: 'text/html' } });
+    assertPage(before);
+    assert.match(before.body, /<summary>Suspend this bot<\/summary>/);
+    assert.doesNotMatch(
+      (await t.app.inject({ url: botPage, headers: { cookie: reader, accept: 'text/html' } })).body,
+      /Suspend this bot/,
+    );
+    const suspended = await postForm(
+      '/moderation/actions',
+      {
+        action: 'suspend',
+        target_type: 'bot',
+        target_id: author.bot.id,
+        reason: 'Adverts.',
+        length: '86400',
+      },
+      asHuman(moderator),
+    );
+    assert.equal(suspended.statusCode, 303, suspended.body);
+    const publicPage = await t.app.inject({ url: botPage, headers: { accept: 'text/html' } });
+    assertPage(publicPage);
+    assert.match(publicPage.body, /Suspended by the platform’s moderators/);
+    const toLift = await t.app.inject({ url: botPage, headers: { cookie: moderator, accept: 'text/html' } });
+    assert.match(toLift.body, /<summary>Lift its suspension<\/summary>/);
+    assert.match(toLift.body, new RegExp(`id="suspended-${author.bot.id}-reason"`));
+    const lifted = await postForm(
+      '/moderation/actions',
+      { action: 'unsuspend', target_type: 'bot', target_id: author.bot.id, reason: 'Lifted.' },
+      asHuman(moderator),
+    );
+    assert.equal(lifted.statusCode, 303, lifted.body);
+    const after = await t.app.inject({ url: botPage, headers: { accept: 'text/html' } });
+    assert.doesNotMatch(after.body, /Suspended by the platform’s moderators/);
+  });
+
   test('the queue with each item in place and its forms; a removal and an appeal decided from the page', async () => {
     const [author, reporter] = await Promise.all([registerTypedBot(t.app), registerTypedBot(t.app)]);
     const post = await createPost(t.app, author.api_key, {

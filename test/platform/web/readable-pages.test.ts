@@ -222,6 +222,9 @@ describe('every page, at 1280 and 360 px', () => {
         [`/posts/${post.id}`, cookie] as const,
         ['/moderation', moderatorCookie] as const,
         [`/c/${space}`, moderatorCookie] as const,
+        // A moderator where the post and the bot are: their Remove and Suspend forms.
+        [`/posts/${post.id}`, moderatorCookie] as const,
+        [`/bot/${ada.bot.name}`, moderatorCookie] as const,
       ]) {
         await withPage(width, as, async (page, base) => {
           const response = await page.goto(`${base}${path}`);
