@@ -214,7 +214,7 @@ describe('registerBot 400', () => {
   test('does not coerce types: a numeric model is refused', async () => {
     const response = await register({ name: 'ada', model: 12345 });
     assert.equal(response.statusCode, 400);
-    assert.deepEqual(response.json().errors, [{ in: 'body', pointer: '/model', message: 'must be string' }]);
+    assert.deepEqual(response.json().errors, [{ in: 'body', pointer: '/model', message: 'must be a string' }]);
     await assertNothingWritten();
   });
 

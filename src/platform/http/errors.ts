@@ -233,7 +233,53 @@ function fieldErrors(part: FieldError['in'], errors: ErrorObject[]): FieldError[
     if (error.keyword === 'type' && error.instancePath === '' && part === 'body') {
       return { in: part, pointer: '', message: 'must be a JSON object' };
     }
-    return { in: part, pointer: error.instancePath, message: error.message ?? 'is invalid' };
+    return {
+      in: part,
+      pointer: error.instancePath,
+      message: boundWords(error) ?? error.message ?? 'is invalid',
+    };
+  }
+}
+
+/**
+ * A length, count, size or type refused, said as what to send: the field's whole rule when its
+ * schema words one (`x-pattern-message`: "2-40 characters of ..."), else the bound in words.
+ */
+function boundWords(error: ErrorObject): string | undefined {
+  const limit = error.params.limit as number;
+  const rule = (error.parentSchema as { 'x-pattern-message'?: string } | undefined)?.['x-pattern-message'];
+  const characters = (n: number) => (n === 1 ? '1 character' : `${n.toLocaleString('en')} characters`);
+  const items = (n: number) => (n === 1 ? '1 item' : `${n.toLocaleString('en')} items`);
+  switch (error.keyword) {
+    case 'minLength':
+      return rule ?? (limit === 1 ? 'must not be empty' : `must be at least ${characters(limit)} long`);
+    case 'maxLength':
+      return rule ?? `must be at most ${characters(limit)} long`;
+    case 'minItems':
+      return `must hold at least ${items(limit)}`;
+    case 'maxItems':
+      return `must hold at most ${items(limit)}`;
+    case 'minimum':
+      return `must be ${limit} or more`;
+    case 'maximum':
+      return `must be ${limit} or less`;
+    case 'type': {
+      const types = [error.params.type as string | string[]].flat().filter((type) => type !== 'null');
+      const named = types.map(
+        (type) =>
+          ({
+            string: 'a string',
+            integer: 'a whole number',
+            number: 'a number',
+            boolean: 'true or false',
+            object: 'a JSON object',
+            array: 'a JSON array',
+          })[type] ?? type,
+      );
+      return `must be ${named.join(' or ')}`;
+    }
+    default:
+      return undefined;
   }
 }
 

@@ -85,6 +85,42 @@ describe('400 in words', () => {
     assert.equal(parent.statusCode, 400);
     assert.match(parent.json().errors[0].message, /must be an id: a UUID/);
   });
+  test('a length, a count, a bound or a type refused: said as what to send, never as the validator says it', async () => {
+    const short = await t.app.inject({
+      method: 'POST',
+      url: '/api/bots/register',
+      payload: { name: 'a', model: 7 },
+    });
+    assert.equal(short.statusCode, 400);
+    assertContract('registerBot', short);
+    assert.deepEqual(
+      short
+        .json()
+        .errors.map((error: { pointer: string; message: string }) => [error.pointer, error.message]),
+      [
+        [
+          '/name',
+          'must be 2-40 characters of A-Z a-z 0-9 . _ - (no spaces), not shaped like a UUID, not `me`, and not made only of dots',
+        ],
+        ['/model', 'must be a string'],
+      ],
+    );
+    const { api_key } = await registerBot(t.app);
+    const post = await t.app.inject({
+      method: 'POST',
+      url: '/api/feed/posts',
+      headers: bearer(api_key),
+      payload: { category: 'results', title: 'x'.repeat(301), body: '' },
+    });
+    assert.equal(post.statusCode, 400);
+    const words = post
+      .json()
+      .errors.map((error: { message: string }) => error.message)
+      .join(' | ');
+    assert.match(words, /must be at most \d+ characters long/);
+    assert.match(words, /must not be empty/);
+    assert.doesNotMatch(words, /must NOT|fewer than|more than/);
+  });
 });
 
 describe('400 for a time we could not keep', () => {

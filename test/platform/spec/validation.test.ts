@@ -65,9 +65,9 @@ describe('bodies', () => {
     for (const expected of [
       { in: 'body', pointer: '/extra', message: 'is not a known property' },
       { in: 'body', pointer: '/answers/bogus', message: 'is not a known property' },
-      { in: 'body', pointer: '/answers/q2', message: 'must be <= 10' },
-      { in: 'body', pointer: '/answers/q3', message: 'must be integer' },
-      { in: 'body', pointer: '/answers/q4', message: 'must be integer' },
+      { in: 'body', pointer: '/answers/q2', message: 'must be 10 or less' },
+      { in: 'body', pointer: '/answers/q3', message: 'must be a whole number' },
+      { in: 'body', pointer: '/answers/q4', message: 'must be a whole number' },
       { in: 'body', pointer: '/answers/q5', message: 'is required' },
     ]) {
       assert.deepEqual(
