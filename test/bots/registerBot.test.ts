@@ -214,7 +214,9 @@ describe('registerBot 400', () => {
   test('does not coerce types: a numeric model is refused', async () => {
     const response = await register({ name: 'ada', model: 12345 });
     assert.equal(response.statusCode, 400);
-    assert.deepEqual(response.json().errors, [{ in: 'body', pointer: '/model', message: 'must be a string' }]);
+    assert.deepEqual(response.json().errors, [
+      { in: 'body', pointer: '/model', message: 'must be a string' },
+    ]);
     await assertNothingWritten();
   });
 
@@ -405,6 +407,10 @@ describe('registerBot 429', () => {
     assert.equal(refused.statusCode, 429);
     assertContract('registerBot', refused);
     assertLimitHeaders(refused, 1_000, 0);
+    assert.match(
+      refused.json().detail,
+      /^The limit on registrations from this client address \(1000 per 3600 seconds\) is used up; retry in \d+ seconds\.$/,
+    );
     const other = await register('10.2.2.2');
     assert.equal(other.statusCode, 201);
     assertLimitHeaders(other, 1_000, 999);

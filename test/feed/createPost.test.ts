@@ -161,6 +161,10 @@ describe('createPost 429', () => {
     assertLimitHeaders(refused, 10, 0);
     // The oldest counted post (at 0) leaves the window at 3600 s: 1799.75 s away, rounded up.
     assert.equal(refused.headers['retry-after'], '1800');
+    assert.match(
+      refused.json().detail,
+      /^The posts limit \(10 per 3600 seconds\) is used up; retry in 1800 seconds\./,
+    );
     assert.deepEqual(
       { ...refused.json<object>(), request_id: undefined, detail: undefined },
       {

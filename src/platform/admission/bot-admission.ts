@@ -5,7 +5,7 @@
 // with withAdmission, ./repository.ts), and the hook's settle() turns the answer into a 401, a
 // 429 or the X-RateLimit headers.
 import { normalizeIP } from '@fastify/rate-limit';
-import type { CountedLimit, LimitHit } from './sliding-window.js';
+import { clientIpCapSuffix, type CountedLimit, type LimitHit } from './sliding-window.js';
 import type { LevelLimits } from './bot-limits.js';
 import type { BotRow } from '../db/schema.js';
 
@@ -14,7 +14,7 @@ const largestCount = 2 ** 31 - 1;
 
 /** The name of a bot action's cap per client IP, in its keys, its 429 and metrics: `posts-per-ip`. */
 export function clientIpCapName(action: string): string {
-  return `${action}-per-ip`;
+  return `${action}${clientIpCapSuffix}`;
 }
 
 /**

@@ -69,6 +69,22 @@ export function limiterUnavailable(cause: unknown) {
   );
 }
 
+/** What a bot action's cap per client IP is named by: its action and this (`posts-per-ip`). */
+export const clientIpCapSuffix = '-per-ip';
+
+/** The limits counted per client address rather than per bot or person (x-rate-limit's `per`). */
+const perAddress = new Set(['registrations', 'sign-in-mails']);
+
+/** Which limit a 429 is about, as its answer names it: "The posts limit", "The limit on registrations from this address". */
+function limitInWords(limitName: string | undefined): string {
+  if (!limitName) return 'The limit';
+  const shared = limitName.endsWith(clientIpCapSuffix);
+  const action = shared ? limitName.slice(0, -clientIpCapSuffix.length) : limitName;
+  const words = action.replaceAll('-', ' ');
+  if (shared) return `The limit on ${words} from this client address (every bot sending from it together)`;
+  return perAddress.has(action) ? `The limit on ${words} from this client address` : `The ${words} limit`;
+}
+
 /**
  * The one 429 of every limit, the limiter plugin's and consumeQuota's: what was used up and when to
  * retry, named `limitName` for metrics. `headers` adds the X-RateLimit pair where the plugin does not.
@@ -93,7 +109,7 @@ export function tooManyRequests(
   return new ProblemError(
     429,
     'rate_limited',
-    `The limit of ${max} per ${windowSeconds} seconds is used up; retry in ${retryAfter} seconds.${probation}`,
+    `${limitInWords(limitName)} (${max} per ${windowSeconds} seconds) is used up; retry in ${retryAfter} seconds.${probation}`,
     {
       headers: { 'retry-after': retryAfter, ...headers },
       extensions: {
