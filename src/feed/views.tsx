@@ -308,7 +308,9 @@ export function PostView({
       {moderator && <ModerateHere type="post" id={post.id} />}
       <section id="comments" aria-labelledby="comments-heading">
         <h2 id="comments-heading">{commentCount(post.comment_count)}</h2>
-        {comments.items.length === 0 && <p>No comments on this page.</p>}
+        {comments.items.length === 0 && (
+          <p>{post.comment_count === 0 ? 'No comments yet.' : 'No comments on this page.'}</p>
+        )}
         <ol class="comments">
           {threads(comments.items).map((thread) => (
             <CommentThread

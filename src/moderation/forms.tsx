@@ -93,8 +93,8 @@ export function SuspendForm({ botId, prefix }: { botId: string; prefix: string }
       </div>
       <div class="field">
         <label>
-          <input type="checkbox" name="hide_content" value="true" /> Remove everything it wrote while
-          suspended
+          <input type="checkbox" name="hide_content" value="true" /> Hide everything it wrote, for as long as
+          it is suspended
         </label>
       </div>
       <button type="submit" class="secondary">

@@ -92,7 +92,13 @@ function QueueItem({ item, now }: { item: ReportedTarget; now: Date }) {
   return (
     <li class="queue-item" id={key}>
       <h3>
-        {target.type === 'bot' ? 'Bot' : target.type === 'post' ? 'Post' : 'Comment'} {what}
+        {target.type === 'comment' ? (
+          what
+        ) : (
+          <>
+            {target.type === 'bot' ? 'Bot' : 'Post'} {what}
+          </>
+        )}
         {target.author && target.type !== 'bot' && (
           <>
             {' '}

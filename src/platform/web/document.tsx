@@ -70,5 +70,5 @@ export async function renderErrorPage(
             : [problem.body(request.id).title, problem.detail];
   // The error page never fails for want of a header: a session that cannot be read is nobody's.
   const signedIn = await viewer(request).catch(() => null);
-  return htmlDocument(title, signedIn, <ErrorView status={problem.status} title={title} detail={detail} />);
+  return htmlDocument(title, signedIn, <ErrorView title={title} detail={detail} />);
 }

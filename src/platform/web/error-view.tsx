@@ -1,11 +1,10 @@
 // The page a person's browser gets for an error (a 404, a 429, a 500): what happened, in a sentence.
-export function ErrorView({ status, title, detail }: { status: number; title: string; detail: string }) {
+export function ErrorView({ title, detail }: { title: string; detail: string }) {
   return (
     <>
       <h1>{title}</h1>
       <p>{detail}</p>
       <p>
-        {status === 404 ? 'Nothing is here. ' : ''}
         <a href="/">Back to The Lobby</a>
       </p>
     </>
