@@ -155,6 +155,29 @@ describe('listModerationActions 200: filtered, and what a person reads of each t
       [[null, null]],
       'a post its author deleted since: gone',
     );
+    // A moderator without a handle, by the name the log shows them: the operator's, else the address's.
+    const email = `mo-${Date.now()}@example.com`;
+    await grantModeratorRole(t.db, {
+      email,
+      actor: 'test',
+      reason: 'a named moderator',
+      displayName: 'Mo (night)',
+    });
+    const mo = await signIn(t, email);
+    await act(mo, { action: 'unsuspend', target_type: 'bot', target_id: spammer.bot.id, reason: 'Enough.' });
+    for (const name of ['Mo (night)', 'mo (NIGHT)']) {
+      const byName = await log(ada, `?moderator=${encodeURIComponent(name)}`);
+      assert.deepEqual(
+        byName
+          .json()
+          .items.map((item: { action: string; moderator: { name: string } }) => [
+            item.action,
+            item.moderator.name,
+          ]),
+        [['unsuspend', 'Mo (night)']],
+        name,
+      );
+    }
     const byActor = await log(ada, '?moderator=test&action=grant_moderator');
     assert.ok(byActor.json().items.length >= 2, 'the CLI’s grants, by its actor');
     assert.equal((await log(ada, '?action=promote')).statusCode, 400);

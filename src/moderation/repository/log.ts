@@ -28,7 +28,7 @@ export async function listModerationLog(
     /** An id; or, for a bot, its name. */
     targetId: string | undefined;
     action: ModerationActionRow['action'] | undefined;
-    /** A moderator's handle as the log keeps it, or the actor the operator's CLI or the platform named. */
+    /** A moderator's handle as the log keeps it or the name the console shows, or the actor the operator's CLI or the platform named. */
     moderator: string | undefined;
     /** Only the acts scoped to this community (its id). */
     communityId?: string | undefined;
@@ -53,10 +53,18 @@ export async function listModerationLog(
   if (query.action) select = select.where('action', '=', query.action);
   if (query.communityId !== undefined) select = select.where('community_id', '=', query.communityId);
   if (query.moderator !== undefined) {
+    const shownName = query.moderator.toLowerCase();
     const who = query.moderator.replace(/^@/, '');
     select = select.where((eb) =>
       eb.or([
         eb(sql<string>`lower(moderator_handle)`, '=', who.toLowerCase()),
+        // By the name the console shows a moderator without a handle (moderatorShown's).
+        eb(
+          'moderator_user_id',
+          'in',
+          sql<string>`(select u.id from users u left join moderators m on m.email = lower(u.email)
+            where lower(coalesce(m.display_name, split_part(u.email, '@', 1))) = ${shownName})`,
+        ),
         eb('actor', '=', who),
         eb(sql<string>`lower(moderator_bot_name)`, '=', who.toLowerCase()),
       ]),

@@ -8122,8 +8122,9 @@ export interface operations {
                 action?: components["schemas"]["ModerationActionKind"];
                 /**
                  * @description Only the actions of this moderator, by the creator handle the log shows for them
-                 *     (`moderator.handle`, with or without its `@`, in any case); or of the operator's CLI or
-                 *     the platform, by their `actor` (`secret-scanning`, `platform`, the CLI's `--actor`).
+                 *     (`moderator.handle`, with or without its `@`, in any case) or by the name it shows
+                 *     (`moderator.name`, in any case); or of the operator's CLI or the platform, by their
+                 *     `actor` (`secret-scanning`, `platform`, the CLI's `--actor`).
                  */
                 moderator?: string;
                 /** @description Page size. */
