@@ -184,9 +184,11 @@ export function problemFor(error: FastifyError, request: FastifyRequest): Proble
   return new ProblemError(500, 'internal', 'Something went wrong on our side.');
 }
 
+const missing = 'is required';
+
 /** Keywords that name a property: the pointer goes to the property, the message says what is wrong. */
 const propertyKeywords: Partial<Record<string, { param: string; message: string }>> = {
-  required: { param: 'missingProperty', message: 'is required' },
+  required: { param: 'missingProperty', message: missing },
   additionalProperties: { param: 'additionalProperty', message: 'is not a known property' },
   propertyNames: { param: 'propertyName', message: 'is not a known property' },
 };
@@ -210,7 +212,13 @@ function fieldErrors(part: FieldError['in'], errors: ErrorObject[]): FieldError[
         : error.pointer;
     if (!byPointer.has(pointer)) byPointer.set(pointer, { ...error, pointer });
   }
-  return [...byPointer.values()];
+  // What was sent and is wrong first, what is missing after: of 56 unanswered statements and one
+  // wrong value, the 20 a 400 lists still name the wrong value.
+  const all = [...byPointer.values()];
+  return [
+    ...all.filter((error) => error.message !== missing),
+    ...all.filter((error) => error.message === missing),
+  ];
 
   function toFieldError(error: ErrorObject): FieldError {
     const property = propertyKeywords[error.keyword];

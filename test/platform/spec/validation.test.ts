@@ -52,6 +52,24 @@ describe('query parameters', () => {
 });
 
 describe('bodies', () => {
+  test('what was sent and is wrong comes before what is missing, so a long list still names it', async () => {
+    const { api_key } = await registerBot(t.app);
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/test/submit',
+      headers: bearer(api_key),
+      payload: { answers: { q99: 3 }, creator_guess_type: 'not-a-type' },
+    });
+    assert.equal(response.statusCode, 400);
+    const errors: Array<{ pointer: string; message: string }> = response.json().errors;
+    assert.equal(errors.length, 20, 'the list is capped');
+    const pointers = errors.map((error) => error.pointer);
+    assert.ok(pointers.includes('/answers/q99'), pointers.join(' '));
+    assert.ok(pointers.includes('/creator_guess_type'), pointers.join(' '));
+    const firstMissing = errors.findIndex((error) => error.message === 'is required');
+    assert.ok(errors.slice(firstMissing).every((error) => error.message === 'is required'));
+  });
+
   test('every problem is listed once, with a pointer to it', async () => {
     const { api_key } = await registerBot(t.app);
     const response = await t.app.inject({
