@@ -10,7 +10,7 @@ import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
 import { developmentSecretsFile, keepDevelopmentSecrets } from './config/development-secrets.js';
 import { checkDatabases, openDatabase } from './platform/db/database.js';
-import { migrateToLatest } from './platform/db/migrate.js';
+import { checkGrants, migrateToLatest } from './platform/db/migrate.js';
 import { exitOnStartupError } from './config/startup-error.js';
 import { runAdminOn, signInWaysOf } from './cli/admin-commands.js';
 import { adminChannelPath, serveAdminChannel, UnsafeAdminChannelError } from './cli/admin-channel.js';
@@ -92,6 +92,7 @@ async function main() {
   await checkDatabases(database, config);
   stopIfAsked();
   await database.withMigrationConnection(migrateToLatest);
+  await checkGrants(database.db);
   stopIfAsked();
   const app = await buildApp({
     config,

@@ -133,6 +133,30 @@ function inTransaction(connection: DatabaseConnection): Kysely<Database> {
   });
 }
 
+/** The server's role, migrated, without the grants it needs (create-app-role never ran for it). */
+export class RoleWithoutGrantsError extends StartupError {
+  constructor(role: string) {
+    super(
+      `The database role ${role} may not write the platform's tables: it has not been given its grants. ` +
+        `As the schema's owner, run \`npm run admin -- create-app-role ${role} --apply\` (docs/deploy.md, ` +
+        '"Least privilege in the database"), then start again.',
+    );
+    this.name = 'RoleWithoutGrantsError';
+  }
+}
+
+/**
+ * At start, once the schema is current: whether this connection's role may read and write the
+ * platform's tables (a role that owns nothing has only what create-app-role gave it), so that a
+ * missing grant stops the start instead of failing every request.
+ */
+export async function checkGrants(db: Db): Promise<void> {
+  const { rows } = await sql<{ role: string; may: boolean }>`select current_user as role,
+      has_table_privilege('bots', 'SELECT, INSERT, UPDATE, DELETE')
+        and has_table_privilege('moderation_actions', 'SELECT, INSERT') as may`.execute(db);
+  if (rows[0] && !rows[0].may) throw new RoleWithoutGrantsError(rows[0].role);
+}
+
 async function mayCreateInSchema(db: Db): Promise<boolean> {
   const { rows } = await sql<{
     may: boolean;

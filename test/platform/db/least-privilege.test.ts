@@ -13,7 +13,12 @@ import { liftEndedSuspensions } from '../../../src/moderation/service/actions.js
 import { grantModeratorRole } from '../../../src/moderation/repository/roles.js';
 import { pruneRateLimitHits } from '../../../src/platform/admission/sliding-window.js';
 import { loadDefinitions } from '../../../src/platform/db/definitions.js';
-import { migrateToLatest, MigrationsNotOwnedError } from '../../../src/platform/db/migrate.js';
+import {
+  checkGrants,
+  migrateToLatest,
+  MigrationsNotOwnedError,
+  RoleWithoutGrantsError,
+} from '../../../src/platform/db/migrate.js';
 import { claimPeriodicRun } from '../../../src/platform/db/periodic-work.js';
 import type { Db } from '../../../src/platform/db/schema.js';
 import {
@@ -150,6 +155,27 @@ describe('the server’s role owns nothing', () => {
       }
     },
   );
+
+  test('a role given its grants starts; one without them is stopped at start with what to run', async () => {
+    await checkGrants(roleDb);
+    if (!serverUrl) return; // PGlite's one session is the owner's or the role's: a third role needs a server.
+    const bare = `bp_bare_${Date.now()}`;
+    await t.database.asOwner((owner) => sql`create role ${sql.id(bare)} login`.execute(owner));
+    const connection = await openDatabase({
+      databaseUrl: Object.assign(new URL(t.database.url!), { username: bare }).toString(),
+      pgliteDir: 'memory://',
+    });
+    try {
+      await assert.rejects(checkGrants(connection.db), (error: Error) => {
+        assert.ok(error instanceof RoleWithoutGrantsError);
+        assert.match(error.message, new RegExp(`npm run admin -- create-app-role ${bare} --apply`));
+        return true;
+      });
+    } finally {
+      await connection.close();
+      await t.database.asOwner((owner) => sql`drop role ${sql.id(bare)}`.execute(owner));
+    }
+  });
 
   test('every kind of write works as that role: bots, posts, people, moderation, streams, periodic jobs', async () => {
     const [ada, grace] = await Promise.all([
