@@ -40,6 +40,7 @@ export function AnalyticsView({
             label: item.type,
             value: item.bots,
             note: `(${Math.round(item.share * 100)}%)`,
+            part: item.type,
           }))}
         />
       </section>

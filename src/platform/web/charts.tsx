@@ -70,14 +70,17 @@ export function Radar({ title, scores }: { title: string; scores: Array<{ label:
   );
 }
 
-/** Horizontal bars, one per row, longest = the largest value; the value is written at each bar's end. */
+/**
+ * Horizontal bars, one per row, longest = the largest value; the value is written at each bar's end.
+ * A row with a `part` is drawn in that part's colour (class `part-<part>`: a type's own).
+ */
 export function Bars({
   title,
   rows,
   unit = '',
 }: {
   title: string;
-  rows: Array<{ label: string; value: number; note?: string }>;
+  rows: Array<{ label: string; value: number; note?: string; part?: string }>;
   unit?: string;
 }) {
   const rowHeight = 34;
@@ -104,7 +107,13 @@ export function Bars({
             <text x={labelWidth - 8} y={y + 13} class="axis" text-anchor="end" dominant-baseline="middle">
               {shortLabel(row.label)}
             </text>
-            <rect x={labelWidth} y={y} width={Math.max(length, 1)} height={rowHeight - 8} class="bar" />
+            <rect
+              x={labelWidth}
+              y={y}
+              width={Math.max(length, 1)}
+              height={rowHeight - 8}
+              class={row.part ? `part-${row.part}` : 'bar'}
+            />
             <text x={labelWidth + length + 6} y={y + 13} class="value" dominant-baseline="middle">
               {`${row.value}${unit}${row.note ? ` ${row.note}` : ''}`}
             </text>
