@@ -3,7 +3,8 @@
 // run has taken, and a failing file by its name as soon as it fails. Node's spec reporter prints
 // every test beside it on stdout; this one writes to stderr (package.json's `test` script), so the
 // progress shows between the tests' own lines and survives a redirect of stdout.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { measuredDurationsFile } from './run-order.mjs';
 
 /** What a quiet two-core machine takes for the whole suite (docs/testing.md keeps the figure). */
 const expectedMinutes = '4';
@@ -27,6 +28,8 @@ export default async function* progress(source) {
   const started = Date.now();
   let done = 0;
   const failed = [];
+  /** Each file's duration in this run, for `npm run test:durations` to keep (test/durations.json). */
+  const durations = {};
   yield `npm test: ${files} test files, three at a time: about ${expectedMinutes} minutes on a quiet two-core machine, longer on a busy one.\n`;
   for await (const event of source) {
     const file = fileEnded(event);
@@ -34,11 +37,15 @@ export default async function* progress(source) {
     done++;
     const elapsed = Date.now() - started;
     if (!event.data.details.passed) failed.push(file);
+    durations[file] = Math.round(event.data.details.duration_ms);
     const took = minutesAndSeconds(event.data.details.duration_ms);
     yield `── ${done} of ${files} test files done, ${minutesAndSeconds(elapsed)} in (${
       event.data.details.passed ? `${file}: ${took}` : `FAILED: ${file}, after ${took}`
     })\n`;
   }
+  // Only a whole run that passed measures what the run order is planned by.
+  if (failed.length === 0 && done === files)
+    writeFileSync(measuredDurationsFile(), `${JSON.stringify(durations)}\n`);
   yield failed.length === 0
     ? `npm test: all ${files} test files passed in ${minutesAndSeconds(Date.now() - started)}.\n`
     : `npm test: ${failed.length} of ${files} test files failed: ${failed.join(', ')} (their errors are above).\n`;

@@ -9,6 +9,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { idlePglitesKey } from './database.js';
+import { planRuns, recordedDurations } from './run-order.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 export const testBundleDir = `${root}.test-bundles`;
@@ -25,47 +26,6 @@ const ownImportMetaUrl: Plugin = {
     }));
   },
 };
-
-/**
- * The files that run in a process of their own, the longest first (measured with `npm test`'s
- * progress lines, 15 s or more each with three at a time on a two-core machine; the Postgres pass's
- * own long files among them, which PGlite skips at once): three run at a time, and a long one
- * started last would keep the suite running on its own. Every other file shares a process with a
- * few more (below). Only the order changes: a file missing here still runs, a name here that no
- * longer exists is left out.
- */
-const alone = [
-  'platform/web/readable-pages',
-  'cli/admin',
-  'webhooks/multi-instance',
-  'platform/server',
-  'contract/fuzz',
-  'skills/every-sentence-holds',
-  'skills/getSkill',
-  'clients/package',
-  'faults/network-black-hole',
-  'faults/postgres-restart',
-  'analytics/consistency',
-  'feed/streamFeed',
-  'platform/http/swagger-ui',
-  'platform/signals',
-  'cli/migrate',
-  'platform/web/browser',
-  'webhooks/deliveries',
-  'platform/db/read-routing',
-  'bench/seed',
-  'platform/db/definitions',
-  'platform/admission/rate-limit-exactness',
-  'platform/event-streams/across-instances',
-];
-
-/**
- * How many of the other files share one process, one after the other (each in a describe of its
- * own, named by its file, so its hooks and its database stay its own): a process costs its files
- * Node's start, the bundle's loading and PGlite's compilation once, not each time (about 3 s of CPU
- * a file on PGlite when every file had its own).
- */
-const filesPerProcess = 7;
 
 /** The bundles' folder's file listing every test file by its source path, for the progress lines. */
 export const testFilesFile = `${testBundleDir}/test-files.txt`;
@@ -97,14 +57,14 @@ export async function bundleTests(entryPoints: string[]): Promise<void> {
   const bundles = entryPoints
     .map((entry) => entry.slice(`${root}test/`.length).replace(/\.test\.tsx?$/, ''))
     .sort();
-  const own = alone.filter((name) => bundles.includes(name));
-  const shared = bundles.filter((name) => !own.includes(name));
-  const runs: string[][] = own.map((name) => [name]);
-  for (let at = 0; at < shared.length; at += filesPerProcess)
-    runs.push(shared.slice(at, at + filesPerProcess));
-  // Each process a module that runs its files in turn, each in a describe of its own named by its
-  // file (its hooks inside it). Named by their place in the order: Node's runner starts the files
-  // it is given in the order of their names, whatever order they are given in.
+  // The order from the durations last measured (./run-order.mjs). Each process a module that runs
+  // its files in turn, each in a describe of its own named by its file (its hooks inside it, its
+  // database its own). Named by their place in the order: Node's runner starts the files it is
+  // given in the order of their names, whatever order they are given in.
+  const source = (name: string) => `test/${name}.test.ts`;
+  const runs = planRuns(bundles.map(source), recordedDurations()).map((files) =>
+    files.map((file) => file.slice('test/'.length, -'.test.ts'.length)),
+  );
   await mkdir(`${testBundleDir}/runs`, { recursive: true });
   const runFiles = await Promise.all(
     runs.map(async (members, index) => {
