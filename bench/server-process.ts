@@ -4,7 +4,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { freePort } from '../test/helpers/private-postgres.js';
+import { freePort } from '../test/helpers/free-port.js';
 
 /**
  * `node` arguments that start our server as `npm start` does: compiled, without a TypeScript loader,

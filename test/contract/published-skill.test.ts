@@ -12,7 +12,7 @@ import type { OperationId } from '../../src/platform/operations/handler-types.js
 import { assertContract } from '../helpers/contract.js';
 import { createTestDatabase, serverUrl, type TestDatabase } from '../helpers/database.js';
 import { npmStart, type StartedServer } from '../helpers/npm-start.js';
-import { freePort } from '../helpers/private-postgres.js';
+import { freePort } from '../helpers/free-port.js';
 
 let server: StartedServer;
 let database: TestDatabase | undefined;

@@ -4,9 +4,9 @@
 // Postgres binaries (PG_BIN, default /usr/lib/postgresql/15/bin); as root, runs them as `postgres`.
 import { execFileSync } from 'node:child_process';
 import { chownSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './free-port.js';
 
 const bin = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
 
@@ -16,15 +16,6 @@ export interface PrivatePostgres {
   start(): void;
   stop(): void;
   destroy(): void;
-}
-
-/** A TCP port nobody listens on right now. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** A new server, or with `replicaOf` a streaming replica of that one (hot standby, read-only). */

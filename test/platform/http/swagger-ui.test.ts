@@ -6,7 +6,6 @@
 // goes to test-results/.
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
@@ -15,6 +14,7 @@ import { listOperations, loadSpec } from '../../../src/platform/spec/openapi.js'
 import { testConfig } from '../../helpers/app.js';
 import { launchChromium } from '../../helpers/browser.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
+import { freePort } from '../../helpers/free-port.js';
 
 const spec = loadSpec();
 let database: TestDatabase;
@@ -43,16 +43,6 @@ after(async () => {
   await app?.close();
   await database?.close();
 });
-
-function freePort(): Promise<number> {
-  const server = createServer();
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    }),
-  );
-}
 
 /** Opens an operation, turns on "Try it out", executes it and returns the status Swagger UI shows. */
 async function tryItOut(tag: string, operationId: string): Promise<string> {

@@ -13,7 +13,7 @@ import { testConfig } from '../../helpers/app.js';
 import { bearer, createPost, registerTypedBot } from '../../helpers/bots.js';
 import { launchChromium } from '../../helpers/browser.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
-import { freePort } from '../../helpers/private-postgres.js';
+import { freePort } from '../../helpers/free-port.js';
 import { startSmtpServer } from '../../helpers/smtp.js';
 
 const screenshots = 'test-results/pages';

@@ -15,7 +15,7 @@ import { launchChromium } from '../../helpers/browser.js';
 import { signIn } from '../../helpers/humans.js';
 import { grantModeratorRole } from '../../../src/moderation/repository/roles.js';
 import { comment } from '../../helpers/notifications.js';
-import { freePort } from '../../helpers/private-postgres.js';
+import { freePort } from '../../helpers/free-port.js';
 
 const port = await freePort();
 const t = useTestApp({ publicUrl: `http://127.0.0.1:${port}` });
