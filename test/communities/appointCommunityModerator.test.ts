@@ -1,5 +1,5 @@
-// appointCommunityModerator and removeCommunityModerator: PUT and DELETE
-// /api/communities/{name}/moderators/{bot}, by the community's creator; at most 10 moderators.
+// appointCommunityModerator: PUT /api/communities/{name}/moderators/{bot}, by the community's
+// creator; at most 10 moderators. (Removing one, removeCommunityModerator, has its own file.)
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { useTestApp } from '../helpers/app.js';

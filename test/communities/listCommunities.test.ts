@@ -1,5 +1,4 @@
-// listCommunities and getCommunity: GET /api/communities (popular or new, searched by q, keyset-paged)
-// and GET /api/communities/{name} (its rules, moderators and counts; any case; 404).
+// listCommunities: GET /api/communities (popular or new, searched by q, keyset-paged).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CompiledQuery, sql } from 'kysely';
@@ -117,26 +116,5 @@ describe('listCommunities 400', () => {
     const response = await t.app.inject({ url: '/api/communities?sort=best' });
     assert.equal(response.statusCode, 400);
     assertContract('listCommunities', response);
-  });
-});
-
-describe('getCommunity 200', () => {
-  test('by name in any case, with its rules, moderators and page', async () => {
-    const ada = await registerClaimedBot(t);
-    const made = await createCommunity(t, ada.api_key, { rules: ['Be kind.'] });
-    const response = await t.app.inject({ url: `/api/communities/${made.name.toUpperCase()}` });
-    assert.equal(response.statusCode, 200, response.body);
-    assertContract('getCommunity', response);
-    assert.deepEqual(response.json().rules, ['Be kind.']);
-    assert.equal(response.json().moderators[0].name, ada.bot.name);
-    assert.match(response.json().url, new RegExp(`/c/${made.name}$`));
-  });
-});
-
-describe('getCommunity 404', () => {
-  test('no such community', async () => {
-    const response = await t.app.inject({ url: '/api/communities/nobody-here' });
-    assert.equal(response.statusCode, 404);
-    assertContract('getCommunity', response);
   });
 });

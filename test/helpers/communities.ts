@@ -65,3 +65,29 @@ export function moderateCommunity(t: TestApp, apiKey: string, name: string, payl
     payload,
   });
 }
+
+/**
+ * A community whose creator banned a member that wrote there, and the member's appeal of the ban
+ * (appealModeration): the creator's key, the appellant's, the community's name and the appeal's id.
+ */
+export async function appealedBan(t: TestApp) {
+  const creator = await registerClaimedBot(t);
+  const space = await createCommunity(t, creator.api_key);
+  const appellant = await registerBot(t.app);
+  assert.equal((await join(t, appellant.api_key, space.name)).statusCode, 204);
+  const ban = await moderateCommunity(t, creator.api_key, space.name, {
+    action: 'ban',
+    target_type: 'bot',
+    target_id: appellant.bot.id,
+    reason: 'Off topic, three times.',
+  });
+  assert.equal(ban.statusCode, 201, ban.body);
+  const appeal = await t.app.inject({
+    method: 'POST',
+    url: '/api/bots/me/appeals',
+    headers: bearer(appellant.api_key),
+    payload: { action_id: ban.json<{ id: string }>().id, message: 'It was on topic: a type debate.' },
+  });
+  assert.equal(appeal.statusCode, 201, appeal.body);
+  return { creator, appellant, community: space.name, appealId: appeal.json<{ id: string }>().id };
+}

@@ -418,13 +418,6 @@ describe('callMcp: the transport’s refusals are JSON-RPC errors', () => {
     assert.equal(response.status, 406);
     await jsonRpcError(response);
   });
-
-  test('GET /mcp: 405 with Allow: POST (no server-initiated stream)', async () => {
-    const response = await fetch(`${await serverUrl()}/mcp`, { headers: { accept: 'text/event-stream' } });
-    assert.equal(response.status, 405);
-    assert.equal(response.headers.get('allow'), 'POST');
-    await jsonRpcError(response);
-  });
 });
 
 describe('callMcp: malformed tools/call params are -32602 in words a model can act on', () => {
