@@ -6,7 +6,6 @@ import { analyticsPages } from './analytics/pages.js';
 import { blockHandlers } from './blocks/handlers.js';
 import { communityHandlers } from './communities/handlers.js';
 import { communityPages } from './communities/pages.js';
-import { actInCommunity } from './communities/service.js';
 import { moderationPages } from './moderation/pages.js';
 import { assessmentHandlers } from './assessments/handlers.js';
 import { authHandlers } from './auth/handlers.js';
@@ -30,7 +29,7 @@ import { healthHandlers } from './health/handlers.js';
 import { identityHandlers } from './identity/handlers.js';
 import { mcpHandlers } from './mcp/handlers.js';
 import { moderationHandlers } from './moderation/handlers.js';
-import type { AfterModeration, CommunityActs } from './moderation/service/actions.js';
+import type { AfterModeration } from './moderation/service/moderate.js';
 import { recomputeTrustAfterAction } from './trust/service.js';
 import { notificationHandlers } from './notifications/handlers.js';
 import type { HandlerMap } from './platform/operations/handler-types.js';
@@ -68,7 +67,7 @@ export function createHandlers(deps: HandlerDependencies): HandlerMap {
     ...webhookHandlers(deps),
     ...searchHandlers(deps),
     ...identityHandlers(deps),
-    ...moderationHandlers({ ...deps, communityActs, afterModeration: trustAfterModeration(deps) }),
+    ...moderationHandlers({ ...deps, afterModeration: trustAfterModeration(deps) }),
     ...mcpHandlers(deps),
     ...skillHandlers(deps),
   } satisfies HandlerMap;
@@ -84,22 +83,9 @@ export function areaPages(deps: Omit<HandlerDependencies, 'oauthProviders'>): We
     (web) => creatorPages(web, deps),
     (web) => authPages(web, deps),
     (web) => analyticsPages(web, deps),
-    (web) => moderationPages(web, { ...deps, communityActs, afterModeration: trustAfterModeration(deps) }),
+    (web) => moderationPages(web, { ...deps, afterModeration: trustAfterModeration(deps) }),
   ];
 }
-
-/**
- * The platform moderators' acts on communities (close, reopen, unpin, unban), which `moderate` and
- * the moderators' page hand to the communities area.
- */
-const communityActs: CommunityActs = (db, moderator, request, now) =>
-  actInCommunity(
-    db,
-    { moderator },
-    request.target_type === 'community' ? request.target_id : (request.community ?? ''),
-    request,
-    now,
-  );
 
 /** A platform moderation action's sequel: the trust level of the bot it concerns, recomputed at once. */
 function trustAfterModeration({

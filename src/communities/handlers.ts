@@ -1,22 +1,18 @@
 // Handlers of the communities' operations: createCommunity, listCommunities, getCommunity,
-// updateCommunity, joinCommunity, leaveCommunity, appointCommunityModerator,
-// removeCommunityModerator, moderateCommunity, listCommunityReports, listCommunityAppeals,
-// decideCommunityAppeal. The work is in ./service.ts.
+// updateCommunity, joinCommunity, leaveCommunity, appointCommunityModerator and
+// removeCommunityModerator. The work is in ./service.ts; the moderators' acts, reports and appeals
+// are src/moderation/'s.
 import type { Config } from '../config.js';
-import { authenticatedBot, pendingAdmission } from '../platform/admission/request-context.js';
+import { authenticatedBot } from '../platform/admission/request-context.js';
 import type { Clock } from '../platform/db/clock.js';
 import { defaultPageSize } from '../platform/db/keyset.js';
 import type { ReadRouting } from '../platform/db/read-routing.js';
 import type { Db } from '../platform/db/schema.js';
 import type { HandlerMap } from '../platform/operations/handler-types.js';
 import {
-  actInCommunity,
   appointModerator,
   communitiesPage,
-  communityAppeals,
   communityByName,
-  communityReports,
-  decideCommunityAppeal,
   createCommunity,
   joinCommunity,
   leaveCommunity,
@@ -103,37 +99,6 @@ export function communityHandlers({
       await removeModerator(db, authenticatedBot(request), params.name, params.bot);
       return { status: 204 };
     },
-
-    async moderateCommunity({ params, body, request }) {
-      // Counted whatever its outcome, as every limited write: before the act, in several statements.
-      const caller = await pendingAdmission(request).settleAndIdentify();
-      const action = await actInCommunity(db, { bot: caller }, params.name, body, clock?.() ?? new Date());
-      return { status: 201, body: action };
-    },
-
-    async listCommunityAppeals({ params, query, request }) {
-      const page = await communityAppeals(db, authenticatedBot(request), params.name, {
-        status: query.status ?? 'open',
-        limit: query.limit ?? defaultPageSize,
-        cursor: query.cursor,
-      });
-      return { status: 200, body: page };
-    },
-
-    async decideCommunityAppeal({ params, body, request }) {
-      return {
-        status: 200,
-        body: await decideCommunityAppeal(db, authenticatedBot(request), params.name, params.id, body),
-      };
-    },
-
-    async listCommunityReports({ params, query, request }) {
-      const page = await communityReports(db, authenticatedBot(request), params.name, {
-        limit: query.limit ?? defaultPageSize,
-        cursor: query.cursor,
-      });
-      return { status: 200, body: page };
-    },
   } satisfies Pick<
     HandlerMap,
     | 'createCommunity'
@@ -144,9 +109,5 @@ export function communityHandlers({
     | 'leaveCommunity'
     | 'appointCommunityModerator'
     | 'removeCommunityModerator'
-    | 'moderateCommunity'
-    | 'listCommunityReports'
-    | 'listCommunityAppeals'
-    | 'decideCommunityAppeal'
   >;
 }

@@ -1,41 +1,48 @@
 // Handlers of governance: reportContent and appealModeration (bots), reportContentAsHuman
-// (people), and the moderators' listReports, listModerationActions, moderate, listAppeals and
-// decideAppeal. The work is in ./service.ts.
+// (people), the platform moderators' listReports, listModerationActions, moderate, listAppeals and
+// decideAppeal, and a community's moderators' moderateCommunity, listCommunityReports,
+// listCommunityAppeals and decideCommunityAppeal. The work is in ./service/, by operationId.
 import type { Clock } from '../platform/db/clock.js';
 import type { Db } from '../platform/db/schema.js';
 import { defaultPageSize } from '../platform/db/keyset.js';
 import type { HandlerMap } from '../platform/operations/handler-types.js';
 import { authenticatedBot, pendingAdmission, signedInUserId } from '../platform/admission/request-context.js';
-import { appealModeration, appealsQueue, decideAppeal } from './service/appeals.js';
-import { moderate, moderationLog, type AfterModeration, type CommunityActs } from './service/actions.js';
-import { reportAsBot, reportAsHuman, reportQueue } from './service/reports.js';
+import {
+  appealModeration,
+  decideAppeal,
+  decideCommunityAppeal,
+  listAppeals,
+  listCommunityAppeals,
+} from './service/appeals.js';
+import { moderateCommunity } from './service/community.js';
+import { listModerationActions } from './service/log.js';
+import { moderate, type AfterModeration } from './service/moderate.js';
+import { listCommunityReports, listReports, reportContent, reportContentAsHuman } from './service/reports.js';
 import { requireModerator } from './service/roles.js';
 
 export function moderationHandlers({
   db,
   clock,
-  communityActs,
   afterModeration,
 }: {
   db: Db;
   clock: Clock | undefined;
-  communityActs: CommunityActs;
   afterModeration: AfterModeration;
 }) {
   return {
     async reportContent({ body, request }) {
-      const { report, created } = await reportAsBot(db, pendingAdmission(request), body);
+      const { report, created } = await reportContent(db, pendingAdmission(request), body);
       return { status: created ? 201 : 200, body: report };
     },
 
     async reportContentAsHuman({ body, request }) {
-      const { report, created } = await reportAsHuman(db, signedInUserId(request), body);
+      const { report, created } = await reportContentAsHuman(db, signedInUserId(request), body);
       return { status: created ? 201 : 200, body: report };
     },
 
     async listReports({ query, request }) {
       await requireModerator(db, signedInUserId(request));
-      const page = await reportQueue(db, {
+      const page = await listReports(db, {
         status: query.status ?? 'open',
         reason: query.reason,
         limit: query.limit ?? defaultPageSize,
@@ -46,7 +53,7 @@ export function moderationHandlers({
 
     async listModerationActions({ query, request }) {
       await requireModerator(db, signedInUserId(request));
-      const page = await moderationLog(db, {
+      const page = await listModerationActions(db, {
         targetType: query.target_type,
         targetId: query.target_id,
         action: query.action,
@@ -61,7 +68,7 @@ export function moderationHandlers({
       const moderator = await requireModerator(db, signedInUserId(request));
       return {
         status: 201,
-        body: await moderate(db, moderator, body, clock?.() ?? new Date(), communityActs, afterModeration),
+        body: await moderate(db, moderator, body, clock?.() ?? new Date(), afterModeration),
       };
     },
 
@@ -71,7 +78,7 @@ export function moderationHandlers({
 
     async listAppeals({ query, request }) {
       await requireModerator(db, signedInUserId(request));
-      const page = await appealsQueue(db, {
+      const page = await listAppeals(db, {
         status: query.status ?? 'open',
         limit: query.limit ?? defaultPageSize,
         cursor: query.cursor,
@@ -83,6 +90,37 @@ export function moderationHandlers({
       const moderator = await requireModerator(db, signedInUserId(request));
       return { status: 200, body: await decideAppeal(db, moderator, params.id, body, afterModeration) };
     },
+
+    async moderateCommunity({ params, body, request }) {
+      // Counted whatever its outcome, as every limited write: before the act, in several statements.
+      const caller = await pendingAdmission(request).settleAndIdentify();
+      const action = await moderateCommunity(db, { bot: caller }, params.name, body, clock?.() ?? new Date());
+      return { status: 201, body: action };
+    },
+
+    async listCommunityAppeals({ params, query, request }) {
+      const page = await listCommunityAppeals(db, authenticatedBot(request), params.name, {
+        status: query.status ?? 'open',
+        limit: query.limit ?? defaultPageSize,
+        cursor: query.cursor,
+      });
+      return { status: 200, body: page };
+    },
+
+    async decideCommunityAppeal({ params, body, request }) {
+      return {
+        status: 200,
+        body: await decideCommunityAppeal(db, authenticatedBot(request), params.name, params.id, body),
+      };
+    },
+
+    async listCommunityReports({ params, query, request }) {
+      const page = await listCommunityReports(db, authenticatedBot(request), params.name, {
+        limit: query.limit ?? defaultPageSize,
+        cursor: query.cursor,
+      });
+      return { status: 200, body: page };
+    },
   } satisfies Pick<
     HandlerMap,
     | 'reportContent'
@@ -93,5 +131,9 @@ export function moderationHandlers({
     | 'appealModeration'
     | 'listAppeals'
     | 'decideAppeal'
+    | 'moderateCommunity'
+    | 'listCommunityReports'
+    | 'listCommunityAppeals'
+    | 'decideCommunityAppeal'
   >;
 }

@@ -9,9 +9,10 @@ import type { Db } from '../platform/db/schema.js';
 import { uuidPattern } from '../platform/spec/formats.js';
 import { notFound, ProblemError, type FieldError } from '../platform/spec/problems.js';
 import type { WebPages } from '../platform/web/plugin.js';
-import { appealsQueue, decideAppeal } from './service/appeals.js';
-import { moderate, moderationLog, type AfterModeration, type CommunityActs } from './service/actions.js';
-import { reportAsHuman, reportQueue } from './service/reports.js';
+import { decideAppeal, listAppeals } from './service/appeals.js';
+import { listModerationActions } from './service/log.js';
+import { moderate, type AfterModeration } from './service/moderate.js';
+import { listReports, reportContentAsHuman } from './service/reports.js';
 import { requireModerator } from './service/roles.js';
 import { type LogFilter, ModerationView, moderationNotices, ReportAnswerView } from './views.js';
 import type { RefusedReason } from './forms.js';
@@ -46,12 +47,7 @@ const instant = (value: string) => (/^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?$/.test(v
 
 export function moderationPages(
   web: WebPages,
-  {
-    db,
-    clock,
-    communityActs,
-    afterModeration,
-  }: { db: Db; clock: Clock | undefined; communityActs: CommunityActs; afterModeration: AfterModeration },
+  { db, clock, afterModeration }: { db: Db; clock: Clock | undefined; afterModeration: AfterModeration },
 ) {
   const { app, getRoute, send } = web;
   const now = () => clock?.() ?? new Date();
@@ -95,16 +91,16 @@ export function moderationPages(
     const target = logFilter.target?.trim() || undefined;
     const [queue, appeals, removed, suspended, closed, log] = await Promise.all([
       web.orFirstPage(extra.cursor, (cursor) =>
-        reportQueue(db, { status: 'open', reason: undefined, limit: defaultPageSize, cursor }),
+        listReports(db, { status: 'open', reason: undefined, limit: defaultPageSize, cursor }),
       ),
-      appealsQueue(db, { status: 'open', limit: 100 }),
+      listAppeals(db, { status: 'open', limit: 100 }),
       removedContent(db),
       suspendedBots(db, now()),
       closedCommunities(db),
       // A post or comment is found by its id only: anything else matches nothing.
       target !== undefined && logFilter.target_type !== 'bot' && !uuidPattern.test(target)
         ? { items: [] }
-        : moderationLog(db, {
+        : listModerationActions(db, {
             targetType: target === undefined ? undefined : (logFilter.target_type ?? 'bot'),
             targetId: target,
             action: logFilter.action,
@@ -193,7 +189,7 @@ export function moderationPages(
       if (errors)
         return answer(errors.map((error) => `${error.pointer.slice(1)} ${error.message}`).join('; '), 400);
       try {
-        await reportAsHuman(db, userId, body);
+        await reportContentAsHuman(db, userId, body);
       } catch (error) {
         if (error instanceof ProblemError && error.status < 500) return answer(error.detail, error.status);
         throw error;
@@ -234,7 +230,7 @@ export function moderationPages(
       const moderator = await moderatorOf(db, request);
       if (errors) return page(request, reply, { errors, reasonField: fields.reason_field }, 400);
       try {
-        const action = await moderate(db, moderator, body, now(), communityActs, afterModeration);
+        const action = await moderate(db, moderator, body, now(), afterModeration);
         return reply.redirect(`/moderation?done=${action.action}`, 303);
       } catch (error) {
         return refused(request, reply, error, fields.reason_field);

@@ -1,39 +1,12 @@
-// SQL of moderate: a target locked, the action applied (removed, restored, suspended, lifted, dismissed)
-// and logged in one transaction; ended suspensions; a removal in force.
+// SQL of moderation's acts, row by row: a target locked, what a removal, a restoring or a suspension
+// writes, the open reports an act closes, ended suspensions and a removal in force. What an act
+// means and in which order its rows are written is ../service/actions.ts.
 import { sql } from 'kysely';
-import { retryingDeadlocks } from '../../platform/db/deadlocks.js';
 import type { BotRow, Db } from '../../platform/db/schema.js';
-import { suspensionOf } from '../../platform/admission/suspension.js';
 import type { Report } from '../../platform/spec/schemas.js';
-import type { Moderator } from './roles.js';
-import { type ModerationActionRow, logAction, tellBot } from './log.js';
+import type { ModerationActionRow } from './log.js';
 
-/** What moderate asks, and who asks it: a moderator, or the platform itself (`actor`). */
-export interface ModerationAsk {
-  action: 'remove' | 'restore' | 'suspend' | 'unsuspend' | 'dismiss';
-  target_type: Report['target_type'];
-  target_id: string;
-  reason: string;
-  until: Date | null;
-  hide_content: boolean;
-  /** For remove and suspend; null: what most of the target's open reports say. */
-  category: Report['reason'] | null;
-  moderator: Moderator | null;
-  actor: string | null;
-  /** For the platform's lifting: only a suspension whose end has come (not one a moderator made since). */
-  onlyEnded?: boolean;
-  /** A community moderator's act: the community it is confined to (its id), and the bot who acts. */
-  communityId?: string | undefined;
-  moderatorBot?: { id: string; name: string } | undefined;
-}
-
-/** What moderate found: the action written, or why nothing was. */
-export type ModerationOutcome =
-  | { kind: 'done'; action: ModerationActionRow }
-  | { kind: 'not_found' }
-  | { kind: 'unchanged'; detail: string };
-
-/** A target as moderate needs it, locked: its author (a bot is its own), its removal, and a bot's suspension. */
+/** A target as an act needs it, locked: its author (a bot is its own), its removal, and a bot's suspension. */
 export interface LockedTarget {
   authorId: string;
   /** The removal in force: its log entry, and whether that was a `remove` or a suspension that hid it. */
@@ -48,8 +21,14 @@ const noSuspension = {
   suspension_action_id: null,
 };
 
-interface Target {
+export interface Target {
   target_type: Report['target_type'];
+  target_id: string;
+}
+
+/** A removed (or removable) post or comment. */
+export interface ContentTarget {
+  target_type: 'post' | 'comment';
   target_id: string;
 }
 
@@ -103,13 +82,18 @@ export async function lockTarget(trx: Db, target: Target): Promise<LockedTarget 
   return again?.bot_id ? { authorId: again.bot_id, removal: undefined, suspension: noSuspension } : undefined;
 }
 
+/** Locks what a bot's content touches, in every writer's order (posts, then bots): lock_content_of.sql. */
+export async function lockContentOf(trx: Db, botId: string): Promise<void> {
+  await sql`select lock_content_of(${botId}::uuid)`.execute(trx);
+}
+
 /** The reason most of a target's open reports give (the first in the list's order on a tie), or `other`. */
-async function mostReportedReason(trx: Db, ask: ModerationAsk): Promise<Report['reason']> {
+export async function mostReportedReason(trx: Db, target: Target): Promise<Report['reason']> {
   const row = await trx
     .selectFrom('reports')
     .select('reason')
-    .where('target_type', '=', ask.target_type)
-    .where('target_id', '=', ask.target_id)
+    .where('target_type', '=', target.target_type)
+    .where('target_id', '=', target.target_id)
     .where('status', '=', 'open')
     .groupBy('reason')
     .orderBy(sql`count(*)`, 'desc')
@@ -119,136 +103,114 @@ async function mostReportedReason(trx: Db, ask: ModerationAsk): Promise<Report['
   return row?.reason ?? 'other';
 }
 
+/** Whether a target has an open report. */
+export async function hasOpenReports(trx: Db, target: Target): Promise<boolean> {
+  const open = await trx
+    .selectFrom('reports')
+    .select('id')
+    .where('target_type', '=', target.target_type)
+    .where('target_id', '=', target.target_id)
+    .where('status', '=', 'open')
+    .limit(1)
+    .executeTakeFirst();
+  return open !== undefined;
+}
+
+/** A target's open reports, closed by a log entry. */
+export async function closeOpenReports(
+  trx: Db,
+  target: Target,
+  by: Pick<ModerationActionRow, 'id' | 'created_at'>,
+): Promise<void> {
+  await trx
+    .updateTable('reports')
+    .set({ status: 'closed', closed_at: by.created_at, closed_by: by.id })
+    .where('target_type', '=', target.target_type)
+    .where('target_id', '=', target.target_id)
+    .where('status', '=', 'open')
+    .execute();
+}
+
+/** Removes a post or comment, kept aside under the log entry (remove_content.sql). */
+export async function removeContent(
+  trx: Db,
+  target: ContentTarget,
+  by: Pick<ModerationActionRow, 'id' | 'created_at'>,
+  category: Report['reason'],
+): Promise<void> {
+  await sql`select remove_content(${target.target_type}, ${target.target_id}::uuid, ${by.id}::uuid,
+    ${category}, ${by.created_at})`.execute(trx);
+}
+
+/** What a suspension hid, removed for good: the removal's row taken over by the new log entry. */
+export async function takeOverRemoval(
+  trx: Db,
+  target: ContentTarget,
+  byId: string,
+  category: Report['reason'],
+): Promise<void> {
+  await trx
+    .updateTable('removed_content')
+    .set({ removed_by: byId, category })
+    .where('target_type', '=', target.target_type)
+    .where('target_id', '=', target.target_id)
+    .execute();
+}
+
+/** Puts a removed post or comment back (restore_content.sql); `gone` when a comment's post is removed. */
+export async function restoreContent(trx: Db, target: Target): Promise<'restored' | 'gone'> {
+  const { rows } = await sql<{ outcome: string }>`
+    select restore_content(${target.target_type}, ${target.target_id}::uuid) as outcome`.execute(trx);
+  return rows[0]?.outcome === 'gone' ? 'gone' : 'restored';
+}
+
+/** Restores what one log entry removed (restore_content_of.sql). */
+export async function restoreContentOf(trx: Db, actionId: string): Promise<void> {
+  await sql`select restore_content_of(${actionId}::uuid)`.execute(trx);
+}
+
+/** Hides a bot's content under a suspension's log entry (hide_content_of.sql). */
+export async function hideContentOf(
+  trx: Db,
+  botId: string,
+  by: Pick<ModerationActionRow, 'id' | 'created_at'>,
+  category: Report['reason'] | null,
+): Promise<void> {
+  await sql`select hide_content_of(${botId}::uuid, ${by.id}::uuid, ${category}, ${by.created_at})`.execute(
+    trx,
+  );
+}
+
+/** A bot's suspension, as its four columns of `bots`. */
+export async function setSuspension(
+  trx: Db,
+  botId: string,
+  suspension: { at: Date; until: Date | null; reason: string; actionId: string },
+): Promise<void> {
+  await trx
+    .updateTable('bots')
+    .set({
+      suspended_at: suspension.at,
+      suspended_until: suspension.until,
+      suspension_reason: suspension.reason,
+      suspension_action_id: suspension.actionId,
+    })
+    .where('id', '=', botId)
+    .execute();
+}
+
 /** Lifts a bot's suspension and restores what it hid (and what an earlier one, ended by its time, hid). */
 export async function liftSuspension(
   trx: Db,
   botId: string,
   suspensionActionId: string | null,
 ): Promise<void> {
-  if (suspensionActionId !== null)
-    await sql`select restore_content_of(${suspensionActionId}::uuid)`.execute(trx);
+  if (suspensionActionId !== null) await restoreContentOf(trx, suspensionActionId);
   await trx
     .updateTable('bots')
     .set({ suspended_at: null, suspended_until: null, suspension_reason: null, suspension_action_id: null })
     .where('id', '=', botId)
     .execute();
-}
-
-/** Why an action would change nothing, or undefined when it changes something. */
-async function noOp(
-  trx: Db,
-  ask: ModerationAsk,
-  target: LockedTarget,
-  now: Date,
-): Promise<string | undefined> {
-  switch (ask.action) {
-    case 'remove':
-      // What a suspension hid may be removed for good: the removal takes it over.
-      return target.removal?.byAction === 'remove'
-        ? `This ${ask.target_type} is removed already.`
-        : undefined;
-    case 'restore':
-      return target.removal ? undefined : `This ${ask.target_type} is not removed.`;
-    case 'suspend':
-      return suspensionOf(target.suspension, now)
-        ? 'This bot is suspended already: lift it (unsuspend) to change it.'
-        : undefined;
-    case 'unsuspend':
-      if (target.suspension.suspended_at === null) return 'This bot is not suspended.';
-      if (ask.onlyEnded && suspensionOf(target.suspension, now)) return 'This suspension has not ended.';
-      return undefined;
-    case 'dismiss': {
-      const open = await trx
-        .selectFrom('reports')
-        .select('id')
-        .where('target_type', '=', ask.target_type)
-        .where('target_id', '=', ask.target_id)
-        .where('status', '=', 'open')
-        .limit(1)
-        .executeTakeFirst();
-      return open ? undefined : `This ${ask.target_type} has no open reports.`;
-    }
-  }
-}
-
-/**
- * moderate, in one transaction: the target locked, the action logged, what it changes changed (a
- * removal or restoring by remove_content() and restore_content(), see the removals migration), the
- * target's open reports closed by it, and the bot told. A no-op writes nothing. `now` is the
- * application's clock, which decides whether a suspension is in force.
- */
-export async function applyModeration(db: Db, ask: ModerationAsk, now: Date): Promise<ModerationOutcome> {
-  return retryingDeadlocks(() =>
-    db.transaction().execute(async (trx): Promise<ModerationOutcome> => {
-      // Hiding a bot's content locks what it touches first, in every writer's order (posts, then bots).
-      if (ask.action === 'suspend' && ask.hide_content)
-        await sql`select lock_content_of(${ask.target_id}::uuid)`.execute(trx);
-      const target = await lockTarget(trx, ask);
-      if (!target) return { kind: 'not_found' };
-      const unchanged = await noOp(trx, ask, target, now);
-      if (unchanged) return { kind: 'unchanged', detail: unchanged };
-      if (ask.action === 'restore') {
-        const { rows } = await sql<{ outcome: string }>`
-          select restore_content(${ask.target_type}, ${ask.target_id}::uuid) as outcome`.execute(trx);
-        if (rows[0]?.outcome === 'gone')
-          return {
-            kind: 'unchanged',
-            detail: 'The post of this comment is removed: restore the post first.',
-          };
-      }
-      const category =
-        ask.action === 'remove' || ask.action === 'suspend'
-          ? (ask.category ?? (await mostReportedReason(trx, ask)))
-          : null;
-      // Closed first, so that the removal's deletion finds no open report to forget.
-      const action = await logAction(trx, { ...ask, category });
-      await trx
-        .updateTable('reports')
-        .set({ status: 'closed', closed_at: action.created_at, closed_by: action.id })
-        .where('target_type', '=', ask.target_type)
-        .where('target_id', '=', ask.target_id)
-        .where('status', '=', 'open')
-        .execute();
-      switch (ask.action) {
-        case 'remove':
-          if (target.removal)
-            await trx
-              .updateTable('removed_content')
-              .set({ removed_by: action.id, category: category! })
-              .where('target_type', '=', ask.target_type as 'post' | 'comment')
-              .where('target_id', '=', ask.target_id)
-              .execute();
-          else
-            await sql`select remove_content(${ask.target_type}, ${ask.target_id}::uuid, ${action.id}::uuid,
-              ${category}, ${action.created_at})`.execute(trx);
-          break;
-        case 'suspend':
-          // One that ended by its time is lifted first: what it hid comes back before this one hides.
-          if (target.suspension.suspended_at !== null)
-            await liftSuspension(trx, ask.target_id, target.suspension.suspension_action_id);
-          await trx
-            .updateTable('bots')
-            .set({
-              suspended_at: action.created_at,
-              suspended_until: ask.until,
-              suspension_reason: ask.reason,
-              suspension_action_id: action.id,
-            })
-            .where('id', '=', ask.target_id)
-            .execute();
-          if (ask.hide_content)
-            await sql`select hide_content_of(${ask.target_id}::uuid, ${action.id}::uuid, ${category},
-              ${action.created_at})`.execute(trx);
-          break;
-        case 'unsuspend':
-          await liftSuspension(trx, ask.target_id, target.suspension.suspension_action_id);
-          break;
-      }
-      // A dismissal tells no one: reports are private.
-      if (ask.action !== 'dismiss') await tellBot(trx, target.authorId, action);
-      return { kind: 'done', action };
-    }),
-  );
 }
 
 /** Bots whose suspension's time has come and that are still marked suspended: the job lifts them. */
@@ -266,7 +228,7 @@ export async function listEndedSuspensions(db: Db, now: Date, limit: number): Pr
 /** A removal in force of a post or comment: its reason category; undefined if it is not removed. */
 export async function findRemoval(
   db: Db,
-  target: { target_type: 'post' | 'comment'; target_id: string },
+  target: ContentTarget,
 ): Promise<{ category: Report['reason'] } | undefined> {
   return db
     .selectFrom('removed_content')

@@ -1,13 +1,9 @@
-// SQL of appeals: a bot's appeal of an action against it, and a moderator's decision, which may undo
-// the action.
+// SQL of appeals: a bot's appeal of an action against it, the lists moderators read, and the rows a
+// decision writes (what it means is ../service/appeals.ts).
 import { sql } from 'kysely';
 import { afterKey, literalRows, type CursorKey, type Keyset } from '../../platform/db/keyset.js';
-import { retryingDeadlocks } from '../../platform/db/deadlocks.js';
 import type { Db } from '../../platform/db/schema.js';
-import type { Report } from '../../platform/spec/schemas.js';
-import type { Moderator } from './roles.js';
-import { type ModerationActionRow, logAction, selectModerationActions, tellBot } from './log.js';
-import { liftSuspension, lockTarget } from './actions.js';
+import { type ModerationActionRow, selectModerationActions } from './log.js';
 
 /** What appealModeration found: the appeal written, or why not. */
 export type AppealWrite =
@@ -116,84 +112,40 @@ export async function listAppealsWithActions(
   return appeals.map((appeal) => ({ ...appeal, action: byId.get(appeal.action_id)! }));
 }
 
-/** What decideAppeal found: the appeal decided, or why not. */
-export type AppealDecision =
-  | { kind: 'decided'; appeal: AppealRow }
-  | { kind: 'not_found' }
-  | { kind: 'decided_already' }
-  | { kind: 'post_removed' };
+/** An appeal locked for its decision, with the action it appeals. */
+export function lockAppeal(trx: Db, appealId: string) {
+  return trx
+    .selectFrom('appeals')
+    .innerJoin('moderation_actions as appealed', 'appealed.id', 'appeals.action_id')
+    .select([
+      'appeals.status',
+      'appeals.bot_id',
+      'appeals.action_id',
+      'appealed.action',
+      'appealed.target_type',
+      'appealed.target_id',
+      'appealed.community_id',
+    ])
+    .where('appeals.id', '=', appealId)
+    .forUpdate('appeals')
+    .executeTakeFirst();
+}
 
-/**
- * decideAppeal, in one transaction: the appeal locked, the decision logged (on the appealed
- * action's target), a grant reversing the action (restore what it removed; lift the suspension if
- * it is still the one in force, and restore what it hid), and the bot told.
- */
-export async function decideAppealOf(
-  db: Db,
-  decision: {
-    appealId: string;
-    grant: boolean;
-    reason: string;
-    moderator: Moderator | null;
-    /** A community's moderator deciding: only an appeal of that community's acts (others: not found). */
-    communityModerator?: { communityId: string; bot: { id: string; name: string } } | undefined;
-  },
-): Promise<AppealDecision> {
-  return retryingDeadlocks(() =>
-    db.transaction().execute(async (trx): Promise<AppealDecision> => {
-      const appeal = await trx
-        .selectFrom('appeals')
-        .innerJoin('moderation_actions as appealed', 'appealed.id', 'appeals.action_id')
-        .select([
-          'appeals.status',
-          'appeals.bot_id',
-          'appeals.action_id',
-          'appealed.action',
-          'appealed.target_type',
-          'appealed.target_id',
-          'appealed.community_id',
-        ])
-        .where('appeals.id', '=', decision.appealId)
-        .forUpdate('appeals')
-        .executeTakeFirst();
-      if (!appeal) return { kind: 'not_found' };
-      const community = decision.communityModerator;
-      if (community && appeal.community_id !== community.communityId) return { kind: 'not_found' };
-      if (appeal.status !== 'open') return { kind: 'decided_already' };
-      const target = {
-        target_type: appeal.target_type as Report['target_type'],
-        target_id: appeal.target_id!,
-      };
-      const locked = await lockTarget(trx, target);
-      // Restored only while the appealed removal is the one in force (not a later suspension's).
-      if (decision.grant && appeal.action === 'remove' && locked?.removal?.by === appeal.action_id) {
-        const { rows } = await sql<{ outcome: string }>`
-          select restore_content(${target.target_type}, ${target.target_id}::uuid) as outcome`.execute(trx);
-        if (rows[0]?.outcome === 'gone') return { kind: 'post_removed' };
-      }
-      const entry = await logAction(trx, {
-        action: decision.grant ? 'grant_appeal' : 'deny_appeal',
-        ...target,
-        reason: decision.reason,
-        moderator: decision.moderator,
-        actor: null,
-        communityId: appeal.community_id,
-        moderatorBot: community?.bot,
-      });
-      if (decision.grant && appeal.action === 'ban')
-        await trx.deleteFrom('community_bans').where('action_id', '=', appeal.action_id).execute();
-      if (decision.grant && appeal.action === 'suspend') {
-        if (locked?.suspension.suspension_action_id === appeal.action_id)
-          await liftSuspension(trx, target.target_id, appeal.action_id);
-        else await sql`select restore_content_of(${appeal.action_id}::uuid)`.execute(trx);
-      }
-      await trx
-        .updateTable('appeals')
-        .set({ status: decision.grant ? 'granted' : 'denied', decided_by: entry.id })
-        .where('id', '=', decision.appealId)
-        .execute();
-      await tellBot(trx, appeal.bot_id, entry);
-      return { kind: 'decided', appeal: (await findAppeal(trx, decision.appealId))! };
-    }),
-  );
+/** An appeal granted or denied by its decision's log entry. */
+export async function setAppealDecision(
+  trx: Db,
+  appealId: string,
+  status: 'granted' | 'denied',
+  decidedBy: string,
+): Promise<void> {
+  await trx
+    .updateTable('appeals')
+    .set({ status, decided_by: decidedBy })
+    .where('id', '=', appealId)
+    .execute();
+}
+
+/** The community ban a log entry made, lifted. */
+export async function deleteBanOf(trx: Db, actionId: string): Promise<void> {
+  await trx.deleteFrom('community_bans').where('action_id', '=', actionId).execute();
 }

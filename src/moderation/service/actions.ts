@@ -1,169 +1,119 @@
-// What moderators do (moderate), the platform's own actions and removals' words, the log of it all,
-// and suspensions lifted when their time comes (README.md).
-import { keysetPage, type Page } from '../../platform/db/keyset.js';
+// What a moderation act is, decided in one place (README.md): which targets each act takes, the act
+// in one transaction (the target locked, the no-op refused, the log entry, the open reports it
+// closes, the change, the bot told), its answer, the platform's own acts, and removals' words.
+// moderate.ts and community.ts decide who may ask for which; ../repository/ reads and writes rows.
+import { retryingDeadlocks } from '../../platform/db/deadlocks.js';
 import type { Db } from '../../platform/db/schema.js';
-import { notFound, ProblemError, validationFailed, type FieldError } from '../../platform/spec/problems.js';
+import { suspensionOf } from '../../platform/admission/suspension.js';
 import { uuidPattern } from '../../platform/spec/formats.js';
-import type {
-  ModerateRequest as ModerateRequestSchema,
-  ModerationAction,
-  Report,
-} from '../../platform/spec/schemas.js';
+import { notFound, ProblemError, type FieldError } from '../../platform/spec/problems.js';
+import type { ModerationAction, Report } from '../../platform/spec/schemas.js';
 import {
-  applyModeration,
+  closeOpenReports,
   findRemoval,
+  hasOpenReports,
+  hideContentOf,
+  liftSuspension,
   listEndedSuspensions,
-  type ModerationOutcome,
+  lockContentOf,
+  lockTarget,
+  mostReportedReason,
+  removeContent,
+  restoreContent,
+  setSuspension,
+  takeOverRemoval,
+  type ContentTarget,
+  type LockedTarget,
 } from '../repository/actions.js';
+import { logAction, tellBot, type ModerationActionRow } from '../repository/log.js';
 import type { Moderator } from '../repository/roles.js';
-import {
-  listModerationLog,
-  logAction,
-  tellBot,
-  moderationLogKeyset,
-  type ModerationActionRow,
-} from '../repository/log.js';
+import { toModerationAction } from './log.js';
 
-export function toModerationAction(row: ModerationActionRow): ModerationAction {
-  return {
-    id: row.id,
-    action: row.action,
-    target_type: row.target_type,
-    target_id: row.target_id,
-    target_email: row.target_email,
-    reason: row.reason,
-    category: row.category,
-    until: row.until?.toISOString() ?? null,
-    hide_content: row.hide_content,
-    moderator:
-      row.moderator_user_id === null ? null : { handle: row.moderator_handle, name: row.moderator_name },
-    actor: row.actor,
-    created_at: row.created_at.toISOString(),
-    target_name: row.target_name,
-    target_path: row.target_path,
-    scope: row.community_name === null ? null : { community: row.community_name },
-    moderator_bot:
-      row.moderator_bot_id === null ? null : { id: row.moderator_bot_id, name: row.moderator_bot_name! },
-  };
-}
+/** Every act a moderator (a person or a community's bot) takes. */
+export type Act =
+  | 'remove'
+  | 'restore'
+  | 'suspend'
+  | 'unsuspend'
+  | 'dismiss'
+  | 'pin'
+  | 'unpin'
+  | 'ban'
+  | 'unban'
+  | 'close'
+  | 'reopen'
+  | 'edit'
+  | 'remove_moderator';
+type TargetType = Report['target_type'] | 'community';
 
-/** listModerationActions: a page of the log, newest first; `target_id` needs its `target_type`. */
-export function moderationLog(
-  db: Db,
-  query: {
-    targetType: ModerationAction['target_type'] | undefined;
-    targetId: string | undefined;
-    action?: ModerationAction['action'] | undefined;
-    moderator?: string | undefined;
-    limit: number;
-    cursor?: string | undefined;
-  },
-): Promise<Page<ModerationAction>> {
-  if (query.targetId !== undefined && query.targetType === undefined)
-    throw validationFailed([
-      { in: 'query', pointer: '/target_type', message: 'is required with target_id (post, comment or bot)' },
-    ]);
-  return keysetPage(
-    moderationLogKeyset,
-    query,
-    (limit, after) =>
-      listModerationLog(db, {
-        targetType: query.targetType,
-        targetId: query.targetId,
-        action: query.action,
-        moderator: query.moderator,
-        limit,
-        after,
-      }),
-    toModerationAction,
-  );
-}
-
-/** moderate's request, as the spec has it. */
-export type ModerateRequest = Omit<
-  ModerateRequestSchema,
-  'until' | 'hide_content' | 'category' | 'community' | 'title' | 'description' | 'rules'
-> & {
-  until?: string | undefined;
-  hide_content?: boolean | undefined;
-  category?: ModerateRequestSchema['category'] | undefined;
-  community?: string | undefined;
-  title?: string | undefined;
-  description?: string | undefined;
-  rules?: string[] | undefined;
-};
-
-/** The acts of `moderate` on communities, which the communities area carries out (wired in src/areas.ts). */
-const communityActions = ['unpin', 'unban', 'close', 'reopen', 'edit', 'remove_moderator'] as const;
-/** Those that act inside a community named by `community`. */
-const insideCommunity = new Set<string>(['unpin', 'unban', 'remove_moderator']);
-type CommunityAction = (typeof communityActions)[number];
-type PlatformAction = Exclude<ModerateRequest['action'], CommunityAction>;
-const isCommunityAction = (action: ModerateRequest['action']): action is CommunityAction =>
-  (communityActions as readonly string[]).includes(action);
-
-/** A platform moderator's act on a community (close, reopen, edit) or inside one (unpin, unban, remove_moderator). */
-export type CommunityActs = (
-  db: Db,
-  moderator: Moderator,
-  request: ModerateRequest & { action: CommunityAction },
-  now: Date,
-) => Promise<ModerationAction>;
-
-/**
- * What follows a platform action or an appeal's decision, in its own statement after the action's
- * transaction: the trust level of the bot it concerns (src/trust/), which areas.ts hands in.
- */
-export type AfterModeration = (db: Db, actionId: string) => Promise<void>;
-
-/** What each action may be taken on. */
-const targetsOf: Record<PlatformAction, ReadonlyArray<ModerateRequest['target_type']>> = {
+/** What each act may be taken on. */
+export const targetsOf: Record<Act, ReadonlyArray<TargetType>> = {
   remove: ['post', 'comment'],
   restore: ['post', 'comment'],
   suspend: ['bot'],
   unsuspend: ['bot'],
   dismiss: ['post', 'comment', 'bot'],
+  pin: ['post'],
+  unpin: ['post'],
+  ban: ['bot'],
+  unban: ['bot'],
+  close: ['community'],
+  reopen: ['community'],
+  edit: ['community'],
+  remove_moderator: ['bot'],
 };
 
-/** What the schema cannot say about a moderate request, refused by name. */
-function moderateProblems(request: ModerateRequest & { action: PlatformAction }, now: Date): FieldError[] {
-  const problems: FieldError[] = [];
+/**
+ * A request's target refused by name: a type the act does not take, or an id that is not one
+ * (`named`: the types that may also be named by their name).
+ */
+export function targetProblems(
+  request: { action: Act; target_type: TargetType; target_id: string },
+  named: ReadonlyArray<TargetType>,
+): FieldError[] {
   const targets = targetsOf[request.action];
   if (!targets.includes(request.target_type))
-    problems.push({
-      in: 'body',
-      pointer: '/target_type',
-      message: `must be ${targets.join(' or ')} to ${request.action}`,
-    });
-  else if (!uuidPattern.test(request.target_id))
-    problems.push({ in: 'body', pointer: '/target_id', message: `must be the ${request.target_type}'s id` });
-  if (request.community !== undefined)
-    problems.push({
-      in: 'body',
-      pointer: '/community',
-      message: 'is only for unpin, unban and remove_moderator',
-    });
-  for (const field of ['title', 'description', 'rules'] as const)
-    if (request[field] !== undefined)
-      problems.push({
+    return [
+      {
         in: 'body',
-        pointer: `/${field}`,
-        message: 'is only for edit (target_type community)',
-      });
-  if (request.until !== undefined && request.action !== 'suspend')
-    problems.push({ in: 'body', pointer: '/until', message: 'is only for suspend' });
-  else if (request.until !== undefined && new Date(request.until) <= now)
-    problems.push({ in: 'body', pointer: '/until', message: 'must be in the future' });
-  if (request.hide_content !== undefined && request.action !== 'suspend')
-    problems.push({ in: 'body', pointer: '/hide_content', message: 'is only for suspend' });
-  if (request.category !== undefined && request.action !== 'remove' && request.action !== 'suspend')
-    problems.push({ in: 'body', pointer: '/category', message: 'is only for remove and suspend' });
-  return problems;
+        pointer: '/target_type',
+        message: `must be ${targets.join(' or ')} to ${request.action}`,
+      },
+    ];
+  if (!named.includes(request.target_type) && !uuidPattern.test(request.target_id))
+    return [{ in: 'body', pointer: '/target_id', message: `must be the ${request.target_type}'s id` }];
+  return [];
 }
 
-function settled(
+/** An act of the platform's moderators (or of the platform itself, `actor`) on a post, comment or bot. */
+export interface ModerationAsk {
+  action: 'remove' | 'restore' | 'suspend' | 'unsuspend' | 'dismiss';
+  target_type: Report['target_type'];
+  target_id: string;
+  reason: string;
+  until: Date | null;
+  hide_content: boolean;
+  /** For remove and suspend; null: what most of the target's open reports say. */
+  category: Report['reason'] | null;
+  moderator: Moderator | null;
+  actor: string | null;
+  /** For the platform's lifting: only a suspension whose end has come (not one a moderator made since). */
+  onlyEnded?: boolean;
+  /** A community moderator's act: the community it is confined to (its id), and the bot who acts. */
+  communityId?: string | undefined;
+  moderatorBot?: { id: string; name: string } | undefined;
+}
+
+/** What an act found: the action written, or why nothing was. */
+export type ModerationOutcome =
+  | { kind: 'done'; action: ModerationActionRow }
+  | { kind: 'not_found' }
+  | { kind: 'unchanged'; detail: string };
+
+/** An act's answer: the action written, a 404 for no such target, a 409 for a no-op. */
+export function settled(
   outcome: ModerationOutcome,
-  target: Pick<ModerateRequest, 'target_type' | 'target_id'>,
+  target: { target_type: string; target_id: string },
 ): ModerationAction {
   switch (outcome.kind) {
     case 'not_found':
@@ -175,46 +125,85 @@ function settled(
   }
 }
 
-/**
- * moderate: what the schema cannot say refused by name (each action's target type, `until` in
- * the future and for a suspension alone), then the action in one transaction; a 404 for no such
- * target, a 409 for a no-op.
- */
-export async function moderate(
-  db: Db,
-  moderator: Moderator,
-  request: ModerateRequest,
+/** Why an act would change nothing, or undefined when it changes something. */
+async function noOp(
+  trx: Db,
+  ask: ModerationAsk,
+  target: LockedTarget,
   now: Date,
-  communityActs: CommunityActs,
-  afterModeration: AfterModeration,
-): Promise<ModerationAction> {
-  if (isCommunityAction(request.action)) {
-    const action = request.action;
-    if (insideCommunity.has(action) && request.community === undefined)
-      throw validationFailed([{ in: 'body', pointer: '/community', message: `is required to ${action}` }]);
-    return communityActs(db, moderator, { ...request, action }, now);
+): Promise<string | undefined> {
+  switch (ask.action) {
+    case 'remove':
+      // What a suspension hid may be removed for good: the removal takes it over.
+      return target.removal?.byAction === 'remove'
+        ? `This ${ask.target_type} is removed already.`
+        : undefined;
+    case 'restore':
+      return target.removal ? undefined : `This ${ask.target_type} is not removed.`;
+    case 'suspend':
+      return suspensionOf(target.suspension, now)
+        ? 'This bot is suspended already: lift it (unsuspend) to change it.'
+        : undefined;
+    case 'unsuspend':
+      if (target.suspension.suspended_at === null) return 'This bot is not suspended.';
+      if (ask.onlyEnded && suspensionOf(target.suspension, now)) return 'This suspension has not ended.';
+      return undefined;
+    case 'dismiss':
+      return (await hasOpenReports(trx, ask)) ? undefined : `This ${ask.target_type} has no open reports.`;
   }
-  const platformRequest = { ...request, action: request.action };
-  const problems = moderateProblems(platformRequest, now);
-  if (problems.length > 0) throw validationFailed(problems);
-  const outcome = await applyModeration(
-    db,
-    {
-      action: platformRequest.action,
-      target_type: request.target_type as Report['target_type'],
-      target_id: request.target_id,
-      reason: request.reason,
-      until: request.until === undefined ? null : new Date(request.until),
-      hide_content: request.hide_content ?? false,
-      category: request.category ?? null,
-      moderator,
-      actor: null,
-    },
-    now,
+}
+
+/**
+ * A remove, restore, suspend, unsuspend or dismiss, in one transaction: the target locked, the
+ * action logged, the target's open reports closed by it, what it changes changed (remove_content.sql,
+ * restore_content.sql, hide_content_of.sql), and the bot told. A no-op writes nothing. `now` is the
+ * application's clock, which decides whether a suspension is in force.
+ */
+export async function applyModeration(db: Db, ask: ModerationAsk, now: Date): Promise<ModerationOutcome> {
+  return retryingDeadlocks(() =>
+    db.transaction().execute(async (trx): Promise<ModerationOutcome> => {
+      if (ask.action === 'suspend' && ask.hide_content) await lockContentOf(trx, ask.target_id);
+      const target = await lockTarget(trx, ask);
+      if (!target) return { kind: 'not_found' };
+      const unchanged = await noOp(trx, ask, target, now);
+      if (unchanged) return { kind: 'unchanged', detail: unchanged };
+      if (ask.action === 'restore' && (await restoreContent(trx, ask)) === 'gone')
+        return { kind: 'unchanged', detail: 'The post of this comment is removed: restore the post first.' };
+      const category =
+        ask.action === 'remove' || ask.action === 'suspend'
+          ? (ask.category ?? (await mostReportedReason(trx, ask)))
+          : null;
+      // Closed first, so that the removal's deletion finds no open report to forget.
+      const action = await logAction(trx, { ...ask, category });
+      await closeOpenReports(trx, ask, action);
+      switch (ask.action) {
+        case 'remove': {
+          const content = ask as ModerationAsk & ContentTarget;
+          if (target.removal) await takeOverRemoval(trx, content, action.id, category!);
+          else await removeContent(trx, content, action, category!);
+          break;
+        }
+        case 'suspend':
+          // One that ended by its time is lifted first: what it hid comes back before this one hides.
+          if (target.suspension.suspended_at !== null)
+            await liftSuspension(trx, ask.target_id, target.suspension.suspension_action_id);
+          await setSuspension(trx, ask.target_id, {
+            at: action.created_at,
+            until: ask.until,
+            reason: ask.reason,
+            actionId: action.id,
+          });
+          if (ask.hide_content) await hideContentOf(trx, ask.target_id, action, category);
+          break;
+        case 'unsuspend':
+          await liftSuspension(trx, ask.target_id, target.suspension.suspension_action_id);
+          break;
+      }
+      // A dismissal tells no one: reports are private.
+      if (ask.action !== 'dismiss') await tellBot(trx, target.authorId, action);
+      return { kind: 'done', action };
+    }),
   );
-  const action = settled(outcome, request);
-  await afterModeration(db, action.id);
-  return action;
 }
 
 /** The platform's own name in the log, for what no moderator did. */
@@ -256,6 +245,7 @@ export async function liftEndedSuspensions(db: Db, now: Date): Promise<number> {
     throw new AggregateError(failures, `lifting ${failures.length} ended suspensions failed`);
   return lifted;
 }
+
 /** A reason category in words, as the public reads it. */
 const categoryWords: Record<Report['reason'], string> = {
   spam: 'spam',
@@ -271,10 +261,7 @@ const categoryWords: Record<Report['reason'], string> = {
  * The 410 for a post or comment a moderator removed (naming the category, never the moderator's
  * words), or undefined when it is not removed: a reader that found nothing asks this before its 404.
  */
-export async function removedProblem(
-  db: Db,
-  target: { target_type: 'post' | 'comment'; target_id: string },
-): Promise<ProblemError | undefined> {
+export async function removedProblem(db: Db, target: ContentTarget): Promise<ProblemError | undefined> {
   const removal = await findRemoval(db, target);
   if (!removal) return undefined;
   return new ProblemError(

@@ -2,17 +2,26 @@
 import { keysetPage, type Page } from '../../platform/db/keyset.js';
 import type { Db } from '../../platform/db/schema.js';
 import { notFound, ProblemError } from '../../platform/spec/problems.js';
-import type { Appeal, ModerationAction } from '../../platform/spec/schemas.js';
+import type { Appeal, ModerationAction, Report } from '../../platform/spec/schemas.js';
+import { retryingDeadlocks } from '../../platform/db/deadlocks.js';
+import { liftSuspension, lockTarget, restoreContent, restoreContentOf } from '../repository/actions.js';
+import { logAction, tellBot } from '../repository/log.js';
 import {
   appealsKeyset,
-  decideAppealOf,
+  deleteBanOf,
+  findAppeal,
   findAppealOfAction,
+  lockAppeal,
+  setAppealDecision,
   insertAppeal,
   listAppealsWithActions,
   type AppealRow,
 } from '../repository/appeals.js';
 import type { Moderator } from '../repository/roles.js';
-import { toModerationAction, type AfterModeration } from './actions.js';
+import type { BotRow } from '../../platform/db/schema.js';
+import { moderatedBy } from '../../communities/service.js';
+import { toModerationAction } from './log.js';
+import type { AfterModeration } from './moderate.js';
 
 export function toAppeal(row: AppealRow): Appeal {
   return {
@@ -69,7 +78,7 @@ export async function appealOfAction(db: Db, actionId: string): Promise<Appeal |
 }
 
 /** listAppeals: a page of appeals of a status, oldest first, each with the action it appeals. */
-export function appealsQueue(
+export function listAppeals(
   db: Db,
   query: {
     status: Appeal['status'];
@@ -85,6 +94,66 @@ export function appealsQueue(
     (limit, after) =>
       listAppealsWithActions(db, { status: query.status, communityId: query.communityId, limit, after }),
     (row) => ({ appeal: toAppeal(row), action: toModerationAction(row.action) }),
+  );
+}
+
+/** What a decision found: the appeal decided, or why not. */
+type AppealDecision =
+  | { kind: 'decided'; appeal: AppealRow }
+  | { kind: 'not_found' }
+  | { kind: 'decided_already' }
+  | { kind: 'post_removed' };
+
+/**
+ * A decision in one transaction: the appeal locked, the decision logged (on the appealed action's
+ * target), a grant reversing the action (restore what it removed; lift the ban, or the suspension if
+ * it is still the one in force, and restore what it hid), and the bot told.
+ */
+function decideAppealOf(
+  db: Db,
+  decision: {
+    appealId: string;
+    grant: boolean;
+    reason: string;
+    moderator: Moderator | null;
+    /** A community's moderator deciding: only an appeal of that community's acts (others: not found). */
+    communityModerator?: { communityId: string; bot: { id: string; name: string } } | undefined;
+  },
+): Promise<AppealDecision> {
+  return retryingDeadlocks(() =>
+    db.transaction().execute(async (trx): Promise<AppealDecision> => {
+      const appeal = await lockAppeal(trx, decision.appealId);
+      if (!appeal) return { kind: 'not_found' };
+      const community = decision.communityModerator;
+      if (community && appeal.community_id !== community.communityId) return { kind: 'not_found' };
+      if (appeal.status !== 'open') return { kind: 'decided_already' };
+      const target = {
+        target_type: appeal.target_type as Report['target_type'],
+        target_id: appeal.target_id!,
+      };
+      const locked = await lockTarget(trx, target);
+      // Restored only while the appealed removal is the one in force (not a later suspension's).
+      if (decision.grant && appeal.action === 'remove' && locked?.removal?.by === appeal.action_id)
+        if ((await restoreContent(trx, target)) === 'gone') return { kind: 'post_removed' };
+      const entry = await logAction(trx, {
+        action: decision.grant ? 'grant_appeal' : 'deny_appeal',
+        ...target,
+        reason: decision.reason,
+        moderator: decision.moderator,
+        actor: null,
+        communityId: appeal.community_id,
+        moderatorBot: community?.bot,
+      });
+      if (decision.grant && appeal.action === 'ban') await deleteBanOf(trx, appeal.action_id);
+      if (decision.grant && appeal.action === 'suspend') {
+        if (locked?.suspension.suspension_action_id === appeal.action_id)
+          await liftSuspension(trx, target.target_id, appeal.action_id);
+        else await restoreContentOf(trx, appeal.action_id);
+      }
+      await setAppealDecision(trx, decision.appealId, decision.grant ? 'granted' : 'denied', entry.id);
+      await tellBot(trx, appeal.bot_id, entry);
+      return { kind: 'decided', appeal: (await findAppeal(trx, decision.appealId))! };
+    }),
   );
 }
 
@@ -121,4 +190,34 @@ export async function decideAppeal(
       return appeal;
     }
   }
+}
+
+/** listCommunityAppeals: the appeals of the acts confined to the community, for its moderators. */
+export async function listCommunityAppeals(
+  db: Db,
+  caller: BotRow,
+  name: string,
+  query: { status: Appeal['status']; limit: number; cursor?: string | undefined },
+) {
+  const community = await moderatedBy(db, caller, name, { writing: false });
+  return listAppeals(db, { ...query, communityId: community.id });
+}
+
+/** decideCommunityAppeal: its moderators decide an appeal of one of its acts. */
+export async function decideCommunityAppeal(
+  db: Db,
+  caller: BotRow,
+  name: string,
+  appealId: string,
+  request: { decision: 'grant' | 'deny'; reason: string },
+): Promise<Appeal> {
+  const community = await moderatedBy(db, caller, name, { writing: true });
+  return decideAppeal(
+    db,
+    { communityId: community.id, bot: { id: caller.id, name: caller.name } },
+    appealId,
+    request,
+    // A community's own acts stay in it: no trust level follows them.
+    async () => {},
+  );
 }

@@ -1,7 +1,8 @@
 // Reports from bots and people, and the queue moderators read (README.md).
 import type { BotAdmission } from '../../platform/admission/bot-admission.js';
 import { keysetPage, type Page } from '../../platform/db/keyset.js';
-import type { Db } from '../../platform/db/schema.js';
+import type { BotRow, Db } from '../../platform/db/schema.js';
+import { moderatedBy } from '../../communities/service.js';
 import { uuidPattern } from '../../platform/spec/formats.js';
 import { notFound, ProblemError, validationFailed } from '../../platform/spec/problems.js';
 import type { BotType, Report, ReportedTarget } from '../../platform/spec/schemas.js';
@@ -62,7 +63,7 @@ async function reported(
  * reportContent, admitted by its own statement (limited per bot): the request counts whatever its
  * outcome, a 400 or 404 included, as on every limited operation.
  */
-export async function reportAsBot(
+export async function reportContent(
   db: Db,
   admission: BotAdmission,
   ask: ReportAsk,
@@ -81,7 +82,7 @@ export async function reportAsBot(
 }
 
 /** reportContentAsHuman: their own content is what the bots they claimed wrote, and those bots. */
-export async function reportAsHuman(
+export async function reportContentAsHuman(
   db: Db,
   userId: string,
   ask: ReportAsk,
@@ -132,7 +133,7 @@ export function toReportedTarget(row: QueueRow): ReportedTarget {
 }
 
 /** listReports: a page of the queue (or of the closed reports), oldest first report first. */
-export function reportQueue(
+export function listReports(
   db: Db,
   query: {
     status: Report['status'];
@@ -147,4 +148,31 @@ export function reportQueue(
     (limit, after) => listReportedTargets(db, { status: query.status, reason: query.reason, limit, after }),
     toReportedTarget,
   );
+}
+
+/** listCommunityReports: the open reports of the community's posts and comments, reporters unnamed. */
+export async function listCommunityReports(
+  db: Db,
+  caller: BotRow,
+  name: string,
+  query: { limit: number; cursor?: string | undefined },
+): Promise<Page<ReportedTarget>> {
+  const community = await moderatedBy(db, caller, name, { writing: false });
+  const page = await keysetPage(
+    queueKeyset,
+    query,
+    (limit, after) =>
+      listReportedTargets(db, { status: 'open', reason: undefined, communityId: community.id, limit, after }),
+    toReportedTarget,
+  );
+  return {
+    ...page,
+    items: page.items.map((item) => ({
+      ...item,
+      reports: item.reports.map((report) => ({
+        ...report,
+        reporter: { kind: report.reporter.kind, name: null, handle: null },
+      })),
+    })),
+  };
 }
