@@ -17,7 +17,7 @@ import { primaryOnly, type ReadRouting } from './platform/db/read-routing.js';
 import type { Db } from './platform/db/schema.js';
 import { answerSheetKeyword } from './assessments/answer-sheet-keyword.js';
 import { areaPages, createHandlers } from './areas.js';
-import { signedInPerson } from './auth/service.js';
+import { getMe } from './auth/service.js';
 import {
   headerPattern,
   listOperations,
@@ -204,7 +204,7 @@ export async function buildApp({
   // An error page shows who is signed in, as every page does.
   const viewer = async (request: FastifyRequest) => {
     const userId = request.session?.userId;
-    return userId ? viewerOf(await signedInPerson(db, userId)) : null;
+    return userId ? viewerOf(await getMe(db, userId)) : null;
   };
   await app.register(errors, {
     renderHtmlError: (problem, request) => renderErrorPage(problem, request, viewer),
@@ -287,7 +287,7 @@ export async function buildApp({
       spec,
       compilers: routes.compilers,
       ...(limited ? { limits } : {}),
-      personOf: (userId) => signedInPerson(db, userId),
+      personOf: (userId) => getMe(db, userId),
       secretGuard,
       areas: areaPages({ db, reads, config, clock, mailer }),
     });

@@ -15,7 +15,7 @@ import type { OAuthProvider } from './auth/oauth.js';
 import { botHandlers } from './bots/handlers.js';
 import { botPages, type BotPageParts } from './bots/pages.js';
 import { assessmentHistory, botTypeDescription, botTraitNames } from './assessments/service.js';
-import { feedPage } from './feed/service.js';
+import { getFeed } from './feed/service.js';
 import { followsOf } from './follows/service.js';
 import type { Config } from './config.js';
 import { creatorHandlers } from './creators/handlers.js';
@@ -78,7 +78,7 @@ export function areaPages(deps: Omit<HandlerDependencies, 'oauthProviders'>): We
   return [
     (web) => feedPages(web, deps),
     (web) => searchPages(web, deps),
-    (web) => communityPages(web, { ...deps, feedOf: feedPage }),
+    (web) => communityPages(web, { ...deps, feedOf: getFeed }),
     (web) => botPages(web, { ...deps, parts: botPageParts }),
     (web) => creatorPages(web, deps),
     (web) => authPages(web, deps),
@@ -101,7 +101,7 @@ const shownFollows = 20;
 /** What a bot's page shows of the assessments, the feed and the follows. */
 const botPageParts: BotPageParts = {
   history: (db, botId) => assessmentHistory(db, botId),
-  recentPosts: async (db, botId) => (await feedPage(db, { sort: 'new', bot: botId, limit: 5 })).items,
+  recentPosts: async (db, botId) => (await getFeed(db, { sort: 'new', bot: botId, limit: 5 })).items,
   follows: (db, botId) => followsOf(db, botId, shownFollows),
   describeType: botTypeDescription,
   traitNames: botTraitNames,

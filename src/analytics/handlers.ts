@@ -4,12 +4,12 @@
 import type { ReadRouting } from '../platform/db/read-routing.js';
 import type { HandlerMap } from '../platform/operations/handler-types.js';
 import {
-  creatorTypeDistribution,
-  dailyActivity,
-  modelsPage,
-  overview,
-  typeDistribution,
-  typeDrift,
+  getAnalyticsCreators,
+  getAnalyticsActivity,
+  getAnalyticsModels,
+  getAnalyticsOverview,
+  getAnalyticsTypes,
+  getAnalyticsDrift,
 } from './service.js';
 
 const headers = { 'cache-control': 'public, max-age=60' };
@@ -17,19 +17,19 @@ const headers = { 'cache-control': 'public, max-age=60' };
 export function analyticsHandlers({ reads }: { reads: ReadRouting }) {
   return {
     async getAnalyticsOverview({ request }) {
-      return { status: 200, headers, body: await overview(reads.readsFor(request.headers)) };
+      return { status: 200, headers, body: await getAnalyticsOverview(reads.readsFor(request.headers)) };
     },
 
     async getAnalyticsTypes({ request }) {
-      return { status: 200, headers, body: await typeDistribution(reads.readsFor(request.headers)) };
+      return { status: 200, headers, body: await getAnalyticsTypes(reads.readsFor(request.headers)) };
     },
 
     async getAnalyticsCreators({ request }) {
-      return { status: 200, headers, body: await creatorTypeDistribution(reads.readsFor(request.headers)) };
+      return { status: 200, headers, body: await getAnalyticsCreators(reads.readsFor(request.headers)) };
     },
 
     async getAnalyticsModels({ query, request }) {
-      const body = await modelsPage(reads.readsFor(request.headers), {
+      const body = await getAnalyticsModels(reads.readsFor(request.headers), {
         limit: query.limit ?? 20,
         cursor: query.cursor,
       });
@@ -40,12 +40,12 @@ export function analyticsHandlers({ reads }: { reads: ReadRouting }) {
       return {
         status: 200,
         headers,
-        body: await dailyActivity(reads.readsFor(request.headers), query.days ?? 30),
+        body: await getAnalyticsActivity(reads.readsFor(request.headers), query.days ?? 30),
       };
     },
 
     async getAnalyticsDrift({ request }) {
-      return { status: 200, headers, body: await typeDrift(reads.readsFor(request.headers)) };
+      return { status: 200, headers, body: await getAnalyticsDrift(reads.readsFor(request.headers)) };
     },
   } satisfies Pick<
     HandlerMap,

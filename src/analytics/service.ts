@@ -38,9 +38,9 @@ function typeCounts(counts: Map<string, number>): TypeCounts {
   return Object.fromEntries(botTypes.map((type) => [type, counts.get(type) ?? 0])) as TypeCounts;
 }
 
-export const overview = readTotals;
+export const getAnalyticsOverview = readTotals;
 
-export async function typeDistribution(db: Db) {
+export async function getAnalyticsTypes(db: Db) {
   const [counts, ratings] = await Promise.all([countBotsByType(db), sumRatingsByType(db)]);
   const typedBots = [...counts.values()].reduce((sum, n) => sum + n, 0);
   const items = botTypes.map((type) => {
@@ -56,7 +56,7 @@ export async function typeDistribution(db: Db) {
   return { typed_bots: typedBots, items };
 }
 
-export async function creatorTypeDistribution(db: Db) {
+export async function getAnalyticsCreators(db: Db) {
   const [totals, counts, guesses] = await Promise.all([
     readTotals(db),
     countCreatorsByType(db),
@@ -76,7 +76,7 @@ export async function creatorTypeDistribution(db: Db) {
 }
 
 /** Models with the most bots first, with how many of their bots have each type. */
-export function modelsPage(db: Db, query: { limit: number; cursor?: string | undefined }) {
+export function getAnalyticsModels(db: Db, query: { limit: number; cursor?: string | undefined }) {
   return keysetPage(
     modelKeyset,
     { limit: query.limit, cursor: query.cursor },
@@ -90,7 +90,7 @@ export function modelsPage(db: Db, query: { limit: number; cursor?: string | und
   );
 }
 
-export async function dailyActivity(db: Db, days: number) {
+export async function getAnalyticsActivity(db: Db, days: number) {
   return { days, items: await listDailyCounts(db, days) };
 }
 
@@ -111,9 +111,9 @@ export async function traitsByType(db: Db) {
 export async function analyticsPageData(db: Db) {
   const [totals, types, models, activity, traits] = await Promise.all([
     readTotals(db),
-    typeDistribution(db),
-    modelsPage(db, { limit: 10 }),
-    dailyActivity(db, 30),
+    getAnalyticsTypes(db),
+    getAnalyticsModels(db, { limit: 10 }),
+    getAnalyticsActivity(db, 30),
     traitsByType(db),
   ]);
   return {
@@ -126,7 +126,7 @@ export async function analyticsPageData(db: Db) {
   };
 }
 
-export async function typeDrift(db: Db) {
+export async function getAnalyticsDrift(db: Db) {
   const items = await listDriftCounts(db);
   return { changes: items.reduce((sum, item) => sum + item.count, 0), items };
 }

@@ -8,7 +8,7 @@ import { replayHeaders } from '../platform/idempotency/idempotent-request.js';
 import type { HandlerMap } from '../platform/operations/handler-types.js';
 import { authenticatedBot, pendingAdmission } from '../platform/admission/request-context.js';
 import { questionsCacheControl } from './scoring.js';
-import { assessmentResult, botQuestions, rateLatestResult, takeAssessment } from './service.js';
+import { getAssessmentResult, botQuestions, rateAccuracy, submitAssessment } from './service.js';
 
 export function assessmentHandlers({ db, reads, config }: { db: Db; reads: ReadRouting; config: Config }) {
   return {
@@ -18,7 +18,7 @@ export function assessmentHandlers({ db, reads, config }: { db: Db; reads: ReadR
     },
 
     async submitAssessment({ body, headers, request }) {
-      const { answer, replayed } = await takeAssessment(
+      const { answer, replayed } = await submitAssessment(
         db,
         config,
         pendingAdmission(request),
@@ -33,12 +33,12 @@ export function assessmentHandlers({ db, reads, config }: { db: Db; reads: ReadR
     },
 
     async getAssessmentResult({ params, request }) {
-      return { status: 200, body: await assessmentResult(reads.readsFor(request.headers), params.id) };
+      return { status: 200, body: await getAssessmentResult(reads.readsFor(request.headers), params.id) };
     },
 
     async rateAccuracy({ params, body, request }) {
       const bot = await callingBotNamed(db, authenticatedBot(request), params.id);
-      return { status: 200, body: await rateLatestResult(db, bot, body) };
+      return { status: 200, body: await rateAccuracy(db, bot, body) };
     },
   } satisfies Pick<HandlerMap, 'getQuestions' | 'submitAssessment' | 'getAssessmentResult' | 'rateAccuracy'>;
 }

@@ -43,11 +43,11 @@ const summaryOf = (row: { version: number; type: BotType }) =>
 
 /**
  * Scores a complete answer sheet (the `x-answer-sheet` keyword checked it) and makes it the bot's
- * type, in submitAssessment's one statement with its admission (see publishPost). With an
+ * type, in submitAssessment's one statement with its admission (see createPost). With an
  * Idempotency-Key, a retry is answered with the first result (`replayed`): the same answers score
  * the same.
  */
-export async function takeAssessment(
+export async function submitAssessment(
   db: Db,
   config: Config,
   admission: BotAdmission,
@@ -95,18 +95,14 @@ export async function assessmentHistory(db: Db, botId: string, limit = 10) {
   return rows.map((row) => toAssessment(row, summaryOf(row)));
 }
 
-export async function assessmentResult(db: Db, id: string) {
+export async function getAssessmentResult(db: Db, id: string) {
   const row = await findAssessment(db, id);
   if (!row) throw notFound(`No assessment result has the id ${id}.`);
   return toAssessment(row, summaryOf(row));
 }
 
 /** The bot's rating of its latest result; a 409 before it has one. */
-export async function rateLatestResult(
-  db: Db,
-  bot: BotRow,
-  input: { rating: number; comment?: string | null },
-) {
+export async function rateAccuracy(db: Db, bot: BotRow, input: { rating: number; comment?: string | null }) {
   const row = await rateLatestAssessment(db, bot.id, {
     rating: input.rating,
     comment: input.comment?.trim() || null,

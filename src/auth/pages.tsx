@@ -2,7 +2,7 @@
 // button), its form (requestEmailSignIn) and the sign-out form (signOut). The link lands on `next`
 // (default /me): the page the person came from.
 import type { WebPages } from '../platform/web/plugin.js';
-import { endSession, sendSignInMail, type AuthDependencies } from './handlers.js';
+import { requestEmailSignIn, signOut, type AuthDependencies } from './sign-in.js';
 import { loggedLinkLead } from './mailer.js';
 import { SignInView } from './views.js';
 
@@ -43,7 +43,7 @@ export function authPages(web: WebPages, deps: Omit<AuthDependencies, 'oauthProv
           400,
         );
       }
-      await sendSignInMail(deps, request, reply, body);
+      await requestEmailSignIn(deps, request, reply, body);
       const loggedAs = deps.mailer.logsLinks ? loggedLinkLead : undefined;
       return send(
         request,
@@ -61,7 +61,7 @@ export function authPages(web: WebPages, deps: Omit<AuthDependencies, 'oauthProv
   );
 
   web.form('/sign-out', 'signOut', null, async (request, reply) => {
-    await endSession(deps.config, request, reply);
+    await signOut(deps.config, request, reply);
     return reply.redirect('/', 303);
   });
 }

@@ -60,7 +60,7 @@ export async function redeemSignInLink(
 }
 
 /** The signed-in person and their creator profile; undefined when the user no longer exists. */
-export async function signedInPerson(db: Db, userId: string) {
+export async function getMe(db: Db, userId: string) {
   const user = await findUser(db, userId);
   if (!user) return undefined;
   const [creator, moderator] = await Promise.all([

@@ -3,7 +3,7 @@ import { authenticatedBot } from '../platform/admission/request-context.js';
 import { defaultPageSize } from '../platform/db/keyset.js';
 import type { Db } from '../platform/db/schema.js';
 import type { HandlerMap } from '../platform/operations/handler-types.js';
-import { blockBot, blocksOf, unblockBot } from './service.js';
+import { blockBot, listBlocks, unblockBot } from './service.js';
 
 export function blockHandlers({ db }: { db: Db }) {
   return {
@@ -18,7 +18,7 @@ export function blockHandlers({ db }: { db: Db }) {
     },
 
     async listBlocks({ query, request }) {
-      const page = await blocksOf(db, authenticatedBot(request).id, {
+      const page = await listBlocks(db, authenticatedBot(request).id, {
         limit: query.limit ?? defaultPageSize,
         cursor: query.cursor,
       });

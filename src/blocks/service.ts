@@ -52,7 +52,7 @@ function toBlocked(row: BlockRow): { bot: BotSummary; blocked_at: string } {
 }
 
 /** listBlocks: the bots the caller blocks, newest block first. */
-export function blocksOf(
+export function listBlocks(
   db: Db,
   callerId: string,
   query: { limit: number; cursor?: string | undefined },

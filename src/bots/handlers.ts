@@ -14,11 +14,11 @@ import {
   signedInUserId,
 } from '../platform/admission/request-context.js';
 import {
-  botProfile,
-  botsPage,
+  getBot,
+  listBots,
   deleteOwnBot,
-  ownBot,
-  registerNewBot,
+  getOwnBot,
+  registerBot,
   rotateClaimedBotKey,
   rotateOwnKey,
   updateOwnBot,
@@ -37,7 +37,7 @@ export function botHandlers({
 }) {
   return {
     async registerBot({ body }) {
-      const { bot, apiKey, claimCode, nextSteps } = await registerNewBot(db, config, body);
+      const { bot, apiKey, claimCode, nextSteps } = await registerBot(db, config, body);
       return {
         status: 201,
         headers: { location: `/api/bots/${bot.id}` },
@@ -55,7 +55,7 @@ export function botHandlers({
     },
 
     async listBots({ query, request }) {
-      const body = await botsPage(reads.readsFor(request.headers), config, {
+      const body = await listBots(reads.readsFor(request.headers), config, {
         sort: query.sort ?? 'new',
         type: query.type,
         model: query.model,
@@ -66,11 +66,11 @@ export function botHandlers({
     },
 
     async getBot({ params, request }) {
-      return { status: 200, body: await botProfile(reads.readsFor(request.headers), config, params.id) };
+      return { status: 200, body: await getBot(reads.readsFor(request.headers), config, params.id) };
     },
 
     async getOwnBot({ request }) {
-      return { status: 200, body: await ownBot(db, config, clock, authenticatedBot(request), request.ip) };
+      return { status: 200, body: await getOwnBot(db, config, clock, authenticatedBot(request), request.ip) };
     },
 
     async deleteOwnBot({ request }) {

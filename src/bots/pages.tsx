@@ -9,7 +9,7 @@ import type { ComponentProps } from 'preact';
 import type { WebPages } from '../platform/web/plugin.js';
 import type { Config } from '../config.js';
 import { defaultPageSize } from '../platform/db/keyset.js';
-import { botProfile, botsPage } from './service.js';
+import { getBot, listBots } from './service.js';
 import { BotView, TypeView } from './views.js';
 
 type BotViewProps = ComponentProps<typeof BotView>;
@@ -56,7 +56,7 @@ export function botPages(
     }),
     async (request, reply) => {
       const { type } = request.params;
-      const bots = await botsPage(reads.readsFor(request.headers), config, {
+      const bots = await listBots(reads.readsFor(request.headers), config, {
         sort: 'karma',
         type: type as BotType,
         limit: defaultPageSize,
@@ -88,7 +88,7 @@ export function botPages(
           .redirect(`/api/bots/${encodeURIComponent(request.params.name)}`, 307);
       }
       const db = reads.readsFor(request.headers);
-      const bot = await botProfile(db, config, request.params.name);
+      const bot = await getBot(db, config, request.params.name);
       const [history, posts, follows, person] = await Promise.all([
         parts.history(db, bot.id),
         parts.recentPosts(db, bot.id),

@@ -84,7 +84,7 @@ export const isPlaceholderName = (name: string) =>
   placeholderNames.has(name.toLowerCase().replace(/[._-]/g, ''));
 
 /** Registers a bot with its first API key and a claim code, both shown only in this answer. */
-export async function registerNewBot(db: Db, config: Config, input: Registration) {
+export async function registerBot(db: Db, config: Config, input: Registration) {
   const model = input.model.trim();
   const bio = input.bio?.trim() || null;
   const problems: FieldError[] = [];
@@ -140,7 +140,7 @@ export async function registerNewBot(db: Db, config: Config, input: Registration
   return { bot: toBot({ ...bot, ...noProfileExtras }, config), apiKey, claimCode, nextSteps };
 }
 
-export function botsPage(
+export function listBots(
   db: Db,
   config: Config,
   query: PageRequest & { sort: BotSort; type?: BotType | undefined; model?: string | undefined },
@@ -154,7 +154,7 @@ export function botsPage(
 }
 
 /** A bot's public profile, by id or by name in any case. */
-export async function botProfile(db: Db, config: Config, reference: string): Promise<Bot> {
+export async function getBot(db: Db, config: Config, reference: string): Promise<Bot> {
   const bot = await findBot(db, reference);
   if (!bot) throw notFound(`No bot has the id or name ${reference}.`);
   return toBot(bot, config);
@@ -164,7 +164,7 @@ export async function botProfile(db: Db, config: Config, reference: string): Pro
  * The calling bot's own view: its profile, whether it is claimed, and what is left of each limit
  * from the address it called from (its own limit and that address's cap, which its writes need both of).
  */
-export async function ownBot(
+export async function getOwnBot(
   db: Db,
   config: Config,
   clock: Clock | undefined,

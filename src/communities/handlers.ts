@@ -10,13 +10,13 @@ import type { ReadRouting } from '../platform/db/read-routing.js';
 import type { Db } from '../platform/db/schema.js';
 import type { HandlerMap } from '../platform/operations/handler-types.js';
 import {
-  appointModerator,
-  communitiesPage,
-  communityByName,
+  appointCommunityModerator,
+  listCommunities,
+  getCommunity,
   createCommunity,
   joinCommunity,
   leaveCommunity,
-  removeModerator,
+  removeCommunityModerator,
   updateCommunity,
 } from './service.js';
 
@@ -55,7 +55,7 @@ export function communityHandlers({
     },
 
     async listCommunities({ query, request }) {
-      const page = await communitiesPage(
+      const page = await listCommunities(
         reads.readsFor(request.headers),
         {
           sort: query.sort ?? 'popular',
@@ -69,7 +69,7 @@ export function communityHandlers({
     },
 
     async getCommunity({ params, request }) {
-      const community = await communityByName(reads.readsFor(request.headers), params.name, config.publicUrl);
+      const community = await getCommunity(reads.readsFor(request.headers), params.name, config.publicUrl);
       return { status: 200, headers: { 'cache-control': publicCacheControl }, body: community };
     },
 
@@ -91,12 +91,12 @@ export function communityHandlers({
     },
 
     async appointCommunityModerator({ params, request }) {
-      await appointModerator(db, authenticatedBot(request), params.name, params.bot);
+      await appointCommunityModerator(db, authenticatedBot(request), params.name, params.bot);
       return { status: 204 };
     },
 
     async removeCommunityModerator({ params, request }) {
-      await removeModerator(db, authenticatedBot(request), params.name, params.bot);
+      await removeCommunityModerator(db, authenticatedBot(request), params.name, params.bot);
       return { status: 204 };
     },
   } satisfies Pick<

@@ -9,7 +9,7 @@ import { listBans, type CommunityFeed, type CommunitySort } from './repository.j
 import type { Db } from '../platform/db/schema.js';
 import type { Page } from '../platform/db/keyset.js';
 import type { Post } from '../platform/spec/schemas.js';
-import { communitiesPage, communityByName, requireCommunity } from './service.js';
+import { listCommunities, getCommunity, requireCommunity } from './service.js';
 import { CommunitiesView, CommunityView } from './views.js';
 
 /** A page of a community's feed: the feed area's getFeed, handed in by src/areas.ts. */
@@ -26,7 +26,7 @@ export function communityPages(
     async (request, reply) => {
       const { sort = 'popular', q, cursor } = request.query;
       const page = await web.orFirstPage(cursor, (from) =>
-        communitiesPage(
+        listCommunities(
           reads.readsFor(request.headers),
           { sort, q, limit: defaultPageSize, cursor: from },
           config.publicUrl,
@@ -54,7 +54,7 @@ export function communityPages(
     async (request, reply) => {
       const db = reads.readsFor(request.headers);
       const { sort = 'hot', cursor } = request.query;
-      const community = await communityByName(db, request.params.name, config.publicUrl);
+      const community = await getCommunity(db, request.params.name, config.publicUrl);
       const page = await web.orFirstPage(cursor, (from) =>
         feedOf(db, { sort, community: community.name, limit: defaultPageSize, cursor: from }),
       );

@@ -86,7 +86,7 @@ export function communitiesQuery(
   return select.limit(sql.lit(literalRows(query.limit)));
 }
 
-export function listCommunities(
+export function findCommunities(
   db: Db,
   query: Parameters<typeof communitiesQuery>[1],
 ): Promise<CommunityWithCreator[]> {

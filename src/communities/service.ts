@@ -23,7 +23,7 @@ import {
   insertMember,
   insertModerator,
   isModerator,
-  listCommunities,
+  findCommunities,
   listModerators,
   updateCommunityTexts,
   type CommunityRefusal,
@@ -76,7 +76,7 @@ export async function requireCommunity(db: Db, name: string): Promise<CommunityW
 }
 
 /** getCommunity: the community with its rules and moderators. */
-export async function communityByName(db: Db, name: string, publicUrl: string): Promise<Community> {
+export async function getCommunity(db: Db, name: string, publicUrl: string): Promise<Community> {
   const row = await requireCommunity(db, name);
   return toCommunity(row, await listModerators(db, [row.id]), publicUrl);
 }
@@ -113,7 +113,7 @@ export function communitySearchWords(q: string | undefined): string[] {
 }
 
 /** listCommunities: a page, popular or new, searched by `q`. */
-export async function communitiesPage(
+export async function listCommunities(
   db: Db,
   query: { sort: CommunitySort; q: string | undefined; limit: number; cursor?: string | undefined },
   publicUrl: string,
@@ -122,7 +122,7 @@ export async function communitiesPage(
   const page = await keysetPage(
     communityKeysets[query.sort],
     query,
-    (limit, after) => listCommunities(db, { sort: query.sort, words, limit, after }),
+    (limit, after) => findCommunities(db, { sort: query.sort, words, limit, after }),
     (row) => row,
   );
   const moderators = await listModerators(
@@ -234,7 +234,7 @@ export async function createCommunity(
     case 'created':
       break;
   }
-  const community = await communityByName(db, name, config.publicUrl);
+  const community = await getCommunity(db, name, config.publicUrl);
   const created = await countRecentCommunities(db, caller.id, clock?.() ?? null);
   return { community, limit, remaining: Math.max(0, limit - created) };
 }
@@ -275,7 +275,7 @@ export async function updateCommunity(
     ...(texts.description === undefined ? {} : { description: texts.description }),
     ...(texts.rules === undefined ? {} : { rules: texts.rules }),
   });
-  return communityByName(db, community.name, publicUrl);
+  return getCommunity(db, community.name, publicUrl);
 }
 
 const closedProblem = (community: Pick<CommunityWithCreator, 'name' | 'closed_reason'>) =>
@@ -314,7 +314,7 @@ async function creatorAndBot(db: Db, caller: BotRow, name: string, reference: st
 }
 
 /** appointCommunityModerator: idempotent; at most `maxModerators`. */
-export async function appointModerator(
+export async function appointCommunityModerator(
   db: Db,
   caller: BotRow,
   name: string,
@@ -331,7 +331,7 @@ export async function appointModerator(
 }
 
 /** removeCommunityModerator: idempotent; the creator stays. */
-export async function removeModerator(
+export async function removeCommunityModerator(
   db: Db,
   caller: BotRow,
   name: string,

@@ -7,22 +7,22 @@ import type { Db } from '../platform/db/schema.js';
 import type { HandlerMap } from '../platform/operations/handler-types.js';
 import { signedInUserId } from '../platform/admission/request-context.js';
 import {
-  claimBotWithCode,
-  creatorProfile,
+  claimBot,
+  getCreator,
   creatorQuestions,
-  myBotsPage,
-  saveCreatorProfile,
-  takeCreatorTest,
+  listMyBots,
+  upsertCreatorProfile,
+  submitCreatorAssessment,
 } from './service.js';
 
 export function creatorHandlers({ db, reads, config }: { db: Db; reads: ReadRouting; config: Config }) {
   return {
     async upsertCreatorProfile({ body, request }) {
-      return { status: 200, body: await saveCreatorProfile(db, signedInUserId(request), body) };
+      return { status: 200, body: await upsertCreatorProfile(db, signedInUserId(request), body) };
     },
 
     async listMyBots({ query, request }) {
-      const page = await myBotsPage(db, signedInUserId(request), {
+      const page = await listMyBots(db, signedInUserId(request), {
         limit: query.limit ?? 20,
         cursor: query.cursor,
       });
@@ -32,12 +32,12 @@ export function creatorHandlers({ db, reads, config }: { db: Db; reads: ReadRout
     async claimBot({ body, request }) {
       return {
         status: 200,
-        body: await claimBotWithCode(db, config, signedInUserId(request), body.claim_code),
+        body: await claimBot(db, config, signedInUserId(request), body.claim_code),
       };
     },
 
     async getCreator({ params, request }) {
-      return { status: 200, body: await creatorProfile(reads.readsFor(request.headers), params.handle) };
+      return { status: 200, body: await getCreator(reads.readsFor(request.headers), params.handle) };
     },
 
     // If-None-Match is answered by the conditionalGet hook, from the serialized body.
@@ -46,7 +46,7 @@ export function creatorHandlers({ db, reads, config }: { db: Db; reads: ReadRout
     },
 
     async submitCreatorAssessment({ body, request }) {
-      return { status: 201, body: await takeCreatorTest(db, signedInUserId(request), body.answers) };
+      return { status: 201, body: await submitCreatorAssessment(db, signedInUserId(request), body.answers) };
     },
   } satisfies Pick<
     HandlerMap,

@@ -11,16 +11,16 @@ import type { Clock } from '../platform/db/clock.js';
 import { ProblemError, type FieldError } from '../platform/spec/problems.js';
 import type { Form, WebPages } from '../platform/web/plugin.js';
 import type { Config } from '../config.js';
-import { botProfile, rotateClaimedBotKey } from '../bots/service.js';
+import { getBot, rotateClaimedBotKey } from '../bots/service.js';
 import {
-  claimBotWithCode,
-  creatorProfile,
+  claimBot,
+  getCreator,
   creatorQuestions,
   creatorTypeDescription,
-  myBotsPage,
-  saveCreatorProfile,
+  listMyBots,
+  upsertCreatorProfile,
   scoreCreatorTest,
-  takeCreatorTest,
+  submitCreatorAssessment,
 } from './service.js';
 import { CreatorTestView, CreatorView, MeView, notices } from './views.js';
 
@@ -34,7 +34,7 @@ export function creatorPages(
     '/creator/:handle',
     getRoute({ params: web.schemaOf('getCreator').params! }),
     async (request, reply) => {
-      const creator = await creatorProfile(reads.readsFor(request.headers), request.params.handle);
+      const creator = await getCreator(reads.readsFor(request.headers), request.params.handle);
       return send(
         request,
         reply,
@@ -62,7 +62,7 @@ export function creatorPages(
     const person = await web.signedInPerson(request);
     if (!userId || !person) return reply.redirect(`/sign-in?next=${encodeURIComponent('/me')}`, 303);
     const [bots, moderation, conversations] = await Promise.all([
-      myBotsPage(db, userId, { limit: 100 }),
+      listMyBots(db, userId, { limit: 100 }),
       moderationNoticesOfCreator(db, userId),
       conversationPausesOfCreator(db, userId),
     ]);
@@ -102,7 +102,7 @@ export function creatorPages(
         mePage(request, reply, { profileErrors: problems, values: fields }, status);
       if (errors) return failed(errors, 400);
       try {
-        await saveCreatorProfile(db, userId, body);
+        await upsertCreatorProfile(db, userId, body);
       } catch (error) {
         if (error instanceof ProblemError && error.status < 500) {
           return failed(
@@ -127,7 +127,7 @@ export function creatorPages(
         mePage(request, reply, { claimErrors: problems, values: fields }, status);
       if (errors) return failed(errors, 400);
       try {
-        await claimBotWithCode(db, config, userId, body.claim_code);
+        await claimBot(db, config, userId, body.claim_code);
       } catch (error) {
         if (error instanceof ProblemError && error.status < 500) {
           const message =
@@ -150,7 +150,7 @@ export function creatorPages(
     const { id } = request.params as { id: string };
     try {
       const { api_key } = await rotateClaimedBotKey(db, config, clock, userId, id);
-      const bot = await botProfile(db, config, id);
+      const bot = await getBot(db, config, id);
       return await mePage(request, reply, { newKey: { botName: bot.name, apiKey: api_key } });
     } catch (error) {
       if (error instanceof ProblemError && error.status < 500) {
@@ -195,7 +195,9 @@ export function creatorPages(
       let result;
       let saved = false;
       try {
-        result = userId ? await takeCreatorTest(db, userId, body.answers) : scoreCreatorTest(body.answers);
+        result = userId
+          ? await submitCreatorAssessment(db, userId, body.answers)
+          : scoreCreatorTest(body.answers);
         saved = Boolean(userId);
       } catch (error) {
         // Signed in without a creator profile yet: show the result, unsaved.

@@ -39,7 +39,11 @@ const creatorRequired = () =>
 /** The creators' questionnaire as it is published: statements only, no scoring keys. */
 export const creatorQuestions = publishedQuestionnaire(currentCreatorQuestionnaire);
 
-export async function saveCreatorProfile(db: Db, userId: string, input: RequestBody<'upsertCreatorProfile'>) {
+export async function upsertCreatorProfile(
+  db: Db,
+  userId: string,
+  input: RequestBody<'upsertCreatorProfile'>,
+) {
   const handle = input.handle.toLowerCase();
   const displayName = input.display_name.trim();
   const bio = input.bio?.trim() || null;
@@ -56,7 +60,7 @@ export async function saveCreatorProfile(db: Db, userId: string, input: RequestB
 }
 
 /** The bots a person has claimed, and those that named their handle and wait to be claimed. */
-export async function myBotsPage(
+export async function listMyBots(
   db: Db,
   userId: string,
   query: { limit: number; cursor?: string | undefined },
@@ -73,7 +77,7 @@ export async function myBotsPage(
   );
 }
 
-export async function claimBotWithCode(db: Db, config: Config, userId: string, claimCode: string) {
+export async function claimBot(db: Db, config: Config, userId: string, claimCode: string) {
   if (!(await findCreatorByUserId(db, userId))) throw creatorRequired();
   const outcome = await claimBotByCode(db, userId, hashSecret(claimCode));
   if ('error' in outcome) {
@@ -88,7 +92,7 @@ export async function claimBotWithCode(db: Db, config: Config, userId: string, c
 }
 
 /** A creator's public profile: their type, their claimed bots and how often those guessed it. */
-export async function creatorProfile(db: Db, handle: string) {
+export async function getCreator(db: Db, handle: string) {
   const creator = await findCreatorByHandle(db, handle.toLowerCase());
   if (!creator) throw notFound(`No creator has the handle ${handle}.`);
   const [bots, guesses] = await Promise.all([
@@ -109,7 +113,7 @@ export function scoreCreatorTest(answers: Record<string, number>) {
 }
 
 /** Scores a complete answer sheet (the `x-answer-sheet` keyword checked it) and saves the result. */
-export async function takeCreatorTest(db: Db, userId: string, answers: Record<string, number>) {
+export async function submitCreatorAssessment(db: Db, userId: string, answers: Record<string, number>) {
   const result = scoreAnswers(currentCreatorQuestionnaire, answers);
   const row = await insertCreatorAssessment(db, {
     userId,

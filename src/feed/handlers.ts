@@ -9,15 +9,15 @@ import type { HandlerMap } from '../platform/operations/handler-types.js';
 import { pageReads } from '../platform/response-cache/requests.js';
 import { authenticatedBot, pendingAdmission, requiredBot } from '../platform/admission/request-context.js';
 import {
-  botActivity,
-  commentOn,
+  getBotActivity,
+  commentOnPost,
   commentsOfPost,
   deleteComment,
   deletePost,
-  feedPage,
-  postWithComments,
-  publishPost,
-  vote,
+  getFeed,
+  getPost,
+  createPost,
+  voteOnPost,
 } from './service.js';
 import { defaultPageSize } from '../platform/db/keyset.js';
 import { feedStream } from './stream.js';
@@ -33,7 +33,7 @@ export function feedHandlers({ db, reads, config }: { db: Db; reads: ReadRouting
     // If-None-Match is answered by the conditionalGet hook, from the serialized body.
     async getFeed({ query, request }) {
       const caller = query.following || query.joined ? await requiredBot(request) : undefined;
-      const body = await feedPage(pageReads(reads, request), {
+      const body = await getFeed(pageReads(reads, request), {
         sort: query.sort ?? 'hot',
         category: query.category,
         bot: query.bot,
@@ -62,7 +62,7 @@ export function feedHandlers({ db, reads, config }: { db: Db; reads: ReadRouting
     },
 
     async createPost({ body, headers, request }) {
-      const { answer: post, replayed } = await publishPost(
+      const { answer: post, replayed } = await createPost(
         db,
         pendingAdmission(request),
         body,
@@ -77,7 +77,7 @@ export function feedHandlers({ db, reads, config }: { db: Db; reads: ReadRouting
     },
 
     async getPost({ params, request }) {
-      return { status: 200, body: await postWithComments(reads.readsFor(request.headers), params.id) };
+      return { status: 200, body: await getPost(reads.readsFor(request.headers), params.id) };
     },
 
     async deletePost({ params, request }) {
@@ -99,7 +99,7 @@ export function feedHandlers({ db, reads, config }: { db: Db; reads: ReadRouting
     },
 
     async commentOnPost({ params, body, headers, request }) {
-      const { answer, replayed } = await commentOn(
+      const { answer, replayed } = await commentOnPost(
         db,
         pendingAdmission(request),
         params.id,
@@ -111,12 +111,15 @@ export function feedHandlers({ db, reads, config }: { db: Db; reads: ReadRouting
     },
 
     async voteOnPost({ params, body, request }) {
-      return { status: 200, body: await vote(db, pendingAdmission(request), params.id, body.direction) };
+      return {
+        status: 200,
+        body: await voteOnPost(db, pendingAdmission(request), params.id, body.direction),
+      };
     },
 
     async getBotActivity({ params, query, request }) {
       const caller = await callingBotNamed(db, authenticatedBot(request), params.id);
-      return { status: 200, body: await botActivity(db, config, caller, query.since) };
+      return { status: 200, body: await getBotActivity(db, config, caller, query.since) };
     },
   } satisfies Pick<
     HandlerMap,

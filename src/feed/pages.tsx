@@ -11,7 +11,7 @@ import type { WebPages } from '../platform/web/plugin.js';
 import type { Config } from '../config.js';
 import { atomFeed } from './atom.js';
 import type { FeedSort } from './repository/posts.js';
-import { commentsOfPost, feedPage, feedPageBothWays, postWithComments } from './service.js';
+import { commentsOfPost, getFeed, feedPageBothWays, getPost } from './service.js';
 import { defaultPageSize } from '../platform/db/keyset.js';
 import { LobbyView, PostView, RemovedPostView } from './views.js';
 import { ProblemError } from '../platform/spec/problems.js';
@@ -29,7 +29,7 @@ export function feedPages(web: WebPages, { reads, config }: { reads: ReadRouting
     getRoute({ querystring: { type: 'object', properties: { category: feedQuery.properties.category! } } }),
     async (request, reply) => {
       const { category } = request.query;
-      const posts = await feedPage(reads.readsFor(request.headers), {
+      const posts = await getFeed(reads.readsFor(request.headers), {
         sort: 'new',
         category,
         limit: defaultPageSize,
@@ -134,7 +134,7 @@ export function feedPages(web: WebPages, { reads, config }: { reads: ReadRouting
       const db = reads.readsFor(request.headers);
       let read;
       try {
-        read = await postWithComments(db, id);
+        read = await getPost(db, id);
       } catch (error) {
         // A moderator who opens a removed post gets its Restore form; everyone else, the 410 page.
         if (!(error instanceof ProblemError && error.code === 'removed')) throw error;

@@ -92,7 +92,7 @@ function combinationProblems(query: FeedPageQuery): FieldError[] {
  * (feed_page()), which come in addition to `limit`; its cursor continues from the last post that is
  * not pinned. No such community is a 404 (asked only when its page is empty).
  */
-export async function feedPage(db: Db, query: FeedPageQuery): Promise<Page<Post>> {
+export async function getFeed(db: Db, query: FeedPageQuery): Promise<Page<Post>> {
   const problems = combinationProblems(query);
   if (problems.length > 0) throw validationFailed(problems);
   const community = query.community?.toLowerCase();
@@ -136,7 +136,7 @@ export async function feedPageBefore(
 }
 
 /**
- * A page of the feed that leads both ways (The Lobby): forwards by `cursor` as feedPage does, or
+ * A page of the feed that leads both ways (The Lobby): forwards by `cursor` as getFeed does, or
  * backwards by `before` (feedPageBefore); `newer_cursor` is the way back, from a page after the first.
  */
 export async function feedPageBothWays(
@@ -175,7 +175,7 @@ export function commentPage(
 }
 
 /** A post with the first page of its comments. */
-export async function postWithComments(db: Db, id: string) {
+export async function getPost(db: Db, id: string) {
   const post = await findPost(db, id);
   if (!post) throw (await removedProblem(db, { target_type: 'post', target_id: id })) ?? postNotFound(id);
   return { post: toPost(post), comments: await commentPage(db, post.id, { limit: defaultPageSize }) };
@@ -200,7 +200,7 @@ export async function commentsOfPost(
  * a day is a 409; a body that `floodThreshold` bots posted within an hour is reported (see the
  * duplicates-and-floods migration).
  */
-export async function publishPost(
+export async function createPost(
   db: Db,
   admission: BotAdmission,
   input: { category: Category; title: string; body: string; community?: string | undefined },
@@ -242,8 +242,8 @@ export async function publishPost(
   return { answer: toPost(written.post!), replayed: false };
 }
 
-/** commentOnPost, admitted by its own statement (see publishPost). */
-export async function commentOn(
+/** commentOnPost, admitted by its own statement (see createPost). */
+export async function commentOnPost(
   db: Db,
   admission: BotAdmission,
   postId: string,
@@ -360,8 +360,8 @@ function notTheAuthor(caller: BotRow, what: string) {
   );
 }
 
-/** voteOnPost, admitted by its own statement (see publishPost). */
-export async function vote(
+/** voteOnPost, admitted by its own statement (see createPost). */
+export async function voteOnPost(
   db: Db,
   admission: BotAdmission,
   postId: string,
@@ -378,7 +378,7 @@ export async function vote(
 }
 
 /** A bot's heartbeat: replies to it, new posts by others and what to do next, since `since`. */
-export async function botActivity(
+export async function getBotActivity(
   db: Db,
   config: Config,
   caller: BotRow,

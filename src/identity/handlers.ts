@@ -7,7 +7,7 @@ import { pendingAdmission } from '../platform/admission/request-context.js';
 import type { HandlerMap } from '../platform/operations/handler-types.js';
 import type { PublicJsonWebKey } from '../platform/spec/schemas.js';
 import { createKeyRing } from './key-ring.js';
-import { issueIdentityToken, verifyIdentityToken } from './service.js';
+import { createIdentityToken, verifyIdentityToken } from './service.js';
 
 /** What any cache may keep for five minutes (the spec's PublicCacheControl). */
 const publicCaching = 'public, max-age=300';
@@ -46,7 +46,7 @@ export function identityHandlers({
     async createIdentityToken({ body, request }) {
       return {
         status: 201,
-        body: await issueIdentityToken(context, pendingAdmission(request), body.audience),
+        body: await createIdentityToken(context, pendingAdmission(request), body.audience),
       };
     },
 

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT, createLocalJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
 import type { Config } from '../config.js';
-import { botProfile } from '../bots/service.js';
+import { getBot } from '../bots/service.js';
 import { botPageUrl } from '../platform/web/addresses.js';
 import type { BotAdmission } from '../platform/admission/bot-admission.js';
 import type { Clock } from '../platform/db/clock.js';
@@ -29,7 +29,7 @@ export interface IdentityContext {
 const now = ({ clock }: IdentityContext) => clock?.() ?? new Date();
 
 /** createIdentityToken: counted against the bot's limit, then signed with the current key. */
-export async function issueIdentityToken(
+export async function createIdentityToken(
   context: IdentityContext,
   admission: BotAdmission,
   audience: string,
@@ -85,7 +85,7 @@ export async function verifyIdentityToken(
   if (!audiences.includes(audience)) return invalid('wrong_audience');
   let bot: Bot;
   try {
-    bot = await botProfile(context.db, context.config, payload.sub);
+    bot = await getBot(context.db, context.config, payload.sub);
   } catch (error) {
     if (error instanceof ProblemError && error.status === 404) return invalid('bot_gone');
     throw error;

@@ -5,7 +5,7 @@ import type { Db } from '../platform/db/schema.js';
 import { defaultPageSize } from '../platform/db/keyset.js';
 import type { HandlerMap } from '../platform/operations/handler-types.js';
 import { authenticatedBot } from '../platform/admission/request-context.js';
-import { deleteWebhook, deliveriesOf, setWebhook, webhookOf } from './service.js';
+import { deleteWebhook, listWebhookDeliveries, setWebhook, getWebhook } from './service.js';
 
 export function webhookHandlers({ db, config }: { db: Db; config: Config }) {
   return {
@@ -14,7 +14,7 @@ export function webhookHandlers({ db, config }: { db: Db; config: Config }) {
     },
 
     async getWebhook({ request }) {
-      return { status: 200, body: await webhookOf(db, authenticatedBot(request)) };
+      return { status: 200, body: await getWebhook(db, authenticatedBot(request)) };
     },
 
     async deleteWebhook({ request }) {
@@ -23,7 +23,7 @@ export function webhookHandlers({ db, config }: { db: Db; config: Config }) {
     },
 
     async listWebhookDeliveries({ query, request }) {
-      const page = await deliveriesOf(db, authenticatedBot(request), {
+      const page = await listWebhookDeliveries(db, authenticatedBot(request), {
         limit: query.limit ?? defaultPageSize,
         cursor: query.cursor,
       });

@@ -64,7 +64,7 @@ export async function setWebhook(
 }
 
 /** getWebhook: the bot's webhook without its secret. */
-export async function webhookOf(db: Db, caller: BotRow) {
+export async function getWebhook(db: Db, caller: BotRow) {
   const row = await findWebhook(db, caller.id);
   if (!row) throw noWebhook();
   return toWebhook(row);
@@ -76,7 +76,7 @@ export async function deleteWebhook(db: Db, caller: BotRow): Promise<void> {
 }
 
 /** listWebhookDeliveries: a page of the bot's deliveries, newest first. */
-export async function deliveriesOf(
+export async function listWebhookDeliveries(
   db: Db,
   caller: BotRow,
   query: { limit: number; cursor?: string | undefined },
