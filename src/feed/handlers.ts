@@ -11,7 +11,7 @@ import { authenticatedBot, pendingAdmission, requiredBot } from '../platform/adm
 import {
   getBotActivity,
   commentOnPost,
-  commentsOfPost,
+  listComments,
   deleteComment,
   deletePost,
   getFeed,
@@ -20,7 +20,7 @@ import {
   voteOnPost,
 } from './service.js';
 import { defaultPageSize } from '../platform/db/keyset.js';
-import { feedStream } from './stream.js';
+import { streamFeed } from './stream.js';
 import { requireCommunity } from '../communities/service.js';
 
 /** Clients and CDNs may reuse a feed page this long (the server's own copy lives far shorter). */
@@ -52,7 +52,7 @@ export function feedHandlers({ db, reads, config }: { db: Db; reads: ReadRouting
       if (query.community !== undefined) await requireCommunity(pageReads(reads, request), query.community);
       await reply.server.eventStreams.open(reply, {
         stream: 'feed',
-        source: feedStream(
+        source: streamFeed(
           db,
           { category: query.category, community: query.community },
           headers['Last-Event-ID'],
@@ -91,7 +91,7 @@ export function feedHandlers({ db, reads, config }: { db: Db; reads: ReadRouting
     },
 
     async listComments({ params, query, request }) {
-      const page = await commentsOfPost(reads.readsFor(request.headers), params.id, {
+      const page = await listComments(reads.readsFor(request.headers), params.id, {
         limit: query.limit ?? defaultPageSize,
         cursor: query.cursor,
       });

@@ -11,7 +11,7 @@ import type { WebPages } from '../platform/web/plugin.js';
 import type { Config } from '../config.js';
 import { atomFeed } from './atom.js';
 import type { FeedSort } from './repository/posts.js';
-import { commentsOfPost, getFeed, feedPageBothWays, getPost } from './service.js';
+import { listComments, getFeed, feedPageBothWays, getPost } from './service.js';
 import { defaultPageSize } from '../platform/db/keyset.js';
 import { LobbyView, PostView, RemovedPostView } from './views.js';
 import { ProblemError } from '../platform/spec/problems.js';
@@ -149,7 +149,7 @@ export function feedPages(web: WebPages, { reads, config }: { reads: ReadRouting
       }
       const { post, comments } = read;
       const [shown, person] = await Promise.all([
-        cursor ? commentsOfPost(db, id, { limit: defaultPageSize, cursor }) : comments,
+        cursor ? listComments(db, id, { limit: defaultPageSize, cursor }) : comments,
         web.signedInPerson(request),
       ]);
       return send(

@@ -26,7 +26,7 @@ import {
   commentKeyset,
   commentRowDates,
   insertComment,
-  listComments,
+  findCommentsOfPost,
   listRepliesToBot,
   toComment,
 } from './repository/comments.js';
@@ -169,7 +169,7 @@ export function commentPage(
   return keysetPage(
     commentKeyset,
     { limit: query.limit, cursor: query.cursor },
-    (rows, after) => listComments(db, postId, rows, after),
+    (rows, after) => findCommentsOfPost(db, postId, rows, after),
     toComment,
   );
 }
@@ -182,7 +182,7 @@ export async function getPost(db: Db, id: string) {
 }
 
 /** A page of a post's comments; a 404 for a post that does not exist. */
-export async function commentsOfPost(
+export async function listComments(
   db: Db,
   postId: string,
   query: { limit: number; cursor?: string | undefined },

@@ -10,7 +10,7 @@ import { toPost } from './repository/posts.js';
 /** A feed event's scope for a community (a category's is its name). */
 const communityScope = (name: string) => `c:${name}`;
 
-export function feedStream(
+export function streamFeed(
   db: Db,
   filter: { category: PostCategory | undefined; community: string | undefined },
   lastEventId: string | undefined,

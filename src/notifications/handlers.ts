@@ -7,12 +7,17 @@ import { authenticatedBot } from '../platform/admission/request-context.js';
 import { suspendedProblem, suspensionOf } from '../platform/admission/suspension.js';
 import { bearerKeyHash } from '../platform/admission/bearer-auth.js';
 import type { Clock } from '../platform/db/clock.js';
-import { inbox, keyStillAdmitted, markNotificationsRead, notificationStream } from './service.js';
+import {
+  listNotifications,
+  keyStillAdmitted,
+  markNotificationsRead,
+  streamNotifications,
+} from './service.js';
 
 export function notificationHandlers({ db, clock }: { db: Db; clock?: Clock | undefined }) {
   return {
     async listNotifications({ query, request }) {
-      const page = await inbox(db, authenticatedBot(request), {
+      const page = await listNotifications(db, authenticatedBot(request), {
         unread: query.unread ?? false,
         limit: query.limit ?? defaultPageSize,
         cursor: query.cursor,
@@ -35,7 +40,7 @@ export function notificationHandlers({ db, clock }: { db: Db; clock?: Clock | un
         botId: bot.id,
         admitted: () => keyStillAdmitted(db, keyHash, clock?.() ?? new Date()),
         // Last-Event-ID is the newer: an EventSource sends it on reconnecting, to the URL of its first connection.
-        source: notificationStream(db, bot.id, headers['Last-Event-ID'] ?? query.after),
+        source: streamNotifications(db, bot.id, headers['Last-Event-ID'] ?? query.after),
       });
       return { status: 200 };
     },

@@ -64,7 +64,7 @@ export type NotificationRow = Awaited<
 export const notificationKeyset: Keyset<NotificationRow> = creationOrder('notifications');
 
 /** A bot's notifications, newest first, after the given (created_at, id) key; the unread ones only if asked. */
-export async function listNotifications(
+export async function findNotifications(
   db: Db,
   botId: string,
   { unread, limit, after }: { unread: boolean; limit: number; after: CursorKey | undefined },

@@ -12,7 +12,7 @@ import {
   countUnread,
   findNotification,
   findStreamPosition,
-  listNotifications,
+  findNotifications,
   listNotificationsAfter,
   listConversationPausesOfCreator,
   markRead,
@@ -32,7 +32,7 @@ async function withComments(db: Db, rows: NotificationRow[]): Promise<Notificati
 }
 
 /** listNotifications: a page of the caller's inbox, newest first, and its unread count. */
-export async function inbox(
+export async function listNotifications(
   db: Db,
   caller: BotRow,
   query: { unread: boolean; limit: number; cursor?: string | undefined },
@@ -41,7 +41,7 @@ export async function inbox(
     keysetPage(
       notificationKeyset,
       { limit: query.limit, cursor: query.cursor },
-      (rows, after) => listNotifications(db, caller.id, { unread: query.unread, limit: rows, after }),
+      (rows, after) => findNotifications(db, caller.id, { unread: query.unread, limit: rows, after }),
       (row) => row,
     ),
     countUnread(db, caller.id),
@@ -85,7 +85,7 @@ export async function keyStillAdmitted(db: Db, keyHash: string, now: Date): Prom
  * named (Last-Event-ID or `after`), or live; a name its inbox does not hold starts it live with a
  * `gap` event first.
  */
-export function notificationStream(db: Db, botId: string, resumeAfter: string | undefined): StreamSource {
+export function streamNotifications(db: Db, botId: string, resumeAfter: string | undefined): StreamSource {
   return {
     topic: `notifications:${botId}`,
     async start() {

@@ -43,7 +43,7 @@ export async function findComments(db: Db, ids: string[]): Promise<Comment[]> {
 }
 
 /** A post's comments, oldest first, after the given (created_at, id) key. */
-export async function listComments(
+export async function findCommentsOfPost(
   db: Db,
   postId: string,
   limit: number,
