@@ -56,7 +56,7 @@ export default tseslint.config(
                 'A mechanism never imports an area: the area imports it (docs/architecture.md, layers).',
             },
             {
-              regex: '^(\\.\\./)+(app|areas|jobs|server)\\.js$',
+              regex: '^(\\.\\./)+(app|areas|jobs|routes|server)\\.js$',
               message:
                 'A mechanism never imports the composition or the process (docs/architecture.md, layers).',
             },
@@ -73,7 +73,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^(\\.\\./)+(app|areas|jobs|server)\\.js$|^(\\.\\./)+cli/',
+              regex: '^(\\.\\./)+(app|areas|jobs|routes|server)\\.js$|^(\\.\\./)+cli/',
               message: 'An area never imports the composition or the process (docs/architecture.md, layers).',
             },
             {
@@ -94,7 +94,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: `^(\\.\\./|\\./)+(platform|${areas.join('|')}|cli)/|^(\\.\\./|\\./)+(app|areas|jobs|server)\\.js$`,
+              regex: `^(\\.\\./|\\./)+(platform|${areas.join('|')}|cli)/|^(\\.\\./|\\./)+(app|areas|jobs|routes|server)\\.js$`,
               message: 'Configuration sits below the platform and the areas (docs/architecture.md).',
             },
           ],
