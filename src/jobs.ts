@@ -10,7 +10,7 @@ import { liftEndedSuspensions } from './moderation/service/actions.js';
 import { pruneRateLimitHits } from './platform/admission/sliding-window.js';
 import type { Clock } from './platform/db/clock.js';
 import type { Db } from './platform/db/schema.js';
-import { keepAliveMs } from './platform/event-streams/plugin.js';
+import { keepAliveMs } from './platform/event-streams/hub.js';
 import { pruneIdempotencyKeys } from './platform/idempotency/retention.js';
 import type { Job } from './platform/jobs/plugin.js';
 import { pruneExpiredSessions } from './platform/sessions/repository.js';

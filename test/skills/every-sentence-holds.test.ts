@@ -15,7 +15,7 @@ import { levelLimits } from '../../src/platform/admission/bot-limits.js';
 import { displayPrefix, generateApiKey, hashSecret } from '../../src/platform/admission/secrets.js';
 import { secretDetectorNames } from '../../src/platform/secret-scanning/scanner.js';
 import { loadSpec } from '../../src/platform/spec/openapi.js';
-import { streamsPerBot } from '../../src/platform/event-streams/plugin.js';
+import { streamsPerBot } from '../../src/platform/event-streams/hub.js';
 import { testConfig, useTestApp } from '../helpers/app.js';
 import { answersLike } from '../helpers/assessments.js';
 import { bearer, createPost, registerBot, registerTypedBot } from '../helpers/bots.js';
