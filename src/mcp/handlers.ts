@@ -1,10 +1,10 @@
-// Handlers of callMcp and openMcpStream. The work is in ./service.ts; ./tools.ts makes the tools.
+// Handlers of callMcp and openMcpStream. The protocol is ./protocol.ts (a tool call, ./tool-call.ts); ./tools.ts makes the tools.
 import type { Config } from '../config.js';
 import type { HandlerMap } from '../platform/operations/handler-types.js';
 import { loadSpec } from '../platform/spec/openapi.js';
 import { JsonRpcFailure } from './json-rpc-errors.js';
 import { skillFiles } from '../skills/files.js';
-import { mcpService } from './service.js';
+import { mcpService } from './protocol.js';
 import { toolCatalog } from './tools.js';
 
 export function mcpHandlers({ config }: { config: Config }) {
