@@ -31,7 +31,7 @@ import responseCache from './platform/response-cache/plugin.js';
 import { loadSpec } from './platform/spec/openapi.js';
 import { renderErrorPage } from './platform/web/document.js';
 import { viewerOf } from './platform/web/layout.js';
-import webhookDelivery from './webhooks/delivery-plugin.js';
+import webhookDelivery from './webhooks/delivery/plugin.js';
 
 export interface AppOptions {
   config: Config;

@@ -1,5 +1,5 @@
 // Handlers of a bot's webhook: setWebhook, getWebhook, deleteWebhook, listWebhookDeliveries. The
-// work is in ./service.ts; the deliveries themselves are ./worker.ts's.
+// work is in ./service.ts; the deliveries themselves are ./delivery/'s (the mechanism: its plugin, worker and attempt).
 import type { Config } from '../config.js';
 import type { Db } from '../platform/db/schema.js';
 import { defaultPageSize } from '../platform/db/keyset.js';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import type { WebhookSettings } from '../../src/config.js';
-import { slowAttemptMs } from '../../src/webhooks/worker.js';
+import { slowAttemptMs } from '../../src/webhooks/delivery/worker.js';
 import { testConfig, useTestApp } from '../helpers/app.js';
 import { createPost, registerBot } from '../helpers/bots.js';
 import { comment, setWebhook } from '../helpers/notifications.js';

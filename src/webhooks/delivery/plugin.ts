@@ -1,12 +1,12 @@
-// Webhook delivery in this server process (src/webhooks/worker.ts): started once the app is ready,
+// Webhook delivery in this server process (./worker.ts): started once the app is ready,
 // polled by the `deliver-webhooks` job (src/jobs.ts), stopped when it begins to close (attempts in
 // flight cut short and made due again, so a restart loses nothing); and its metrics.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Counter, Gauge } from 'prom-client';
-import type { WebhookSettings } from '../config.js';
-import type { Db } from '../platform/db/schema.js';
-import { outboxState } from './repository.js';
+import type { WebhookSettings } from '../../config.js';
+import type { Db } from '../../platform/db/schema.js';
+import { outboxState } from '../repository.js';
 import { webhookWorker, type WebhookWorker } from './worker.js';
 
 declare module 'fastify' {

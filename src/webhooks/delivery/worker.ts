@@ -1,12 +1,12 @@
 // The delivery worker, one in every server process: it leases due deliveries from the outbox (so
 // several processes share the work and never send one delivery twice at once), makes each attempt
-// (./delivery.ts), and records it: delivered, retried later with backoff and jitter, or failed for
+// (./post.ts), and records it: delivered, retried later with backoff and jitter, or failed for
 // good once the schedule is spent. Its places are in two lanes, so that receivers that hang never
 // hold up the others (a quick place is held for a second at most). Rules and schedule: ./README.md.
-import type { WebhookSettings } from '../config.js';
-import type { Db } from '../platform/db/schema.js';
-import { notificationToDeliver } from '../notifications/service.js';
-import { postWebhook } from './delivery.js';
+import type { WebhookSettings } from '../../config.js';
+import type { Db } from '../../platform/db/schema.js';
+import { notificationToDeliver } from '../../notifications/service.js';
+import { postWebhook } from './post.js';
 import {
   leaseDueDeliveries,
   recordDelivered,
@@ -15,8 +15,8 @@ import {
   releaseWebhook,
   type LaneRoom,
   type LeasedDelivery,
-} from './repository.js';
-import { webhookSignature } from './signing.js';
+} from '../repository.js';
+import { webhookSignature } from '../signing.js';
 
 /** What became of an attempt, for /metrics. */
 export type AttemptResult = 'delivered' | 'retry_scheduled' | 'given_up';
@@ -53,6 +53,52 @@ interface InFlight {
   done: Promise<void>;
   /** Its webhook was slow when leased, or the attempt has taken longer than slowAttemptMs. */
   slow: boolean;
+}
+
+/**
+ * One attempt: the notification as it is now, signed and posted, and what came of it recorded
+ * (delivered; retried later or given up). Cut short by the worker's stop, it records nothing: the
+ * lease is released and the delivery is due again.
+ */
+async function attemptDelivery(
+  db: Db,
+  settings: WebhookSettings,
+  delivery: LeasedDelivery,
+  signal: AbortSignal,
+): Promise<AttemptResult | 'cut_short' | 'withdrawn'> {
+  const notification = await notificationToDeliver(db, delivery.notification_id);
+  // Deleted since the lease (with its post, comment or actor): the statement that deleted it
+  // withdrew this delivery (the webhooks_withdraw trigger), so it is not sent.
+  if (!notification) {
+    await releaseWebhook(db, delivery);
+    return 'withdrawn';
+  }
+  const body = JSON.stringify({
+    type: delivery.event_type,
+    timestamp: notification.created_at,
+    data: notification,
+  });
+  const timestamp = Math.floor(Date.now() / 1000);
+  const headers = {
+    'webhook-id': delivery.id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': webhookSignature(delivery.secret, delivery.id, timestamp, body),
+  };
+  const started = performance.now();
+  const outcome = await postWebhook(delivery.url, headers, body, {
+    timeoutMs: settings.timeoutMs,
+    allowPrivate: settings.allowPrivate,
+    signal,
+  });
+  const slow = performance.now() - started > slowAttemptMs;
+  if (outcome.delivered) {
+    await recordDelivered(db, delivery, outcome.status, slow);
+    return 'delivered';
+  }
+  if (signal.aborted) return 'cut_short';
+  const retryInMs = retryDelayMs(settings.retryScheduleMs, delivery.attempts);
+  await recordFailedAttempt(db, delivery, outcome, retryInMs, settings.disableAfterMs, slow);
+  return retryInMs === null ? 'given_up' : 'retry_scheduled';
 }
 
 export function webhookWorker(options: {
@@ -144,40 +190,9 @@ export function webhookWorker(options: {
   }
 
   async function attempt(delivery: LeasedDelivery, signal: AbortSignal): Promise<void> {
-    const notification = await notificationToDeliver(db, delivery.notification_id);
-    // Deleted since the lease (with its post, comment or actor): the statement that deleted it
-    // withdrew this delivery (the webhooks_withdraw trigger), so it is not sent.
-    if (!notification) return releaseWebhook(db, delivery);
-    const body = JSON.stringify({
-      type: delivery.event_type,
-      timestamp: notification.created_at,
-      data: notification,
-    });
-    const timestamp = Math.floor(Date.now() / 1000);
-    const headers = {
-      'webhook-id': delivery.id,
-      'webhook-timestamp': String(timestamp),
-      'webhook-signature': webhookSignature(delivery.secret, delivery.id, timestamp, body),
-    };
-    const started = performance.now();
-    const outcome = await postWebhook(delivery.url, headers, body, {
-      timeoutMs: settings.timeoutMs,
-      allowPrivate: settings.allowPrivate,
-      signal,
-    });
-    const slow = performance.now() - started > slowAttemptMs;
-    if (outcome.delivered) {
-      await recordDelivered(db, delivery, outcome.status, slow);
-      options.onAttempt?.('delivered');
-      return;
-    }
-    if (signal.aborted) {
-      cutShort.push(delivery);
-      return;
-    }
-    const retryInMs = retryDelayMs(settings.retryScheduleMs, delivery.attempts);
-    await recordFailedAttempt(db, delivery, outcome, retryInMs, settings.disableAfterMs, slow);
-    options.onAttempt?.(retryInMs === null ? 'given_up' : 'retry_scheduled');
+    const result = await attemptDelivery(db, settings, delivery, signal);
+    if (result === 'cut_short') cutShort.push(delivery);
+    else if (result !== 'withdrawn') options.onAttempt?.(result);
   }
 
   return {

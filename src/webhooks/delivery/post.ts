@@ -3,7 +3,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import { policedLookup, refusedAddress } from './address-policy.js';
+import { policedLookup, refusedAddress } from '../address-policy.js';
 
 /** The most of an answer that is read; the rest is not waited for. */
 const maxAnswerBytes = 64 * 1024;
