@@ -22,14 +22,47 @@ import {
   scoreCreatorTest,
   submitCreatorAssessment,
 } from './service.js';
-import { CreatorTestView, CreatorView, MeView, notices } from './views.js';
+import { MeView, notices } from './me-view.js';
+import { CreatorTestView, CreatorView } from './views.js';
 
-export function creatorPages(
+type CreatorPagesDeps = { db: Db; reads: ReadRouting; config: Config; clock: Clock | undefined };
+
+/** The signed-in person's page; its forms come back to it (POST, then a redirect to /me). */
+async function mePage(
   web: WebPages,
-  { db, reads, config, clock }: { db: Db; reads: ReadRouting; config: Config; clock: Clock | undefined },
+  db: Db,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  extra: {
+    notice?: string;
+    profileErrors?: FieldError[];
+    claimErrors?: FieldError[];
+    values?: Form;
+    newKey?: { botName: string; apiKey: string };
+    keyError?: string;
+  } = {},
+  status = 200,
 ) {
-  const { app, getRoute, send } = web;
+  const userId = request.session.userId;
+  const person = await web.signedInPerson(request);
+  if (!userId || !person) return reply.redirect(`/sign-in?next=${encodeURIComponent('/me')}`, 303);
+  const [bots, moderation, conversations] = await Promise.all([
+    listMyBots(db, userId, { limit: 100 }),
+    moderationNoticesOfCreator(db, userId),
+    conversationPausesOfCreator(db, userId),
+  ]);
+  return web.send(
+    request,
+    reply,
+    'Your page',
+    <MeView me={person} bots={bots.items} moderation={moderation} conversations={conversations} {...extra} />,
+    status,
+  );
+}
 
+/** A creator's public page (getCreator). */
+function creatorPage(web: WebPages, { reads }: CreatorPagesDeps) {
+  const { app, getRoute, send } = web;
   app.get<{ Params: { handle: string } }>(
     '/creator/:handle',
     getRoute({ params: web.schemaOf('getCreator').params! }),
@@ -43,48 +76,15 @@ export function creatorPages(
       );
     },
   );
+}
 
-  // The signed-in person's page; its forms come back to it (POST, then a redirect to /me).
-  async function mePage(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    extra: {
-      notice?: string;
-      profileErrors?: FieldError[];
-      claimErrors?: FieldError[];
-      values?: Form;
-      newKey?: { botName: string; apiKey: string };
-      keyError?: string;
-    } = {},
-    status = 200,
-  ) {
-    const userId = request.session.userId;
-    const person = await web.signedInPerson(request);
-    if (!userId || !person) return reply.redirect(`/sign-in?next=${encodeURIComponent('/me')}`, 303);
-    const [bots, moderation, conversations] = await Promise.all([
-      listMyBots(db, userId, { limit: 100 }),
-      moderationNoticesOfCreator(db, userId),
-      conversationPausesOfCreator(db, userId),
-    ]);
-    return send(
-      request,
-      reply,
-      'Your page',
-      <MeView
-        me={person}
-        bots={bots.items}
-        moderation={moderation}
-        conversations={conversations}
-        {...extra}
-      />,
-      status,
-    );
-  }
-
+/** /me and its forms: the creator profile (upsertCreatorProfile), claiming (claimBot), a bot's new key. */
+function mePages(web: WebPages, { db, config, clock }: CreatorPagesDeps) {
+  const { app, getRoute } = web;
   app.get<{ Querystring: { done?: string } }>('/me', getRoute(), async (request, reply) => {
     const done = request.query.done;
     const notice = done && Object.hasOwn(notices, done) ? notices[done as keyof typeof notices] : undefined;
-    return mePage(request, reply, notice ? { notice } : {});
+    return mePage(web, db, request, reply, notice ? { notice } : {});
   });
 
   web.form(
@@ -99,7 +99,7 @@ export function creatorPages(
       const userId = request.session.userId;
       if (!userId) return reply.redirect('/sign-in?next=/me', 303);
       const failed = (problems: FieldError[], status: number) =>
-        mePage(request, reply, { profileErrors: problems, values: fields }, status);
+        mePage(web, db, request, reply, { profileErrors: problems, values: fields }, status);
       if (errors) return failed(errors, 400);
       try {
         await upsertCreatorProfile(db, userId, body);
@@ -124,7 +124,7 @@ export function creatorPages(
       const userId = request.session.userId;
       if (!userId) return reply.redirect('/sign-in?next=/me', 303);
       const failed = (problems: FieldError[], status: number) =>
-        mePage(request, reply, { claimErrors: problems, values: fields }, status);
+        mePage(web, db, request, reply, { claimErrors: problems, values: fields }, status);
       if (errors) return failed(errors, 400);
       try {
         await claimBot(db, config, userId, body.claim_code);
@@ -151,16 +151,20 @@ export function creatorPages(
     try {
       const { api_key } = await rotateClaimedBotKey(db, config, clock, userId, id);
       const bot = await getBot(db, config, id);
-      return await mePage(request, reply, { newKey: { botName: bot.name, apiKey: api_key } });
+      return await mePage(web, db, request, reply, { newKey: { botName: bot.name, apiKey: api_key } });
     } catch (error) {
       if (error instanceof ProblemError && error.status < 500) {
         reply.headers(error.headers);
-        return mePage(request, reply, { keyError: error.detail }, error.status);
+        return mePage(web, db, request, reply, { keyError: error.detail }, error.status);
       }
       throw error;
     }
   });
+}
 
+/** The creators' test, taken signed in (submitCreatorAssessment) or only scored. */
+function creatorTestPages(web: WebPages, { db }: CreatorPagesDeps) {
+  const { app, getRoute, send } = web;
   const common = (userId: string | undefined) => ({
     questionnaire: creatorQuestions,
     signedIn: Boolean(userId),
@@ -212,4 +216,10 @@ export function creatorPages(
       );
     },
   );
+}
+
+export function creatorPages(web: WebPages, deps: CreatorPagesDeps) {
+  creatorPage(web, deps);
+  mePages(web, deps);
+  creatorTestPages(web, deps);
 }
