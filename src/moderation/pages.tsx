@@ -45,13 +45,41 @@ function refusedReasonOf(
 /** A datetime-local field's value is a UTC time without its zone: say so, as RFC 3339 asks. */
 const instant = (value: string) => (/^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?$/.test(value) ? `${value}Z` : value);
 
-export function moderationPages(
-  web: WebPages,
-  { db, clock, afterModeration }: { db: Db; clock: Clock | undefined; afterModeration: AfterModeration },
-) {
+type ModerationPagesDeps = { db: Db; clock: Clock | undefined; afterModeration: AfterModeration };
+
+/** The moderate form's fields as moderate's request body. */
+function moderateBody(fields: Record<string, string | undefined>, now: Date) {
+  return {
+    action: fields.action ?? '',
+    target_type: fields.target_type ?? '',
+    target_id: fields.target_id ?? '',
+    reason: fields.reason ?? '',
+    ...(fields.until ? { until: instant(fields.until) } : {}),
+    // The suspend form's end: seconds from now (one of suspensionLengths).
+    ...(fields.length && /^\d{1,8}$/.test(fields.length)
+      ? { until: new Date(now.getTime() + Number(fields.length) * 1000).toISOString() }
+      : {}),
+    ...(fields.hide_content ? { hide_content: fields.hide_content === 'true' } : {}),
+    ...(fields.category ? { category: fields.category } : {}),
+    ...(fields.community ? { community: fields.community } : {}),
+    // The edit form's texts, each as the community shows it; its rules one a line.
+    ...(fields.title !== undefined ? { title: fields.title } : {}),
+    ...(fields.description !== undefined ? { description: fields.description } : {}),
+    ...(fields.rules !== undefined
+      ? {
+          rules: fields.rules
+            .split(/\r?\n/)
+            .map((rule) => rule.trim())
+            .filter(Boolean),
+        }
+      : {}),
+  };
+}
+
+/** /moderation: the console, read through the moderators' operations; the page its forms come back to. */
+function consolePage(web: WebPages, { db, clock }: ModerationPagesDeps) {
   const { app, getRoute, send } = web;
   const now = () => clock?.() ?? new Date();
-
   // The page's query: the queue's cursor, and the log's filters (listModerationActions' own, with a
   // bot named by its name as a person knows it).
   const logQuery = web.schemaOf('listModerationActions').querystring as {
@@ -70,7 +98,6 @@ export function moderationPages(
     },
   };
   const actionKinds = web.enumOf('ModerationActionKind');
-  const sitePath = web.patternOf('NextPath');
 
   async function page(
     request: FastifyRequest,
@@ -148,7 +175,16 @@ export function moderationPages(
       });
     },
   );
+  return page;
+}
 
+/** The console's forms: moderate and decideAppeal, each refusal shown on the console with its status. */
+function consoleForms(
+  web: WebPages,
+  { db, clock, afterModeration }: ModerationPagesDeps,
+  page: ReturnType<typeof consolePage>,
+) {
+  const now = () => clock?.() ?? new Date();
   /** A refusal of the operation, shown on the page with its status. */
   const refused = (
     request: FastifyRequest,
@@ -162,6 +198,45 @@ export function moderationPages(
       : page(request, reply, { problem: error.detail }, error.status);
   };
 
+  web.form(
+    '/moderation/actions',
+    'moderate',
+    (fields) => moderateBody(fields, now()),
+    async (request, reply, { body, errors, fields }) => {
+      const moderator = await moderatorOf(db, request);
+      if (errors) return page(request, reply, { errors, reasonField: fields.reason_field }, 400);
+      try {
+        const action = await moderate(db, moderator, body, now(), afterModeration);
+        return reply.redirect(`/moderation?done=${action.action}`, 303);
+      } catch (error) {
+        return refused(request, reply, error, fields.reason_field);
+      }
+    },
+  );
+
+  web.form(
+    '/moderation/appeals/:id',
+    'decideAppeal',
+    (fields) => ({ decision: fields.decision ?? '', reason: fields.reason ?? '' }),
+    async (request, reply, { body, errors, fields }) => {
+      const moderator = await moderatorOf(db, request);
+      const { id } = request.params as { id: string };
+      if (!uuidPattern.test(id)) throw notFound(`No appeal has the id ${id}.`);
+      if (errors) return page(request, reply, { errors, reasonField: fields.reason_field }, 400);
+      try {
+        const appeal = await decideAppeal(db, moderator, id, body, afterModeration);
+        return reply.redirect(`/moderation?done=${appeal.status === 'granted' ? 'grant' : 'deny'}`, 303);
+      } catch (error) {
+        return refused(request, reply, error, fields.reason_field);
+      }
+    },
+  );
+}
+
+/** /report: every page's Report control (reportContentAsHuman). */
+function reportForm(web: WebPages, { db }: ModerationPagesDeps) {
+  const { send } = web;
+  const sitePath = web.patternOf('NextPath');
   // A page's Report control: the answer says it was sent (or why not) and leads back to that page.
   web.form(
     '/report',
@@ -197,62 +272,10 @@ export function moderationPages(
       return answer(undefined, 200);
     },
   );
+}
 
-  web.form(
-    '/moderation/actions',
-    'moderate',
-    (fields) => ({
-      action: fields.action ?? '',
-      target_type: fields.target_type ?? '',
-      target_id: fields.target_id ?? '',
-      reason: fields.reason ?? '',
-      ...(fields.until ? { until: instant(fields.until) } : {}),
-      // The suspend form's end: seconds from now (one of suspensionLengths).
-      ...(fields.length && /^\d{1,8}$/.test(fields.length)
-        ? { until: new Date(now().getTime() + Number(fields.length) * 1000).toISOString() }
-        : {}),
-      ...(fields.hide_content ? { hide_content: fields.hide_content === 'true' } : {}),
-      ...(fields.category ? { category: fields.category } : {}),
-      ...(fields.community ? { community: fields.community } : {}),
-      // The edit form's texts, each as the community shows it; its rules one a line.
-      ...(fields.title !== undefined ? { title: fields.title } : {}),
-      ...(fields.description !== undefined ? { description: fields.description } : {}),
-      ...(fields.rules !== undefined
-        ? {
-            rules: fields.rules
-              .split(/\r?\n/)
-              .map((rule) => rule.trim())
-              .filter(Boolean),
-          }
-        : {}),
-    }),
-    async (request, reply, { body, errors, fields }) => {
-      const moderator = await moderatorOf(db, request);
-      if (errors) return page(request, reply, { errors, reasonField: fields.reason_field }, 400);
-      try {
-        const action = await moderate(db, moderator, body, now(), afterModeration);
-        return reply.redirect(`/moderation?done=${action.action}`, 303);
-      } catch (error) {
-        return refused(request, reply, error, fields.reason_field);
-      }
-    },
-  );
-
-  web.form(
-    '/moderation/appeals/:id',
-    'decideAppeal',
-    (fields) => ({ decision: fields.decision ?? '', reason: fields.reason ?? '' }),
-    async (request, reply, { body, errors, fields }) => {
-      const moderator = await moderatorOf(db, request);
-      const { id } = request.params as { id: string };
-      if (!uuidPattern.test(id)) throw notFound(`No appeal has the id ${id}.`);
-      if (errors) return page(request, reply, { errors, reasonField: fields.reason_field }, 400);
-      try {
-        const appeal = await decideAppeal(db, moderator, id, body, afterModeration);
-        return reply.redirect(`/moderation?done=${appeal.status === 'granted' ? 'grant' : 'deny'}`, 303);
-      } catch (error) {
-        return refused(request, reply, error, fields.reason_field);
-      }
-    },
-  );
+export function moderationPages(web: WebPages, deps: ModerationPagesDeps) {
+  const page = consolePage(web, deps);
+  consoleForms(web, deps, page);
+  reportForm(web, deps);
 }
