@@ -14,7 +14,8 @@ import { listModerationActions } from './service/log.js';
 import { moderate, type AfterModeration } from './service/moderate.js';
 import { listReports, reportContentAsHuman } from './service/reports.js';
 import { requireModerator } from './service/roles.js';
-import { type LogFilter, ModerationView, moderationNotices, ReportAnswerView } from './views.js';
+import type { LogFilter } from './log-view.js';
+import { ModerationView, moderationNotices, ReportAnswerView } from './views.js';
 import type { RefusedReason } from './forms.js';
 import { closedCommunities, removedContent, suspendedBots } from './service/console.js';
 
