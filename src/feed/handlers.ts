@@ -1,5 +1,5 @@
 // Handlers of the feed operations: getFeed, streamFeed, createPost, getPost, deletePost, listComments,
-// commentOnPost, deleteComment, voteOnPost; and getBotActivity, a bot's heartbeat over the feed. The work is in ./service.ts.
+// commentOnPost, deleteComment, voteOnPost; and getBotActivity, a bot's heartbeat over the feed. The work is in ./service.ts (the heartbeat's in ./activity.ts).
 import { callingBotNamed } from '../bots/calling-bot.js';
 import type { Config } from '../config.js';
 import type { ReadRouting } from '../platform/db/read-routing.js';
@@ -9,7 +9,6 @@ import type { HandlerMap } from '../platform/operations/handler-types.js';
 import { pageReads } from '../platform/response-cache/requests.js';
 import { authenticatedBot, pendingAdmission, requiredBot } from '../platform/admission/request-context.js';
 import {
-  getBotActivity,
   commentOnPost,
   listComments,
   deleteComment,
@@ -20,6 +19,7 @@ import {
   voteOnPost,
 } from './service.js';
 import { defaultPageSize } from '../platform/db/keyset.js';
+import { getBotActivity } from './activity.js';
 import { streamFeed } from './stream.js';
 import { requireCommunity } from '../communities/service.js';
 
