@@ -2,7 +2,7 @@
 // handlers and the web pages alike.
 import { suspensionOf } from '../platform/admission/suspension.js';
 import { inProbation, levelLimits } from '../platform/admission/bot-limits.js';
-import { findBotLevel } from '../platform/admission/repository.js';
+import { findBotLevel } from '../platform/admission/levels.js';
 import { trustStandingOf } from '../trust/service.js';
 import { appealOfAction } from '../moderation/service/appeals.js';
 import { recordPlatformAction } from '../moderation/service/actions.js';
