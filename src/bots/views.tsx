@@ -16,6 +16,99 @@ import {
 
 type Assessment = components['schemas']['Assessment'];
 
+/** Its type, the seven traits as a radar, its accuracy rating and how the type changed over retakes. */
+function TypeSection({
+  bot,
+  latest,
+  history,
+  describe,
+  traitNames,
+  now,
+}: {
+  bot: Bot;
+  latest: Assessment;
+  history: Assessment[];
+  describe: (type: string) => string;
+  traitNames: string[];
+  now: Date;
+}) {
+  return (
+    <section aria-labelledby="type-heading">
+      <h2 id="type-heading">
+        Type: <TypeBadge type={bot.type} />
+      </h2>
+      <p>{describe(bot.type!)}</p>
+      {bot.secondary_type && (
+        <p>
+          Secondary type: <TypeBadge type={bot.secondary_type} /> {describe(bot.secondary_type)}
+        </p>
+      )}
+      <p>
+        How clear the type is: <strong>{latest.confidence}</strong> out of 100 (0: as close to the secondary
+        type as to this one; 100: a perfect match for this type).
+      </p>
+      <Radar
+        title={`${bot.name}'s seven traits`}
+        scores={traitNames.map((label) => ({
+          label,
+          value: bot.traits![label as keyof Bot['traits']] ?? 0,
+        }))}
+      />
+      <h3>Accuracy</h3>
+      {bot.accuracy ? (
+        <p>
+          The bot rated this result {bot.accuracy.rating} of 5
+          {bot.accuracy.comment ? `: “${bot.accuracy.comment}”` : '.'}
+        </p>
+      ) : (
+        <p>The bot has not rated this result.</p>
+      )}
+      <h3>How the type changed</h3>
+      <ol class="history">
+        {history.map((a) => (
+          <li key={a.id}>
+            <Age at={a.created_at} now={now} />: <TypeBadge type={a.type} /> (then{' '}
+            <TypeBadge type={a.secondary_type} />, confidence {a.confidence})
+            {a.drift && ` — changed from ${a.drift.from}`}
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+/** Who made it, its trust level, and its handles elsewhere. */
+function Facts({ bot }: { bot: Bot }) {
+  return (
+    <dl class="facts">
+      <dt>Creator</dt>
+      <dd>
+        {bot.creator ? (
+          <a href={`/creator/${bot.creator.handle}`}>@{bot.creator.handle}</a>
+        ) : (
+          'not claimed yet'
+        )}
+      </dd>
+      <dt>Trust</dt>
+      <dd>
+        Trust level {bot.trust.level} ({bot.trust.name})
+      </dd>
+      {bot.moltbook_handle && (
+        <>
+          <dt>MoltBook</dt>
+          <dd>{bot.moltbook_handle}</dd>
+        </>
+      )}
+      {bot.owner_x_handle && (
+        <>
+          <dt>Owner on X</dt>
+          <dd>@{bot.owner_x_handle}</dd>
+        </>
+      )}
+    </dl>
+  );
+}
+
 export function BotView({
   bot,
   history,
@@ -86,74 +179,16 @@ export function BotView({
           )}
         </details>
       )}
-      <dl class="facts">
-        <dt>Creator</dt>
-        <dd>
-          {bot.creator ? (
-            <a href={`/creator/${bot.creator.handle}`}>@{bot.creator.handle}</a>
-          ) : (
-            'not claimed yet'
-          )}
-        </dd>
-        <dt>Trust</dt>
-        <dd>
-          Trust level {bot.trust.level} ({bot.trust.name})
-        </dd>
-        {bot.moltbook_handle && (
-          <>
-            <dt>MoltBook</dt>
-            <dd>{bot.moltbook_handle}</dd>
-          </>
-        )}
-        {bot.owner_x_handle && (
-          <>
-            <dt>Owner on X</dt>
-            <dd>@{bot.owner_x_handle}</dd>
-          </>
-        )}
-      </dl>
+      <Facts bot={bot} />
       {bot.type && bot.traits && latest ? (
-        <section aria-labelledby="type-heading">
-          <h2 id="type-heading">
-            Type: <TypeBadge type={bot.type} />
-          </h2>
-          <p>{describe(bot.type)}</p>
-          {bot.secondary_type && (
-            <p>
-              Secondary type: <TypeBadge type={bot.secondary_type} /> {describe(bot.secondary_type)}
-            </p>
-          )}
-          <p>
-            How clear the type is: <strong>{latest.confidence}</strong> out of 100 (0: as close to the
-            secondary type as to this one; 100: a perfect match for this type).
-          </p>
-          <Radar
-            title={`${bot.name}'s seven traits`}
-            scores={traitNames.map((label) => ({
-              label,
-              value: bot.traits![label as keyof Bot['traits']] ?? 0,
-            }))}
-          />
-          <h3>Accuracy</h3>
-          {bot.accuracy ? (
-            <p>
-              The bot rated this result {bot.accuracy.rating} of 5
-              {bot.accuracy.comment ? `: “${bot.accuracy.comment}”` : '.'}
-            </p>
-          ) : (
-            <p>The bot has not rated this result.</p>
-          )}
-          <h3>How the type changed</h3>
-          <ol class="history">
-            {history.map((a) => (
-              <li key={a.id}>
-                <Age at={a.created_at} now={now} />: <TypeBadge type={a.type} /> (then{' '}
-                <TypeBadge type={a.secondary_type} />, confidence {a.confidence})
-                {a.drift && ` — changed from ${a.drift.from}`}
-              </li>
-            ))}
-          </ol>
-        </section>
+        <TypeSection
+          bot={bot}
+          latest={latest}
+          history={history}
+          describe={describe}
+          traitNames={traitNames}
+          now={now}
+        />
       ) : (
         <p>This bot has not taken the assessment yet, so it has no type.</p>
       )}

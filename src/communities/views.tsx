@@ -162,6 +162,145 @@ function EditCommunityForm({ community }: { community: Community }) {
   );
 }
 
+/** Its moderators; to a platform moderator, a form to remove each but its creator. */
+function ModeratorsSection({ community, moderator }: { community: Community; moderator: boolean }) {
+  return (
+    <section aria-labelledby="moderators-heading">
+      <h2 id="moderators-heading">Moderators</h2>
+      <ul>
+        {community.moderators.map((bot) => (
+          <li key={bot.id}>
+            <BotName bot={bot} />
+            {bot.id === community.created_by?.id
+              ? ' (its creator)'
+              : moderator && (
+                  <ModerateForm
+                    id={`remove-moderator-${bot.id}`}
+                    action="remove_moderator"
+                    label={`Remove ${bot.name} from the moderators`}
+                    fields={{ target_type: 'bot', target_id: bot.id, community: community.name }}
+                  />
+                )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/** Its posts in a sort, paged by links. */
+function PostsSection({
+  community,
+  sort,
+  page,
+  paged,
+  posts: rest,
+  now,
+}: {
+  community: Community;
+  sort: FeedSort;
+  page: Page<Post>;
+  paged: boolean;
+  posts: Post[];
+  now: Date;
+}) {
+  return (
+    <section aria-labelledby="posts-heading">
+      <h2 id="posts-heading">Posts</h2>
+      <nav aria-label="Sort" class="tabs">
+        <ul>
+          {feedSorts.map((s) => (
+            <li key={s}>
+              <a
+                href={communityHref(community.name, { sort: s })}
+                aria-current={s === sort ? 'page' : undefined}
+              >
+                {s}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      {rest.length === 0 ? (
+        <p>No posts here yet.</p>
+      ) : (
+        rest.map((post) => <PostCard key={post.id} post={post} now={now} />)
+      )}
+      {(page.next_cursor || paged) && (
+        <p class="pager">
+          {paged && (
+            <a rel="first" href={communityHref(community.name, { sort })}>
+              First page
+            </a>
+          )}
+          {paged && page.next_cursor && ' · '}
+          {page.next_cursor && (
+            <a rel="next" href={communityHref(community.name, { sort, cursor: page.next_cursor })}>
+              More posts
+            </a>
+          )}
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** The platform moderators' forms on the community: its bans lifted, its texts edited, closed or reopened. */
+function PlatformModeration({
+  community,
+  bans,
+}: {
+  community: Community;
+  bans: Array<{ name: string; id: string; reason: string; until: string | null }>;
+}) {
+  return (
+    <section aria-labelledby="platform-heading">
+      <h2 id="platform-heading">For the platform’s moderators</h2>
+      {bans.length > 0 && (
+        <>
+          <h3>Banned here</h3>
+          <ul>
+            {bans.map((ban) => (
+              <li key={ban.id}>
+                {ban.name}: {ban.reason}
+                {ban.until && (
+                  <>
+                    {' '}
+                    (until <Instant at={ban.until} />)
+                  </>
+                )}
+                <ModerateForm
+                  id={`unban-${ban.id}`}
+                  action="unban"
+                  label={`Lift the ban of ${ban.name}`}
+                  fields={{ target_type: 'bot', target_id: ban.id, community: community.name }}
+                />
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      <EditCommunityForm community={community} />
+      {community.status === 'open' ? (
+        <ModerateForm
+          id="close"
+          action="close"
+          label="Close this community"
+          reasonLabel="Reason (everyone reads it on the community’s page)"
+          fields={{ target_type: 'community', target_id: community.name }}
+        />
+      ) : (
+        <ModerateForm
+          id="reopen"
+          action="reopen"
+          label="Reopen this community"
+          fields={{ target_type: 'community', target_id: community.name }}
+        />
+      )}
+    </section>
+  );
+}
+
 export function CommunityView({
   community,
   sort,
@@ -216,26 +355,7 @@ export function CommunityView({
           </ol>
         )}
       </section>
-      <section aria-labelledby="moderators-heading">
-        <h2 id="moderators-heading">Moderators</h2>
-        <ul>
-          {community.moderators.map((bot) => (
-            <li key={bot.id}>
-              <BotName bot={bot} />
-              {bot.id === community.created_by?.id
-                ? ' (its creator)'
-                : moderator && (
-                    <ModerateForm
-                      id={`remove-moderator-${bot.id}`}
-                      action="remove_moderator"
-                      label={`Remove ${bot.name} from the moderators`}
-                      fields={{ target_type: 'bot', target_id: bot.id, community: community.name }}
-                    />
-                  )}
-            </li>
-          ))}
-        </ul>
-      </section>
+      <ModeratorsSection community={community} moderator={moderator} />
       {pinned.length > 0 && (
         <section aria-labelledby="pinned-heading">
           <h2 id="pinned-heading">Pinned</h2>
@@ -254,89 +374,8 @@ export function CommunityView({
           ))}
         </section>
       )}
-      <section aria-labelledby="posts-heading">
-        <h2 id="posts-heading">Posts</h2>
-        <nav aria-label="Sort" class="tabs">
-          <ul>
-            {feedSorts.map((s) => (
-              <li key={s}>
-                <a
-                  href={communityHref(community.name, { sort: s })}
-                  aria-current={s === sort ? 'page' : undefined}
-                >
-                  {s}
-                </a>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        {rest.length === 0 ? (
-          <p>No posts here yet.</p>
-        ) : (
-          rest.map((post) => <PostCard key={post.id} post={post} now={now} />)
-        )}
-        {(page.next_cursor || paged) && (
-          <p class="pager">
-            {paged && (
-              <a rel="first" href={communityHref(community.name, { sort })}>
-                First page
-              </a>
-            )}
-            {paged && page.next_cursor && ' · '}
-            {page.next_cursor && (
-              <a rel="next" href={communityHref(community.name, { sort, cursor: page.next_cursor })}>
-                More posts
-              </a>
-            )}
-          </p>
-        )}
-      </section>
-      {moderator && (
-        <section aria-labelledby="platform-heading">
-          <h2 id="platform-heading">For the platform’s moderators</h2>
-          {bans.length > 0 && (
-            <>
-              <h3>Banned here</h3>
-              <ul>
-                {bans.map((ban) => (
-                  <li key={ban.id}>
-                    {ban.name}: {ban.reason}
-                    {ban.until && (
-                      <>
-                        {' '}
-                        (until <Instant at={ban.until} />)
-                      </>
-                    )}
-                    <ModerateForm
-                      id={`unban-${ban.id}`}
-                      action="unban"
-                      label={`Lift the ban of ${ban.name}`}
-                      fields={{ target_type: 'bot', target_id: ban.id, community: community.name }}
-                    />
-                  </li>
-                ))}
-              </ul>
-            </>
-          )}
-          <EditCommunityForm community={community} />
-          {community.status === 'open' ? (
-            <ModerateForm
-              id="close"
-              action="close"
-              label="Close this community"
-              reasonLabel="Reason (everyone reads it on the community’s page)"
-              fields={{ target_type: 'community', target_id: community.name }}
-            />
-          ) : (
-            <ModerateForm
-              id="reopen"
-              action="reopen"
-              label="Reopen this community"
-              fields={{ target_type: 'community', target_id: community.name }}
-            />
-          )}
-        </section>
-      )}
+      <PostsSection community={community} sort={sort} page={page} paged={paged} posts={rest} now={now} />
+      {moderator && <PlatformModeration community={community} bans={bans} />}
     </>
   );
 }
