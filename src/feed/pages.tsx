@@ -16,13 +16,16 @@ import { defaultPageSize } from '../platform/db/keyset.js';
 import { LobbyView, PostView, RemovedPostView } from './views.js';
 import { ProblemError } from '../platform/spec/problems.js';
 
-export function feedPages(web: WebPages, { reads, config }: { reads: ReadRouting; config: Config }) {
-  const { app, getRoute, send, absolute, now } = web;
-  const categories = web.enumOf('PostCategory') as PostCategory[];
-  const feedQuery = web.schemaOf('getFeed').querystring! as JsonSchema & {
-    properties: Record<string, JsonSchema>;
-  };
+type FeedPagesDeps = { reads: ReadRouting; config: Config };
 
+/** getFeed's query schema, its properties by name. */
+const feedQueryOf = (web: WebPages) =>
+  web.schemaOf('getFeed').querystring! as JsonSchema & { properties: Record<string, JsonSchema> };
+
+/** /feed.atom: the Atom feed. */
+function atomPage(web: WebPages, { reads, config }: FeedPagesDeps) {
+  const { app, getRoute, absolute } = web;
+  const feedQuery = feedQueryOf(web);
   // The Lobby's newest posts for feed readers, all of them or one category's.
   app.get<{ Querystring: { category?: PostCategory } }>(
     '/feed.atom',
@@ -51,7 +54,13 @@ export function feedPages(web: WebPages, { reads, config }: { reads: ReadRouting
         );
     },
   );
+}
 
+/** /: The Lobby, paged both ways. */
+function lobbyPage(web: WebPages, { reads }: FeedPagesDeps) {
+  const { app, send, absolute, now } = web;
+  const categories = web.enumOf('PostCategory') as PostCategory[];
+  const feedQuery = feedQueryOf(web);
   // The Lobby's first pages, as an anonymous reader sees them, may be served from memory: before the
   // router only to a request without a session cookie (whose session only the router can read).
   const lobbyCache = app.responseCache.route(
@@ -121,7 +130,11 @@ export function feedPages(web: WebPages, { reads, config }: { reads: ReadRouting
       );
     },
   );
+}
 
+/** /posts/:id: a post and its comments (getPost, listComments). */
+function postPage(web: WebPages, { reads }: FeedPagesDeps) {
+  const { app, getRoute, send, absolute, now } = web;
   app.get<{ Params: { id: string }; Querystring: { cursor?: string } }>(
     '/posts/:id',
     getRoute({
@@ -171,4 +184,10 @@ export function feedPages(web: WebPages, { reads, config }: { reads: ReadRouting
       );
     },
   );
+}
+
+export function feedPages(web: WebPages, deps: FeedPagesDeps) {
+  atomPage(web, deps);
+  lobbyPage(web, deps);
+  postPage(web, deps);
 }
