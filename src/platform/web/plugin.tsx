@@ -113,31 +113,22 @@ declare module 'fastify' {
   }
 }
 
-export default async function webPages(app: FastifyInstance, options: WebPagesOptions) {
-  const { config, clock, spec, compilers, limits, personOf, areas, secretGuard } = options;
-  const operations = new Map(listOperations(spec).map((op) => [op.operationId, op]));
-  const operation = (id: string): Operation => operations.get(id)!;
+/**
+ * A page form that does what the API operation `operationId` does, and so goes through that
+ * operation's rules: the same-origin check, then its limit (`x-rate-limit`, counted under the API's
+ * key, so the two ways in share one count), then its request body, which `toBody` makes of the
+ * fields, checked by the validator every API route uses (text made NFC, NUL refused, the schema).
+ * The handler gets the fields as sent, and either the checked body or the problems found in it.
+ * test/contract/page-forms.test.ts holds every form route to this.
+ */
+function pageForms(
+  app: FastifyInstance,
+  { compilers, limits, secretGuard }: WebPagesOptions,
+  operation: (id: string) => Operation,
+  requireSameOrigin: (request: FastifyRequest) => void | Promise<void>,
+): WebPages['form'] {
   const schemaOf = (id: OperationId) => routeSchema(operation(id));
-  const requireSameOrigin = sameOriginGuard(config);
-
-  // Forms arrive URL-encoded, as browsers send them, and in no other way: in this scope JSON (and
-  // anything else) is a 415, so a form's fields are always strings (a missing body, no fields).
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser(
-    'application/x-www-form-urlencoded',
-    { parseAs: 'string' },
-    (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
-  );
-
-  /**
-   * A page form that does what the API operation `operationId` does, and so goes through that
-   * operation's rules: the same-origin check, then its limit (`x-rate-limit`, counted under the API's
-   * key, so the two ways in share one count), then its request body, which `toBody` makes of the
-   * fields, checked by the validator every API route uses (text made NFC, NUL refused, the schema).
-   * The handler gets the fields as sent, and either the checked body or the problems found in it.
-   * test/contract/page-forms.test.ts holds every form route to this.
-   */
-  const form: WebPages['form'] = (path, operationId, toBody, handle) => {
+  return (path, operationId, toBody, handle) => {
     type Body = RequestBody<typeof operationId>;
     const limit = operation(operationId).operation['x-rate-limit'];
     const schema = schemaOf(operationId).body;
@@ -168,16 +159,14 @@ export default async function webPages(app: FastifyInstance, options: WebPagesOp
       },
     );
   };
+}
 
-  // Set first, so that error pages shown to a signed-in person are private too.
-  const signedInCacheControl = privateCacheControl(spec);
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.session.userId) reply.header('cache-control', signedInCacheControl);
-  });
-
-  // An HTML form sends an empty value for a field left blank (the category filter's "all"): not
-  // given. And a page is read by people, who edit addresses: a query value the page cannot take
-  // (`/?sort=bogus`) is left out, so the page shows its default instead of an error.
+/**
+ * An HTML form sends an empty value for a field left blank (the category filter's "all"): not
+ * given. And a page is read by people, who edit addresses: a query value the page cannot take
+ * (`/?sort=bogus`) is left out, so the page shows its default instead of an error.
+ */
+function dropUnusableQueryValues(app: FastifyInstance, compilers: WebPagesOptions['compilers']) {
   const queryValueValidators = new Map<JsonSchema, Validator>();
   const takes = (schema: JsonSchema, value: unknown) => {
     let validate = queryValueValidators.get(schema);
@@ -202,6 +191,48 @@ export default async function webPages(app: FastifyInstance, options: WebPagesOp
       if (value === '' || (schema && !takes(schema, value))) delete query[name];
     }
   });
+}
+
+/** The favicon and the stylesheet, kept by browsers. */
+function staticAssets(app: FastifyInstance, htmlRoute: RouteShorthandOptions) {
+  app.get('/favicon.svg', htmlRoute, async (_request, reply) =>
+    reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(favicon),
+  );
+  // Browsers and crawlers ask for /favicon.ico whatever the page names.
+  app.get('/favicon.ico', htmlRoute, async (_request, reply) => reply.redirect('/favicon.svg', 301));
+  app.get('/assets/style.css', htmlRoute, async (request, reply) => {
+    const { css, etag } = stylesheet();
+    reply.header('cache-control', 'public, max-age=31536000, immutable').header('etag', etag);
+    if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+    return reply.type('text/css; charset=utf-8').send(css);
+  });
+}
+
+export default async function webPages(app: FastifyInstance, options: WebPagesOptions) {
+  const { config, clock, spec, compilers, personOf, areas } = options;
+  const operations = new Map(listOperations(spec).map((op) => [op.operationId, op]));
+  const operation = (id: string): Operation => operations.get(id)!;
+  const schemaOf = (id: OperationId) => routeSchema(operation(id));
+  const requireSameOrigin = sameOriginGuard(config);
+
+  // Forms arrive URL-encoded, as browsers send them, and in no other way: in this scope JSON (and
+  // anything else) is a 415, so a form's fields are always strings (a missing body, no fields).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string' },
+    (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+  );
+
+  const form = pageForms(app, options, operation, requireSameOrigin);
+
+  // Set first, so that error pages shown to a signed-in person are private too.
+  const signedInCacheControl = privateCacheControl(spec);
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.session.userId) reply.header('cache-control', signedInCacheControl);
+  });
+
+  dropUnusableQueryValues(app, compilers);
 
   const signedInPerson = async (request: FastifyRequest) => {
     const userId = request.session.userId;
@@ -241,17 +272,6 @@ export default async function webPages(app: FastifyInstance, options: WebPagesOp
     now: () => clock?.() ?? new Date(),
   };
 
-  app.get('/favicon.svg', htmlRoute, async (_request, reply) =>
-    reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(favicon),
-  );
-  // Browsers and crawlers ask for /favicon.ico whatever the page names.
-  app.get('/favicon.ico', htmlRoute, async (_request, reply) => reply.redirect('/favicon.svg', 301));
-  app.get('/assets/style.css', htmlRoute, async (request, reply) => {
-    const { css, etag } = stylesheet();
-    reply.header('cache-control', 'public, max-age=31536000, immutable').header('etag', etag);
-    if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-    return reply.type('text/css; charset=utf-8').send(css);
-  });
-
+  staticAssets(app, htmlRoute);
   for (const area of areas) area(web);
 }
