@@ -33,10 +33,8 @@ function shownValue(name: string, value: unknown): string {
   return withoutPasswords(JSON.stringify(value));
 }
 
-export function loadConfig(
-  environment: NodeJS.ProcessEnv = process.env,
-  { serving = true }: LoadOptions = {},
-): Config {
+/** The variables set (an empty one is not), each checked against its schema; every problem named at once. */
+function readVariables(environment: NodeJS.ProcessEnv): Record<string, unknown> {
   const raw: Record<string, unknown> = {};
   for (const name of Object.keys(variables)) {
     const value = environment[name];
@@ -51,14 +49,11 @@ export function loadConfig(
       }),
     );
   }
-  const trustProxy = parseTrustProxy(raw.TRUST_PROXY as string);
-  if (trustProxy === undefined) {
-    throw new ConfigError([
-      `TRUST_PROXY must be ${hints.TRUST_PROXY}; got ${JSON.stringify(raw.TRUST_PROXY)}`,
-    ]);
-  }
-  const port = raw.PORT as number;
-  const env = raw.NODE_ENV as Config['env'];
+  return raw;
+}
+
+/** Settings that each pass but contradict one another. */
+function refuseContradictions(raw: Record<string, unknown>, trustProxy: Config['trustProxy']): void {
   if (typeof raw.PUBLIC_URL === 'string' && raw.PUBLIC_URL.startsWith('https:') && trustProxy === false) {
     // The server speaks plain HTTP, so https means a TLS proxy in front; without trusting it, every
     // request looks like http and Secure session cookies could never be set.
@@ -76,6 +71,35 @@ export function loadConfig(
       throw new ConfigError([`${name} needs DATABASE_URL (the primary) to be set as well`]);
     }
   }
+}
+
+/** TRUST_LIMIT_FACTORS: four factors, levels 0 to 3, none lower than the one before. */
+function trustFactorsOf(raw: Record<string, unknown>): Config['trust']['factors'] {
+  const trustFactors = (raw.TRUST_LIMIT_FACTORS as string)
+    .split(',')
+    .map(Number) as unknown as Config['trust']['factors'];
+  if (trustFactors.some((factor, level) => factor <= 0 || (level > 0 && factor < trustFactors[level - 1]!))) {
+    throw new ConfigError([
+      'TRUST_LIMIT_FACTORS must be four numbers above 0, levels 0 to 3, none lower than the one before',
+    ]);
+  }
+  return trustFactors;
+}
+
+export function loadConfig(
+  environment: NodeJS.ProcessEnv = process.env,
+  { serving = true }: LoadOptions = {},
+): Config {
+  const raw = readVariables(environment);
+  const trustProxy = parseTrustProxy(raw.TRUST_PROXY as string);
+  if (trustProxy === undefined) {
+    throw new ConfigError([
+      `TRUST_PROXY must be ${hints.TRUST_PROXY}; got ${JSON.stringify(raw.TRUST_PROXY)}`,
+    ]);
+  }
+  refuseContradictions(raw, trustProxy);
+  const port = raw.PORT as number;
+  const env = raw.NODE_ENV as Config['env'];
   // Every secret that is missing or too short is named at once, whichever group it belongs to.
   const identity = loadIdentitySettings(raw, env, serving);
   let humans: HumansConfig;
@@ -88,14 +112,7 @@ export function loadConfig(
   }
   if (identity instanceof ConfigError) throw identity;
   const mcp = loadMcpSettings(raw);
-  const trustFactors = (raw.TRUST_LIMIT_FACTORS as string)
-    .split(',')
-    .map(Number) as unknown as Config['trust']['factors'];
-  if (trustFactors.some((factor, level) => factor <= 0 || (level > 0 && factor < trustFactors[level - 1]!))) {
-    throw new ConfigError([
-      'TRUST_LIMIT_FACTORS must be four numbers above 0, levels 0 to 3, none lower than the one before',
-    ]);
-  }
+  const trustFactors = trustFactorsOf(raw);
   return {
     env,
     host: raw.HOST as string,
