@@ -59,11 +59,57 @@ export interface KeyRing {
   reloadForUnknownKid(now: Date): Promise<PublishedKeySet>;
 }
 
-export function createKeyRing(db: Db, settings: IdentitySettings): KeyRing {
+/** A new key pair for a period, its private half sealed under the key secret. */
+async function newSigningKey(
+  periodStart: number,
+  periodMs: number,
+  fingerprint: string,
+  seal: (text: string) => string,
+): Promise<SigningKeyRow> {
+  const { publicKey, privateKey } = await generateKeyPair(signingAlgorithm, { extractable: true });
+  const day = new Date(periodStart).toISOString().slice(0, 10);
+  const kid = `ik_${day}_${randomBytes(4).toString('hex')}`;
+  const signsUntil = periodStart + periodMs;
+  return {
+    kid,
+    secret_fingerprint: fingerprint,
+    period_start: new Date(periodStart),
+    signs_until: new Date(signsUntil),
+    published_until: new Date(signsUntil + tokenLifetimeMs + clockSkewMs),
+    public_jwk: {
+      ...(await exportJWK(publicKey)),
+      kid,
+      alg: signingAlgorithm,
+      use: 'sig',
+    } as unknown as Record<string, string>,
+    private_key_sealed: seal(JSON.stringify(await exportJWK(privateKey))),
+  };
+}
+
+/** Private keys sealed (AES-256-GCM) under a key derived from IDENTITY_KEY_SECRET, and unsealed. */
+function sealer(keySecret: string) {
   const sealingKey = createHash('sha256')
     .update('bot-platform identity signing keys\0')
-    .update(settings.keySecret)
+    .update(keySecret)
     .digest();
+  return {
+    seal: (text: string): string => {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', sealingKey, iv);
+      const sealed = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+      return [iv, cipher.getAuthTag(), sealed].map((part) => part.toString('base64url')).join('.');
+    },
+    unseal: (text: string): string => {
+      const [iv, tag, sealed] = text.split('.').map((part) => Buffer.from(part, 'base64url'));
+      const decipher = createDecipheriv('aes-256-gcm', sealingKey, iv!);
+      decipher.setAuthTag(tag!);
+      return Buffer.concat([decipher.update(sealed!), decipher.final()]).toString('utf8');
+    },
+  };
+}
+
+export function createKeyRing(db: Db, settings: IdentitySettings): KeyRing {
+  const { seal, unseal } = sealer(settings.keySecret);
   const fingerprint = createHash('sha256')
     .update('bot-platform identity key secret\0')
     .update(settings.keySecret)
@@ -86,7 +132,7 @@ export function createKeyRing(db: Db, settings: IdentitySettings): KeyRing {
     const next = periodStartOf(new Date(now.getTime() + announceMs));
     if (next === periodStartOf(now) || announced === next) return;
     if (!(await findSigningKey(db, new Date(next), fingerprint))) {
-      await insertSigningKey(db, await newSigningKey(next));
+      await insertSigningKey(db, await newSigningKey(next, periodMs, fingerprint, seal));
       await deleteRetiredSigningKeys(db, now);
       published = undefined; // the set gains it
     }
@@ -106,45 +152,10 @@ export function createKeyRing(db: Db, settings: IdentitySettings): KeyRing {
 
   /** A new key for the period, unless another instance stored one first (then that one). */
   async function made(periodStart: number): Promise<SigningKey> {
-    await insertSigningKey(db, await newSigningKey(periodStart));
+    await insertSigningKey(db, await newSigningKey(periodStart, periodMs, fingerprint, seal));
     await deleteRetiredSigningKeys(db, new Date(periodStart));
     published = undefined; // the set gains this key
     return fromRow((await findSigningKey(db, new Date(periodStart), fingerprint))!, periodStart);
-  }
-
-  async function newSigningKey(periodStart: number): Promise<SigningKeyRow> {
-    const { publicKey, privateKey } = await generateKeyPair(signingAlgorithm, { extractable: true });
-    const day = new Date(periodStart).toISOString().slice(0, 10);
-    const kid = `ik_${day}_${randomBytes(4).toString('hex')}`;
-    const signsUntil = periodStart + periodMs;
-    return {
-      kid,
-      secret_fingerprint: fingerprint,
-      period_start: new Date(periodStart),
-      signs_until: new Date(signsUntil),
-      published_until: new Date(signsUntil + tokenLifetimeMs + clockSkewMs),
-      public_jwk: {
-        ...(await exportJWK(publicKey)),
-        kid,
-        alg: signingAlgorithm,
-        use: 'sig',
-      } as unknown as Record<string, string>,
-      private_key_sealed: seal(JSON.stringify(await exportJWK(privateKey))),
-    };
-  }
-
-  function seal(text: string): string {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', sealingKey, iv);
-    const sealed = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
-    return [iv, cipher.getAuthTag(), sealed].map((part) => part.toString('base64url')).join('.');
-  }
-
-  function unseal(text: string): string {
-    const [iv, tag, sealed] = text.split('.').map((part) => Buffer.from(part, 'base64url'));
-    const decipher = createDecipheriv('aes-256-gcm', sealingKey, iv!);
-    decipher.setAuthTag(tag!);
-    return Buffer.concat([decipher.update(sealed!), decipher.final()]).toString('utf8');
   }
 
   async function signingKey(now: Date, storedKid?: string | null): Promise<SigningKey> {
