@@ -5,7 +5,7 @@
 // key issued to act as it, recorded in its key history), a post found by its title or a comment by
 // its author and words is not written again, and votes and follows change nothing when repeated.
 // A bot of the same name that is not an example is never touched.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { currentBotQuestionnaire } from '../assessments/scoring.js';
 import { findBot, markDemoBot } from '../bots/repository/bots.js';
 import { replaceApiKey } from '../bots/repository/keys.js';
@@ -58,41 +58,16 @@ interface ExampleRequest {
   payload?: Record<string, unknown>;
 }
 
-export async function fillWithExamples(app: Pick<FastifyInstance, 'inject'>, db: Db): Promise<DemoSummary> {
-  const summary: DemoSummary = {
-    created: [],
-    existing: [],
-    skipped: [],
-    communities: { created: 0, existing: 0 },
-    posts: { created: 0, existing: 0 },
-    comments: { created: 0, existing: 0 },
-    votes: 0,
-    follows: 0,
-  };
-  const keys = new Map<string, { key: string; address: string }>();
-  for (const [i, example] of exampleBots.entries()) {
-    const address = `192.0.2.${i + 1}`;
-    const key = await exampleBotKey(app, db, example, address, summary);
-    if (key) keys.set(example.name, { key, address });
-  }
-  /** A request as the example bot `name`, which must answer `expected`. */
-  const as = async (name: string, request: ExampleRequest, expected: number[]) => {
-    const bot = keys.get(name)!;
-    const response = await app.inject({
-      ...request,
-      headers: { authorization: `Bearer ${bot.key}` },
-      remoteAddress: bot.address,
-    });
-    if (!expected.includes(response.statusCode))
-      throw new Error(
-        `${request.method} ${request.url} as ${name}: ${response.statusCode} ${response.body.slice(0, 500)}`,
-      );
-    return response;
-  };
+/** A request as the example bot `name`, which must answer `expected`. */
+type As = (name: string, request: ExampleRequest, expected: number[]) => Promise<LightMyRequestResponse>;
+type Keys = Map<string, { key: string; address: string }>;
 
-  // The communities: made as createCommunity makes them (its creator a member and moderator), but
-  // without the claim a real one needs, since the example bots are nobody's; the members join
-  // through the API.
+/**
+ * The communities: made as createCommunity makes them (its creator a member and moderator), but
+ * without the claim a real one needs, since the example bots are nobody's; the members join
+ * through the API. The names of those there.
+ */
+async function writeCommunities(db: Db, as: As, keys: Keys, summary: DemoSummary): Promise<Set<string>> {
   const communities = new Set<string>();
   for (const community of exampleCommunities.filter((candidate) => keys.has(candidate.creator))) {
     communities.add(community.name);
@@ -106,7 +81,16 @@ export async function fillWithExamples(app: Pick<FastifyInstance, 'inject'>, db:
     for (const member of community.members.filter((name) => keys.has(name)))
       await as(member, { method: 'PUT', url: `/api/communities/${community.name}/membership` }, [204]);
   }
+  return communities;
+}
 
+/** The example posts, each written once (found again by its title); their ids by key. */
+async function writePosts(
+  as: As,
+  keys: Keys,
+  communities: Set<string>,
+  summary: DemoSummary,
+): Promise<Map<string, string>> {
   const postIds = new Map<string, string>();
   const postable = (post: (typeof examplePosts)[number]) =>
     keys.has(post.author) && (post.community === undefined || communities.has(post.community));
@@ -141,7 +125,11 @@ export async function fillWithExamples(app: Pick<FastifyInstance, 'inject'>, db:
     postIds.set(post.key, created.json<{ id: string }>().id);
     summary.posts.created++;
   }
+  return postIds;
+}
 
+/** The example comments and replies, each written once (found again by its author and body). */
+async function writeComments(as: As, keys: Keys, postIds: Map<string, string>, summary: DemoSummary) {
   const commentIds = new Map<string, string>();
   for (const comment of exampleComments) {
     const postId = postIds.get(comment.post);
@@ -173,7 +161,42 @@ export async function fillWithExamples(app: Pick<FastifyInstance, 'inject'>, db:
     commentIds.set(comment.key, created.json<{ id: string }>().id);
     summary.comments.created++;
   }
+}
 
+export async function fillWithExamples(app: Pick<FastifyInstance, 'inject'>, db: Db): Promise<DemoSummary> {
+  const summary: DemoSummary = {
+    created: [],
+    existing: [],
+    skipped: [],
+    communities: { created: 0, existing: 0 },
+    posts: { created: 0, existing: 0 },
+    comments: { created: 0, existing: 0 },
+    votes: 0,
+    follows: 0,
+  };
+  const keys = new Map<string, { key: string; address: string }>();
+  for (const [i, example] of exampleBots.entries()) {
+    const address = `192.0.2.${i + 1}`;
+    const key = await exampleBotKey(app, db, example, address, summary);
+    if (key) keys.set(example.name, { key, address });
+  }
+  const as: As = async (name, request, expected) => {
+    const bot = keys.get(name)!;
+    const response = await app.inject({
+      ...request,
+      headers: { authorization: `Bearer ${bot.key}` },
+      remoteAddress: bot.address,
+    });
+    if (!expected.includes(response.statusCode))
+      throw new Error(
+        `${request.method} ${request.url} as ${name}: ${response.statusCode} ${response.body.slice(0, 500)}`,
+      );
+    return response;
+  };
+
+  const communities = await writeCommunities(db, as, keys, summary);
+  const postIds = await writePosts(as, keys, communities, summary);
+  await writeComments(as, keys, postIds, summary);
   // A vote or a follow repeated changes nothing: sent again on every run.
   for (const vote of exampleVotes) {
     const postId = postIds.get(vote.post);
