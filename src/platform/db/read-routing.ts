@@ -92,6 +92,47 @@ export interface ReplicaOptions {
   now?: () => number;
 }
 
+/** Why the replica is not a copy of the primary's database, or undefined when it is. */
+async function replicaMismatch(primary: Db, replica: Db): Promise<string | undefined> {
+  // A streaming replica is a copy of the primary's whole cluster: the same system identifier.
+  // Within it, reads must name the same database (a pooler's alias may differ; this may not).
+  const identify = (db: Db) =>
+    sql<{ cluster: string; database: string }>`
+      select system_identifier::text as cluster, current_database() as database
+      from pg_control_system()`
+      .execute(db)
+      .then(({ rows }) => rows[0]!);
+  const [ours, theirs] = await Promise.all([identify(primary), identify(replica)]);
+  if (ours.cluster !== theirs.cluster)
+    return 'it is not a streaming replica of the server DATABASE_URL names (another system identifier)';
+  if (ours.database !== theirs.database)
+    return `it names the database "${theirs.database}", DATABASE_URL names "${ours.database}"`;
+  return undefined;
+}
+
+/** Whether the replica has replayed everything the primary had written when asked, within the probe's deadline. */
+async function replicaCaughtUp(primary: Db, replica: Db): Promise<boolean> {
+  const within = <T>(query: Promise<T>) =>
+    Promise.race([
+      query,
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error('probe deadline')), probeDeadlineMs).unref(),
+      ),
+    ]);
+  const { rows } = await within(
+    sql<{ lsn: string }>`select pg_current_wal_insert_lsn()::text as lsn`.execute(primary),
+  );
+  const position = rows[0]!.lsn;
+  // A server that is not in recovery is a primary: pointed at itself, it is always current.
+  const { rows: replayed } = await within(
+    sql<{ caught_up: boolean }>`
+      select coalesce(pg_last_wal_replay_lsn() >= ${position}::pg_lsn, not pg_is_in_recovery()) as caught_up`.execute(
+      replica,
+    ),
+  );
+  return replayed[0]!.caught_up;
+}
+
 /** Starts measuring the replica; resolves once the first measurement decided where reads go. */
 export async function replicaRouting(options: ReplicaOptions): Promise<ReadRouting> {
   const { primary, replica, maxLagMs } = options;
@@ -149,22 +190,7 @@ export async function replicaRouting(options: ReplicaOptions): Promise<ReadRouti
       lagMs: up ? Math.max(0, now() - freshAsOf) : Number.POSITIVE_INFINITY,
       ...(up ? {} : { error: lastError }),
     }),
-    async mismatch() {
-      // A streaming replica is a copy of the primary's whole cluster: the same system identifier.
-      // Within it, reads must name the same database (a pooler's alias may differ; this may not).
-      const identify = (db: Db) =>
-        sql<{ cluster: string; database: string }>`
-          select system_identifier::text as cluster, current_database() as database
-          from pg_control_system()`
-          .execute(db)
-          .then(({ rows }) => rows[0]!);
-      const [ours, theirs] = await Promise.all([identify(primary), identify(replica)]);
-      if (ours.cluster !== theirs.cluster)
-        return 'it is not a streaming replica of the server DATABASE_URL names (another system identifier)';
-      if (ours.database !== theirs.database)
-        return `it names the database "${theirs.database}", DATABASE_URL names "${ours.database}"`;
-      return undefined;
-    },
+    mismatch: () => replicaMismatch(primary, replica),
     async close() {
       clearInterval(timer);
       await probing;
@@ -188,26 +214,9 @@ export async function replicaRouting(options: ReplicaOptions): Promise<ReadRouti
   async function probe() {
     const readAt = now();
     try {
-      const within = <T>(query: Promise<T>) =>
-        Promise.race([
-          query,
-          new Promise<never>((_, reject) =>
-            setTimeout(() => reject(new Error('probe deadline')), probeDeadlineMs).unref(),
-          ),
-        ]);
-      const { rows } = await within(
-        sql<{ lsn: string }>`select pg_current_wal_insert_lsn()::text as lsn`.execute(primary),
-      );
-      const position = rows[0]!.lsn;
-      // A server that is not in recovery is a primary: pointed at itself, it is always current.
-      const { rows: replayed } = await within(
-        sql<{ caught_up: boolean }>`
-          select coalesce(pg_last_wal_replay_lsn() >= ${position}::pg_lsn, not pg_is_in_recovery()) as caught_up`.execute(
-          replica,
-        ),
-      );
+      const caughtUp = await replicaCaughtUp(primary, replica);
       up = true;
-      if (replayed[0]!.caught_up) freshAsOf = readAt;
+      if (caughtUp) freshAsOf = readAt;
     } catch (error) {
       up = false;
       lastError = error;
