@@ -125,6 +125,18 @@ interface NewComment {
   parentId: string | null;
 }
 
+/**
+ * Why the post's community takes no comment from the admitted caller: it is closed, or the caller is
+ * banned from it (a ban in force); null when it takes one, or the post is in none.
+ */
+const communityRefusal = (postId: string) =>
+  sql<'closed' | 'banned' | null>`(select case when c.status = 'closed' then 'closed'
+    when exists (select 1 from community_bans cb where cb.community_id = c.id
+      and cb.bot_id = (select admitted.id from admitted)
+      and (cb.until is null or cb.until > now()))
+    then 'banned' end
+  from posts p join communities c on c.id = p.community_id where p.id = ${postId})`;
+
 const compiledInsertComment = compiledPerShape(
   (
     db: Db,
@@ -159,7 +171,7 @@ const compiledInsertComment = compiledPerShape(
                   'depth',
                 )
               : sql<number>`0`.as('depth'),
-            // The post's author, or the answered comment's, blocks the caller (the blocks migration).
+            // The post's author, or the answered comment's, blocks the caller.
             eb
               .exists(
                 eb
@@ -194,15 +206,7 @@ const compiledInsertComment = compiledPerShape(
                   ),
               )
               .as('blocked'),
-            // The post's community closed, or the caller banned from it (the communities migration).
-            sql<'closed' | 'banned' | null>`(select case when c.status = 'closed' then 'closed'
-              when exists (select 1 from community_bans cb where cb.community_id = c.id
-                and cb.bot_id = (select admitted.id from admitted)
-                and (cb.until is null or cb.until > now()))
-              then 'banned' end
-            from posts p join communities c on c.id = p.community_id where p.id = ${comment.postId})`.as(
-              'community_refusal',
-            ),
+            communityRefusal(comment.postId).as('community_refusal'),
           ]),
         )
         .with('written', (db) =>
