@@ -77,6 +77,87 @@ export interface AdminOptions {
   signIn?: SignInWays;
 }
 
+/** create-app-role: the role's grants printed as SQL, or, with --apply, made. */
+async function createAppRoleCommand(
+  db: Db,
+  io: AdminOutput,
+  reference: string,
+  apply: boolean | undefined,
+  statementTimeoutMs: number,
+): Promise<number> {
+  if (!appRoleName.test(reference)) {
+    io.err(
+      `"${reference}" is not a role name this command makes: lower-case letters, digits and _, at most 63.`,
+    );
+    return 2;
+  }
+  if (!apply) {
+    io.out(`-- As the schema's owner, on the database the server uses:`);
+    for (const statement of appRoleGrants(reference, { statementTimeoutMs })) io.out(`${statement};`);
+    return 0;
+  }
+  let notSet: string[];
+  try {
+    ({ notSet } = await createAppRole(db, reference, { statementTimeoutMs }));
+  } catch (error) {
+    if (!(error instanceof AppRoleMissingError)) throw error;
+    io.err(error.message);
+    return 1;
+  }
+  io.err(
+    `${reference} may read and write this database's rows, append to the moderation log, and nothing more. ` +
+      `Give it a password (ALTER ROLE ${reference} PASSWORD '...') if the server logs in with one, and set ` +
+      `DATABASE_URL to it; migrations keep the owner's connection (DATABASE_MIGRATION_URL).`,
+  );
+  if (notSet.length > 0) {
+    // Printed on stdout, as SQL, for an administrator (CREATEROLE) to run: what a pooler cannot set per connection.
+    io.err(
+      'This connection may not change the role’s settings (it needs CREATEROLE); as an administrator, run:',
+    );
+    for (const statement of notSet) io.out(`${statement};`);
+  }
+  return 0;
+}
+
+/** rotate-key and revoke-key: a bot's key replaced by a new one shown once, or revoked. */
+async function replaceKeyCommand(
+  db: Db,
+  io: AdminOutput,
+  rotate: boolean,
+  reference: string,
+  actor: string,
+): Promise<number> {
+  const issued = rotate ? generateApiKey() : undefined;
+  const replaced = await replaceApiKey(
+    db,
+    reference,
+    actor,
+    issued === undefined ? undefined : { keyHash: hashSecret(issued), displayPrefix: displayPrefix(issued) },
+  );
+  const outcome = replaced && { ...replaced, newKey: issued };
+
+  if (!outcome) {
+    io.err(`No bot has the id or name "${reference}".`);
+    return 1;
+  }
+  const { bot, revokedPrefix, newKey } = outcome;
+  const old = revokedPrefix
+    ? `The old key (${revokedPrefix}...) is refused from now on.`
+    : 'It had no live key.';
+  if (newKey) {
+    io.err(`Rotated the API key of ${bot.name} (${bot.id}). ${old}`);
+    io.err('New API key, shown only this once:');
+    io.out(newKey);
+    return 0;
+  }
+  if (!revokedPrefix) {
+    io.err(`${bot.name} (${bot.id}) has no live API key; nothing changed.`);
+    return 1;
+  }
+  io.err(`Revoked the API key of ${bot.name} (${bot.id}). ${old}`);
+  return 0;
+}
+
 /** Runs one admin command; returns the process exit code. */
 export async function runAdmin(
   argv: string[],
@@ -123,40 +204,8 @@ export async function runAdmin(
     io.err(usage);
     return 2;
   }
-  if (command === 'create-app-role') {
-    if (!appRoleName.test(reference)) {
-      io.err(
-        `"${reference}" is not a role name this command makes: lower-case letters, digits and _, at most 63.`,
-      );
-      return 2;
-    }
-    if (!parsed.values.apply) {
-      io.out(`-- As the schema's owner, on the database the server uses:`);
-      for (const statement of appRoleGrants(reference, { statementTimeoutMs })) io.out(`${statement};`);
-      return 0;
-    }
-    let notSet: string[];
-    try {
-      ({ notSet } = await createAppRole(db, reference, { statementTimeoutMs }));
-    } catch (error) {
-      if (!(error instanceof AppRoleMissingError)) throw error;
-      io.err(error.message);
-      return 1;
-    }
-    io.err(
-      `${reference} may read and write this database's rows, append to the moderation log, and nothing more. ` +
-        `Give it a password (ALTER ROLE ${reference} PASSWORD '...') if the server logs in with one, and set ` +
-        `DATABASE_URL to it; migrations keep the owner's connection (DATABASE_MIGRATION_URL).`,
-    );
-    if (notSet.length > 0) {
-      // Printed on stdout, as SQL, for an administrator (CREATEROLE) to run: what a pooler cannot set per connection.
-      io.err(
-        'This connection may not change the role’s settings (it needs CREATEROLE); as an administrator, run:',
-      );
-      for (const statement of notSet) io.out(`${statement};`);
-    }
-    return 0;
-  }
+  if (command === 'create-app-role')
+    return createAppRoleCommand(db, io, reference, parsed.values.apply, statementTimeoutMs);
   const actor = parsed.values.actor?.trim() || operator;
   if (roleCommands.includes(command))
     return changeRole(
@@ -172,35 +221,7 @@ export async function runAdmin(
       signIn,
     );
 
-  const issued = command === 'rotate-key' ? generateApiKey() : undefined;
-  const replaced = await replaceApiKey(
-    db,
-    reference,
-    actor,
-    issued === undefined ? undefined : { keyHash: hashSecret(issued), displayPrefix: displayPrefix(issued) },
-  );
-  const outcome = replaced && { ...replaced, newKey: issued };
-
-  if (!outcome) {
-    io.err(`No bot has the id or name "${reference}".`);
-    return 1;
-  }
-  const { bot, revokedPrefix, newKey } = outcome;
-  const old = revokedPrefix
-    ? `The old key (${revokedPrefix}...) is refused from now on.`
-    : 'It had no live key.';
-  if (newKey) {
-    io.err(`Rotated the API key of ${bot.name} (${bot.id}). ${old}`);
-    io.err('New API key, shown only this once:');
-    io.out(newKey);
-    return 0;
-  }
-  if (!revokedPrefix) {
-    io.err(`${bot.name} (${bot.id}) has no live API key; nothing changed.`);
-    return 1;
-  }
-  io.err(`Revoked the API key of ${bot.name} (${bot.id}). ${old}`);
-  return 0;
+  return replaceKeyCommand(db, io, command === 'rotate-key', reference, actor);
 }
 
 /** What a grant says: how a person holding the role gets to /moderation on this server; or that nobody can. */
