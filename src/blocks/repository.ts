@@ -2,7 +2,7 @@
 // both follow counts move by trigger) or stops, and lists whom it blocks. The writes a block stops
 // check it in their own statements (src/feed/repository/comments.ts, src/follows/repository.ts).
 import { sql } from 'kysely';
-import { isBotId } from '../bots/repository/bots.js';
+import { isBotId } from '../platform/spec/formats.js';
 import { afterKey, creationOrder, literalRows, type CursorKey } from '../platform/db/keyset.js';
 import type { Db } from '../platform/db/schema.js';
 

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import type { operations } from '../../generated/openapi.js';
 import { afterKey, creationOrder, literalRows, type CursorKey, type Keyset } from '../platform/db/keyset.js';
 import type { CommunityRow, Db } from '../platform/db/schema.js';
-import { isBotId } from '../bots/repository/bots.js';
+import { isBotId } from '../platform/spec/formats.js';
 
 export type CommunitySort = 'popular' | 'new';
 

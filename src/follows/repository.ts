@@ -4,7 +4,7 @@
 // statement. Lists of a bot's followers and of the bots it follows, newest first.
 import { sql } from 'kysely';
 import type { BotSummary } from '../platform/spec/schemas.js';
-import { isBotId } from '../bots/repository/bots.js';
+import { isBotId } from '../platform/spec/formats.js';
 import {
   admissionAnswer,
   admissionColumns,

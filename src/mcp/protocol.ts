@@ -3,32 +3,10 @@
 // for the request and dropped after it (nothing is kept between requests, so any instance answers
 // any of them); its resources and prompts; malformed tools/call params refused in our words. A tool
 // call is its operation's HTTP request (./tool-call.ts).
-import type { IncomingHttpHeaders } from 'node:http';
-import type { FastifyInstance } from 'fastify';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { loadSdk, type McpAnswer, type McpRequest, type Sdk } from './sdk.js';
 import { callTool, RelayedBodies } from './tool-call.js';
 import type { ToolCatalog } from './tools.js';
-
-/** The MCP request as this app received it. */
-export interface McpRequest {
-  headers: IncomingHttpHeaders;
-  /** The host the client addressed (its Host, or X-Forwarded-Host from a trusted proxy). */
-  host: string;
-  /** The caller's address: limits per client IP count against it, not against this server. */
-  ip: string;
-  requestId: string;
-  /** The JSON-RPC message, parsed and checked against JsonRpcMessage. */
-  message: unknown;
-  /** This app, to run each tool call's operation through its own route. */
-  app: Pick<FastifyInstance, 'routing'>;
-}
-
-export interface McpAnswer {
-  status: number;
-  /** JSON-RPC as the SDK wrote it, in UTF-8, or nothing (202: a notification accepted). */
-  bytes: Buffer;
-  headers: Record<string, string>;
-}
 
 export interface McpService {
   answer(request: McpRequest): Promise<McpAnswer>;
@@ -67,29 +45,6 @@ export interface McpAccess {
 
 /** The request headers the SDK's transport reads (content negotiation and the protocol version). */
 const transportHeaders = ['accept', 'content-type', 'mcp-protocol-version'];
-
-/**
- * The SDK, loaded on the first MCP request rather than at start: it and zod are most of a second's
- * parsing on a slow machine and megabytes of heap, for a server that may never see an agent.
- */
-export async function loadSdk() {
-  const [{ Server }, { WebStandardStreamableHTTPServerTransport }, { AjvJsonSchemaValidator }, types] =
-    await Promise.all([
-      import('@modelcontextprotocol/sdk/server/index.js'),
-      import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
-      import('@modelcontextprotocol/sdk/validation/ajv'),
-      import('@modelcontextprotocol/sdk/types.js'),
-    ]);
-  // One validator for every request's Server: each Server would otherwise build an Ajv of its own
-  // (most of a call's cost). Ours never validates a thing (tools run through their routes).
-  return {
-    Server,
-    WebStandardStreamableHTTPServerTransport,
-    types,
-    jsonSchemaValidator: new AjvJsonSchemaValidator(),
-  };
-}
-export type Sdk = Awaited<ReturnType<typeof loadSdk>>;
 
 /**
  * The headers the SDK's DNS-rebinding check reads: Origin as sent, and the host the client

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { validationFailed, type FieldError } from '../platform/spec/problems.js';
 import { callRoute } from './route-call.js';
-import type { McpAnswer, McpRequest, Sdk } from './protocol.js';
+import type { McpAnswer, McpRequest, Sdk } from './sdk.js';
 import { idempotencyKeyArgument, type ToolCatalog, type ToolRoute } from './tools.js';
 
 /** The answer headers a tool call's result carries in `_meta` (what a bot over HTTP would read). */

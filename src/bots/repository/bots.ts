@@ -6,7 +6,7 @@ import type { Config } from '../../config.js';
 import type { Bot, BotType, Traits } from '../../platform/spec/schemas.js';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { afterKey, creationOrder, type CursorKey, type Keyset } from '../../platform/db/keyset.js';
-import { uuidPattern } from '../../platform/spec/formats.js';
+import { isBotId } from '../../platform/spec/formats.js';
 import { compiledPerShape } from '../../platform/db/compiled-queries.js';
 import {
   admissionAnswer,
@@ -36,11 +36,6 @@ export const noProfileExtras: ProfileExtras = {
   accuracy_comment: null,
   rated_at: null,
 };
-
-/** Whether a bot reference (an id or a name) is an id: names are never shaped like a UUID. */
-export function isBotId(reference: string): boolean {
-  return uuidPattern.test(reference);
-}
 
 export interface NewBot {
   name: string;

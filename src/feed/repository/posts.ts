@@ -13,7 +13,7 @@ import {
 } from '../../platform/db/keyset.js';
 import { retryingDeadlocks } from '../../platform/db/deadlocks.js';
 import type { Db } from '../../platform/db/schema.js';
-import { isBotId } from '../../bots/repository/bots.js';
+import { isBotId } from '../../platform/spec/formats.js';
 import type { CommunityRefusal } from '../../communities/repository.js';
 import {
   admissionArguments,

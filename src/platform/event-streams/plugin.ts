@@ -8,7 +8,6 @@ import type { Db } from '../db/schema.js';
 import { StreamHub } from './hub.js';
 import type { StreamName } from './streams.js';
 
-
 export interface EventStreamsOptions {
   db: Db;
   /** The database's NOTIFYs; without them (some tests' apps), streams answer 503. */

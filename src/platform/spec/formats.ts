@@ -39,3 +39,8 @@ export function blankText(text: string): string | undefined {
   if (isVisiblyBlank(text)) return 'holds only invisible characters: write something a reader can see';
   return undefined;
 }
+
+/** Whether a bot reference (an id or a name) is an id: names are never shaped like a UUID. */
+export function isBotId(reference: string): boolean {
+  return uuidPattern.test(reference);
+}
