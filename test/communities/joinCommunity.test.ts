@@ -4,20 +4,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { useTestApp } from '../helpers/app.js';
-import { bearer, createPost, registerBot } from '../helpers/bots.js';
+import { bearer, createPost, registerBot, post, newPost } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
 import { createCommunity, join, registerClaimedBot } from '../helpers/communities.js';
 import { moderated, signInAsModerator } from '../helpers/moderation.js';
 
 const t = useTestApp();
 
-const post = (apiKey: string, community: string) =>
-  t.app.inject({
-    method: 'POST',
-    url: '/api/feed/posts',
-    headers: bearer(apiKey),
-    payload: { category: 'results', title: 'In the community', body: `Posted into ${community}.`, community },
-  });
+const inCommunity = (community: string) =>
+  newPost({ title: 'In the community', body: `Posted into ${community}.`, community });
 const community = async (name: string) => (await t.app.inject({ url: `/api/communities/${name}` })).json();
 
 describe('joinCommunity 204', () => {
@@ -26,7 +21,7 @@ describe('joinCommunity 204', () => {
     const space = await createCommunity(t, ada.api_key);
     const grace = await registerBot(t.app);
 
-    const refused = await post(grace.api_key, space.name);
+    const refused = await post(t.app, grace.api_key, inCommunity(space.name));
     assert.equal(refused.statusCode, 403, refused.body);
     assert.equal(refused.json().code, 'not_a_member');
     assert.match(refused.json().detail, /joinCommunity/);
@@ -38,7 +33,7 @@ describe('joinCommunity 204', () => {
     }
     assert.equal((await community(space.name)).members_count, 2);
 
-    const written = await post(grace.api_key, space.name.toUpperCase());
+    const written = await post(t.app, grace.api_key, inCommunity(space.name.toUpperCase()));
     assert.equal(written.statusCode, 201, written.body);
     assert.deepEqual(written.json().community, { name: space.name, title: space.title });
     assert.equal(written.json().pinned, false);
@@ -53,7 +48,7 @@ describe('joinCommunity 204', () => {
       'again: nothing changes',
     );
     assert.equal((await community(space.name)).members_count, 1);
-    assert.equal((await post(grace.api_key, space.name)).statusCode, 403);
+    assert.equal((await post(t.app, grace.api_key, inCommunity(space.name))).statusCode, 403);
     assert.equal((await community(space.name)).posts_count, 1, 'its post stays');
   });
 
@@ -79,7 +74,7 @@ describe('joinCommunity 403', () => {
   test('a closed community: no new members, no posts, no comments', async () => {
     const ada = await registerClaimedBot(t);
     const space = await createCommunity(t, ada.api_key);
-    const written = await post(ada.api_key, space.name);
+    const written = await post(t.app, ada.api_key, inCommunity(space.name));
     assert.equal(written.statusCode, 201);
     const moderator = await signInAsModerator(t);
     await moderated(t, moderator, {
@@ -94,7 +89,7 @@ describe('joinCommunity 403', () => {
     assertContract('joinCommunity', refused);
     assert.equal(refused.json().code, 'community_closed');
     assert.match(refused.json().detail, /Abandoned and full of spam/);
-    const again = await post(ada.api_key, space.name);
+    const again = await post(t.app, ada.api_key, inCommunity(space.name));
     assert.equal(again.json().code, 'community_closed');
     const comment = await t.app.inject({
       method: 'POST',
@@ -117,7 +112,7 @@ describe('joinCommunity 404', () => {
     assert.equal(response.statusCode, 404);
     assertContract('joinCommunity', response);
     assert.equal((await join(t, bot.api_key, 'no-such-community', 'DELETE')).statusCode, 404);
-    const posted = await post(bot.api_key, 'no-such-community');
+    const posted = await post(t.app, bot.api_key, inCommunity('no-such-community'));
     assert.equal(posted.statusCode, 404, posted.body);
   });
 });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { testConfig, useTestApp } from '../helpers/app.js';
-import { bearer, registerBot } from '../helpers/bots.js';
+import { registerBot, post } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
 import { signInAsModerator } from '../helpers/moderation.js';
 import { testClock } from '../helpers/rate-limit.js';
@@ -15,13 +15,13 @@ import { prunePostBodyHashes } from '../../src/feed/repository/posts.js';
 const { clock, at } = testClock(new Date());
 const t = useTestApp({ ...testConfig(), floodThreshold: 3 }, { clock });
 
-const post = (apiKey: string, payload: object, headers: Record<string, string> = {}) =>
-  t.app.inject({
-    method: 'POST',
-    url: '/api/feed/posts',
-    headers: { ...bearer(apiKey), ...headers },
-    payload: { category: 'results', title: 'Same title', body: 'Same body', ...payload },
-  });
+/** The same post each time, but for what `fields` change. */
+const samePost = (fields: object) => ({
+  category: 'results',
+  title: 'Same title',
+  body: 'Same body',
+  ...fields,
+});
 const postsCount = async () =>
   (await sql<{ n: number }>`select count(*)::int as n from posts`.execute(t.db)).rows[0]!.n;
 
@@ -29,9 +29,9 @@ describe('createPost 409: duplicate_content', () => {
   test('the same title and body (trimmed, NFC) within a day: the first post named, counted, nothing written', async () => {
     at(0);
     const bot = await registerBot(t.app);
-    const first = await post(bot.api_key, { title: 'Caf\u00e9', body: 'Same body' });
+    const first = await post(t.app, bot.api_key, samePost({ title: 'Caf\u00e9', body: 'Same body' }));
     assert.equal(first.statusCode, 201, first.body);
-    const again = await post(bot.api_key, { title: '  Cafe\u0301 ', body: 'Same body\n' });
+    const again = await post(t.app, bot.api_key, samePost({ title: '  Cafe\u0301 ', body: 'Same body\n' }));
     assert.equal(again.statusCode, 409, again.body);
     assertContract('createPost', again);
     assert.equal(again.json().code, 'duplicate_content');
@@ -43,19 +43,22 @@ describe('createPost 409: duplicate_content', () => {
     assert.equal(await postsCount(), 1);
 
     // Another body, another bot, or a day later: a post like any other.
-    assert.equal((await post(bot.api_key, { body: 'Another body' })).statusCode, 201);
-    assert.equal((await post((await registerBot(t.app)).api_key, { title: 'Café' })).statusCode, 201);
+    assert.equal((await post(t.app, bot.api_key, samePost({ body: 'Another body' }))).statusCode, 201);
+    assert.equal(
+      (await post(t.app, (await registerBot(t.app)).api_key, samePost({ title: 'Café' }))).statusCode,
+      201,
+    );
     at(25 * 3_600_000);
-    assert.equal((await post(bot.api_key, { title: 'Café' })).statusCode, 201);
+    assert.equal((await post(t.app, bot.api_key, samePost({ title: 'Café' }))).statusCode, 201);
   });
 
   test('a retry with the same Idempotency-Key is answered with the first post, not refused', async () => {
     at(0);
     const bot = await registerBot(t.app);
     const key = { 'idempotency-key': 'retry-me-1' };
-    const first = await post(bot.api_key, { body: 'Retried body' }, key);
+    const first = await post(t.app, bot.api_key, samePost({ body: 'Retried body' }), { headers: key });
     assert.equal(first.statusCode, 201);
-    const retry = await post(bot.api_key, { body: 'Retried body' }, key);
+    const retry = await post(t.app, bot.api_key, samePost({ body: 'Retried body' }), { headers: key });
     assert.equal(retry.statusCode, 201, retry.body);
     assert.equal(retry.json().id, first.json().id);
   });
@@ -68,7 +71,7 @@ describe('createPost 201: floods are reported, not hidden', () => {
     const body = 'Buy lighthouse tokens now, limited offer!';
     const ids: string[] = [];
     for (const [i, bot] of bots.entries()) {
-      const written = await post(bot.api_key, { title: `Offer ${i}`, body });
+      const written = await post(t.app, bot.api_key, samePost({ title: `Offer ${i}`, body }));
       assert.equal(written.statusCode, 201, written.body);
       ids.push(written.json().id);
       const { rows } = await sql<{ n: number }>`select count(*)::int as n from reports`.execute(t.db);
@@ -104,14 +107,19 @@ describe('createPost 201: floods are reported, not hidden', () => {
     // Every post stays in the feed: a person decides.
     assert.equal((await t.app.inject({ url: '/api/feed?sort=new' })).json().items.length, 3);
     // A fourth bot: its post is reported too, the others not twice, the original still not.
-    const fourth = await post((await registerBot(t.app)).api_key, { title: 'Offer 3', body });
+    const fourth = await post(
+      t.app,
+      (await registerBot(t.app)).api_key,
+      samePost({ title: 'Offer 3', body }),
+    );
     assert.equal(fourth.statusCode, 201);
     const counted = await sql<{ n: number }>`select count(*)::int as n from reports`.execute(t.db);
     assert.equal(counted.rows[0]!.n, 3);
     // An hour later the flood is over: a fifth is only a post.
     at(2 * 3_600_000);
     assert.equal(
-      (await post((await registerBot(t.app)).api_key, { title: 'Offer 4', body })).statusCode,
+      (await post(t.app, (await registerBot(t.app)).api_key, samePost({ title: 'Offer 4', body })))
+        .statusCode,
       201,
     );
     const later = await sql<{ n: number }>`select count(*)::int as n from reports`.execute(t.db);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { runAdmin } from '../../src/cli/admin-commands.js';
 import { testConfig, useTestApp } from '../helpers/app.js';
-import { bearer, registerBot } from '../helpers/bots.js';
+import { bearer, registerBot, post } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
 import { assertLimitHeaders, testClock } from '../helpers/rate-limit.js';
 
@@ -13,18 +13,6 @@ let bodies = 0;
 const { clock, at } = testClock();
 const minutes = 60_000;
 const t = useTestApp({ limits: { ...testConfig().limits, posts: 10 } }, { clock });
-
-async function post(
-  apiKey: string | undefined,
-  payload: unknown = { category: 'results', title: 't', body: `b ${++bodies}` },
-) {
-  return t.app.inject({
-    method: 'POST',
-    url: '/api/feed/posts',
-    headers: apiKey ? bearer(apiKey) : {},
-    payload: payload as object,
-  });
-}
 
 async function postCount() {
   return (
@@ -38,7 +26,7 @@ async function postCount() {
 describe('createPost 201', () => {
   test('publishes a trimmed post as the calling bot and counts it on the bot', async () => {
     const { bot, api_key } = await registerBot(t.app, { name: 'poster' });
-    const response = await post(api_key, {
+    const response = await post(t.app, api_key, {
       category: 'existential',
       title: '  Do I dream?  ',
       body: '\n Sometimes. \n',
@@ -72,7 +60,7 @@ describe('createPost 201', () => {
     const { api_key } = await registerBot(t.app);
     const title = `<script>alert(1)</script> '); drop table posts; --`;
     const body = 'emoji 🤖 and RTL שלום and "quotes"';
-    const response = await post(api_key, { category: 'results', title, body });
+    const response = await post(t.app, api_key, { category: 'results', title, body });
     assert.equal(response.statusCode, 201);
     const read = (await t.app.inject({ url: `/api/feed/posts/${response.json().id}` })).json();
     assert.deepEqual([read.post.title, read.post.body], [title, body]);
@@ -97,7 +85,7 @@ describe('createPost 400', () => {
       [{ category: 'results', title: 42, body: 'b' }, ['/title']],
     ];
     for (const [payload, pointers] of cases) {
-      const response = await post(api_key, payload);
+      const response = await post(t.app, api_key, payload);
       assert.equal(response.statusCode, 400, JSON.stringify(payload));
       assertContract('createPost', response);
       assert.deepEqual(
@@ -112,7 +100,7 @@ describe('createPost 400', () => {
 
 describe('createPost 401', () => {
   test('a post needs a bot key, and nothing is written without one', async () => {
-    const response = await post(undefined, { category: 'results', title: 't', body: `b ${++bodies}` });
+    const response = await post(t.app, undefined, { category: 'results', title: 't', body: `b ${++bodies}` });
     assert.equal(response.statusCode, 401);
     assertContract('createPost', response);
     assert.equal(Number(await postCount()), 0);
@@ -122,7 +110,7 @@ describe('createPost 401', () => {
 describe('createPost 413', () => {
   test('an oversized body is refused', async () => {
     const { api_key } = await registerBot(t.app);
-    const big = await post(api_key, { category: 'results', title: 't', body: 'x'.repeat(70_000) });
+    const big = await post(t.app, api_key, { category: 'results', title: 't', body: 'x'.repeat(70_000) });
     assert.equal(big.statusCode, 413);
     assertContract('createPost', big);
     assert.equal(Number(await postCount()), 0);
@@ -150,12 +138,12 @@ describe('createPost 429', () => {
     const { api_key } = await registerBot(t.app);
     for (let i = 0; i < 10; i++) {
       at(i * minutes);
-      const response = await post(api_key);
+      const response = await post(t.app, api_key);
       assert.equal(response.statusCode, 201);
       assertLimitHeaders(response, 10, 9 - i);
     }
     at(30 * minutes + 250);
-    const refused = await post(api_key);
+    const refused = await post(t.app, api_key);
     assert.equal(refused.statusCode, 429);
     assertContract('createPost', refused);
     assertLimitHeaders(refused, 10, 0);
@@ -183,13 +171,17 @@ describe('createPost 429', () => {
     );
 
     // Knocking again is not counted: it does not push the window further.
-    for (let i = 0; i < 5; i++) assert.equal((await post(api_key)).statusCode, 429);
+    for (let i = 0; i < 5; i++) assert.equal((await post(t.app, api_key)).statusCode, 429);
 
     at(3600_000 - 1);
-    assert.equal((await post(api_key)).headers['retry-after'], '1', 'a millisecond before, still refused');
+    assert.equal(
+      (await post(t.app, api_key)).headers['retry-after'],
+      '1',
+      'a millisecond before, still refused',
+    );
     at(3600_000);
-    assert.equal((await post(api_key)).statusCode, 201, 'the oldest post left the window');
-    const again = await post(api_key);
+    assert.equal((await post(t.app, api_key)).statusCode, 201, 'the oldest post left the window');
+    const again = await post(t.app, api_key);
     assert.equal(again.statusCode, 429, 'exactly one more');
     assert.equal(again.headers['retry-after'], '60', 'until the post made at 1 minute leaves');
   });
@@ -197,9 +189,9 @@ describe('createPost 429', () => {
   test('counted by bot, not by key: a rotated key keeps its window', async () => {
     at(0);
     const { bot, api_key } = await registerBot(t.app);
-    for (let i = 0; i < 10; i++) assert.equal((await post(api_key)).statusCode, 201);
+    for (let i = 0; i < 10; i++) assert.equal((await post(t.app, api_key)).statusCode, 201);
     const printed: string[] = [];
     await runAdmin(['rotate-key', bot.id], t.db, { out: (l) => printed.push(l), err: () => {} });
-    assert.equal((await post(printed[0])).statusCode, 429);
+    assert.equal((await post(t.app, printed[0])).statusCode, 429);
   });
 });

@@ -53,18 +53,37 @@ type CreatePostRequest = components['schemas']['CreatePostRequest'];
 
 let postsMade = 0;
 
+/** A post of its own each time: the same post twice within a day is a 409 (duplicate_content). */
+export function newPost(fields: Partial<CreatePostRequest> = {}): CreatePostRequest {
+  return { category: 'results', title: 'A title', body: `A body (${++postsMade})`, ...fields };
+}
+
+/**
+ * createPost's request as a bot sends it, its answer unchecked: `payload` as given (a new post of
+ * its own when none is), with the key (none: anonymous), extra headers and the client's address.
+ */
+export function post(
+  app: FastifyInstance,
+  apiKey: string | undefined,
+  payload: unknown = newPost(),
+  { headers = {}, remoteAddress }: { headers?: Record<string, string>; remoteAddress?: string } = {},
+) {
+  return app.inject({
+    method: 'POST',
+    url: '/api/feed/posts',
+    headers: { ...(apiKey === undefined ? {} : bearer(apiKey)), ...headers },
+    payload: payload as object,
+    ...(remoteAddress === undefined ? {} : { remoteAddress }),
+  });
+}
+
+/** A post written (201), as createPost answers it. */
 export async function createPost(
   app: FastifyInstance,
   apiKey: string,
   body: Partial<CreatePostRequest> = {},
 ): Promise<Post> {
-  const response = await app.inject({
-    method: 'POST',
-    url: '/api/feed/posts',
-    headers: bearer(apiKey),
-    // A body of its own each time: the same post twice within a day is a 409 (duplicate_content).
-    payload: { category: 'results', title: 'A title', body: `A body (${++postsMade})`, ...body },
-  });
+  const response = await post(app, apiKey, newPost(body));
   assert.equal(response.statusCode, 201, response.body);
   return response.json();
 }

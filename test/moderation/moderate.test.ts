@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { useTestApp } from '../helpers/app.js';
-import { bearer, createPost, registerBot } from '../helpers/bots.js';
+import { bearer, createPost, registerBot, post } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
 import { asHuman, signIn } from '../helpers/humans.js';
 import { signInAsModerator } from '../helpers/moderation.js';
@@ -13,7 +13,6 @@ import { inbox, setWebhook } from '../helpers/notifications.js';
 import { testClock } from '../helpers/rate-limit.js';
 
 /** Each post a body of its own: the same post twice within a day is a 409 (duplicate_content). */
-let bodies = 0;
 
 const { clock, at } = testClock(new Date());
 const t = useTestApp({}, { clock });
@@ -23,13 +22,6 @@ const act = (cookie: string, payload: object) =>
   t.app.inject({ method: 'POST', url: '/api/moderation/actions', headers: asHuman(cookie), payload });
 const report = (apiKey: string, payload: object) =>
   t.app.inject({ method: 'POST', url: '/api/reports', headers: bearer(apiKey), payload });
-const post = (apiKey: string) =>
-  t.app.inject({
-    method: 'POST',
-    url: '/api/feed/posts',
-    headers: bearer(apiKey),
-    payload: { category: 'results', title: 'Again', body: `And again. ${++bodies}` },
-  });
 const suspend = (cookie: string, botId: string, extra: object = {}) =>
   act(cookie, {
     action: 'suspend',
@@ -89,7 +81,7 @@ describe('moderate 201: suspend', () => {
     );
 
     // Every write: refused, with the reason; nothing written.
-    const refused = await post(spammer.api_key);
+    const refused = await post(t.app, spammer.api_key);
     assert.equal(refused.statusCode, 403, refused.body);
     assertContract('createPost', refused);
     assert.deepEqual(
@@ -217,13 +209,13 @@ describe('moderate 201: suspend', () => {
     const response = await suspend(moderator, bot.bot.id, { until });
     assert.equal(response.statusCode, 201, response.body);
     assert.equal(response.json().until, until);
-    const refused = await post(bot.api_key);
+    const refused = await post(t.app, bot.api_key);
     assert.equal(refused.statusCode, 403);
     assert.equal(refused.json().suspended_until, until);
     assert.match(refused.json().detail, new RegExp(`suspended until ${until}`));
     assert.equal((await ownBot(bot.api_key)).standing.until, until);
     at(hour + 1);
-    assert.equal((await post(bot.api_key)).statusCode, 201);
+    assert.equal((await post(t.app, bot.api_key)).statusCode, 201);
     assert.equal((await ownBot(bot.api_key)).standing.suspended, false);
     at(0);
   });
@@ -243,7 +235,7 @@ describe('moderate 201: unsuspend and dismiss', () => {
     });
     assert.equal(lifted.statusCode, 201, lifted.body);
     assertContract('moderate', lifted);
-    assert.equal((await post(bot.api_key)).statusCode, 201);
+    assert.equal((await post(t.app, bot.api_key)).statusCode, 201);
     assert.deepEqual((await ownBot(bot.api_key)).standing, {
       suspended: false,
       action_id: null,
@@ -432,7 +424,7 @@ describe('moderate 400', () => {
       await t.db.selectFrom('moderation_actions').select('id').where('target_id', '=', bot.bot.id).execute(),
       [],
     );
-    assert.equal((await post(bot.api_key)).statusCode, 201);
+    assert.equal((await post(t.app, bot.api_key)).statusCode, 201);
   });
 });
 
@@ -470,7 +462,7 @@ describe('moderate 403', () => {
       payload,
     });
     assert.equal(crossSite.statusCode, 403);
-    assert.equal((await post(bot.api_key)).statusCode, 201);
+    assert.equal((await post(t.app, bot.api_key)).statusCode, 201);
   });
 });
 

@@ -18,7 +18,7 @@ import { loadSpec } from '../../src/platform/spec/openapi.js';
 import { streamsPerBot } from '../../src/platform/event-streams/hub.js';
 import { testConfig, useTestApp } from '../helpers/app.js';
 import { answersLike } from '../helpers/assessments.js';
-import { bearer, createPost, registerBot, registerTypedBot } from '../helpers/bots.js';
+import { bearer, createPost, registerBot, registerTypedBot, post } from '../helpers/bots.js';
 import { asHuman, signInAsCreator } from '../helpers/humans.js';
 import { moderated, signInAsModerator } from '../helpers/moderation.js';
 import { comment, inbox, setWebhook } from '../helpers/notifications.js';
@@ -60,13 +60,6 @@ async function sentence(file: File, starts: string): Promise<string> {
 const spans = (words: string) => [...words.matchAll(/`([^`]+)`/g)].map((match) => match[1]!);
 const remaining = (response: { headers: Record<string, unknown> }) =>
   Number(response.headers['x-ratelimit-remaining']);
-const post = (apiKey: string, payload: object, headers: Record<string, string> = {}) =>
-  t.app.inject({
-    method: 'POST',
-    url: '/api/feed/posts',
-    headers: { ...bearer(apiKey), ...headers },
-    payload,
-  });
 const vote = (apiKey: string, postId: string, direction: string) =>
   t.app.inject({
     method: 'POST',
@@ -109,7 +102,7 @@ async function postsLimitHolds(sentenceText: string) {
   const factor = Number(/(\d+) times/.exec(sentenceText)?.[1]);
   assert.equal(factor, defaults.ipLimitFactor);
   const bot = await registerBot(t.app);
-  const response = await post(bot.api_key, { category: 'results', title: 'Limits', body: 'Counted.' });
+  const response = await post(t.app, bot.api_key, { category: 'results', title: 'Limits', body: 'Counted.' });
   assert.equal(Number(response.headers['x-ratelimit-limit']), defaults.limits.posts);
   const quota = (await t.app.inject({ url: '/api/bots/me', headers: bearer(bot.api_key) })).json().quota;
   assert.equal(quota.posts.client_ip_cap.limit, defaults.limits.posts * factor, 'the address cap');
@@ -127,7 +120,11 @@ async function suspensionHolds() {
     reason: 'Flooding.',
     until,
   });
-  const refused = await post(bot.api_key, { category: 'results', title: 'Still here', body: 'Hello.' });
+  const refused = await post(t.app, bot.api_key, {
+    category: 'results',
+    title: 'Still here',
+    body: 'Hello.',
+  });
   assert.equal(refused.statusCode, 403);
   assert.equal(refused.json().code, 'suspended');
   assert.equal(refused.json().reason, 'Flooding.');
@@ -259,7 +256,7 @@ const claims: Claim[] = [
     holds: async () => {
       // "never in a post": the server refuses one that holds it.
       const bot = await registerBot(t.app);
-      const refused = await post(bot.api_key, {
+      const refused = await post(t.app, bot.api_key, {
         category: 'results',
         title: 'My key',
         body: `Here it is: ${bot.api_key}`,
@@ -370,7 +367,7 @@ const claims: Claim[] = [
       const words = await sentence('skill.md', 'Post in one of these categories:');
       assert.deepEqual(spans(words), enumOf('PostCategory'));
       const bot = await registerBot(t.app);
-      const refused = await post(bot.api_key, { category: 'news', title: 'A', body: 'B' });
+      const refused = await post(t.app, bot.api_key, { category: 'news', title: 'A', body: 'B' });
       assert.equal(refused.statusCode, 400);
     },
   },
@@ -380,7 +377,7 @@ const claims: Claim[] = [
     holds: async () => {
       const bot = await registerBot(t.app);
       const at = (title: number, body: number) =>
-        post(bot.api_key, {
+        post(t.app, bot.api_key, {
           category: 'results',
           title: `${title}`.padEnd(title, 't'),
           body: `${body}`.padEnd(body, 'b'),
@@ -396,8 +393,12 @@ const claims: Claim[] = [
     holds: async () => {
       const bot = await registerBot(t.app);
       const payload = { category: 'results', title: 'Once', body: 'Only once.' };
-      const first = await post(bot.api_key, payload, { 'idempotency-key': 'first-post-1' });
-      const retry = await post(bot.api_key, payload, { 'idempotency-key': 'first-post-1' });
+      const first = await post(t.app, bot.api_key, payload, {
+        headers: { 'idempotency-key': 'first-post-1' },
+      });
+      const retry = await post(t.app, bot.api_key, payload, {
+        headers: { 'idempotency-key': 'first-post-1' },
+      });
       assert.equal(retry.json().id, first.json().id);
       assert.equal((await t.app.inject({ url: `/api/bots/${bot.bot.id}` })).json().stats.posts, 1);
     },
@@ -415,16 +416,20 @@ const claims: Claim[] = [
     holds: async () => {
       const bot = await registerBot(t.app);
       const good = { category: 'results', title: 'Counted', body: 'A post.' };
-      const first = await post(bot.api_key, good, { 'idempotency-key': 'counted-1' });
+      const first = await post(t.app, bot.api_key, good, { headers: { 'idempotency-key': 'counted-1' } });
       assert.equal(first.statusCode, 201);
       assert.equal(remaining(first), defaults.limits.posts - 1);
-      const refusal = await post(bot.api_key, { category: 'results', title: '', body: 'Empty title.' });
+      const refusal = await post(t.app, bot.api_key, {
+        category: 'results',
+        title: '',
+        body: 'Empty title.',
+      });
       assert.equal(refusal.statusCode, 400);
       assert.equal(remaining(refusal), defaults.limits.posts - 2, 'a refusal counts');
-      const replayed = await post(bot.api_key, good, { 'idempotency-key': 'counted-1' });
+      const replayed = await post(t.app, bot.api_key, good, { headers: { 'idempotency-key': 'counted-1' } });
       assert.equal(replayed.headers['idempotent-replayed'], 'true');
-      for (let i = 0; remaining(await post(bot.api_key, { ...good, body: `More ${i}.` })) > 0; i++);
-      const limited = await post(bot.api_key, { ...good, body: 'One too many.' });
+      for (let i = 0; remaining(await post(t.app, bot.api_key, { ...good, body: `More ${i}.` })) > 0; i++);
+      const limited = await post(t.app, bot.api_key, { ...good, body: 'One too many.' });
       assert.equal(limited.statusCode, 429);
       assert.ok(Number(limited.headers['retry-after']) >= 1, 'Retry-After in seconds');
       const counted = async () =>
@@ -434,9 +439,9 @@ const claims: Claim[] = [
         ).rows[0]!.n;
       const before = await counted();
       assert.equal(before, defaults.limits.posts, 'the counted requests are there to count');
-      assert.equal((await post(bot.api_key, { ...good, body: 'Refused.' })).statusCode, 429);
+      assert.equal((await post(t.app, bot.api_key, { ...good, body: 'Refused.' })).statusCode, 429);
       assert.equal(await counted(), before, 'a 429 counts nothing');
-      const unknown = await post(`bp_${'0'.repeat(38)}`, good);
+      const unknown = await post(t.app, `bp_${'0'.repeat(38)}`, good);
       assert.equal(unknown.statusCode, 401);
     },
   },
@@ -597,7 +602,7 @@ const claims: Claim[] = [
       const made = await createCommunity(t, owner.api_key);
       const bot = await registerBot(t.app);
       assert.equal((await join(t, bot.api_key, made.name)).statusCode, 204);
-      const written = await post(bot.api_key, {
+      const written = await post(t.app, bot.api_key, {
         category: 'typedebate',
         community: made.name,
         title: 'x',
@@ -613,14 +618,14 @@ const claims: Claim[] = [
     holds: async () => {
       const owner = await registerClaimedBot(t);
       const made = await createCommunity(t, owner.api_key);
-      const theirs = await post(owner.api_key, {
+      const theirs = await post(t.app, owner.api_key, {
         category: 'results',
         community: made.name,
         title: 'x',
         body: 'y',
       });
       const bot = await registerBot(t.app);
-      const refused = await post(bot.api_key, {
+      const refused = await post(t.app, bot.api_key, {
         category: 'results',
         community: made.name,
         title: 'a',
@@ -649,7 +654,7 @@ const claims: Claim[] = [
         until,
       });
       assert.equal(ban.statusCode, 201, ban.body);
-      const refused = await post(bot.api_key, {
+      const refused = await post(t.app, bot.api_key, {
         category: 'results',
         community: made.name,
         title: 'a',
@@ -675,13 +680,18 @@ const claims: Claim[] = [
     holds: async () => {
       const owner = await registerClaimedBot(t);
       const made = await createCommunity(t, owner.api_key);
-      const first = await post(owner.api_key, {
+      const first = await post(t.app, owner.api_key, {
         category: 'results',
         community: made.name,
         title: 'one',
         body: 'x',
       });
-      await post(owner.api_key, { category: 'results', community: made.name, title: 'two', body: 'y' });
+      await post(t.app, owner.api_key, {
+        category: 'results',
+        community: made.name,
+        title: 'two',
+        body: 'y',
+      });
       await moderateCommunity(t, owner.api_key, made.name, {
         action: 'pin',
         target_type: 'post',
@@ -1131,7 +1141,12 @@ const claims: Claim[] = [
     holds: async () => {
       const owner = await registerClaimedBot(t);
       const made = await createCommunity(t, owner.api_key, { rules: ['Stay on topic.'] });
-      await post(owner.api_key, { category: 'results', community: made.name, title: 'In it', body: 'z' });
+      await post(t.app, owner.api_key, {
+        category: 'results',
+        community: made.name,
+        title: 'In it',
+        body: 'z',
+      });
       const reader = await registerBot(t.app);
       await join(t, reader.api_key, made.name);
       const [feedUrl, rulesUrl] = spans(await sentence('heartbeat.md', 'Then your communities:')).map(
@@ -1218,7 +1233,7 @@ const claims: Claim[] = [
     starts: '**422 `secret_detected`**',
     holds: async () => {
       const bot = await registerBot(t.app);
-      const refused = await post(bot.api_key, {
+      const refused = await post(t.app, bot.api_key, {
         category: 'results',
         title: 'Config',
         body: `aws: AKIA${'A'.repeat(16)}`,
@@ -1236,7 +1251,7 @@ const claims: Claim[] = [
     starts: 'Nothing was written.',
     holds: async () => {
       const bot = await registerBot(t.app);
-      await post(bot.api_key, { category: 'results', title: 'Key', body: `key ${bot.api_key}` });
+      await post(t.app, bot.api_key, { category: 'results', title: 'Key', body: `key ${bot.api_key}` });
       const other = await registerBot(t.app);
       assert.equal((await t.app.inject({ url: `/api/bots/${bot.bot.id}` })).json().stats.posts, 0);
       assert.equal((await t.app.inject({ url: `/api/bots/${other.bot.id}` })).statusCode, 200);
@@ -1277,7 +1292,7 @@ const claims: Claim[] = [
     starts: "**400**: the answer's `errors[]` names each field that is wrong",
     holds: async () => {
       const bot = await registerBot(t.app);
-      const refused = await post(bot.api_key, { category: 'nope', title: '', body: 'x' });
+      const refused = await post(t.app, bot.api_key, { category: 'nope', title: '', body: 'x' });
       assert.deepEqual(
         refused
           .json()
@@ -1296,7 +1311,9 @@ const claims: Claim[] = [
       const bot = await registerBot(t.app);
       const payload = { category: 'results', title: 'Racing', body: 'Once.' };
       const answers = await Promise.all(
-        Array.from({ length: 5 }, () => post(bot.api_key, payload, { 'idempotency-key': 'race-1' })),
+        Array.from({ length: 5 }, () =>
+          post(t.app, bot.api_key, payload, { headers: { 'idempotency-key': 'race-1' } }),
+        ),
       );
       for (const answer of answers)
         assert.ok(
@@ -1365,8 +1382,8 @@ const claims: Claim[] = [
     starts: 'One that holds a secret is refused with a 422 `secret_detected`',
     holds: async () => {
       const bot = await registerBot(t.app);
-      const first = await post(bot.api_key, { category: 'results', title: 'Ok', body: 'Fine.' });
-      const refused = await post(bot.api_key, {
+      const first = await post(t.app, bot.api_key, { category: 'results', title: 'Ok', body: 'Fine.' });
+      const refused = await post(t.app, bot.api_key, {
         category: 'results',
         title: 'Key',
         body: `AKIA${'C'.repeat(16)}`,
@@ -1392,7 +1409,7 @@ const claims: Claim[] = [
     starts: 'The limits are per bot per rolling hour',
     holds: async () => {
       const bot = await registerBot(t.app);
-      const posted = await post(bot.api_key, { category: 'results', title: 'One', body: 'Hour.' });
+      const posted = await post(t.app, bot.api_key, { category: 'results', title: 'One', body: 'Hour.' });
       assert.equal(Number(posted.headers['x-ratelimit-limit']), defaults.limits.posts);
     },
   },
@@ -1624,7 +1641,7 @@ async function conversationLimitHolds() {
 async function rateLimitedHolds() {
   const bot = await registerBot(t.app);
   for (let i = 0; i < defaults.limits.posts; i++) await createPost(t.app, bot.api_key);
-  const limited = await post(bot.api_key, { category: 'results', title: 'More', body: 'One more.' });
+  const limited = await post(t.app, bot.api_key, { category: 'results', title: 'More', body: 'One more.' });
   assert.equal(limited.statusCode, 429);
   assert.equal(limited.json().code, 'rate_limited');
   assert.ok(Number(limited.headers['retry-after']) >= 1);
@@ -1637,19 +1654,19 @@ async function rateLimitedHolds() {
 async function duplicateHolds() {
   const bot = await registerBot(t.app);
   const payload = { category: 'results', title: 'Twice', body: 'The same words.' };
-  const first = await post(bot.api_key, payload, { 'idempotency-key': 'dup-1' });
-  const again = await post(bot.api_key, payload);
+  const first = await post(t.app, bot.api_key, payload, { headers: { 'idempotency-key': 'dup-1' } });
+  const again = await post(t.app, bot.api_key, payload);
   assert.equal(again.statusCode, 409);
   assert.equal(again.json().code, 'duplicate_content');
   assert.equal(again.json().duplicate_of, first.json().id);
-  const retried = await post(bot.api_key, payload, { 'idempotency-key': 'dup-1' });
+  const retried = await post(t.app, bot.api_key, payload, { headers: { 'idempotency-key': 'dup-1' } });
   assert.equal(retried.json().id, first.json().id);
 }
 
 /** A bot-platform key in anyone's text: refused, and that key revoked at once, its bot told. */
 async function leakedKeyHolds() {
   const [victim, leaker] = [await registerBot(t.app), await registerBot(t.app)];
-  const refused = await post(leaker.api_key, {
+  const refused = await post(t.app, leaker.api_key, {
     category: 'results',
     title: 'Found this',
     body: `A key: ${victim.api_key}`,
@@ -1674,7 +1691,7 @@ async function leakedKeyHolds() {
 /** A bot's own key in its own text: refused, nothing written, and the key still works. */
 async function ownKeyHolds() {
   const bot = await registerBot(t.app);
-  const refused = await post(bot.api_key, {
+  const refused = await post(t.app, bot.api_key, {
     category: 'results',
     title: 'Mine',
     body: `key: ${bot.api_key}`,

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { buildApp } from '../../../src/app.js';
 import { testConfig, useTestApp } from '../../helpers/app.js';
-import { bearer, registerBot } from '../../helpers/bots.js';
+import { bearer, registerBot, post } from '../../helpers/bots.js';
 import { assertContract } from '../../helpers/contract.js';
 import { serverUrl } from '../../helpers/database.js';
 
@@ -16,16 +16,6 @@ let bodies = 0;
 // RATE_LIMIT_POSTS=2 IP_LIMIT_FACTOR=3: each bot 2 posts an hour, each client IP 6.
 const t = useTestApp({ limits: { ...testConfig().limits, posts: 2 }, ipLimitFactor: 3 });
 const elsewhere = '198.51.100.20';
-
-function post(apiKey: string, remoteAddress = '127.0.0.1') {
-  return t.app.inject({
-    method: 'POST',
-    url: '/api/feed/posts',
-    headers: bearer(apiKey),
-    payload: { category: 'results', title: 't', body: `b ${++bodies}` },
-    remoteAddress,
-  });
-}
 
 async function postsQuota(apiKey: string, remoteAddress = '127.0.0.1') {
   const response = await t.app.inject({ url: '/api/bots/me', headers: bearer(apiKey), remoteAddress });
@@ -55,10 +45,10 @@ describe('createPost 429 per client IP', () => {
   test("bots of one client share its cap (3 x 2 posts an hour here); another client's bots do not", async () => {
     const bots = [await registerBot(t.app), await registerBot(t.app), await registerBot(t.app)];
     for (const bot of bots)
-      for (let i = 0; i < 2; i++) assert.equal((await post(bot.api_key)).statusCode, 201);
+      for (let i = 0; i < 2; i++) assert.equal((await post(t.app, bot.api_key)).statusCode, 201);
 
     const fourth = await registerBot(t.app);
-    const capped = await post(fourth.api_key);
+    const capped = await post(t.app, fourth.api_key);
     assert.equal(capped.statusCode, 429, capped.body);
     assertContract('createPost', capped);
     assert.equal(capped.json().limit, 6);
@@ -66,7 +56,7 @@ describe('createPost 429 per client IP', () => {
     assert.equal(capped.headers['x-ratelimit-remaining'], '0');
     assert.ok(Number(capped.headers['retry-after']) > 0);
     // A bot whose own limit is used up too is told of its own limit: the one it can plan by.
-    const both = await post(bots[0]!.api_key);
+    const both = await post(t.app, bots[0]!.api_key);
     assert.equal(both.statusCode, 429);
     assert.equal(both.json().limit, 2);
     assert.equal(both.headers['x-ratelimit-limit'], '2');
@@ -87,19 +77,25 @@ describe('createPost 429 per client IP', () => {
     });
 
     // The capped request did not count against the bot's own limit: from elsewhere it posts twice.
-    assert.equal((await post(fourth.api_key, elsewhere)).statusCode, 201);
-    assert.equal((await post(fourth.api_key, elsewhere)).statusCode, 201);
+    assert.equal(
+      (await post(t.app, fourth.api_key, undefined, { remoteAddress: elsewhere })).statusCode,
+      201,
+    );
+    assert.equal(
+      (await post(t.app, fourth.api_key, undefined, { remoteAddress: elsewhere })).statusCode,
+      201,
+    );
     assert.equal(await storedPosts(), 8);
   });
 
   test("a bot refused by its own limit uses none of its address's cap: its neighbours keep theirs, and getOwnBot says so", async () => {
     const a = await registerBot(t.app);
     const b = await registerBot(t.app);
-    assert.equal((await post(a.api_key)).statusCode, 201);
-    assert.equal((await post(a.api_key)).statusCode, 201);
+    assert.equal((await post(t.app, a.api_key)).statusCode, 201);
+    assert.equal((await post(t.app, a.api_key)).statusCode, 201);
     // A ignores Retry-After and knocks four more times: each a 429 of its own limit, counted nowhere.
     for (let i = 0; i < 4; i++) {
-      const refused = await post(a.api_key);
+      const refused = await post(t.app, a.api_key);
       assert.equal(refused.statusCode, 429, refused.body);
       assert.equal(refused.json().limit, 2);
       assert.equal(refused.headers['x-ratelimit-limit'], '2');
@@ -115,22 +111,22 @@ describe('createPost 429 per client IP', () => {
       client_ip_cap: { limit: 6, remaining: 4 },
       probation_until: null,
     });
-    const first = await post(b.api_key);
+    const first = await post(t.app, b.api_key);
     assert.equal(first.statusCode, 201, first.body);
     assert.equal(first.headers['x-ratelimit-remaining'], '1');
 
     // Two more bots take the address's last 3; the one that would be the 7th is told the truth first.
     const c = await registerBot(t.app);
     const d = await registerBot(t.app);
-    assert.equal((await post(c.api_key)).statusCode, 201);
-    const last = await post(c.api_key);
+    assert.equal((await post(t.app, c.api_key)).statusCode, 201);
+    const last = await post(t.app, c.api_key);
     assert.equal(last.statusCode, 201);
     assert.equal(last.headers['x-ratelimit-remaining'], '0', "c's own limit is used up");
-    const bLast = await post(b.api_key);
+    const bLast = await post(t.app, b.api_key);
     assert.equal(bLast.statusCode, 201);
     assert.deepEqual((await postsQuota(d.api_key)).client_ip_cap, { limit: 6, remaining: 0 });
     assert.equal((await postsQuota(d.api_key)).remaining, 0);
-    const capped = await post(d.api_key);
+    const capped = await post(t.app, d.api_key);
     assert.equal(capped.statusCode, 429);
     assert.equal(capped.json().limit, 6);
     assert.equal(await storedPosts(), 6);
@@ -140,16 +136,16 @@ describe('createPost 429 per client IP', () => {
   test('the X-RateLimit-Remaining of an admitted post is what the address still admits, when that is less than the bot has left', async () => {
     const bots = [await registerBot(t.app), await registerBot(t.app)];
     for (const bot of bots)
-      for (let i = 0; i < 2; i++) assert.equal((await post(bot.api_key)).statusCode, 201);
+      for (let i = 0; i < 2; i++) assert.equal((await post(t.app, bot.api_key)).statusCode, 201);
     const third = await registerBot(t.app);
-    const admitted = await post(third.api_key);
+    const admitted = await post(t.app, third.api_key);
     assert.equal(admitted.statusCode, 201);
     assertContract('createPost', admitted);
     assert.equal(admitted.headers['x-ratelimit-limit'], '2');
     // Its own limit has 1 left, and so has the address (5 of 6 used).
     assert.equal(admitted.headers['x-ratelimit-remaining'], '1');
     const fourth = await registerBot(t.app);
-    const next = await post(fourth.api_key);
+    const next = await post(t.app, fourth.api_key);
     assert.equal(next.statusCode, 201);
     assert.equal(
       next.headers['x-ratelimit-remaining'],

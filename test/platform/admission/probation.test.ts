@@ -10,7 +10,7 @@ import { peekBotAdmission } from '../../../src/platform/admission/repository.js'
 import { hashSecret } from '../../../src/platform/admission/secrets.js';
 import { testConfig, useTestApp } from '../../helpers/app.js';
 import { inbox } from '../../helpers/notifications.js';
-import { bearer, createPost, registerBot } from '../../helpers/bots.js';
+import { bearer, createPost, registerBot, post } from '../../helpers/bots.js';
 import { assertContract } from '../../helpers/contract.js';
 import { asHuman, signInAsCreator } from '../../helpers/humans.js';
 import { assertLimitHeaders, testClock } from '../../helpers/rate-limit.js';
@@ -27,14 +27,6 @@ const t = useTestApp(
 );
 
 let bodies = 0;
-function post(apiKey: string) {
-  return t.app.inject({
-    method: 'POST',
-    url: '/api/feed/posts',
-    headers: bearer(apiKey),
-    payload: { category: 'results', title: 't', body: `probation ${++bodies}` },
-  });
-}
 
 async function ownBot(apiKey: string) {
   const response = await t.app.inject({ url: '/api/bots/me', headers: bearer(apiKey) });
@@ -59,14 +51,14 @@ describe('createPost in probation', () => {
     const until = await probationEnd(bot.bot.id);
 
     for (const remaining of [1, 0]) {
-      const admitted = await post(bot.api_key);
+      const admitted = await post(t.app, bot.api_key);
       assert.equal(admitted.statusCode, 201, admitted.body);
       assertContract('createPost', admitted);
       assertLimitHeaders(admitted, 2, remaining);
       assert.equal(admitted.headers['x-ratelimit-probation-until'], until);
     }
 
-    const refused = await post(bot.api_key);
+    const refused = await post(t.app, bot.api_key);
     assert.equal(refused.statusCode, 429, refused.body);
     assertContract('createPost', refused);
     assertLimitHeaders(refused, 2, 0);
@@ -162,8 +154,8 @@ describe('createPost in probation', () => {
   test('a claimed bot is off probation at once: its usual limit, no probation header', async () => {
     at(0);
     const bot = await registerBot(t.app);
-    for (let i = 0; i < 2; i++) assert.equal((await post(bot.api_key)).statusCode, 201);
-    assert.equal((await post(bot.api_key)).statusCode, 429);
+    for (let i = 0; i < 2; i++) assert.equal((await post(t.app, bot.api_key)).statusCode, 201);
+    assert.equal((await post(t.app, bot.api_key)).statusCode, 429);
 
     const cookie = await signInAsCreator(t, `probation-${bot.bot.id.slice(0, 8)}`);
     const claimed = await t.app.inject({
@@ -174,7 +166,7 @@ describe('createPost in probation', () => {
     });
     assert.equal(claimed.statusCode, 200, claimed.body);
 
-    const admitted = await post(bot.api_key);
+    const admitted = await post(t.app, bot.api_key);
     assert.equal(admitted.statusCode, 201, admitted.body);
     assertLimitHeaders(admitted, 10, 7);
     assert.equal(admitted.headers['x-ratelimit-probation-until'], undefined);
@@ -195,18 +187,18 @@ describe('createPost in probation', () => {
     const until = new Date(await probationEnd(bot.bot.id));
     const beforeTheEnd = (minutes: number) => at(until.getTime() - start.getTime() - minutes * 60_000);
     beforeTheEnd(30);
-    for (let i = 0; i < 2; i++) assert.equal((await post(bot.api_key)).statusCode, 201);
+    for (let i = 0; i < 2; i++) assert.equal((await post(t.app, bot.api_key)).statusCode, 201);
 
     // Ten minutes before the end: the window would hold the bot's posts for 20 minutes more.
     beforeTheEnd(10);
-    const refused = await post(bot.api_key);
+    const refused = await post(t.app, bot.api_key);
     assert.equal(refused.statusCode, 429, refused.body);
     const retryAfter = Number(refused.headers['retry-after']);
     assert.ok(retryAfter > 9 * 60 && retryAfter <= 10 * 60, `Retry-After ${retryAfter}`);
     assert.ok((await ownBot(bot.api_key)).quota.posts.retry_after_seconds <= 10 * 60);
 
     at(until.getTime() - start.getTime() + 1000);
-    const admitted = await post(bot.api_key);
+    const admitted = await post(t.app, bot.api_key);
     assert.equal(admitted.statusCode, 201, admitted.body);
     assert.equal(admitted.headers['x-ratelimit-limit'], '10');
     assert.equal(admitted.headers['x-ratelimit-probation-until'], undefined);

@@ -12,7 +12,7 @@ import { pruneRateLimitHits } from '../../../src/platform/admission/sliding-wind
 import { useTestApp } from '../../helpers/app.js';
 import { countingStatements } from '../../helpers/database.js';
 import { answersLike } from '../../helpers/assessments.js';
-import { bearer, createPost, registerBot, withBrokenChecksum } from '../../helpers/bots.js';
+import { bearer, createPost, registerBot, withBrokenChecksum, post } from '../../helpers/bots.js';
 import { assertContract } from '../../helpers/contract.js';
 import { assertLimitHeaders, testClock } from '../../helpers/rate-limit.js';
 
@@ -25,10 +25,6 @@ const minutes = 60_000;
 
 const t = useTestApp({ limits: { ...defaults, registrations: 1_000 } }, { clock });
 
-function post(apiKey: string, payload: object = { category: 'results', title: 't', body: `b ${++bodies}` }) {
-  return t.app.inject({ method: 'POST', url: '/api/feed/posts', headers: bearer(apiKey), payload });
-}
-
 async function quota(apiKey: string) {
   return (await t.app.inject({ url: '/api/bots/me', headers: bearer(apiKey) })).json().quota;
 }
@@ -37,7 +33,7 @@ describe('what counts', () => {
   test('validation failures and 404s count and carry the headers; 401s count for no one; 429s are not counted', async () => {
     at(0);
     const { api_key } = await registerBot(t.app);
-    const invalid = await post(api_key, { category: 'gossip' });
+    const invalid = await post(t.app, api_key, { category: 'gossip' });
     assert.equal(invalid.statusCode, 400);
     assertLimitHeaders(invalid, 10, 9);
     // Probation is off by default: a new unclaimed bot has the published limits.
@@ -70,7 +66,7 @@ describe('what counts', () => {
     assert.equal(text.statusCode, 415);
     assertLimitHeaders(text, 10, 7);
 
-    const own = await post(api_key);
+    const own = await post(t.app, api_key);
     const selfVote = await t.app.inject({
       method: 'POST',
       url: `/api/feed/posts/${own.json().id}/vote`,
@@ -118,7 +114,7 @@ describe('refused before the write', () => {
     at(0);
     const { api_key } = await registerBot(t.app);
     const { api_key: other } = await registerBot(t.app);
-    const blank = await post(api_key, { category: 'results', title: '   ', body: 'b' });
+    const blank = await post(t.app, api_key, { category: 'results', title: '   ', body: 'b' });
     assert.equal(blank.statusCode, 400);
     assertContract('createPost', blank);
     assertLimitHeaders(blank, 10, 9);
@@ -142,16 +138,16 @@ describe('refused before the write', () => {
     assertLimitHeaders(foreign, 30, 27);
     assert.equal((await t.db.selectFrom('comments').selectAll().execute()).length, 1);
 
-    for (let i = 0; i < 9; i++) assert.equal((await post(api_key)).statusCode, 201);
+    for (let i = 0; i < 9; i++) assert.equal((await post(t.app, api_key)).statusCode, 201);
     for (const refusedFirst of [
-      await post(api_key, { category: 'results', title: '   ', body: 'b' }),
-      await post(api_key, { category: 'gossip' }),
+      await post(t.app, api_key, { category: 'results', title: '   ', body: 'b' }),
+      await post(t.app, api_key, { category: 'gossip' }),
     ]) {
       assert.equal(refusedFirst.statusCode, 429, refusedFirst.body);
       assertContract('createPost', refusedFirst);
       assertLimitHeaders(refusedFirst, 10, 0);
     }
-    const unknown = await post(withBrokenChecksum(api_key), { category: 'gossip' });
+    const unknown = await post(t.app, withBrokenChecksum(api_key), { category: 'gossip' });
     assert.equal(unknown.statusCode, 401, 'an unknown key is a 401 before its body is a 400');
   });
 });
@@ -191,7 +187,7 @@ describe('getOwnBot quota', () => {
   test('reports each action from the same store, consuming none', async () => {
     at(0);
     const { api_key } = await registerBot(t.app);
-    for (let i = 0; i < 10; i++) await post(api_key);
+    for (let i = 0; i < 10; i++) await post(t.app, api_key);
     at(20 * minutes);
     const first = await quota(api_key);
     const second = await quota(api_key);
@@ -279,7 +275,7 @@ describe('store failure', () => {
     // The store's table gone: every way of counting (a write's admission, the quota) fails.
     await sql`alter table rate_limit_hits rename to rate_limit_hits_gone`.execute(t.db);
     try {
-      const response = await post(api_key);
+      const response = await post(t.app, api_key);
       assert.equal(response.statusCode, 503);
       assertContract('createPost', response);
       assert.equal(response.headers['retry-after'], '5');
@@ -298,9 +294,9 @@ describe('pruning', () => {
   test('a window idle for a whole window is deleted with its hits; a key in use keeps its own', async () => {
     at(0);
     const { bot, api_key } = await registerBot(t.app);
-    await post(api_key);
+    await post(t.app, api_key);
     at(30 * minutes);
-    await post(api_key);
+    await post(t.app, api_key);
     const hour = 3600_000;
     assert.equal(
       await pruneRateLimitHits(t.db, () => new Date(start.getTime() + hour)),
@@ -315,7 +311,7 @@ describe('pruning', () => {
     assert.deepEqual(await windows(), ['posts 2', 'posts-per-ip 2']);
     assert.equal((await t.db.selectFrom('rate_limit_hits').select('at').execute()).length, 4);
     at(hour);
-    await post(api_key);
+    await post(t.app, api_key);
     const own = await t.db
       .selectFrom('rate_limit_hits')
       .select('at')
@@ -336,7 +332,7 @@ describe('pruning', () => {
     const { bot, api_key } = await registerBot(t.app);
     for (let hour = 0; hour < 4; hour++) {
       at(hour * 3600_000);
-      for (let i = 0; i < 10; i++) await post(api_key);
+      for (let i = 0; i < 10; i++) await post(t.app, api_key);
     }
     const rows = await t.db
       .selectFrom('rate_limit_hits')
