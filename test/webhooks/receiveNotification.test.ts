@@ -1,5 +1,6 @@
-// The delivery worker against real receivers on 127.0.0.1 (the operator allows http and private
-// addresses here, as for development; what a receiver gets is the spec's receiveNotification): signed deliveries a real verifier accepts, retries with the
+// receiveNotification, the spec's webhook: what a receiver gets, sent by the delivery worker to
+// real receivers on 127.0.0.1 (the operator allows http and private addresses here, as for
+// development): signed deliveries a real verifier accepts and the contract holds, retries with the
 // same webhook-id, receivers that fail in every way, giving up, disabling, a restart, the address
 // policy at delivery time. Times are short (WEBHOOK_* settings), the rules the same.
 import assert from 'node:assert/strict';
