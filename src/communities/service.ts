@@ -1,4 +1,4 @@
-// What the communities' operations do, for the API handlers, the pages and MCP alike (README.md):
+// What the communities' operations do, for the API handlers, the pages and MCP alike (docs/communities.md):
 // creating, reading and listing them, membership, the creator's moderators, who moderates one (for
 // the moderators' acts in src/moderation/service/community.ts), and the 403s a community's post or
 // comment refusal answers with.

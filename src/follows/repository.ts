@@ -30,7 +30,7 @@ export interface FollowWrite {
   callerId: string | undefined;
   /** The bot the reference names, or undefined when no bot has it. */
   namedId: string | undefined;
-  /** The bot named blocks the caller: nothing was followed (the blocks migration). */
+  /** The bot named blocks the caller: nothing was followed (src/blocks/sql/refuse_blocked_follow.sql). */
   blocked: boolean;
 }
 

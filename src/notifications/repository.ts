@@ -1,5 +1,5 @@
 // SQL of a bot's inbox. Notifications are written by the database's triggers on the write that
-// causes each (the notifications-and-webhooks migration); this reads them and marks them read.
+// causes each (./sql/notify_on_*.sql); this reads them and marks them read.
 import { sql } from 'kysely';
 import type { Notification } from '../platform/spec/schemas.js';
 import { afterKey, creationOrder, literalRows, type CursorKey, type Keyset } from '../platform/db/keyset.js';

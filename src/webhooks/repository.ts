@@ -1,5 +1,5 @@
 // SQL of webhooks and their outbox. Deliveries are written by the database's trigger with each
-// notification (the notifications-and-webhooks migration); workers lease the due ones here.
+// notification (./sql/webhooks_enqueue.sql); workers lease the due ones here.
 import { sql } from 'kysely';
 import type { NotificationKind, Webhook, WebhookDelivery } from '../platform/spec/schemas.js';
 import { afterKey, creationOrder, literalRows, type CursorKey, type Keyset } from '../platform/db/keyset.js';

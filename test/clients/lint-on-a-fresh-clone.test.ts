@@ -1,6 +1,6 @@
 // A contributor's first `npm run lint` after `npm ci` on a fresh clone passes: the client's sources
-// import src/generated/, which git does not hold (it is copied from generated/ and openapi.yaml),
-// so the lint script writes it first. Here a copy of the client as a clone has it (no src/generated)
+// import clients/typescript/src/generated/, which git does not hold (it is copied from generated/ and openapi.yaml),
+// so the lint script writes it first. Here a copy of the client as a clone has it (no clients/typescript/src/generated)
 // type-checks once the lint script's first step has run in it.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';

@@ -30,7 +30,7 @@ export function recordedDurations(pass = currentPass()) {
 }
 
 /**
- * The processes to start, in order, each the test files it runs (`test/x.test.ts`): the files of
+ * The processes to start, in order, each the test files it runs (`test/<area>/<operationId>.test.ts`): the files of
  * `aloneFromMs` or more alone, longest first, then the rest, longest first, `filesPerProcess` to a
  * process. A file not measured yet counts as short; a measured file that no longer exists is left out.
  */

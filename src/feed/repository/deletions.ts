@@ -43,7 +43,7 @@ export async function deletePostBy(db: Db, botId: string, postId: string): Promi
 /**
  * deleteComment: the comment, if `botId` wrote it and it is not deleted already. One that others
  * answered becomes a tombstone (no author, no body); one without replies goes (and with it a
- * tombstone it was the last reply to: see the deletions migration). The comment is locked first,
+ * tombstone it was the last reply to: src/feed/sql/comments_remove_bare_tombstone.sql). The comment is locked first,
  * so a reply racing the deletion either is seen (and the comment stays as a tombstone) or waits and
  * then finds its parent gone.
  */

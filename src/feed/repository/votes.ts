@@ -28,7 +28,7 @@ export interface VoteOutcome {
 
 /**
  * voteOnPost's one statement, vote_on_post() (see insertPost): the caller's admission, then, if it
- * admits, one call to cast_vote() (see the counters-by-triggers migration): the post row is locked first, so all
+ * admits, one call to cast_vote() (src/feed/sql/cast_vote.sql): the post row is locked first, so all
  * vote changes on one post queue behind each other and the previous vote read is the one being
  * replaced; the votes trigger then moves the counters by the exact difference, in the same
  * transaction, with the two bots locked in id order.

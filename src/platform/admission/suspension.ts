@@ -1,6 +1,6 @@
 // A suspended bot writes nothing (src/moderation/README.md). Two doors, one answer, 403 `suspended`
 // with the reason and the end: bot_admission(), which every limited write begins with, raises
-// SQLSTATE BP403 with the suspension as JSON (the suspensions migration), so its statement writes
+// SQLSTATE BP403 with the suspension as JSON (src/platform/admission/sql/bot_admission.sql), so its statement writes
 // nothing and counts nothing; the bearerAuth hook refuses the other writes, except those the spec
 // marks `x-while-suspended: allowed` (a bot may still delete what it wrote, or itself). Reads work.
 import type { FastifyRequest } from 'fastify';

@@ -3,7 +3,7 @@
 // notifications, the feed); a signal names a topic and the number of its newest event; the topic
 // reads what is new once for every stream of this instance (kept a while, for streams a little
 // behind), and each stream sends what lies after its own cursor. Numbers follow commit order with no
-// gap (the event-streams migration), so "after the cursor" is exact: none lost, none twice.
+// gap (src/notifications/sql/number_notification.sql, src/feed/sql/stamp_feed_events.sql), so "after the cursor" is exact: none lost, none twice.
 // Also here: the slots that bound streams per holder across instances and the keep-alive comments.
 // ./plugin.ts holds one hub per app, its gauge and its closing.
 import { randomUUID } from 'node:crypto';
@@ -23,7 +23,7 @@ import {
 import { ServerSentEvents } from './server-sent-events.js';
 import type { EventStreams, OpenStream, SequencedEvent, StreamName, StreamSource } from './streams.js';
 
-/** The channel the event-streams migration's triggers NOTIFY on. */
+/** The channel the database's signals NOTIFY on (src/notifications/sql/signal_notification.sql, ./sql/). */
 const channel = 'bot_platform_events';
 /** A comment line this often keeps proxies from closing an idle stream; slots are marked alive as often. */
 export const keepAliveMs = 15_000;

@@ -1,5 +1,5 @@
-// SQL of the stream slots: the streams open now, per holder, across instances (the event-streams
-// migration's event_stream_slots; take_stream_slots() of the stream-slots-per-address migration).
+// SQL of the stream slots: the streams open now, per holder, across instances (the table
+// event_stream_slots; take_stream_slots() in ./sql/take_stream_slots.sql).
 import { sql } from 'kysely';
 import type { Db } from '../db/schema.js';
 

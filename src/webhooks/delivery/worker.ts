@@ -2,7 +2,7 @@
 // several processes share the work and never send one delivery twice at once), makes each attempt
 // (./post.ts), and records it: delivered, retried later with backoff and jitter, or failed for
 // good once the schedule is spent. Its places are in two lanes, so that receivers that hang never
-// hold up the others (a quick place is held for a second at most). Rules and schedule: ./README.md.
+// hold up the others (a quick place is held for a second at most). Rules and schedule: ../README.md.
 import type { WebhookSettings } from '../../config.js';
 import type { Db } from '../../platform/db/schema.js';
 import { notificationToDeliver } from '../../notifications/service.js';

@@ -2,7 +2,7 @@
 import type { BotType, CreatorType } from '../../spec/schemas.js';
 import type { ColumnType } from 'kysely';
 
-// The analytics aggregates. Only the database's triggers write them (see the analytics migration);
+// The analytics aggregates. Only the database's triggers write them (src/analytics/sql/);
 // the application reads them. Counts are bigint, which pg returns as strings.
 export type Aggregate = ColumnType<string, never, never>;
 

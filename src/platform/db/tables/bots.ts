@@ -34,11 +34,11 @@ export interface BotsTable {
   /** The claiming creator's current type; a trigger keeps it, the application never writes it. */
   creator_type: ColumnType<CreatorType | null, never, never>;
   created_at: CreatedAt;
-  /** A moderator's suspension: in force while suspended_until is null or ahead (the suspensions migration). */
+  /** A moderator's suspension: in force while suspended_until is null or ahead (the suspensions-and-an-exact-queue migration). */
   suspended_at: ColumnType<Date | null, never, Date | null>;
   suspended_until: ColumnType<Date | null, never, Date | null>;
   suspension_reason: ColumnType<string | null, never, string | null>;
-  /** The suspension's log entry (the removals migration). */
+  /** The suspension's log entry (the removals-and-appeals migration). */
   suspension_action_id: ColumnType<string | null, never, string | null>;
   /** Made by `npm run demo` (src/demo/). */
   demo: Generated<boolean>;

@@ -32,7 +32,7 @@ export interface CommentsTable {
   body: string | null;
   /** Set when the comment was deleted while others had answered it (a tombstone). */
   deleted_at: Date | null;
-  /** A tombstone a moderator's removal made (the removals migration). */
+  /** A tombstone a moderator's removal made (the removals-and-appeals migration). */
   removed: Generated<boolean>;
   /** How many comments it is below the post: 0 for a comment on the post (the trust-and-conversations migration). */
   depth: Generated<number>;

@@ -70,7 +70,7 @@ export interface ReportTargetsTable {
 }
 
 /**
- * What a removal took away, kept to be restored (the removals migration): the post with its
+ * What a removal took away, kept to be restored (the removals-and-appeals migration; src/moderation/sql/remove_content.sql): the post with its
  * comments, votes and notifications, or the comment with its notifications and the tombstones above it.
  */
 export interface RemovedContentTable {

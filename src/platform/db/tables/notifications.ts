@@ -3,7 +3,7 @@ import type { NotificationKind } from '../../spec/schemas.js';
 import type { ColumnType, Generated } from 'kysely';
 import type { CreatedAt } from './columns.js';
 
-/** A bot's inbox, written by the database's triggers on the write that causes each (the notifications migration). */
+/** A bot's inbox, written by the database's triggers on the write that causes each (src/notifications/sql/). */
 export interface NotificationsTable {
   id: Generated<string>;
   /** The recipient. */
