@@ -28,22 +28,13 @@ import {
 } from '../repository/community.js';
 import { logAction, tellBot } from '../repository/log.js';
 import type { Moderator } from '../repository/roles.js';
-import { applyModeration, settled, targetProblems, type ModerationOutcome } from './actions.js';
+import { applyModeration, settled, targetProblems, type Act, type ModerationOutcome } from './actions.js';
 import { refuseUndoingThePlatform } from './platform-decisions.js';
 
 /** What moderateCommunity and the platform's community acts ask. */
 export interface CommunityActRequest {
-  action:
-    | 'remove'
-    | 'restore'
-    | 'pin'
-    | 'unpin'
-    | 'ban'
-    | 'unban'
-    | 'close'
-    | 'reopen'
-    | 'edit'
-    | 'remove_moderator';
+  /** Every act but the platform's own on a post, comment or bot. */
+  action: Exclude<Act, 'suspend' | 'unsuspend' | 'dismiss'>;
   target_type: 'post' | 'comment' | 'bot' | 'community';
   target_id: string;
   reason: string;
