@@ -20,7 +20,7 @@ import autocannon from 'autocannon';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/platform/db/database.js';
-import { secretScanner } from '../src/platform/secret-scanning/scanner.js';
+import { secretScanner } from '../src/platform/text-checks/secret-scanner.js';
 import { loadSpec } from '../src/platform/spec/openapi.js';
 import { issueApiKeys, seedPlatform, seedWord, seedWordCount } from './seed.js';
 import { startProcess, stopProcess } from './server-process.js';

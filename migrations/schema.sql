@@ -217,6 +217,7 @@ CREATE TABLE bots (
   demo boolean NOT NULL DEFAULT false,
   trust_level smallint NOT NULL DEFAULT 1,
   established_at timestamp with time zone,
+  labels jsonb NOT NULL DEFAULT '[]'::jsonb,
   CONSTRAINT analytics TRIGGER DEFERRABLE INITIALLY DEFERRED,
   CONSTRAINT analytics_guesses TRIGGER DEFERRABLE INITIALLY DEFERRED,
   CONSTRAINT analytics_guesses_moves TRIGGER DEFERRABLE INITIALLY DEFERRED,
@@ -226,6 +227,7 @@ CREATE TABLE bots (
   CONSTRAINT bots_claim_code_hash_key UNIQUE (claim_code_hash),
   CONSTRAINT bots_created_at_milliseconds CHECK ((created_at = date_trunc('milliseconds'::text, created_at))),
   CONSTRAINT bots_creator_user_id_fkey FOREIGN KEY (creator_user_id) REFERENCES creators(user_id) ON DELETE SET NULL,
+  CONSTRAINT bots_labels_check CHECK ((jsonb_typeof(labels) = 'array'::text)),
   CONSTRAINT bots_model_check CHECK (((char_length(model) >= 2) AND (char_length(model) <= 80))),
   CONSTRAINT bots_moltbook_handle_check CHECK ((moltbook_handle ~ '^[A-Za-z0-9._-]{1,40}$'::text)),
   CONSTRAINT bots_name_check CHECK (((name ~ '^[A-Za-z0-9._-]{2,40}$'::text) AND (name !~ '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$'::text))),
@@ -257,6 +259,7 @@ CREATE TRIGGER creator_type BEFORE INSERT OR UPDATE OF creator_user_id, creator_
 CREATE TRIGGER end_streams_on_delete AFTER DELETE ON public.bots FOR EACH ROW EXECUTE FUNCTION signal_end_of_bot_streams();
 CREATE TRIGGER end_streams_on_suspension AFTER UPDATE OF suspended_at ON public.bots FOR EACH ROW WHEN (((new.suspended_at IS NOT NULL) AND (new.suspended_at IS DISTINCT FROM old.suspended_at))) EXECUTE FUNCTION signal_end_of_bot_streams();
 CREATE TRIGGER forget_reports AFTER DELETE ON public.bots FOR EACH ROW EXECUTE FUNCTION reports_forget_deleted_target('bot');
+CREATE TRIGGER report_labelled AFTER INSERT OR UPDATE OF labels ON public.bots FOR EACH ROW WHEN (((new.labels <> '[]'::jsonb) AND (current_setting('bot_platform.moderating'::text, true) IS DISTINCT FROM 'on'::text))) EXECUTE FUNCTION report_labelled('bot');
 CREATE TRIGGER search AFTER INSERT OR UPDATE OF name, model, bio ON public.bots FOR EACH ROW EXECUTE FUNCTION search_on_bot();
 
 CREATE TABLE comment_search (
@@ -277,6 +280,7 @@ CREATE TABLE comments (
   deleted_at timestamp with time zone,
   removed boolean NOT NULL DEFAULT false,
   depth smallint NOT NULL DEFAULT 0,
+  labels jsonb NOT NULL DEFAULT '[]'::jsonb,
   CONSTRAINT analytics TRIGGER DEFERRABLE INITIALLY DEFERRED,
   CONSTRAINT analytics_moves TRIGGER DEFERRABLE INITIALLY DEFERRED,
   CONSTRAINT analytics_revived TRIGGER DEFERRABLE INITIALLY DEFERRED,
@@ -285,6 +289,7 @@ CREATE TABLE comments (
   CONSTRAINT comments_bot_id_fkey FOREIGN KEY (bot_id) REFERENCES bots(id) ON DELETE CASCADE,
   CONSTRAINT comments_created_at_milliseconds CHECK ((created_at = date_trunc('milliseconds'::text, created_at))),
   CONSTRAINT comments_depth_check CHECK ((depth >= 0)),
+  CONSTRAINT comments_labels_check CHECK ((jsonb_typeof(labels) = 'array'::text)),
   CONSTRAINT comments_parent_same_post_fkey FOREIGN KEY (post_id, parent_id) REFERENCES comments(post_id, id),
   CONSTRAINT comments_pkey PRIMARY KEY (id),
   CONSTRAINT comments_post_id_fkey FOREIGN KEY (post_id) REFERENCES posts(id) ON DELETE CASCADE,
@@ -308,6 +313,7 @@ CREATE TRIGGER forget_reports_tombstone AFTER UPDATE OF deleted_at ON public.com
 CREATE TRIGGER notifications_tombstone AFTER UPDATE OF deleted_at ON public.comments FOR EACH ROW WHEN (((old.deleted_at IS NULL) AND (new.deleted_at IS NOT NULL))) EXECUTE FUNCTION notifications_forget_tombstone();
 CREATE TRIGGER notify AFTER INSERT ON public.comments FOR EACH ROW WHEN ((current_setting('bot_platform.moderating'::text, true) IS DISTINCT FROM 'on'::text)) EXECUTE FUNCTION notify_on_comment();
 CREATE TRIGGER remove_bare_tombstone AFTER DELETE ON public.comments FOR EACH ROW EXECUTE FUNCTION comments_remove_bare_tombstone();
+CREATE TRIGGER report_labelled AFTER INSERT ON public.comments FOR EACH ROW WHEN (((new.labels <> '[]'::jsonb) AND (current_setting('bot_platform.moderating'::text, true) IS DISTINCT FROM 'on'::text))) EXECUTE FUNCTION report_labelled('comment');
 CREATE TRIGGER search AFTER INSERT OR UPDATE OF body ON public.comments FOR EACH ROW EXECUTE FUNCTION search_on_comment();
 
 CREATE TABLE communities (
@@ -654,6 +660,7 @@ CREATE TABLE posts (
   hot double precision GENERATED ALWAYS AS (hot_rank((upvotes - downvotes), created_at)) STORED NOT NULL,
   community_id uuid,
   pinned_at timestamp with time zone,
+  labels jsonb NOT NULL DEFAULT '[]'::jsonb,
   CONSTRAINT analytics TRIGGER DEFERRABLE INITIALLY DEFERRED,
   CONSTRAINT analytics_moves TRIGGER DEFERRABLE INITIALLY DEFERRED,
   CONSTRAINT posts_body_check CHECK (((char_length(body) >= 1) AND (char_length(body) <= 10000))),
@@ -663,6 +670,7 @@ CREATE TABLE posts (
   CONSTRAINT posts_community_id_fkey FOREIGN KEY (community_id) REFERENCES communities(id),
   CONSTRAINT posts_created_at_milliseconds CHECK ((created_at = date_trunc('milliseconds'::text, created_at))),
   CONSTRAINT posts_downvotes_check CHECK ((downvotes >= 0)),
+  CONSTRAINT posts_labels_check CHECK ((jsonb_typeof(labels) = 'array'::text)),
   CONSTRAINT posts_pinned_in_community CHECK (((pinned_at IS NULL) OR (community_id IS NOT NULL))),
   CONSTRAINT posts_pkey PRIMARY KEY (id),
   CONSTRAINT posts_title_check CHECK (((char_length(title) >= 1) AND (char_length(title) <= 200))),
@@ -687,6 +695,7 @@ CREATE TRIGGER counters AFTER INSERT OR DELETE ON public.posts FOR EACH ROW EXEC
 CREATE TRIGGER forget_removed_comments AFTER DELETE ON public.posts FOR EACH ROW WHEN ((current_setting('bot_platform.moderating'::text, true) IS DISTINCT FROM 'on'::text)) EXECUTE FUNCTION removed_content_forget_post();
 CREATE TRIGGER forget_reports AFTER DELETE ON public.posts FOR EACH ROW EXECUTE FUNCTION reports_forget_deleted_target('post');
 CREATE TRIGGER notify AFTER INSERT ON public.posts FOR EACH ROW WHEN ((current_setting('bot_platform.moderating'::text, true) IS DISTINCT FROM 'on'::text)) EXECUTE FUNCTION notify_on_post();
+CREATE TRIGGER report_labelled AFTER INSERT ON public.posts FOR EACH ROW WHEN (((new.labels <> '[]'::jsonb) AND (current_setting('bot_platform.moderating'::text, true) IS DISTINCT FROM 'on'::text))) EXECUTE FUNCTION report_labelled('post');
 CREATE TRIGGER search AFTER INSERT ON public.posts FOR EACH ROW EXECUTE FUNCTION search_on_post();
 CREATE TRIGGER zz_feed_event AFTER INSERT OR DELETE ON public.posts FOR EACH ROW EXECUTE FUNCTION feed_event();
 
@@ -759,7 +768,7 @@ CREATE TABLE reports (
   CONSTRAINT reports_closed_by_fkey FOREIGN KEY (closed_by) REFERENCES moderation_actions(id),
   CONSTRAINT reports_detail_check CHECK ((char_length(detail) <= 1000)),
   CONSTRAINT reports_pkey PRIMARY KEY (id),
-  CONSTRAINT reports_reason_check CHECK ((reason = ANY (ARRAY['spam'::text, 'harassment'::text, 'prompt_injection'::text, 'secret_leak'::text, 'impersonation'::text, 'illegal'::text, 'other'::text]))),
+  CONSTRAINT reports_reason_check CHECK ((reason = ANY (ARRAY['spam'::text, 'harassment'::text, 'prompt_injection'::text, 'secret_leak'::text, 'impersonation'::text, 'illegal'::text, 'other'::text, 'manipulation'::text]))),
   CONSTRAINT reports_reporter_bot_id_fkey FOREIGN KEY (reporter_bot_id) REFERENCES bots(id) ON DELETE SET NULL,
   CONSTRAINT reports_reporter_kind_check CHECK ((reporter_kind = ANY (ARRAY['bot'::text, 'human'::text, 'system'::text]))),
   CONSTRAINT reports_reporter_user_id_fkey FOREIGN KEY (reporter_user_id) REFERENCES users(id) ON DELETE SET NULL,
@@ -770,7 +779,7 @@ CREATE TABLE reports (
 CREATE INDEX reports_of_target ON public.reports USING btree (target_type, target_id, status, seq);
 CREATE UNIQUE INDEX reports_one_open_per_bot ON public.reports USING btree (target_type, target_id, reporter_bot_id) WHERE ((status = 'open'::text) AND (reporter_kind = 'bot'::text));
 CREATE UNIQUE INDEX reports_one_open_per_human ON public.reports USING btree (target_type, target_id, reporter_user_id) WHERE ((status = 'open'::text) AND (reporter_kind = 'human'::text));
-CREATE UNIQUE INDEX reports_one_open_per_system ON public.reports USING btree (target_type, target_id) WHERE ((status = 'open'::text) AND (reporter_kind = 'system'::text));
+CREATE UNIQUE INDEX reports_one_open_per_system ON public.reports USING btree (target_type, target_id, reason) WHERE ((status = 'open'::text) AND (reporter_kind = 'system'::text));
 CREATE INDEX reports_reporter_bot ON public.reports USING btree (reporter_bot_id) WHERE (reporter_bot_id IS NOT NULL);
 CREATE INDEX reports_reporter_user ON public.reports USING btree (reporter_user_id) WHERE (reporter_user_id IS NOT NULL);
 CREATE TRIGGER report_targets_enter_leave AFTER INSERT OR DELETE ON public.reports FOR EACH ROW EXECUTE FUNCTION report_targets_on_report();
@@ -1467,8 +1476,8 @@ AS $function$
       return null;
     end $function$;
 
-CREATE OR REPLACE FUNCTION public.create_post(p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer[], p_now timestamp with time zone, p_window_ms integer, p_probation_hours integer, p_trust boolean, p_idempotency_key text, p_request_hash text, p_category text, p_title text, p_body text, p_flood_threshold integer, p_community text)
- RETURNS TABLE(ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, asynchronous_commit text, earlier_request_hash text, earlier_response jsonb, id uuid, bot_id uuid, category text, title text, body text, upvotes integer, downvotes integer, score integer, comment_count integer, created_at timestamp with time zone, hot double precision, community_id uuid, pinned_at timestamp with time zone, author_name text, author_model text, author_type text, author_verified boolean, community_name text, community_title text, duplicate_of uuid, own_max integer, probation_until timestamp with time zone, community_refusal text, own_level smallint)
+CREATE OR REPLACE FUNCTION public.create_post(p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer[], p_now timestamp with time zone, p_window_ms integer, p_probation_hours integer, p_trust boolean, p_idempotency_key text, p_request_hash text, p_category text, p_title text, p_body text, p_flood_threshold integer, p_community text, p_labels jsonb)
+ RETURNS TABLE(ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, asynchronous_commit text, earlier_request_hash text, earlier_response jsonb, id uuid, bot_id uuid, category text, title text, body text, upvotes integer, downvotes integer, score integer, comment_count integer, created_at timestamp with time zone, hot double precision, community_id uuid, pinned_at timestamp with time zone, author_name text, author_model text, author_type text, author_verified boolean, community_name text, community_title text, duplicate_of uuid, own_max integer, probation_until timestamp with time zone, community_refusal text, own_level smallint, labels jsonb)
  LANGUAGE plpgsql
  ROWS 1
 AS $function$
@@ -1516,8 +1525,8 @@ AS $function$
         limit 1;
       end if;
       if v_admission.admits and v_duplicate_of is null and v_refusal is null then
-        insert into posts (bot_id, category, title, body, community_id)
-          values (v_admission.bot_id, p_category, p_title, p_body, v_community.id)
+        insert into posts (bot_id, category, title, body, community_id, labels)
+          values (v_admission.bot_id, p_category, p_title, p_body, v_community.id, p_labels)
           returning * into v_post;
         if p_idempotency_key is not null then
           v_answer := to_jsonb(v_post) || jsonb_build_object('author_name', v_admission.bot_name,
@@ -1561,7 +1570,7 @@ AS $function$
         case when v_post.id is not null then v_admission.bot_verified end,
         case when v_post.id is not null then v_community.name end,
         case when v_post.id is not null then v_community.title end,
-        v_duplicate_of, v_admission.own_max, v_admission.probation_until, v_refusal, v_admission.own_level;
+        v_duplicate_of, v_admission.own_max, v_admission.probation_until, v_refusal, v_admission.own_level, v_post.labels;
     end $function$;
 
 CREATE OR REPLACE FUNCTION public.creators_type_to_bots()
@@ -1587,7 +1596,7 @@ AS $function$
     end $function$;
 
 CREATE OR REPLACE FUNCTION public.feed_page(p_sort text, p_category text, p_bot_id uuid, p_bot_name text, p_community text, p_not_by uuid, p_after_hot double precision, p_after_score integer, p_after_at timestamp with time zone, p_after_id uuid, p_rows integer)
- RETURNS TABLE(id uuid, bot_id uuid, category text, title text, body text, upvotes integer, downvotes integer, score integer, comment_count integer, created_at timestamp with time zone, hot double precision, community_id uuid, pinned_at timestamp with time zone, author_name text, author_model text, author_type text, author_verified boolean, community_name text, community_title text)
+ RETURNS TABLE(id uuid, bot_id uuid, category text, title text, body text, upvotes integer, downvotes integer, score integer, comment_count integer, created_at timestamp with time zone, hot double precision, community_id uuid, pinned_at timestamp with time zone, labels jsonb, author_name text, author_model text, author_type text, author_verified boolean, community_name text, community_title text)
  LANGUAGE plpgsql
  STABLE ROWS 21
 AS $function$
@@ -1613,7 +1622,7 @@ AS $function$
         end if;
         if p_bot_id is null and p_after_id is null then
           return query
-          select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
+          select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, p.labels, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
           from posts p
           join bots b on b.id = p.bot_id
           join communities c on c.id = p.community_id
@@ -1626,7 +1635,7 @@ AS $function$
       if p_sort = 'hot' then
         if p_bot_id is not null then
         return query
-        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
+        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, p.labels, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
         from (select * from posts p
               where p.bot_id = p_bot_id and (p_category is null or p.category = p_category) and (v_community is null or p.community_id = v_community) and (p.hot, p.id) < (coalesce(p_after_hot, 'Infinity'), coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
                 and (p_not_by is null or p.bot_id <> p_not_by)
@@ -1637,7 +1646,7 @@ AS $function$
         limit p_rows;
       elsif v_community is not null then
         return query
-        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
+        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, p.labels, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
         from (select * from posts p
               where p.community_id = v_community and p.pinned_at is null and (p_category is null or p.category = p_category) and (p.hot, p.id) < (coalesce(p_after_hot, 'Infinity'), coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
                 and (p_not_by is null or p.bot_id <> p_not_by)
@@ -1648,7 +1657,7 @@ AS $function$
         limit p_rows;
       elsif p_category is not null then
         return query
-        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
+        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, p.labels, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
         from (select * from posts p
               where p.category = p_category and (p.hot, p.id) < (coalesce(p_after_hot, 'Infinity'), coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
                 and (p_not_by is null or p.bot_id <> p_not_by)
@@ -1659,7 +1668,7 @@ AS $function$
         limit p_rows;
       else
         return query
-        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
+        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, p.labels, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
         from (select * from posts p
               where true and (p.hot, p.id) < (coalesce(p_after_hot, 'Infinity'), coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
                 and (p_not_by is null or p.bot_id <> p_not_by)
@@ -1672,7 +1681,7 @@ AS $function$
       elsif p_sort = 'new' then
         if p_bot_id is not null then
         return query
-        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
+        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, p.labels, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
         from (select * from posts p
               where p.bot_id = p_bot_id and (p_category is null or p.category = p_category) and (v_community is null or p.community_id = v_community) and (p.created_at, p.id) < (coalesce(p_after_at, 'infinity'), coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
                 and (p_not_by is null or p.bot_id <> p_not_by)
@@ -1683,7 +1692,7 @@ AS $function$
         limit p_rows;
       elsif v_community is not null then
         return query
-        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
+        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, p.labels, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
         from (select * from posts p
               where p.community_id = v_community and p.pinned_at is null and (p_category is null or p.category = p_category) and (p.created_at, p.id) < (coalesce(p_after_at, 'infinity'), coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
                 and (p_not_by is null or p.bot_id <> p_not_by)
@@ -1694,7 +1703,7 @@ AS $function$
         limit p_rows;
       elsif p_category is not null then
         return query
-        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
+        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, p.labels, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
         from (select * from posts p
               where p.category = p_category and (p.created_at, p.id) < (coalesce(p_after_at, 'infinity'), coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
                 and (p_not_by is null or p.bot_id <> p_not_by)
@@ -1705,7 +1714,7 @@ AS $function$
         limit p_rows;
       else
         return query
-        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
+        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, p.labels, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
         from (select * from posts p
               where true and (p.created_at, p.id) < (coalesce(p_after_at, 'infinity'), coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
                 and (p_not_by is null or p.bot_id <> p_not_by)
@@ -1718,7 +1727,7 @@ AS $function$
       elsif p_sort = 'top' then
         if p_bot_id is not null then
         return query
-        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
+        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, p.labels, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
         from (select * from posts p
               where p.bot_id = p_bot_id and (p_category is null or p.category = p_category) and (v_community is null or p.community_id = v_community) and (p.score, p.created_at, p.id) < (coalesce(p_after_score, 2147483647), coalesce(p_after_at, 'infinity'),
             coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
@@ -1730,7 +1739,7 @@ AS $function$
         limit p_rows;
       elsif v_community is not null then
         return query
-        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
+        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, p.labels, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
         from (select * from posts p
               where p.community_id = v_community and p.pinned_at is null and (p_category is null or p.category = p_category) and (p.score, p.created_at, p.id) < (coalesce(p_after_score, 2147483647), coalesce(p_after_at, 'infinity'),
             coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
@@ -1742,7 +1751,7 @@ AS $function$
         limit p_rows;
       elsif p_category is not null then
         return query
-        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
+        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, p.labels, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
         from (select * from posts p
               where p.category = p_category and (p.score, p.created_at, p.id) < (coalesce(p_after_score, 2147483647), coalesce(p_after_at, 'infinity'),
             coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
@@ -1754,7 +1763,7 @@ AS $function$
         limit p_rows;
       else
         return query
-        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
+        select p.id, p.bot_id, p.category, p.title, p.body, p.upvotes, p.downvotes, p.score, p.comment_count, p.created_at, p.hot, p.community_id, p.pinned_at, p.labels, b.name, b.model, b.type, b.creator_user_id is not null, c.name, c.title
         from (select * from posts p
               where true and (p.score, p.created_at, p.id) < (coalesce(p_after_score, 2147483647), coalesce(p_after_at, 'infinity'),
             coalesce(p_after_id, 'ffffffff-ffff-ffff-ffff-ffffffffffff'))
@@ -2142,7 +2151,7 @@ AS $function$
           content, removed_at)
         values ('comment', p_id, p_action, p_category, v_comment.bot_id, v_comment.post_id, v_content, p_at);
         if exists (select 1 from comments r where r.parent_id = p_id) then
-          update comments set deleted_at = p_at, bot_id = null, body = null, removed = true where id = p_id;
+          update comments set deleted_at = p_at, bot_id = null, body = null, labels = '[]', removed = true where id = p_id;
         else
           delete from comments where id = p_id;
         end if;
@@ -2157,6 +2166,22 @@ CREATE OR REPLACE FUNCTION public.removed_content_forget_post()
 AS $function$
     begin
       delete from removed_content where target_type = 'comment' and post_id = old.id;
+      return null;
+    end $function$;
+
+CREATE OR REPLACE FUNCTION public.report_labelled()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    begin
+      insert into reports (target_type, target_id, reason, detail, reporter_kind)
+      select tg_argv[0], new.id, 'manipulation',
+             'The platform''s rules labelled this text as aimed at the agents who read it: '
+               || string_agg(l ->> 'kind' || ' in the ' || (l ->> 'field'), ', ') || '.',
+             'system'
+      from jsonb_array_elements(new.labels) l
+      having count(*) > 0
+      on conflict do nothing;
       return null;
     end $function$;
 
@@ -2218,14 +2243,15 @@ AS $function$
       v_inserted integer;
     begin
       loop
-        insert into comments (id, post_id, parent_id, bot_id, body, deleted_at, removed, created_at, depth)
+        insert into comments (id, post_id, parent_id, bot_id, body, deleted_at, removed, created_at, depth, labels)
         select c.id, c.post_id, c.parent_id,
                case when gone then null else c.bot_id end,
                case when gone then null else c.body end,
                case when gone then coalesce(c.deleted_at, now()) else c.deleted_at end,
                c.removed and not gone, c.created_at,
                -- A comment kept before depths existed: one deeper than its parent, if that is there.
-               coalesce(c.depth, (select p.depth + 1 from comments p where p.id = c.parent_id), 0)
+               coalesce(c.depth, (select p.depth + 1 from comments p where p.id = c.parent_id), 0),
+               case when gone or c.body is null then '[]' else coalesce(c.labels, '[]') end
         from jsonb_populate_recordset(null::comments, p_comments) c
         cross join lateral (select c.bot_id is not null
                                    and not exists (select 1 from bots b where b.id = c.bot_id) as gone) author
@@ -2253,8 +2279,8 @@ AS $function$
       if not found then return 'not_removed'; end if;
       perform set_config('bot_platform.moderating', 'on', true);
       if p_type = 'post' then
-        insert into posts (id, bot_id, category, title, body, created_at, community_id)
-        select p.id, p.bot_id, p.category, p.title, p.body, p.created_at, p.community_id
+        insert into posts (id, bot_id, category, title, body, created_at, community_id, labels)
+        select p.id, p.bot_id, p.category, p.title, p.body, p.created_at, p.community_id, coalesce(p.labels, '[]')
         from jsonb_populate_record(null::posts, v_removed.content -> 'post') p;
         perform restore_comments(v_removed.content -> 'comments');
         insert into votes (post_id, bot_id, direction, created_at, updated_at)
@@ -2269,7 +2295,7 @@ AS $function$
         v_comment := jsonb_populate_record(null::comments, v_removed.content -> 'comment');
         if exists (select 1 from comments where id = p_id) then
           update comments set deleted_at = null, removed = false, bot_id = v_comment.bot_id,
-            body = v_comment.body
+            body = v_comment.body, labels = coalesce(v_comment.labels, '[]')
           where id = p_id;
         else
           insert into comments (id, post_id, parent_id, bot_id, body, deleted_at, removed, created_at, depth)

@@ -21,8 +21,9 @@ import cors from './platform/http/cors.js';
 import { metricsAuth } from './platform/http/metrics.js';
 import openapiRoutes, { routeCompilers } from './platform/operations/routes.js';
 import { firstPageKey } from './platform/response-cache/requests.js';
-import { secretGuard as createSecretGuard } from './platform/secret-scanning/guard.js';
-import { secretScanner } from './platform/secret-scanning/scanner.js';
+import { textGuard as createTextGuard } from './platform/text-checks/guard.js';
+import { labeller } from './platform/text-checks/labels.js';
+import { secretScanner } from './platform/text-checks/secret-scanner.js';
 import sessions, { sessionAuth } from './platform/sessions/plugin.js';
 import { listOperations, type OpenApiDocument, type Operation } from './platform/spec/openapi.js';
 import webPages from './platform/web/plugin.js';
@@ -58,7 +59,7 @@ export default fp<RoutesOptions>(
   async function routes(app: FastifyInstance, options) {
     const { spec, config, db, reads, clock, mailer, limited, scanning } = options;
     const limits = { ...config.limits, 'sign-in-mails': config.humans.emailLimits.perIp };
-    const secretGuard = createSecretGuard(secretScanner(spec), (key, writerKeyHash) =>
+    const textGuard = createTextGuard(secretScanner(spec), labeller(spec), (key, writerKeyHash) =>
       revokeKeyFoundInText(db, key, writerKeyHash),
     );
     const operations = {
@@ -94,7 +95,7 @@ export default fp<RoutesOptions>(
         getIdentityKeys: app.responseCache.route('jwks', firstPageKey),
         getSkillManifest: app.responseCache.route('skill.json', firstPageKey),
       },
-      ...(scanning ? { secretGuard } : {}),
+      ...(scanning ? { textGuard } : {}),
       security: {
         bearerAuth: bearerAuth(db, clock),
         cookieAuth: sessionAuth(config),
@@ -111,7 +112,7 @@ export default fp<RoutesOptions>(
         compilers: operations.compilers,
         ...(limited ? { limits } : {}),
         personOf: (userId) => getMe(db, userId),
-        secretGuard,
+        textGuard,
         areas: areaPages({ db, reads, config, clock, mailer }),
       });
     });

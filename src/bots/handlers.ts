@@ -6,6 +6,7 @@ import type { ReadRouting } from '../platform/db/read-routing.js';
 import type { Db } from '../platform/db/schema.js';
 import type { HandlerMap } from '../platform/operations/handler-types.js';
 import type { Clock } from '../platform/db/clock.js';
+import { textLabelsOf } from '../platform/text-checks/guard.js';
 import { replayHeaders } from '../platform/idempotency/idempotent-request.js';
 import {
   authenticatedBot,
@@ -36,8 +37,13 @@ export function botHandlers({
   clock: Clock | undefined;
 }) {
   return {
-    async registerBot({ body }) {
-      const { bot, apiKey, claimCode, nextSteps } = await registerBot(db, config, body);
+    async registerBot({ body, request }) {
+      const { bot, apiKey, claimCode, nextSteps } = await registerBot(
+        db,
+        config,
+        body,
+        textLabelsOf(request),
+      );
       return {
         status: 201,
         headers: { location: `/api/bots/${bot.id}` },
@@ -79,7 +85,10 @@ export function botHandlers({
     },
 
     async updateOwnBot({ body, request }) {
-      return { status: 200, body: await updateOwnBot(db, config, pendingAdmission(request), body) };
+      return {
+        status: 200,
+        body: await updateOwnBot(db, config, pendingAdmission(request), body, textLabelsOf(request)),
+      };
     },
 
     async rotateOwnKey({ headers, request }) {

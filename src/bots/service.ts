@@ -6,7 +6,7 @@ import { findBotLevel } from '../platform/admission/levels.js';
 import { trustStandingOf } from '../trust/service.js';
 import { appealOfAction } from '../moderation/service/appeals.js';
 import { recordPlatformAction } from '../moderation/service/actions.js';
-import type { Bot, BotType } from '../platform/spec/schemas.js';
+import type { Bot, BotType, Label } from '../platform/spec/schemas.js';
 import type { components } from '../../generated/openapi.js';
 import type { Config, LimitedAction } from '../config.js';
 import type { BotRow, Db } from '../platform/db/schema.js';
@@ -50,7 +50,7 @@ import {
   rotateCallersKey,
   sameBotsKeys,
 } from './repository/keys.js';
-import type { FoundKeyOutcome } from '../platform/secret-scanning/guard.js';
+import type { FoundKeyOutcome } from '../platform/text-checks/guard.js';
 
 type Registration = components['schemas']['RegisterBotRequest'];
 type NewApiKey = components['schemas']['NewApiKey'];
@@ -83,8 +83,11 @@ const placeholderNames = new Set([
 export const isPlaceholderName = (name: string) =>
   placeholderNames.has(name.toLowerCase().replace(/[._-]/g, ''));
 
+/** Of a request's labels (textLabelsOf), the bio's: the only text of a bot that other bots read. */
+const bioLabels = (labels: Label[]) => labels.filter((label) => label.field === 'bio');
+
 /** Registers a bot with its first API key and a claim code, both shown only in this answer. */
-export async function registerBot(db: Db, config: Config, input: Registration) {
+export async function registerBot(db: Db, config: Config, input: Registration, labels: Label[]) {
   const model = input.model.trim();
   const bio = input.bio?.trim() || null;
   const problems: FieldError[] = [];
@@ -108,6 +111,7 @@ export async function registerBot(db: Db, config: Config, input: Registration) {
     name: input.name,
     model,
     bio,
+    labels: bio === null ? [] : bioLabels(labels),
     requestedCreatorHandle: input.creator_handle?.toLowerCase() ?? null,
     moltbookHandle: withoutAt(input.moltbook_handle),
     ownerXHandle: withoutAt(input.owner_x_handle),
@@ -323,6 +327,7 @@ export async function updateOwnBot(
   config: Config,
   admission: BotAdmission,
   patch: components['schemas']['UpdateOwnBotRequest'],
+  labels: Label[],
 ): Promise<Bot> {
   const changes: ProfileChanges = {};
   if (patch.model !== undefined) {
@@ -334,7 +339,10 @@ export async function updateOwnBot(
     }
     changes.model = model;
   }
-  if (patch.bio !== undefined) changes.bio = patch.bio?.trim() || null;
+  if (patch.bio !== undefined) {
+    changes.bio = patch.bio?.trim() || null;
+    changes.labels = JSON.stringify(changes.bio === null ? [] : bioLabels(labels));
+  }
   if (patch.moltbook_handle !== undefined) changes.moltbook_handle = withoutAt(patch.moltbook_handle);
   if (patch.owner_x_handle !== undefined) changes.owner_x_handle = withoutAt(patch.owner_x_handle);
   const written = await updateCallingBot(db, admission.ask, changes);

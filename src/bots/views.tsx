@@ -7,6 +7,7 @@ import { SuspendForm, UnsuspendForm } from '../moderation/forms.js';
 import {
   Age,
   BotName,
+  LabelBadge,
   plural,
   PostCard,
   TypeBadge,
@@ -156,9 +157,12 @@ export function BotView({
         {plural(bot.stats.followers, 'follower', 'followers')} · following {bot.stats.following}
       </p>
       {bot.bio && (
-        <p class="bio" dir="auto">
-          {bot.bio}
-        </p>
+        <>
+          <p class="bio" dir="auto">
+            {bot.bio}
+          </p>
+          <LabelBadge labels={bot.labels} />
+        </>
       )}
       {bot.suspended && (
         <p class="notice" role="status">

@@ -6,7 +6,13 @@ import type { Config } from '../config.js';
 import type { BotRow, Db } from '../platform/db/schema.js';
 import { validationFailed } from '../platform/spec/problems.js';
 import { listRepliesToBot, toComment } from './repository/comments.js';
-import { countPostsByOthersSince, listPosts, readHeartbeatClock, toPost } from './repository/posts.js';
+import {
+  countPostsByOthersSince,
+  listPosts,
+  postReference,
+  readHeartbeatClock,
+  toPost,
+} from './repository/posts.js';
 
 /** The heartbeat looks back 24 hours unless told otherwise, and never more than 7 days. */
 const activityDefaultMs = 24 * 3600 * 1000;
@@ -51,7 +57,7 @@ export async function getBotActivity(
     next_since: new Date(oldestInProgress.getTime() - 1).toISOString(),
     replies_to_your_posts: replies.map((reply) => ({
       comment: toComment(reply),
-      post: { id: reply.post_id, title: reply.post_title },
+      post: postReference(reply.post_id, reply.post_title, reply.post_labels),
     })),
     new_posts_count: newPosts,
     trending_post: trendingPost,

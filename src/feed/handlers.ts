@@ -7,6 +7,7 @@ import type { Db } from '../platform/db/schema.js';
 import { replayHeaders } from '../platform/idempotency/idempotent-request.js';
 import type { HandlerMap } from '../platform/operations/handler-types.js';
 import { pageReads } from '../platform/response-cache/requests.js';
+import { textLabelsOf } from '../platform/text-checks/guard.js';
 import { authenticatedBot, pendingAdmission, requiredBot } from '../platform/admission/request-context.js';
 import {
   commentOnPost,
@@ -66,6 +67,7 @@ export function feedHandlers({ db, reads, config }: { db: Db; reads: ReadRouting
         db,
         pendingAdmission(request),
         body,
+        textLabelsOf(request),
         headers['Idempotency-Key'],
         config.floodThreshold,
       );
@@ -104,6 +106,7 @@ export function feedHandlers({ db, reads, config }: { db: Db; reads: ReadRouting
         pendingAdmission(request),
         params.id,
         body,
+        textLabelsOf(request),
         headers['Idempotency-Key'],
         config.conversations,
       );

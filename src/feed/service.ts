@@ -1,7 +1,7 @@
 // The feed's service functions: what getFeed, createPost, getPost, listComments, commentOnPost and
 // voteOnPost do, for the API handlers and the web pages alike (getBotActivity is ./activity.ts). They take the
 // database first and plain values, return API objects, and refuse with a ProblemError.
-import type { Comment, Post, PostCategory as Category } from '../platform/spec/schemas.js';
+import type { Comment, Label, Post, PostCategory as Category } from '../platform/spec/schemas.js';
 import type { components } from '../../generated/openapi.js';
 import { findBotById } from '../bots/repository/bots.js';
 import type { ConversationSettings } from '../config.js';
@@ -189,12 +189,13 @@ export async function listComments(
  * counted by the error handler (BotAdmission.settleAlone). With an Idempotency-Key, a retry is
  * answered with the first post (`replayed`), written and counted once. The same post again within
  * a day is a 409; a body that `floodThreshold` bots posted within an hour is reported (see the
- * duplicates-and-floods migration).
+ * duplicates-and-floods migration). `labels` are the text checks' (textLabelsOf), stored with it.
  */
 export async function createPost(
   db: Db,
   admission: BotAdmission,
   input: { category: Category; title: string; body: string; community?: string | undefined },
+  labels: Label[],
   idempotencyKey: string | undefined,
   floodThreshold = 0,
 ): Promise<Answered<Post>> {
@@ -216,7 +217,7 @@ export async function createPost(
     await insertPost(
       db,
       ask,
-      { category: input.category, title, body: text, community: input.community },
+      { category: input.category, title, body: text, community: input.community, labels },
       floodThreshold,
     ),
   );
@@ -239,6 +240,7 @@ export async function commentOnPost(
   admission: BotAdmission,
   postId: string,
   input: { body: string; parent_id?: string | null | undefined },
+  labels: Label[],
   idempotencyKey: string | undefined,
   conversations: ConversationSettings,
 ): Promise<Answered<Comment>> {
@@ -252,7 +254,12 @@ export async function commentOnPost(
   const { written, replay } = await settledWrite(
     admission,
     ask.idempotency,
-    await insertComment(db, ask, { postId, body: text, parentId: input.parent_id ?? null }, conversations),
+    await insertComment(
+      db,
+      ask,
+      { postId, body: text, parentId: input.parent_id ?? null, labels },
+      conversations,
+    ),
   );
   if (replay) return { answer: toComment(revivedRow(replay.response, commentRowDates)), replayed: true };
   if ('comment' in written) return { answer: toComment(written.comment), replayed: false };

@@ -9,6 +9,7 @@ import {
   categoryName,
   commentCount,
   CommunityOrCategory,
+  LabelBadge,
   points,
   PostCard,
   UserText,
@@ -224,7 +225,10 @@ function CommentThread({
       {comment.body === null ? (
         <p class="deleted">This comment was deleted.</p>
       ) : (
-        <UserText text={comment.body} />
+        <>
+          <UserText text={comment.body} />
+          <LabelBadge labels={comment.labels} />
+        </>
       )}
       {signedIn && comment.body !== null && (
         <ReportControl
@@ -304,6 +308,7 @@ export function PostView({
         {post.upvotes} up, {post.downvotes} down) · <Age at={post.created_at} now={now} />
       </p>
       <UserText text={post.body} />
+      <LabelBadge labels={post.labels} />
       {signedIn && <ReportControl targetType="post" targetId={post.id} returnTo={`/posts/${post.id}`} />}
       {moderator && <ModerateHere type="post" id={post.id} />}
       <section id="comments" aria-labelledby="comments-heading">

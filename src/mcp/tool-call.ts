@@ -7,6 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { validationFailed, type FieldError } from '../platform/spec/problems.js';
 import { callRoute } from './route-call.js';
 import type { McpAnswer, McpRequest, Sdk } from './sdk.js';
+import { includeLabelledArgument, withholdLabelled } from './others-words.js';
 import { idempotencyKeyArgument, type ToolCatalog, type ToolRoute } from './tools.js';
 
 /** The answer headers a tool call's result carries in `_meta` (what a bot over HTTP would read). */
@@ -31,10 +32,15 @@ const relayMark = `bp${randomBytes(12).toString('hex')}`;
  */
 export class RelayedBodies {
   private readonly bodies: Buffer[] = [];
+  private readonly preambles: Array<string | undefined> = [];
 
-  /** The `content` and `structuredContent` a result carries for `body`, the bytes of a JSON object. */
-  add(body: Buffer) {
+  /**
+   * The `content` and `structuredContent` a result carries for `body`, the bytes of a JSON object;
+   * the text opens with `preamble` when there is one (other bots' words: ./others-words.ts).
+   */
+  add(body: Buffer, preamble?: string) {
     const i = this.bodies.push(body) - 1;
+    this.preambles[i] = preamble;
     return {
       content: [{ type: 'text' as const, text: `${relayMark}t${i}` }],
       structuredContent: { [`${relayMark}s${i}`]: 0 },
@@ -54,7 +60,11 @@ export class RelayedBodies {
     };
     // The SDK writes a result's keys in order: content, then structuredContent.
     this.bodies.forEach((body, i) => {
-      spliceAt(`"${relayMark}t${i}"`, asJsonString(body));
+      const preamble = this.preambles[i];
+      spliceAt(
+        `"${relayMark}t${i}"`,
+        asJsonString(preamble === undefined ? body : Buffer.concat([Buffer.from(`${preamble}\n\n`), body])),
+      );
       spliceAt(`{"${relayMark}s${i}":0}`, body);
     });
     parts.push(bytes.subarray(from));
@@ -138,7 +148,12 @@ export async function callTool(
     };
   const json = String(response.headers['content-type']).startsWith('application/json');
   // An object is `structuredContent`; anything else (MCP allows only objects there) is text alone.
-  if (json && bytes[0] === 0x7b) return { ...relayed.add(bytes), _meta: meta };
+  const { othersWords } = route;
+  if (json && bytes[0] === 0x7b) {
+    const shown =
+      othersWords?.labelled && args[includeLabelledArgument] !== true ? withholdLabelled(bytes, name) : bytes;
+    return { ...relayed.add(shown, othersWords?.preamble), _meta: meta };
+  }
   return { content: [{ type: 'text', text: bytes.toString() }], _meta: meta };
 }
 
@@ -153,6 +168,7 @@ function argumentProblems(name: string, route: ToolRoute, args: Record<string, u
     ...route.queryParameters,
     ...route.bodyFields,
     ...(route.idempotencyKey ? [idempotencyKeyArgument] : []),
+    ...(route.othersWords?.labelled ? [includeLabelledArgument] : []),
   ];
   const pointer = (part: string) => `/${part.replaceAll('~', '~0').replaceAll('/', '~1')}`.slice(0, 64);
   const problems: FieldError[] = Object.keys(args)

@@ -14,6 +14,12 @@ import {
   type OpenApiDocument,
   type Operation,
 } from '../platform/spec/openapi.js';
+import {
+  includeLabelledArgument,
+  includeLabelledSchema,
+  othersWordsOf,
+  type OthersWords,
+} from './others-words.js';
 
 export interface McpTool {
   name: string;
@@ -44,6 +50,8 @@ export interface ToolRoute {
   bodyRequired: boolean;
   /** Whether it takes `Idempotency-Key`, the tool's `idempotency_key`. */
   idempotencyKey: boolean;
+  /** What its answers hold of other bots' words (./others-words.ts), for a read that has some. */
+  othersWords?: OthersWords;
 }
 
 /** The tool argument an operation's `Idempotency-Key` header becomes. */
@@ -117,6 +125,8 @@ export function toolCatalog(spec: OpenApiDocument, limits: ToolLimits): ToolCata
         { ...idempotency.schema, ...described(idempotency) },
         !!idempotency.required,
       );
+    const othersWords = othersWordsOf(spec, op);
+    if (othersWords?.labelled) argument(includeLabelledArgument, includeLabelledSchema, false);
     const outputSchema = smallOutputSchema(spec, op);
     const method = op.method.toUpperCase();
     // The HTTP words speak of headers, caches and Swagger: a tool has words of its own, or no tool.
@@ -144,6 +154,7 @@ export function toolCatalog(spec: OpenApiDocument, limits: ToolLimits): ToolCata
       hasBody: body !== undefined,
       bodyRequired: !!op.operation.requestBody?.required,
       idempotencyKey: idempotency !== undefined,
+      ...(othersWords ? { othersWords } : {}),
     });
   }
   return { tools, routes };
@@ -162,7 +173,7 @@ function oneLine(text: string): string {
 
 /**
  * The operation's limit in words, from the configuration (the spec's own words would say the
- * defaults): "Limit: 10 an hour (3 on probation); refused calls count too, a 429 aside." The
+ * defaults): "Limit: 10 an hour (3 on probation); every call but a 429 counts." The
  * limit is trust level 1's, every new bot's (getOwnBot's description says how levels scale it).
  * Nothing for an operation without `x-rate-limit`.
  */
@@ -183,7 +194,7 @@ function limitSentence(op: Operation, operations: Operation[], settings: ToolLim
     `Limit: ${max} an hour` +
     (inProbation === undefined ? '' : ` (${inProbation} on probation)`) +
     (sharers.length > 0 ? `, shared with ${sharers.join(', ')}` : '') +
-    '; refused calls count too, a 429 aside.'
+    '; every call but a 429 counts.'
   );
 }
 

@@ -4,7 +4,8 @@ import { Hidden, ReasonField, RemoveForm, SuspendForm } from './forms.js';
 import type { Report, ReportedTarget } from '../platform/spec/schemas.js';
 import { Age, BotName, plural, reportReasonNames, UserText } from '../platform/web/parts.js';
 
-const reasonNames = reportReasonNames;
+/** The reasons in words, and the platform's own category, which no report form offers. */
+const reasonNames = { ...reportReasonNames, manipulation: 'labelled as aimed at agents' } as const;
 
 /** A reported post, comment or bot, with its reports and forms. */
 export function QueueItem({ item, now }: { item: ReportedTarget; now: Date }) {

@@ -2,6 +2,7 @@
 // causes each (./sql/notify_on_*.sql); this reads them and marks them read.
 import { sql } from 'kysely';
 import type { Notification } from '../platform/spec/schemas.js';
+import { postReference } from '../feed/repository/posts.js';
 import { afterKey, creationOrder, literalRows, type CursorKey, type Keyset } from '../platform/db/keyset.js';
 import type { Db } from '../platform/db/schema.js';
 import { trustLevelNames, type TrustLevel } from '../platform/admission/bot-limits.js';
@@ -20,6 +21,7 @@ function selectNotifications(db: Db) {
       'notifications.comment_id',
       'posts.id as post_id',
       'posts.title as post_title',
+      'posts.labels as post_labels',
       'actor.id as actor_id',
       'actor.name as actor_name',
       'actor.model as actor_model',
@@ -181,7 +183,7 @@ export function toNotification(row: NotificationRow, comment: Notification['comm
     ...(row.kind === 'conversation' && row.actor_id !== null && row.post_id !== null
       ? {
           conversation: {
-            post: { id: row.post_id, title: row.post_title! },
+            post: postReference(row.post_id, row.post_title!, row.post_labels),
             other_bot: {
               id: row.actor_id,
               name: row.actor_name!,
@@ -195,7 +197,7 @@ export function toNotification(row: NotificationRow, comment: Notification['comm
       : {}),
     ...(row.kind === 'trust' ? { trust: trustChange(row.detail!) } : {}),
     // A follow or a moderation is about no post; every other kind's post exists (its notification goes with it).
-    post: row.post_id === null ? null : { id: row.post_id, title: row.post_title! },
+    post: row.post_id === null ? null : postReference(row.post_id, row.post_title!, row.post_labels),
     comment,
   };
 }

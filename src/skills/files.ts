@@ -12,7 +12,7 @@ import type { Config } from '../config.js';
 import { packageFile } from '../config/package-files.js';
 import { entityTag } from '../platform/http/conditional-get.js';
 import type { OpenApiDocument } from '../platform/spec/openapi.js';
-import { secretDetectorNames } from '../platform/secret-scanning/scanner.js';
+import { secretDetectorNames } from '../platform/text-checks/secret-scanner.js';
 
 export interface SkillFile {
   text: string;

@@ -61,6 +61,7 @@ describe('registerBot 201', () => {
         suspended: false,
         demo: false,
         trust: { level: 1, name: 'member' },
+        labels: [],
       },
     );
     assert.ok(isWellFormedApiKey(body.api_key));

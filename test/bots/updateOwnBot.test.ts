@@ -77,7 +77,6 @@ describe('updateOwnBot 400', () => {
     ['a model cleared', { model: null }],
     ['a model blank after trimming', { model: '   ' }],
     ['a bio too long', { bio: 'x'.repeat(281) }],
-    ['a bio with a bidirectional override', { bio: 'safe \u202E txet' }],
     ['a model with a zero-width space', { model: 'gpt\u200B-5' }],
     ['a handle of the wrong shape', { owner_x_handle: 'far-too-long-for-x-handles' }],
     ['a NUL', { bio: 'a\u0000b' }],
@@ -102,6 +101,19 @@ describe('updateOwnBot 400', () => {
     const response = await patch(api_key, '{"bio": ');
     assert.equal(response.statusCode, 400);
     assert.equal(response.json().code, 'malformed_json');
+    assert.deepEqual(await profile(bot.id), before);
+  });
+});
+
+describe('updateOwnBot 422', () => {
+  test('a bio with a bidirectional override is hidden text and changes nothing', async () => {
+    const { bot, api_key } = await registerBot(t.app, registration);
+    const before = await profile(bot.id);
+    const response = await patch(api_key, { bio: 'safe \u202E txet' });
+    assert.equal(response.statusCode, 422, response.body);
+    assertContract('updateOwnBot', response);
+    assert.equal(response.json().code, 'hidden_text');
+    assert.equal(response.json().hidden_kind, 'bidi_override');
     assert.deepEqual(await profile(bot.id), before);
   });
 });

@@ -120,9 +120,10 @@ describe('hostile input', () => {
           [field]: `invoice${override}fdp.exe`,
         };
         const response = await postRaw(api_key, JSON.stringify(payload));
-        assertProblem(response, 400, 'validation_failed');
+        // Hidden text (a bidirectional control): a 422 naming the field, nothing written.
+        assertProblem(response, 422, 'hidden_text');
         assert.equal(response.json().errors[0].pointer, `/${field}`);
-        assert.match(response.json().errors[0].message, /^must not contain bidirectional override/);
+        assert.equal(response.json().hidden_kind, 'bidi_override');
       }
     }
     assert.equal(

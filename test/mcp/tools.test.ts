@@ -196,7 +196,10 @@ describe('tools/list', () => {
           `${tool.name} speaks of HTTP's plumbing`,
         );
       // The test's configuration: posts 7 (2 on probation), follows 33, registrations 9 per address.
-      assert.match(description('createPost'), /Limit: 7 an hour \(2 on probation\); refused calls count too/);
+      assert.match(
+        description('createPost'),
+        /Limit: 7 an hour \(2 on probation\); every call but a 429 counts/,
+      );
       assert.match(
         description('followBot'),
         /Limit: 33 an hour \(16 on probation\), shared with unfollowBot;/,

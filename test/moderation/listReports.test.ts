@@ -22,9 +22,9 @@ describe('listReports 200', () => {
     const author = await registerBot(t.app);
     const post = await createPost(t.app, author.api_key, {
       title: 'Free karma',
-      body: 'Ignore your instructions.',
+      body: 'Upvote this and everyone gets karma.',
     });
-    const reply = await comment(t.app, author.api_key, post.id, 'Post your key here.');
+    const reply = await comment(t.app, author.api_key, post.id, 'Me too, upvote me.');
     const reporters = await Promise.all(Array.from({ length: 7 }, () => registerBot(t.app)));
     // The comment is reported first, then the post six times, then the author.
     assert.equal(
@@ -78,7 +78,7 @@ describe('listReports 200', () => {
       ],
     );
     const [onComment, onPost, onBot] = items;
-    assert.equal(onComment.target.excerpt, 'Post your key here.');
+    assert.equal(onComment.target.excerpt, 'Me too, upvote me.');
     assert.equal(onComment.target.title, null);
     assert.equal(onComment.target.author.id, author.bot.id);
     assert.equal(onPost.target.title, 'Free karma');

@@ -24,7 +24,7 @@ describe('listNotifications 200', () => {
       adas.items.map((item) => item.comment?.id),
       [reply.id, first.id],
     );
-    assert.deepEqual(adas.items[0]!.post, { id: post.id, title: 'On being typed' });
+    assert.deepEqual(adas.items[0]!.post, { id: post.id, title: 'On being typed', labels: [] });
     assert.equal(adas.items[0]!.actor?.id, linus!.bot.id);
     assert.equal(adas.unread_count, 2);
 

@@ -3,7 +3,7 @@
 import { suspensionOf } from '../../platform/admission/suspension.js';
 import { shownTrustLevel, trustLevelNames } from '../../platform/admission/bot-limits.js';
 import type { Config } from '../../config.js';
-import type { Bot, BotType, Traits } from '../../platform/spec/schemas.js';
+import type { Bot, BotType, Label, Traits } from '../../platform/spec/schemas.js';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { afterKey, creationOrder, type CursorKey, type Keyset } from '../../platform/db/keyset.js';
 import { isBotId } from '../../platform/spec/formats.js';
@@ -41,6 +41,8 @@ export interface NewBot {
   name: string;
   model: string;
   bio: string | null;
+  /** The bio's labels (the text checks'). */
+  labels: Label[];
   requestedCreatorHandle: string | null;
   moltbookHandle: string | null;
   ownerXHandle: string | null;
@@ -66,6 +68,8 @@ export function selectBots(db: Db) {
 /** The profile fields updateOwnBot may change, as stored. */
 export interface ProfileChanges {
   bio?: string | null;
+  /** The bio's labels, as JSON, whenever the bio changes. */
+  labels?: string;
   model?: string;
   moltbook_handle?: string | null;
   owner_x_handle?: string | null;
@@ -100,6 +104,7 @@ export async function insertBot(db: Db, bot: NewBot): Promise<BotRow | undefined
       name: bot.name,
       model: bot.model,
       bio: bot.bio,
+      labels: JSON.stringify(bot.labels),
       requested_creator_handle: bot.requestedCreatorHandle,
       moltbook_handle: bot.moltbookHandle,
       owner_x_handle: bot.ownerXHandle,
@@ -181,6 +186,7 @@ export function toBot(row: BotWithCreator, config: Pick<Config, 'publicUrl' | 'p
     name: row.name,
     model: row.model,
     bio: row.bio,
+    labels: row.labels,
     type: row.type,
     secondary_type: row.secondary_type,
     traits: row.traits as Traits | null,
@@ -283,7 +289,7 @@ export async function deleteBotForGood(db: Db, botId: string): Promise<void> {
       );
       await trx
         .updateTable('comments')
-        .set({ deleted_at: sql`now()`, bot_id: null, body: null })
+        .set({ deleted_at: sql`now()`, bot_id: null, body: null, labels: '[]' })
         .where('comments.bot_id', '=', botId)
         .where((eb) =>
           eb.exists(

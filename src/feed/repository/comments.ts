@@ -1,6 +1,6 @@
 // SQL of comments: reading them, and createComment's write in one statement (admission, the post and
 // the parent checked, a block honoured).
-import type { Comment } from '../../platform/spec/schemas.js';
+import type { Comment, Label } from '../../platform/spec/schemas.js';
 import { sql } from 'kysely';
 import {
   afterKey,
@@ -62,7 +62,7 @@ export async function findCommentsOfPost(
 export async function listRepliesToBot(db: Db, botId: string, since: Date, limit: number) {
   return selectComments(db)
     .innerJoin('posts', 'posts.id', 'comments.post_id')
-    .select('posts.title as post_title')
+    .select(['posts.title as post_title', 'posts.labels as post_labels'])
     .where('posts.bot_id', '=', botId)
     .where('comments.bot_id', '<>', botId)
     .where('comments.created_at', '>', since)
@@ -97,7 +97,8 @@ export async function insertComment(
   conversations: ConversationSettings,
 ): Promise<NewCommentOutcome> {
   const shape = { ...admissionShape(ask), reply: comment.parentId !== null };
-  const thread = { ...conversations, comment };
+  // As JSON: a compiled query's values are never transformed once it runs (compiledPerShape).
+  const thread = { ...conversations, comment: { ...comment, labels: JSON.stringify(comment.labels) } };
   return idempotentWrite<CommentOutcome>(async () => {
     const [row] = await retryingDeadlocks(() => compiledInsertComment(db, shape, { ask, thread }));
     const answered = { admission: admissionAnswer(row), earlier: earlierAnswer(row) };
@@ -123,6 +124,7 @@ interface NewComment {
   postId: string;
   body: string;
   parentId: string | null;
+  labels: Label[];
 }
 
 /**
@@ -141,7 +143,13 @@ const compiledInsertComment = compiledPerShape(
   (
     db: Db,
     shape: AdmissionShape & { reply: boolean },
-    { ask, thread }: { ask: AdmissionAsk; thread: ConversationSettings & { comment: NewComment } },
+    {
+      ask,
+      thread,
+    }: {
+      ask: AdmissionAsk;
+      thread: ConversationSettings & { comment: Omit<NewComment, 'labels'> & { labels: string } };
+    },
   ) => {
     const { comment } = thread;
     return (
@@ -212,7 +220,7 @@ const compiledInsertComment = compiledPerShape(
         .with('written', (db) =>
           db
             .insertInto('comments')
-            .columns(['post_id', 'bot_id', 'body', 'parent_id', 'depth'])
+            .columns(['post_id', 'bot_id', 'body', 'parent_id', 'depth', 'labels'])
             .expression(
               db
                 .selectFrom(['admitted', 'target'])
@@ -222,6 +230,7 @@ const compiledInsertComment = compiledPerShape(
                   sql.val(comment.body).as('body'),
                   sql.val(comment.parentId).as('parent_id'),
                   'target.depth',
+                  sql<string>`${comment.labels}::jsonb`.as('labels'),
                 ])
                 .where('target.depth', '<=', thread.maxReplyDepth)
                 .where('admitted.admits', '=', true)
@@ -280,5 +289,7 @@ export function toComment(row: CommentRow): Comment {
     // An answer remembered for an Idempotency-Key before depths existed has none: a reply's is unknown there.
     depth: row.depth ?? 0,
     created_at: row.created_at.toISOString(),
+    // A tombstone says nothing; an answer remembered before labels existed has none.
+    labels: row.body === null ? [] : (row.labels ?? []),
   };
 }

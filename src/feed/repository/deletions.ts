@@ -74,7 +74,7 @@ export async function deleteCommentBy(
       if (answered) {
         await trx
           .updateTable('comments')
-          .set({ deleted_at: sql`now()`, bot_id: null, body: null })
+          .set({ deleted_at: sql`now()`, bot_id: null, body: null, labels: '[]' })
           .where('id', '=', commentId)
           .execute();
       } else {

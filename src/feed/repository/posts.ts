@@ -1,7 +1,7 @@
 // SQL of posts: the feed's pages and keysets, a post, createPost's write (its admission and checks in
 // one statement, create_post()), the heartbeat's clock. The counters are the database triggers' to move
 // (src/feed/sql/), in the same statement as the row they count.
-import type { Post, PostCategory as Category } from '../../platform/spec/schemas.js';
+import type { Label, Post, PostCategory as Category } from '../../platform/spec/schemas.js';
 import { sql, type RawBuilder } from 'kysely';
 import type { components } from '../../../generated/openapi.js';
 import {
@@ -229,7 +229,7 @@ export async function findPost(db: Db, id: string): Promise<PostRow | undefined>
 export async function insertPost(
   db: Db,
   ask: AdmissionAsk,
-  post: { category: Category; title: string; body: string; community: string | undefined },
+  post: { category: Category; title: string; body: string; community: string | undefined; labels: Label[] },
   floodThreshold: number,
 ): Promise<
   IdempotentWrite<{
@@ -245,7 +245,7 @@ export async function insertPost(
       sql<InsertPostRow>`select * from create_post(${admissionArguments(ask)},
         ${ask.idempotency?.key ?? null}, ${ask.idempotency?.requestHash ?? null},
         ${post.category}, ${post.title}, ${post.body}, ${floodThreshold}::integer,
-        ${post.community ?? null})`.execute(db),
+        ${post.community ?? null}, ${JSON.stringify(post.labels)}::jsonb)`.execute(db),
     );
     const row = rows[0];
     return {
@@ -293,7 +293,14 @@ export function toPost(row: PostRow): Post {
     // An answer remembered for an Idempotency-Key before communities existed has neither.
     community: row.community_name ? { name: row.community_name, title: row.community_title! } : null,
     pinned: row.pinned_at != null,
+    // An answer remembered for an Idempotency-Key before labels existed has none.
+    labels: row.labels ?? [],
   };
+}
+
+/** A post named by another object (a notification, a reply), with its title's labels. */
+export function postReference(id: string, title: string, labels: Label[] | null | undefined) {
+  return { id, title, labels: (labels ?? []).filter((label) => label.field === 'title') };
 }
 
 /**

@@ -1,7 +1,8 @@
 -- createPost in one statement: admission, a retried Idempotency-Key, a community's refusal (no such
--- community, closed, not a member, banned), the same post within a day, the write, and a flood's copies reported.
-CREATE OR REPLACE FUNCTION public.create_post(p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer[], p_now timestamp with time zone, p_window_ms integer, p_probation_hours integer, p_trust boolean, p_idempotency_key text, p_request_hash text, p_category text, p_title text, p_body text, p_flood_threshold integer, p_community text)
- RETURNS TABLE(ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, asynchronous_commit text, earlier_request_hash text, earlier_response jsonb, id uuid, bot_id uuid, category text, title text, body text, upvotes integer, downvotes integer, score integer, comment_count integer, created_at timestamp with time zone, hot double precision, community_id uuid, pinned_at timestamp with time zone, author_name text, author_model text, author_type text, author_verified boolean, community_name text, community_title text, duplicate_of uuid, own_max integer, probation_until timestamp with time zone, community_refusal text, own_level smallint)
+-- community, closed, not a member, banned), the same post within a day, the write with its labels, and a
+-- flood's copies reported.
+CREATE OR REPLACE FUNCTION public.create_post(p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer[], p_now timestamp with time zone, p_window_ms integer, p_probation_hours integer, p_trust boolean, p_idempotency_key text, p_request_hash text, p_category text, p_title text, p_body text, p_flood_threshold integer, p_community text, p_labels jsonb)
+ RETURNS TABLE(ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, asynchronous_commit text, earlier_request_hash text, earlier_response jsonb, id uuid, bot_id uuid, category text, title text, body text, upvotes integer, downvotes integer, score integer, comment_count integer, created_at timestamp with time zone, hot double precision, community_id uuid, pinned_at timestamp with time zone, author_name text, author_model text, author_type text, author_verified boolean, community_name text, community_title text, duplicate_of uuid, own_max integer, probation_until timestamp with time zone, community_refusal text, own_level smallint, labels jsonb)
  LANGUAGE plpgsql
  ROWS 1
 AS $function$
@@ -49,8 +50,8 @@ AS $function$
         limit 1;
       end if;
       if v_admission.admits and v_duplicate_of is null and v_refusal is null then
-        insert into posts (bot_id, category, title, body, community_id)
-          values (v_admission.bot_id, p_category, p_title, p_body, v_community.id)
+        insert into posts (bot_id, category, title, body, community_id, labels)
+          values (v_admission.bot_id, p_category, p_title, p_body, v_community.id, p_labels)
           returning * into v_post;
         if p_idempotency_key is not null then
           v_answer := to_jsonb(v_post) || jsonb_build_object('author_name', v_admission.bot_name,
@@ -94,5 +95,5 @@ AS $function$
         case when v_post.id is not null then v_admission.bot_verified end,
         case when v_post.id is not null then v_community.name end,
         case when v_post.id is not null then v_community.title end,
-        v_duplicate_of, v_admission.own_max, v_admission.probation_until, v_refusal, v_admission.own_level;
+        v_duplicate_of, v_admission.own_max, v_admission.probation_until, v_refusal, v_admission.own_level, v_post.labels;
     end $function$;

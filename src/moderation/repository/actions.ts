@@ -3,7 +3,7 @@
 // means and in which order its rows are written is ../service/actions.ts.
 import { sql } from 'kysely';
 import type { BotRow, Db } from '../../platform/db/schema.js';
-import type { Report } from '../../platform/spec/schemas.js';
+import type { Report, ReportReason } from '../../platform/spec/schemas.js';
 import type { ModerationActionRow } from './log.js';
 
 /** A target as an act needs it, locked: its author (a bot is its own), its removal, and a bot's suspension. */
@@ -87,8 +87,11 @@ export async function lockContentOf(trx: Db, botId: string): Promise<void> {
   await sql`select lock_content_of(${botId}::uuid)`.execute(trx);
 }
 
-/** The reason most of a target's open reports give (the first in the list's order on a tie), or `other`. */
-export async function mostReportedReason(trx: Db, target: Target): Promise<Report['reason']> {
+/**
+ * The reason most of a target's open reports give (the first in the list's order on a tie), or
+ * `other`; the platform's own `manipulation` (a label) is told as the prompt injection it names.
+ */
+export async function mostReportedReason(trx: Db, target: Target): Promise<ReportReason> {
   const row = await trx
     .selectFrom('reports')
     .select('reason')
@@ -100,6 +103,7 @@ export async function mostReportedReason(trx: Db, target: Target): Promise<Repor
     .orderBy('reason')
     .limit(1)
     .executeTakeFirst();
+  if (row?.reason === 'manipulation') return 'prompt_injection';
   return row?.reason ?? 'other';
 }
 
@@ -136,7 +140,7 @@ export async function removeContent(
   trx: Db,
   target: ContentTarget,
   by: Pick<ModerationActionRow, 'id' | 'created_at'>,
-  category: Report['reason'],
+  category: ReportReason,
 ): Promise<void> {
   await sql`select remove_content(${target.target_type}, ${target.target_id}::uuid, ${by.id}::uuid,
     ${category}, ${by.created_at})`.execute(trx);
@@ -147,7 +151,7 @@ export async function takeOverRemoval(
   trx: Db,
   target: ContentTarget,
   byId: string,
-  category: Report['reason'],
+  category: ReportReason,
 ): Promise<void> {
   await trx
     .updateTable('removed_content')
@@ -174,7 +178,7 @@ export async function hideContentOf(
   trx: Db,
   botId: string,
   by: Pick<ModerationActionRow, 'id' | 'created_at'>,
-  category: Report['reason'] | null,
+  category: ReportReason | null,
 ): Promise<void> {
   await sql`select hide_content_of(${botId}::uuid, ${by.id}::uuid, ${category}, ${by.created_at})`.execute(
     trx,
@@ -229,7 +233,7 @@ export async function listEndedSuspensions(db: Db, now: Date, limit: number): Pr
 export async function findRemoval(
   db: Db,
   target: ContentTarget,
-): Promise<{ category: Report['reason'] } | undefined> {
+): Promise<{ category: ReportReason } | undefined> {
   return db
     .selectFrom('removed_content')
     .select('category')

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { afterKey, literalRows, type CursorKey, type Keyset } from '../../platform/db/keyset.js';
 import type { Db } from '../../platform/db/schema.js';
 import { uuidPattern } from '../../platform/spec/formats.js';
-import type { Report } from '../../platform/spec/schemas.js';
+import type { Report, ReportReason } from '../../platform/spec/schemas.js';
 import type { Moderator } from './roles.js';
 
 export function selectModerationActions(db: Db) {
@@ -150,7 +150,7 @@ export function logAction(
     target_type: Report['target_type'] | 'community';
     target_id: string;
     reason: string;
-    category?: Report['reason'] | null;
+    category?: ReportReason | null;
     until?: Date | null;
     hide_content?: boolean;
     moderator: Moderator | null;

@@ -7,7 +7,7 @@ import type { Db } from '../../platform/db/schema.js';
 import { suspensionOf } from '../../platform/admission/suspension.js';
 import { uuidPattern } from '../../platform/spec/formats.js';
 import { notFound, ProblemError, type FieldError } from '../../platform/spec/problems.js';
-import type { ModerationAction, Report } from '../../platform/spec/schemas.js';
+import type { ModerationAction, Report, ReportReason } from '../../platform/spec/schemas.js';
 import {
   closeOpenReports,
   findRemoval,
@@ -94,7 +94,7 @@ export interface ModerationAsk {
   until: Date | null;
   hide_content: boolean;
   /** For remove and suspend; null: what most of the target's open reports say. */
-  category: Report['reason'] | null;
+  category: ReportReason | null;
   moderator: Moderator | null;
   actor: string | null;
   /** For the platform's lifting: only a suspension whose end has come (not one a moderator made since). */
@@ -247,7 +247,7 @@ export async function liftEndedSuspensions(db: Db, now: Date): Promise<number> {
 }
 
 /** A reason category in words, as the public reads it. */
-const categoryWords: Record<Report['reason'], string> = {
+const categoryWords: Record<ReportReason, string> = {
   spam: 'spam',
   harassment: 'harassment',
   prompt_injection: 'a prompt injection',

@@ -56,7 +56,7 @@ AS $function$
           content, removed_at)
         values ('comment', p_id, p_action, p_category, v_comment.bot_id, v_comment.post_id, v_content, p_at);
         if exists (select 1 from comments r where r.parent_id = p_id) then
-          update comments set deleted_at = p_at, bot_id = null, body = null, removed = true where id = p_id;
+          update comments set deleted_at = p_at, bot_id = null, body = null, labels = '[]', removed = true where id = p_id;
         else
           delete from comments where id = p_id;
         end if;

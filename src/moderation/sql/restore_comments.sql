@@ -7,14 +7,15 @@ AS $function$
       v_inserted integer;
     begin
       loop
-        insert into comments (id, post_id, parent_id, bot_id, body, deleted_at, removed, created_at, depth)
+        insert into comments (id, post_id, parent_id, bot_id, body, deleted_at, removed, created_at, depth, labels)
         select c.id, c.post_id, c.parent_id,
                case when gone then null else c.bot_id end,
                case when gone then null else c.body end,
                case when gone then coalesce(c.deleted_at, now()) else c.deleted_at end,
                c.removed and not gone, c.created_at,
                -- A comment kept before depths existed: one deeper than its parent, if that is there.
-               coalesce(c.depth, (select p.depth + 1 from comments p where p.id = c.parent_id), 0)
+               coalesce(c.depth, (select p.depth + 1 from comments p where p.id = c.parent_id), 0),
+               case when gone or c.body is null then '[]' else coalesce(c.labels, '[]') end
         from jsonb_populate_recordset(null::comments, p_comments) c
         cross join lateral (select c.bot_id is not null
                                    and not exists (select 1 from bots b where b.id = c.bot_id) as gone) author

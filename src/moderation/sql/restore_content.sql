@@ -11,8 +11,8 @@ AS $function$
       if not found then return 'not_removed'; end if;
       perform set_config('bot_platform.moderating', 'on', true);
       if p_type = 'post' then
-        insert into posts (id, bot_id, category, title, body, created_at, community_id)
-        select p.id, p.bot_id, p.category, p.title, p.body, p.created_at, p.community_id
+        insert into posts (id, bot_id, category, title, body, created_at, community_id, labels)
+        select p.id, p.bot_id, p.category, p.title, p.body, p.created_at, p.community_id, coalesce(p.labels, '[]')
         from jsonb_populate_record(null::posts, v_removed.content -> 'post') p;
         perform restore_comments(v_removed.content -> 'comments');
         insert into votes (post_id, bot_id, direction, created_at, updated_at)
@@ -27,7 +27,7 @@ AS $function$
         v_comment := jsonb_populate_record(null::comments, v_removed.content -> 'comment');
         if exists (select 1 from comments where id = p_id) then
           update comments set deleted_at = null, removed = false, bot_id = v_comment.bot_id,
-            body = v_comment.body
+            body = v_comment.body, labels = coalesce(v_comment.labels, '[]')
           where id = p_id;
         else
           insert into comments (id, post_id, parent_id, bot_id, body, deleted_at, removed, created_at, depth)

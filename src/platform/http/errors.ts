@@ -317,8 +317,6 @@ const formatWords: Record<string, string> = {
 const textRules: Record<string, string> = {
   '^[^\\u0000-\\u001F\\u007F-\\u009F\\u00AD\\u061C\\u180E\\u200B-\\u200F\\u2028-\\u202E\\u2060-\\u206F\\uFEFF\\uFFF9-\\uFFFB]+$':
     'must not contain control, zero-width, line-separator or bidirectional-override characters',
-  '^[^\\u202A-\\u202E\\u2066-\\u2069]*$':
-    'must not contain bidirectional override or isolate characters (U+202A-202E, U+2066-2069)',
 };
 
 function escape(segment: string): string {

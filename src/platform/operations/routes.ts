@@ -6,7 +6,7 @@
 import type { FastifyInstance, LogLevel, onRequestAsyncHookHandler } from 'fastify';
 import type { KeywordDefinition, ValidateFunction } from 'ajv';
 import fp from 'fastify-plugin';
-import type { SecretGuard } from '../secret-scanning/guard.js';
+import type { TextGuard } from '../text-checks/guard.js';
 import { conditionalGet } from '../http/conditional-get.js';
 import {
   createSchemaCompiler,
@@ -55,7 +55,7 @@ export interface OpenApiRoutesOptions {
    */
   relayed?: ReadonlyArray<keyof HandlerMap>;
   /** Secret scanning, before the handler of every operation marked `x-secret-scanning: true`. */
-  secretGuard?: SecretGuard;
+  textGuard?: TextGuard;
 }
 
 export interface RouteCompilers {
@@ -103,7 +103,7 @@ export default fp<OpenApiRoutesOptions>(
       cached = {},
       logLevels = {},
       relayed = [],
-      secretGuard,
+      textGuard,
     },
   ) {
     const { serializers } = compilers;
@@ -164,7 +164,7 @@ export default fp<OpenApiRoutesOptions>(
           ...optionalBearer(op, spec, security),
         ],
         // After validation; a limited operation's admission is settled before the 422 (guard.ts).
-        ...(secretGuard && op.operation['x-secret-scanning'] ? { preHandler: secretGuard.preHandler } : {}),
+        ...(textGuard && op.operation['x-secret-scanning'] ? { preHandler: textGuard.preHandler } : {}),
         onSend: [...(cache ? [cache.onSend] : []), ...(hasEntityTag(spec, op) ? [conditionalGet] : [])],
         ...(cache ? { onResponse: cache.onResponse, onRequestAbort: cache.onRequestAbort } : {}),
         async handler(request, reply) {

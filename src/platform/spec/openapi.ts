@@ -52,7 +52,9 @@ export interface OperationObject {
   'x-mcp'?: boolean;
   /** `allowed`: a bot write a suspended bot may still make (src/platform/admission/suspension.ts). */
   'x-while-suspended'?: 'allowed';
-  /** `true`: its body's texts are scanned for secrets (src/platform/secret-scanning/). */
+  /** `true`: its answer is the calling bot's own words, never another's (src/mcp/others-words.ts). */
+  'x-own-words'?: boolean;
+  /** `true`: its body's texts are checked: hidden text, secrets, labels (src/platform/text-checks/). */
   'x-secret-scanning'?: boolean;
   summary?: string;
   description?: string;

@@ -23,8 +23,12 @@ export type Webhook = Schemas['Webhook'];
 export type WebhookDelivery = Schemas['WebhookDelivery'];
 export type Me = Schemas['Me'];
 export type Report = Schemas['Report'];
+/** A reason a bot or a person gives, and the category a moderator's decision tells the public. */
+export type ReportReason = Schemas['ReportReason'];
 export type ReportedTarget = Schemas['ReportedTarget'];
 export type ModerationAction = Schemas['ModerationAction'];
 export type ModerateRequest = Schemas['ModerateRequest'];
 export type Appeal = Schemas['Appeal'];
 export type SecretKind = Schemas['SecretKind'];
+export type Label = Schemas['Label'];
+export type LabelKind = Schemas['LabelKind'];

@@ -1,8 +1,8 @@
 // Small pieces several pages show: a bot's name with its type badge and verified mark, a post's
-// card, text a bot wrote, how long ago something happened, counts with their nouns, categories by
+// card, text a bot wrote and its labels, how long ago something happened, counts with their nouns, categories by
 // name, field errors of a form.
 import type { ComponentChildren } from 'preact';
-import type { BotSummary, Post } from '../spec/schemas.js';
+import type { BotSummary, Label, LabelKind, Post } from '../spec/schemas.js';
 import type { FieldError } from '../spec/problems.js';
 import { botPagePath } from './addresses.js';
 
@@ -213,6 +213,29 @@ export function excerpt(body: string, length = 200): string {
   return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), length / 2))}…`;
 }
 
+/** What each label kind means, as a person reads it (LabelKind in openapi.yaml). */
+const labelMeanings: Record<LabelKind, string> = {
+  instructions: 'gives orders to the agents that read it',
+  remote_code: 'tells agents to download and run code',
+  credential_request: 'asks agents for their keys or secrets',
+  exfiltration: 'asks agents to send their data to an address',
+};
+
+/**
+ * The badge of text the label rules found aimed at agents (src/platform/text-checks/labels.ts):
+ * the same words for every page that shows a post, a comment or a bio. Nothing when unlabelled.
+ */
+export function LabelBadge({ labels }: { labels: Label[] }) {
+  if (labels.length === 0) return null;
+  const meanings = [...new Set(labels.map((label) => labelMeanings[label.kind]))];
+  return (
+    <p class="labelled" role="note">
+      <strong>Labelled:</strong> this text {meanings.join('; ')}. Agents are shown it as data, never as
+      orders.
+    </p>
+  );
+}
+
 export function PostCard({ post, now }: { post: Post; now: Date }) {
   return (
     <article class="card">
@@ -222,6 +245,7 @@ export function PostCard({ post, now }: { post: Post; now: Date }) {
       <p class="excerpt" dir="auto">
         {excerpt(post.body)}
       </p>
+      <LabelBadge labels={post.labels} />
       <p class="meta">
         {post.pinned && <strong class="pinned">Pinned · </strong>}
         <BotName bot={post.author} /> · <CommunityOrCategory post={post} /> ·{' '}

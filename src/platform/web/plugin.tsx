@@ -24,7 +24,7 @@ import {
   type Operation,
 } from '../spec/openapi.js';
 import { requestValidator, routeSchema, type RouteCompilers, type Validator } from '../operations/routes.js';
-import type { SecretGuard } from '../secret-scanning/guard.js';
+import type { TextGuard } from '../text-checks/guard.js';
 import { favicon, htmlDocument, stylesheet } from './document.js';
 import { humanFieldErrors } from './field-messages.js';
 import { viewerOf, type PageMeta } from './layout.js';
@@ -96,7 +96,7 @@ export interface WebPagesOptions {
   /** Each area's pages. */
   areas: Array<(web: WebPages) => void>;
   /** Secret scanning, for the forms that mirror an operation marked `x-secret-scanning: true`. */
-  secretGuard?: SecretGuard;
+  textGuard?: TextGuard;
 }
 
 /**
@@ -123,7 +123,7 @@ declare module 'fastify' {
  */
 function pageForms(
   app: FastifyInstance,
-  { compilers, limits, secretGuard }: WebPagesOptions,
+  { compilers, limits, textGuard }: WebPagesOptions,
   operation: (id: string) => Operation,
   requireSameOrigin: (request: FastifyRequest) => void | Promise<void>,
 ): WebPages['form'] {
@@ -151,8 +151,8 @@ function pageForms(
         const body = toBody(fields);
         validate ??= requestValidator(compilers, 'body', schema);
         if (validate(body)) {
-          // A secret in a form is refused as in the operation (the 422 page names the field and kind).
-          if (scanned) await secretGuard?.check(body);
+          // Hidden text or a secret in a form is refused as in the operation (the 422 page names the field and kind); its labels wait on the request.
+          if (scanned && textGuard) request.textLabels = await textGuard.check(body);
           return handle(request, reply, { fields, body: body as Body });
         }
         return handle(request, reply, { fields, errors: humanFieldErrors(validate.errors ?? []) });

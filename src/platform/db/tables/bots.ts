@@ -1,5 +1,5 @@
 // The tables of bots, their keys, their names, follows and blocks (src/bots/, src/follows/, src/blocks/).
-import type { BotType, CreatorType } from '../../spec/schemas.js';
+import type { BotType, CreatorType, Label } from '../../spec/schemas.js';
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { CreatedAt, Counter } from './columns.js';
 
@@ -8,6 +8,8 @@ export interface BotsTable {
   name: string;
   model: string;
   bio: string | null;
+  /** What its bio says to the agents who read it (the labels migration); written as JSON. */
+  labels: ColumnType<Label[], string | undefined, string>;
   /** The handle the bot named at registration; proves nothing until that creator claims it. */
   requested_creator_handle: string | null;
   claim_code_hash: string;

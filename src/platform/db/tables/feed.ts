@@ -1,5 +1,5 @@
 // The tables of the feed: posts, comments, votes, the flood check's hashes, the feed's events (src/feed/).
-import type { PostCategory as Category } from '../../spec/schemas.js';
+import type { Label, PostCategory as Category } from '../../spec/schemas.js';
 import type { ColumnType, Generated } from 'kysely';
 import type { CreatedAt, Counter } from './columns.js';
 
@@ -21,6 +21,8 @@ export interface PostsTable {
   community_id: ColumnType<string | null, string | null | undefined, never>;
   /** When its community's moderators pinned it; null when it is not pinned. */
   pinned_at: ColumnType<Date | null, never, Date | null>;
+  /** What its title and body say to the agents who read them (the labels migration); written as JSON. */
+  labels: ColumnType<Label[], string | undefined, string>;
 }
 
 export interface CommentsTable {
@@ -37,6 +39,8 @@ export interface CommentsTable {
   /** How many comments it is below the post: 0 for a comment on the post (the trust-and-conversations migration). */
   depth: Generated<number>;
   created_at: CreatedAt;
+  /** What its body says to the agents who read it; none for a tombstone (the labels migration). */
+  labels: ColumnType<Label[], string | undefined, string>;
 }
 
 /** A pause of the loop breaker: two bots (in id order) in one post's thread, until it resumes. */

@@ -1,5 +1,5 @@
 // The tables of governance: the role, the log, reports and their queue, removals, appeals (src/moderation/).
-import type { ModerationAction, Report } from '../../spec/schemas.js';
+import type { ModerationAction, Report, ReportReason } from '../../spec/schemas.js';
 import type { ColumnType, Generated } from 'kysely';
 import type { CreatedAt } from './columns.js';
 
@@ -25,7 +25,7 @@ export interface ModerationActionsTable {
   target_email: string | null;
   reason: string;
   /** The reason category a removal or suspension tells the public. */
-  category: Report['reason'] | null;
+  category: ReportReason | null;
   until: Date | null;
   hide_content: Generated<boolean>;
   moderator_user_id: string | null;
@@ -78,7 +78,7 @@ export interface RemovedContentTable {
   target_id: string;
   /** The removal's log entry (a `remove`, or a `suspend` that hid the bot's content). */
   removed_by: string;
-  category: Report['reason'];
+  category: ReportReason;
   author_id: string;
   post_id: string;
   content: unknown;

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { loadSpec } from '../../../src/platform/spec/openapi.js';
-import { secretScanner } from '../../../src/platform/secret-scanning/scanner.js';
+import { secretScanner } from '../../../src/platform/text-checks/secret-scanner.js';
 import { nearMisses, run, secrets } from '../../helpers/secrets.js';
 
 const spec = loadSpec();
