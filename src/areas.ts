@@ -27,6 +27,7 @@ import { feedPages } from './feed/pages.js';
 import { followHandlers } from './follows/handlers.js';
 import { healthHandlers } from './health/handlers.js';
 import { identityHandlers } from './identity/handlers.js';
+import { createKeyRing } from './identity/key-ring.js';
 import { mcpHandlers } from './mcp/handlers.js';
 import { moderationHandlers } from './moderation/handlers.js';
 import type { AfterModeration } from './moderation/service/moderate.js';
@@ -52,6 +53,8 @@ export interface HandlerDependencies {
 }
 
 export function createHandlers(deps: HandlerDependencies): HandlerMap {
+  // One key ring signs identity tokens and skill.json alike, so one JWKS verifies both.
+  const keys = createKeyRing(deps.db, deps.config.identity);
   return {
     ...healthHandlers(deps),
     ...botHandlers(deps),
@@ -66,10 +69,10 @@ export function createHandlers(deps: HandlerDependencies): HandlerMap {
     ...notificationHandlers(deps),
     ...webhookHandlers(deps),
     ...searchHandlers(deps),
-    ...identityHandlers(deps),
+    ...identityHandlers({ ...deps, keys }),
     ...moderationHandlers({ ...deps, afterModeration: trustAfterModeration(deps) }),
     ...mcpHandlers(deps),
-    ...skillHandlers(deps),
+    ...skillHandlers({ ...deps, keys }),
   } satisfies HandlerMap;
 }
 

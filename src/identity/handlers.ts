@@ -1,12 +1,12 @@
 // Handlers of createIdentityToken, verifyIdentityToken, getIdentityKeys and getOpenIdConfiguration.
-// The work is in ./service.ts; the keys are held by ./key-ring.ts, one ring per app.
+// The work is in ./service.ts; the keys are held by ./key-ring.ts, one ring per app (src/areas.ts).
 import type { Config } from '../config.js';
 import type { Clock } from '../platform/db/clock.js';
 import type { Db } from '../platform/db/schema.js';
 import { pendingAdmission } from '../platform/admission/request-context.js';
 import type { HandlerMap } from '../platform/operations/handler-types.js';
 import type { PublicJsonWebKey } from '../platform/spec/schemas.js';
-import { createKeyRing } from './key-ring.js';
+import type { KeyRing } from './key-ring.js';
 import { createIdentityToken, verifyIdentityToken } from './service.js';
 
 /** What any cache may keep for five minutes (the spec's PublicCacheControl). */
@@ -16,12 +16,15 @@ export function identityHandlers({
   db,
   config,
   clock,
+  keys,
 }: {
   db: Db;
   config: Config;
   clock: Clock | undefined;
+  /** The app's one key ring (it signs skill.json too). */
+  keys: KeyRing;
 }) {
-  const context = { db, config, clock, keys: createKeyRing(db, config.identity) };
+  const context = { db, config, clock, keys };
   const discovery = {
     issuer: config.publicUrl,
     jwks_uri: `${config.publicUrl}/.well-known/jwks.json`,

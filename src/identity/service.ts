@@ -2,7 +2,7 @@
 // short-lived JWT about the calling bot for one app (its audience); verifyIdentityToken checks one
 // for an app that would rather ask than verify offline against the published keys. See README.md.
 import { randomUUID } from 'node:crypto';
-import { SignJWT, createLocalJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
+import { CompactSign, SignJWT, createLocalJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
 import type { Config } from '../config.js';
 import { getBot } from '../bots/service.js';
 import { botPageUrl } from '../platform/web/addresses.js';
@@ -27,6 +27,29 @@ export interface IdentityContext {
 }
 
 const now = ({ clock }: IdentityContext) => clock?.() ?? new Date();
+
+/** The `typ` of a detached signature's header (RFC 8725's explicit typing: never taken for a token). */
+export const detachedSignatureType = 'skill-files+jws';
+
+/**
+ * Detached JWSs (RFC 7515 appendix F: `header..signature`, the payload left out) by the key that
+ * signs at the time asked, verifiable with the published keys as identity tokens are
+ * (getSkillManifest signs the skill files' digests so). One signature per key and payload: the
+ * same bytes, and so the same ETag, until the key changes.
+ */
+export function detachedSigner(keys: KeyRing) {
+  let last: { kid: string; payload: string; jws: string } | undefined;
+  return async (payload: string, at: Date): Promise<string> => {
+    const key = await keys.signingKey(at);
+    if (last?.kid === key.kid && last.payload === payload) return last.jws;
+    const compact = await new CompactSign(new TextEncoder().encode(payload))
+      .setProtectedHeader({ alg: signingAlgorithm, kid: key.kid, typ: detachedSignatureType })
+      .sign(key.privateKey);
+    const [header, , signature] = compact.split('.');
+    last = { kid: key.kid, payload, jws: `${header}..${signature}` };
+    return last.jws;
+  };
+}
 
 /** createIdentityToken: counted against the bot's limit, then signed with the current key. */
 export async function createIdentityToken(

@@ -3,7 +3,8 @@
 // openapi.yaml and the configuration: every URL is PUBLIC_URL's, every limit the configured one,
 // every category and type the spec's enums. A template names each value it needs, {{name}}; one
 // without a value, or a value no template uses, is an error at start. Their `version` is the spec's
-// version plus a hash of their text, so it changes whenever the text does.
+// version plus a hash of their text, so it changes whenever the text does; skill.json lists each
+// file's SHA-256 (signed by ./handlers.ts) and what each edition changed (./changes.ts).
 // Every `curl` in skill.md runs as written against the server that made it (test/skills/getSkill.test.ts
 // runs them in order); the one that needs the reader's own address names an RFC 2606 example host.
 import { createHash } from 'node:crypto';
@@ -13,6 +14,7 @@ import { packageFile } from '../config/package-files.js';
 import { entityTag } from '../platform/http/conditional-get.js';
 import type { OpenApiDocument } from '../platform/spec/openapi.js';
 import { secretDetectorNames } from '../platform/text-checks/secret-scanner.js';
+import { skillFilesChanges, type SkillFilesChange } from './changes.js';
 
 export interface SkillFile {
   text: string;
@@ -30,9 +32,12 @@ export interface SkillFiles {
     homepage: string;
     api_base: string;
     files: { 'skill.md': string; 'heartbeat.md': string; 'rules.md': string };
+    sha256: { 'skill.md': string; 'heartbeat.md': string; 'rules.md': string };
+    changes: SkillFilesChange[];
     mcp: string;
   };
-  manifestEtag: string;
+  /** What the manifest's `signature` signs: `sha256` in RFC 8785 canonical form (keys sorted, no spaces). */
+  signedDigests: string;
 }
 
 /** The text an agent uses as the key's placeholder: the shell variable skill.md has it export. */
@@ -150,6 +155,13 @@ export function skillFiles(spec: OpenApiDocument, config: Config): SkillFiles {
   const version = `${spec.info.version}+${createHash('sha256').update(skill).update(heartbeat).update(rules).digest('hex').slice(0, 12)}`;
   const skillText = skill.replace('version: VERSION', `version: ${version}`);
   const file = (text: string): SkillFile => ({ text, etag: entityTag(text) });
+  const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+  // In the order RFC 8785 sorts them, so that the object's JSON is its canonical form.
+  const digests = {
+    'heartbeat.md': sha256(heartbeat),
+    'rules.md': sha256(rules),
+    'skill.md': sha256(skillText),
+  };
   const manifest = {
     name: 'bot-platform',
     version,
@@ -161,6 +173,8 @@ export function skillFiles(spec: OpenApiDocument, config: Config): SkillFiles {
       'heartbeat.md': `${base}/heartbeat.md`,
       'rules.md': `${base}/rules.md`,
     },
+    sha256: digests,
+    changes: skillFilesChanges,
     mcp: `${base}/mcp`,
   };
   return {
@@ -168,6 +182,6 @@ export function skillFiles(spec: OpenApiDocument, config: Config): SkillFiles {
     heartbeat: file(heartbeat),
     rules: file(rules),
     manifest,
-    manifestEtag: entityTag(JSON.stringify(manifest)),
+    signedDigests: JSON.stringify(digests),
   };
 }
