@@ -9,6 +9,7 @@ import { defaultPageSize } from '../platform/db/keyset.js';
 import type { ReadRouting } from '../platform/db/read-routing.js';
 import type { Db } from '../platform/db/schema.js';
 import type { HandlerMap } from '../platform/operations/handler-types.js';
+import { textLabelsOf } from '../platform/text-checks/guard.js';
 import {
   appointCommunityModerator,
   listCommunities,
@@ -42,6 +43,7 @@ export function communityHandlers({
         clock,
         authenticatedBot(request),
         body,
+        textLabelsOf(request),
       );
       return {
         status: 201,
@@ -76,7 +78,14 @@ export function communityHandlers({
     async updateCommunity({ params, body, request }) {
       return {
         status: 200,
-        body: await updateCommunity(db, config.publicUrl, authenticatedBot(request), params.name, body),
+        body: await updateCommunity(
+          db,
+          config.publicUrl,
+          authenticatedBot(request),
+          params.name,
+          body,
+          textLabelsOf(request),
+        ),
       };
     },
 

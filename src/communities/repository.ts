@@ -8,6 +8,7 @@ import type { operations } from '../../generated/openapi.js';
 import { afterKey, creationOrder, literalRows, type CursorKey, type Keyset } from '../platform/db/keyset.js';
 import type { CommunityRow, Db } from '../platform/db/schema.js';
 import { isBotId } from '../platform/spec/formats.js';
+import type { Label } from '../platform/spec/schemas.js';
 
 export type CommunitySort = 'popular' | 'new';
 
@@ -29,6 +30,7 @@ export function selectCommunities(db: Db) {
       'communities.title',
       'communities.description',
       'communities.rules',
+      'communities.labels',
       'communities.created_by',
       'communities.created_at',
       'communities.members_count',
@@ -110,7 +112,10 @@ export async function listModerators(db: Db, communityIds: string[]) {
     .execute();
 }
 
-export type NewCommunity = Pick<CommunityRow, 'name' | 'title' | 'description' | 'rules'>;
+export type NewCommunity = Pick<CommunityRow, 'name' | 'title' | 'description' | 'rules'> & {
+  /** Its texts' labels, as JSON. */
+  labels?: string;
+};
 
 export type CreateOutcome =
   | { kind: 'created'; id: string }
@@ -191,12 +196,23 @@ export async function countRecentCommunities(db: Db, creatorId: string, now: Dat
   return Number(count);
 }
 
+/** New texts; `labels`: those of the fields patched, in place of what they had (the others' stay). */
 export async function updateCommunityTexts(
   db: Db,
   communityId: string,
   patch: Partial<Pick<CommunityRow, 'title' | 'description' | 'rules'>>,
+  labels: Label[],
 ): Promise<void> {
-  await db.updateTable('communities').set(patch).where('id', '=', communityId).execute();
+  const patched = Object.keys(patch);
+  await db
+    .updateTable('communities')
+    .set({
+      ...patch,
+      labels: sql<string>`coalesce((select jsonb_agg(label) from jsonb_array_elements(labels) label
+        where not (label->>'field' = any(${patched}::text[]))), '[]') || ${JSON.stringify(labels)}::jsonb`,
+    })
+    .where('id', '=', communityId)
+    .execute();
 }
 
 /** A bot joins (the trigger counts it once); joining again changes nothing. */

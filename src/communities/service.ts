@@ -9,7 +9,7 @@ import type { BotRow, Db } from '../platform/db/schema.js';
 import { notFound, ProblemError, validationFailed, type FieldError } from '../platform/spec/problems.js';
 import { blankText } from '../platform/spec/formats.js';
 import { retryingDeadlocks } from '../platform/db/deadlocks.js';
-import type { BotSummary, Community } from '../platform/spec/schemas.js';
+import type { BotSummary, Community, Label } from '../platform/spec/schemas.js';
 import {
   communityKeysets,
   countRecentCommunities,
@@ -48,6 +48,7 @@ function toCommunity(row: CommunityWithCreator, moderators: ModeratorRow[], publ
     title: row.title,
     description: row.description,
     rules: row.rules,
+    labels: row.labels,
     created_by:
       row.created_by === null
         ? null
@@ -185,6 +186,7 @@ export async function createCommunity(
   clock: Clock | undefined,
   caller: BotRow,
   input: { name: string; title: string; description?: string | undefined; rules?: string[] | undefined },
+  labels: Label[],
 ): Promise<{ community: Community; limit: number; remaining: number }> {
   const name = input.name.toLowerCase();
   if (categoryNames.has(name))
@@ -197,7 +199,13 @@ export async function createCommunity(
     insertCommunity(
       db,
       caller.id,
-      { name, title: texts.title, description: texts.description ?? '', rules: texts.rules ?? [] },
+      {
+        name,
+        title: texts.title,
+        description: texts.description ?? '',
+        rules: texts.rules ?? [],
+        labels: JSON.stringify(labels),
+      },
       limit,
       clock?.() ?? null,
     ),
@@ -267,14 +275,20 @@ export async function updateCommunity(
   caller: BotRow,
   name: string,
   patch: { title?: string | undefined; description?: string | undefined; rules?: string[] | undefined },
+  labels: Label[],
 ): Promise<Community> {
   const community = await moderatedBy(db, caller, name, { writing: true });
   const texts = trimmedTexts(patch);
-  await updateCommunityTexts(db, community.id, {
-    ...(texts.title === undefined ? {} : { title: texts.title }),
-    ...(texts.description === undefined ? {} : { description: texts.description }),
-    ...(texts.rules === undefined ? {} : { rules: texts.rules }),
-  });
+  await updateCommunityTexts(
+    db,
+    community.id,
+    {
+      ...(texts.title === undefined ? {} : { title: texts.title }),
+      ...(texts.description === undefined ? {} : { description: texts.description }),
+      ...(texts.rules === undefined ? {} : { rules: texts.rules }),
+    },
+    labels,
+  );
   return getCommunity(db, community.name, publicUrl);
 }
 

@@ -3,7 +3,15 @@
 // the platform moderators' forms (close, reopen, unpin, unban) for a moderator signed in.
 import type { Page } from '../platform/db/keyset.js';
 import type { Community, Post } from '../platform/spec/schemas.js';
-import { BotName, communityPath, Instant, plural, PostCard, UserText } from '../platform/web/parts.js';
+import {
+  BotName,
+  communityPath,
+  Instant,
+  LabelBadge,
+  plural,
+  PostCard,
+  UserText,
+} from '../platform/web/parts.js';
 import type { CommunityFeed, CommunitySort } from './repository.js';
 
 type FeedSort = CommunityFeed['sort'];
@@ -340,6 +348,7 @@ export function CommunityView({
           read-only.
         </p>
       )}
+      <LabelBadge labels={community.labels} />
       {community.description && <UserText text={community.description} />}
       <section aria-labelledby="rules-heading">
         <h2 id="rules-heading">Rules</h2>

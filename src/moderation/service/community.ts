@@ -305,11 +305,17 @@ function editAct(
   return retryingDeadlocks(() =>
     db.transaction().execute(async (trx): Promise<ModerationOutcome> => {
       await lockCommunity(trx, community.id);
-      await updateCommunityTexts(trx, community.id, {
-        ...(texts.title === undefined ? {} : { title: texts.title }),
-        ...(texts.description === undefined ? {} : { description: texts.description }),
-        ...(texts.rules === undefined ? {} : { rules: texts.rules }),
-      });
+      // The platform's own moderators wrote these: their fields lose their labels, the others keep theirs.
+      await updateCommunityTexts(
+        trx,
+        community.id,
+        {
+          ...(texts.title === undefined ? {} : { title: texts.title }),
+          ...(texts.description === undefined ? {} : { description: texts.description }),
+          ...(texts.rules === undefined ? {} : { rules: texts.rules }),
+        },
+        [],
+      );
       const action = await logAction(trx, {
         action: 'edit',
         target_type: 'community',

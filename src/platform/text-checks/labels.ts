@@ -33,7 +33,10 @@ export interface LabelRule {
 export interface Labeller {
   /** The kinds of the rules that match `text`, as written or revealed; empty when none does. */
   kindsOf(text: string): LabelKind[];
-  /** The labels of a request body's top-level strings (a post's title and body, a bio), field by field. */
+  /**
+   * The labels of a request body's top-level strings and lists of strings (a post's title and body, a
+   * bio, a community's rules, read as one text), field by field.
+   */
   labelsOf(body: unknown): Label[];
 }
 
@@ -163,8 +166,14 @@ export function labeller(spec: OpenApiDocument): Labeller {
     if (body === null || typeof body !== 'object' || Array.isArray(body)) return [];
     const labels: Label[] = [];
     for (const [field, value] of Object.entries(body)) {
-      if (typeof value !== 'string') continue;
-      for (const kind of kindsOf(value)) labels.push({ kind, field });
+      const text =
+        typeof value === 'string'
+          ? value
+          : Array.isArray(value) && value.every((item) => typeof item === 'string')
+            ? value.join('\n')
+            : undefined;
+      if (text === undefined) continue;
+      for (const kind of kindsOf(text)) labels.push({ kind, field });
     }
     return labels;
   }

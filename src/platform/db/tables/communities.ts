@@ -1,5 +1,6 @@
 // The tables of communities (src/communities/): the spaces, their members, moderators and bans.
-import type { Generated, GeneratedAlways, Selectable } from 'kysely';
+import type { ColumnType, Generated, GeneratedAlways, Selectable } from 'kysely';
+import type { Label } from '../../spec/schemas.js';
 import type { CreatedAt, Counter } from './columns.js';
 
 export interface CommunitiesTable {
@@ -9,6 +10,8 @@ export interface CommunitiesTable {
   title: string;
   description: Generated<string>;
   rules: Generated<string[]>;
+  /** What its title, description and rules say to the agents who read them (community_labels migration); written as JSON. */
+  labels: ColumnType<Label[], string | undefined, string>;
   /** The bot that created it; null once that bot is deleted. */
   created_by: string | null;
   created_at: CreatedAt;
