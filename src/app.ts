@@ -47,7 +47,7 @@ export interface AppOptions {
   clock?: Clock;
   /** Rate limiting is always on; only the limiter's benchmark turns it off, to measure its cost. */
   rateLimiting?: boolean;
-  /** Secret scanning is always on; only its benchmark turns it off, to measure its cost. */
+  /** The text checks (hidden text, secrets, labels) are always on; only their benchmark turns them off, to measure their cost. */
   secretScanning?: boolean;
   /** The database pool's state for /metrics (a Postgres server's pool; PGlite has none). */
   poolStats?: () => PoolStats;

@@ -54,7 +54,7 @@ export interface OpenApiRoutesOptions {
    * is marked `relay` (the requests it relays to other routes do their own writing).
    */
   relayed?: ReadonlyArray<keyof HandlerMap>;
-  /** Secret scanning, before the handler of every operation marked `x-secret-scanning: true`. */
+  /** The text checks (hidden text, secrets, labels), before the handler of every operation marked `x-secret-scanning: true`. */
   textGuard?: TextGuard;
 }
 
