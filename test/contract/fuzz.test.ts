@@ -155,7 +155,9 @@ describe('contract fuzzing', () => {
       statuses.set(op.operationId, (statuses.get(op.operationId) ?? new Set()).add(response.statusCode));
       try {
         assert.ok(response.statusCode < 500, 'no 5xx');
-        assertContract(op.operationId as OperationId, response);
+        // A stream's URL goes over real HTTP, where Node refuses a request line over 16 KiB before any
+        // route (431, a problem document all the same: server-options.ts); no operation answers it.
+        if (response.statusCode !== 431) assertContract(op.operationId as OperationId, response);
         if (response.statusCode >= 400) {
           // /mcp answers its refusals as JSON-RPC errors, for MCP clients; everything else as problems.
           if (op.path === '/mcp') assert.equal(response.json<{ jsonrpc: string }>().jsonrpc, '2.0');

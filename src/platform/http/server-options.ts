@@ -1,7 +1,10 @@
 // The Fastify server's own options: the logger (credentials and one-time secrets never logged),
 // request ids (a caller's kept only when it matches the spec's pattern), the slow-client timeouts,
-// and the errors before routing, which take the one problem path.
+// and the errors before routing, which take the one problem path: those Node's HTTP parser finds
+// before Fastify sees a request (headers over 16 KiB, a request that timed out, bytes that are not
+// HTTP) are problem documents too (clientErrorHandler).
 import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import { LogController, type FastifyHttpOptions, type FastifyServerOptions } from 'fastify';
 import type { Config } from '../../config.js';
@@ -92,5 +95,36 @@ export function serverOptions(
       );
     },
     genReqId: (request) => requestIdOf(request.headers),
+    clientErrorHandler: refuseUnparsedRequest,
   };
+}
+
+/**
+ * What Node's HTTP parser refused, before any route: a request line and headers over its limit
+ * (431), a request that did not arrive in time (408), anything else that is not HTTP (400). Written
+ * to the socket as problem+json, as every refusal is, then the connection closed.
+ */
+function refuseUnparsedRequest(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, reason, detail] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [
+          431,
+          'Request Header Fields Too Large',
+          'The request line and headers are over 16 KiB: send a shorter URL (fewer or shorter query parameters) or fewer headers.',
+        ]
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [
+            408,
+            'Request Timeout',
+            'The request did not arrive whole in time: send it again, without pausing.',
+          ]
+        : [400, 'Bad Request', 'The request is not HTTP this server can read.'];
+  const body = JSON.stringify(new ProblemError(status, 'malformed_request', detail).body(randomUUID()));
+  if (socket.writable)
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/problem+json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  socket.destroy(error);
 }
