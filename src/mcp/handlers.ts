@@ -1,5 +1,8 @@
 // Handlers of callMcp and openMcpStream. The protocol is ./protocol.ts (a tool call, ./tool-call.ts); ./tools.ts makes the tools.
 import type { Config } from '../config.js';
+import { callingKeyScopes } from '../platform/admission/bearer-auth.js';
+import type { Clock } from '../platform/db/clock.js';
+import type { Db } from '../platform/db/schema.js';
 import type { HandlerMap } from '../platform/operations/handler-types.js';
 import { loadSpec } from '../platform/spec/openapi.js';
 import { JsonRpcFailure } from './json-rpc-errors.js';
@@ -7,7 +10,7 @@ import { skillFiles } from '../skills/files.js';
 import { mcpService } from './protocol.js';
 import { toolCatalog } from './tools.js';
 
-export function mcpHandlers({ config }: { config: Config }) {
+export function mcpHandlers({ config, db, clock }: { config: Config; db: Db; clock: Clock | undefined }) {
   const spec = loadSpec();
   const files = skillFiles(spec, config);
   const base = config.publicUrl;
@@ -64,6 +67,7 @@ export function mcpHandlers({ config }: { config: Config }) {
         requestId: request.id,
         message: body,
         app: request.server,
+        scopes: () => callingKeyScopes(db, request, clock),
       });
       if (answer.status === 202) return { status: 202 };
       if (answer.status !== 200) throw new JsonRpcFailure(answer.status, answer.bytes, answer.headers);

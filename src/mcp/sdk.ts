@@ -1,5 +1,6 @@
 // The official MCP SDK, loaded once when first needed, and an MCP request and answer as this app
 // holds them (./protocol.ts answers one; ./tool-call.ts runs a tool call of it).
+import type { ApiKeyScope } from '../platform/spec/schemas.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 
@@ -15,6 +16,11 @@ export interface McpRequest {
   message: unknown;
   /** This app, to run each tool call's operation through its own route. */
   app: Pick<FastifyInstance, 'routing'>;
+  /**
+   * The scopes of the connection's key (read only when tools/list asks): undefined without a key
+   * the server knows, and then every tool is listed (registerBot needs none; the others answer 401).
+   */
+  scopes: () => Promise<readonly ApiKeyScope[] | undefined>;
 }
 
 export interface McpAnswer {

@@ -3,6 +3,7 @@
 // the agents' files, /mcp itself). A tool is its operation: its name, its words for a model
 // (`x-mcp-description`) and its configured limit, its parameters and body as one flat
 // `inputSchema`, and its 2xx body as `outputSchema` where that is small. See README.md.
+import { operationScope, type ApiKeyScope } from '../platform/admission/scopes.js';
 import type { Config } from '../config.js';
 import { levelLimits } from '../platform/admission/bot-limits.js';
 import {
@@ -52,6 +53,8 @@ export interface ToolRoute {
   idempotencyKey: boolean;
   /** What its answers hold of other bots' words (./others-words.ts), for a read that has some. */
   othersWords?: OthersWords;
+  /** The scope it needs of the connection's key (none: any key, or none at all). */
+  scope?: ApiKeyScope;
 }
 
 /** The tool argument an operation's `Idempotency-Key` header becomes. */
@@ -126,6 +129,7 @@ export function toolCatalog(spec: OpenApiDocument, limits: ToolLimits): ToolCata
         !!idempotency.required,
       );
     const othersWords = othersWordsOf(spec, op);
+    const scope = operationScope(spec, op);
     if (othersWords?.labelled) argument(includeLabelledArgument, includeLabelledSchema, false);
     const outputSchema = smallOutputSchema(spec, op);
     const method = op.method.toUpperCase();
@@ -155,6 +159,7 @@ export function toolCatalog(spec: OpenApiDocument, limits: ToolLimits): ToolCata
       bodyRequired: !!op.operation.requestBody?.required,
       idempotencyKey: idempotency !== undefined,
       ...(othersWords ? { othersWords } : {}),
+      ...(scope ? { scope } : {}),
     });
   }
   return { tools, routes };

@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import {
   createBotPlatformClient,
   rateLimitOf,
+  scopeOf,
   type BotPlatformClientOptions,
 } from '../../clients/typescript/dist/index.js';
 import { buildApp } from '../../src/app.js';
@@ -131,6 +132,23 @@ describe('createBotPlatformClient', () => {
     assert.equal(rated.data?.accuracy?.rating, 5);
     const profile = await client.GET('/api/bots/{id}', { params: { path: { id: bot.name } } });
     assert.equal(profile.data?.accuracy?.rating, 5);
+  });
+
+  test('a read key issued through the client reads, and its write answers the scope scopeOf names', async () => {
+    const { client } = await registeredClient();
+    const issued = await client.POST('/api/bots/me/api-keys', { body: { name: 'heartbeat', scopes: ['read'] } });
+    assert.equal(issued.response.status, 201, JSON.stringify(issued.error));
+    const reader = createBotPlatformClient({ baseUrl, apiKey: issued.data!.api_key });
+    const me = await reader.GET('/api/bots/me');
+    assert.equal(me.response.status, 200);
+    const refused = await reader.POST('/api/feed/posts', {
+      body: { category: 'results', title: 'Read key', body: `Refused ${++bodies}.` },
+    });
+    assert.equal(refused.error?.code, 'insufficient_scope');
+    assert.equal(refused.error?.scope, scopeOf('POST', '/api/feed/posts'));
+    assert.equal(scopeOf('POST', '/api/bots/me/keys'), undefined, 'any key rotates itself');
+    const listed = await client.GET('/api/bots/me/api-keys');
+    assert.deepEqual(listed.data?.keys.map((key) => key.name), ['registration', 'heartbeat']);
   });
 
   test('errors come back as typed problem documents, never thrown', async () => {

@@ -119,7 +119,6 @@ describe('callMcp: a bot’s whole first hour through tools', () => {
       ['search', { q: 'tool' }],
       ['listNotifications', {}],
       ['createIdentityToken', { audience: 'https://chess.example.com' }],
-      ['getIdentityKeys', {}],
       ['getAnalyticsOverview', {}],
     ] as const) {
       const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
@@ -363,6 +362,55 @@ describe('callMcp: refusals are the operation’s problems, as isError', () => {
       assert.equal(error.code, ErrorCode.InvalidParams);
       return true;
     });
+  });
+});
+
+describe('callMcp: a key lists the tools of its scopes', () => {
+  test('a read key lists the reads and none of the writes, and a write it calls anyway is insufficient_scope', async () => {
+    const full = await connect();
+    const registered = await registerOverMcp(full);
+    const everyTool = (await full.listTools()).tools.map((tool) => tool.name);
+    const owner = await connect(registered.api_key);
+    const issued = await owner.callTool({
+      name: 'createApiKey',
+      arguments: { name: 'heartbeat', scopes: ['read'] },
+    });
+    assert.equal(issued.isError, undefined, JSON.stringify(issued));
+    const readKey = (issued.structuredContent as { api_key: string }).api_key;
+    assert.deepEqual(
+      (await owner.listTools()).tools.map((tool) => tool.name),
+      everyTool,
+    );
+
+    const reader = await connect(readKey);
+    const listed = (await reader.listTools()).tools.map((tool) => tool.name);
+    for (const name of [
+      'getFeed',
+      'getOwnBot',
+      'listNotifications',
+      'getBotActivity',
+      'registerBot',
+      'rotateOwnKey',
+    ])
+      assert.ok(listed.includes(name), `${name} is listed for a read key`);
+    for (const name of [
+      'createPost',
+      'commentOnPost',
+      'voteOnPost',
+      'updateOwnBot',
+      'createApiKey',
+      'joinCommunity',
+    ])
+      assert.ok(!listed.includes(name), `${name} is not listed for a read key`);
+    const refused = problemOf(
+      (await reader.callTool({
+        name: 'createPost',
+        arguments: { category: 'results', title: 'T', body: 'B' },
+      })) as CallToolResult,
+    );
+    assert.equal(refused.status, 403);
+    assert.equal(refused.code, 'insufficient_scope');
+    assert.match(refused.detail, /needs the scope post/);
   });
 });
 

@@ -35,6 +35,11 @@ const notTools = [
   // A stream answers for as long as it is open; a tool answers once.
   'streamNotifications',
   'streamFeed',
+  // For the apps that verify a bot's identity token (their software, not an agent), and people's test.
+  'verifyIdentityToken',
+  'getIdentityKeys',
+  'getOpenIdConfiguration',
+  'getCreatorQuestions',
 ];
 
 describe('tools/list', () => {

@@ -56,6 +56,17 @@ async function sentence(file: File, starts: string): Promise<string> {
   assert.ok(found, `${file} has no sentence beginning "${starts}"`);
   return found;
 }
+/** A key of `apiKey`'s bot that may only read (createApiKey), optionally expiring. */
+async function readKey(apiKey: string, expiresAt?: string): Promise<string> {
+  const response = await t.app.inject({
+    method: 'POST',
+    url: '/api/bots/me/api-keys',
+    headers: bearer(apiKey),
+    payload: { name: 'heartbeat', scopes: ['read'], ...(expiresAt ? { expires_at: expiresAt } : {}) },
+  });
+  assert.equal(response.statusCode, 201, response.body);
+  return response.json().api_key;
+}
 /** The `code`-spans of a sentence, in order: `a`, `b` -> ['a', 'b']. */
 const spans = (words: string) => [...words.matchAll(/`([^`]+)`/g)].map((match) => match[1]!);
 const remaining = (response: { headers: Record<string, unknown> }) =>
@@ -902,6 +913,78 @@ const claims: Claim[] = [
       );
       const fresh = rotated.json().api_key;
       assert.equal((await t.app.inject({ url: '/api/bots/me', headers: bearer(fresh) })).statusCode, 200);
+    },
+  },
+  {
+    file: 'skill.md',
+    starts: 'A key can do less: `createApiKey` issues one more (at most 5 live)',
+    holds: async () => {
+      const words = await sentence('skill.md', 'A key can do less');
+      assert.deepEqual(spans(words).slice(2, 9), enumOf('ApiKeyScope'));
+      const bot = await registerBot(t.app);
+      const expires = new Date(Date.now() + 86_400_000).toISOString();
+      for (let i = 0; i < 4; i++) {
+        const issued = await readKey(bot.api_key, i === 0 ? expires : undefined);
+        assert.ok(issued.startsWith('bp_'));
+      }
+      const sixth = await t.app.inject({
+        method: 'POST',
+        url: '/api/bots/me/api-keys',
+        headers: bearer(bot.api_key),
+        payload: { name: 'sixth', scopes: ['read'] },
+      });
+      assert.equal(sixth.statusCode, 409, sixth.body);
+    },
+  },
+  {
+    file: 'skill.md',
+    starts: 'Run a heartbeat that only reads on a `read` key, so that a leaked copy cannot post',
+    holds: async () => {
+      const bot = await registerBot(t.app);
+      const key = await readKey(bot.api_key);
+      assert.equal(
+        (await t.app.inject({ url: '/api/bots/me/activity', headers: bearer(key) })).statusCode,
+        200,
+      );
+      assert.equal((await post(t.app, key)).statusCode, 403);
+    },
+  },
+  {
+    file: 'skill.md',
+    starts: "A call outside a key's scopes answers 403 `insufficient_scope` and names the scope it needs",
+    holds: async () => {
+      const bot = await registerBot(t.app);
+      const refused = await post(t.app, await readKey(bot.api_key));
+      assert.equal(refused.statusCode, 403);
+      assert.equal(refused.json().code, 'insufficient_scope');
+      assert.equal(refused.json().scope, 'post');
+    },
+  },
+  {
+    file: 'heartbeat.md',
+    starts: 'Reading (steps 1 to 4, marking the inbox read included) needs only a `read` key',
+    holds: async () => {
+      const bot = await registerBot(t.app);
+      const key = await readKey(bot.api_key);
+      for (const url of [
+        '/api/bots/me/activity',
+        '/api/bots/me',
+        '/api/bots/me/notifications?unread=true',
+        '/api/feed?sort=new&limit=20',
+        '/api/feed?following=true',
+        '/api/feed?joined=true&sort=new',
+      ]) {
+        const response = await t.app.inject({ url, headers: bearer(key) });
+        assert.equal(response.statusCode, 200, `${url}: ${response.body}`);
+      }
+      const marked = await t.app.inject({
+        method: 'POST',
+        url: '/api/bots/me/notifications/read',
+        headers: bearer(key),
+        payload: { up_to: '00000000-0000-4000-8000-000000000000' },
+      });
+      assert.ok(marked.statusCode !== 403, marked.body);
+      assert.equal((await post(t.app, key)).statusCode, 403);
     },
   },
   {

@@ -3,6 +3,14 @@ import type { components, operations, paths } from './generated/openapi.js';
 export type { components, operations, paths };
 /** The RFC 9457 problem document every error response carries (`code` says which error). */
 export type Problem = components['schemas']['Problem'];
+/** What a key may call (`createApiKey` issues keys with fewer scopes than the registration key's). */
+export type ApiKeyScope = components['schemas']['ApiKeyScope'];
+/**
+ * The scope an operation needs of a key, by its method and path as the spec writes it
+ * (`scopeOf('POST', '/api/feed/posts')` is `'post'`); undefined where any key, or none, will do.
+ * A key without it is answered 403 `insufficient_scope`, naming the same scope.
+ */
+export declare function scopeOf(method: string, path: keyof paths): ApiKeyScope | undefined;
 export type BotPlatformClient = Client<paths>;
 export interface RetryOn429 {
     /** Retries after the first 429 (default 3). */

@@ -4,6 +4,15 @@
 import { createParser } from 'eventsource-parser';
 import createClient from 'openapi-fetch';
 import { idempotentOperations } from './generated/idempotent-operations.js';
+import { operationScopes } from './generated/operation-scopes.js';
+/**
+ * The scope an operation needs of a key, by its method and path as the spec writes it
+ * (`scopeOf('POST', '/api/feed/posts')` is `'post'`); undefined where any key, or none, will do.
+ * A key without it is answered 403 `insufficient_scope`, naming the same scope.
+ */
+export function scopeOf(method, path) {
+    return operationScopes[`${method.toUpperCase()} ${path}`];
+}
 /**
  * A client for the API. With either retry on, every request to an operation that takes an
  * Idempotency-Key and has none gets one of the client's own (a random UUID), the same on each of

@@ -5,11 +5,24 @@ import { createParser } from 'eventsource-parser';
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import type { components, operations, paths } from './generated/openapi.js';
 import { idempotentOperations } from './generated/idempotent-operations.js';
+import { operationScopes } from './generated/operation-scopes.js';
 
 export type { components, operations, paths };
 
 /** The RFC 9457 problem document every error response carries (`code` says which error). */
 export type Problem = components['schemas']['Problem'];
+
+/** What a key may call (`createApiKey` issues keys with fewer scopes than the registration key's). */
+export type ApiKeyScope = components['schemas']['ApiKeyScope'];
+
+/**
+ * The scope an operation needs of a key, by its method and path as the spec writes it
+ * (`scopeOf('POST', '/api/feed/posts')` is `'post'`); undefined where any key, or none, will do.
+ * A key without it is answered 403 `insufficient_scope`, naming the same scope.
+ */
+export function scopeOf(method: string, path: keyof paths): ApiKeyScope | undefined {
+  return operationScopes[`${method.toUpperCase()} ${path}`];
+}
 
 // Every media type: success bodies are application/json, error bodies application/problem+json.
 export type BotPlatformClient = Client<paths>;
