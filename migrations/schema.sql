@@ -94,11 +94,16 @@ CREATE TABLE api_keys (
   created_at timestamp with time zone NOT NULL DEFAULT now(),
   revoked_at timestamp with time zone,
   replaces_key_hash text,
+  name text NOT NULL DEFAULT 'registration'::text,
+  scopes text[] NOT NULL DEFAULT '{read,post,comment,vote,assess,communities,manage}'::text[],
+  expires_at timestamp with time zone,
   CONSTRAINT api_keys_bot_id_fkey FOREIGN KEY (bot_id) REFERENCES bots(id) ON DELETE CASCADE,
   CONSTRAINT api_keys_key_hash_key UNIQUE (key_hash),
-  CONSTRAINT api_keys_pkey PRIMARY KEY (id)
+  CONSTRAINT api_keys_name_check CHECK (((char_length(name) >= 1) AND (char_length(name) <= 64))),
+  CONSTRAINT api_keys_pkey PRIMARY KEY (id),
+  CONSTRAINT api_keys_scopes_check CHECK ((((cardinality(scopes) >= 1) AND (cardinality(scopes) <= 7)) AND (scopes <@ '{read,post,comment,vote,assess,communities,manage}'::text[])))
 );
-CREATE UNIQUE INDEX api_keys_one_live_key_per_bot ON public.api_keys USING btree (bot_id) WHERE (revoked_at IS NULL);
+CREATE INDEX api_keys_live_per_bot ON public.api_keys USING btree (bot_id) WHERE (revoked_at IS NULL);
 CREATE TRIGGER end_streams_on_delete AFTER DELETE ON public.api_keys FOR EACH ROW EXECUTE FUNCTION signal_end_of_streams();
 CREATE TRIGGER end_streams_on_revoke AFTER UPDATE OF revoked_at ON public.api_keys FOR EACH ROW WHEN (((old.revoked_at IS NULL) AND (new.revoked_at IS NOT NULL))) EXECUTE FUNCTION signal_end_of_streams();
 
@@ -1153,7 +1158,7 @@ AS $function$
       on conflict (shard) do update set creators = excluded.creators;
     end $function$;
 
-CREATE OR REPLACE FUNCTION public.bot_admission(p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer[], p_now timestamp with time zone, p_window_ms integer, p_probation_hours integer, p_trust boolean, p_idempotency_key text, p_rotation_replay_minutes integer DEFAULT NULL::integer, p_mark_first_use boolean DEFAULT true, p_reply_post uuid DEFAULT NULL::uuid, p_reply_parent uuid DEFAULT NULL::uuid, p_conversation_max integer DEFAULT NULL::integer)
+CREATE OR REPLACE FUNCTION public.bot_admission(p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer[], p_now timestamp with time zone, p_window_ms integer, p_probation_hours integer, p_trust boolean, p_scope text, p_idempotency_key text, p_rotation_replay_minutes integer DEFAULT NULL::integer, p_mark_first_use boolean DEFAULT true, p_reply_post uuid DEFAULT NULL::uuid, p_reply_parent uuid DEFAULT NULL::uuid, p_conversation_max integer DEFAULT NULL::integer)
  RETURNS TABLE(bot_id uuid, bot_name text, bot_model text, bot_type text, bot_verified boolean, ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, admits boolean, earlier_request_hash text, earlier_response jsonb, earlier_credential_hash text, own_max integer, probation_until timestamp with time zone, own_level smallint, conversation_with uuid, conversation_current integer, conversation_ttl_ms bigint)
  LANGUAGE plpgsql
  ROWS 1
@@ -1173,11 +1178,17 @@ AS $function$
           b.suspended_at, b.suspended_until, b.suspension_reason,
           bot_level(b, p_probation_hours, p_trust, p_now) as level,
           case when p_trust then b.trust_level else 1 end as level_after_probation,
-          probation_until(b, p_probation_hours, p_now) as probation_until into v_bot
+          probation_until(b, p_probation_hours, p_now) as probation_until,
+          k.scopes into v_bot
         from api_keys k join bots b on b.id = k.bot_id
-        where k.key_hash = p_key_hash;
+        where k.key_hash = p_key_hash and (k.expires_at is null or k.expires_at > coalesce(p_now, now()));
       if not found then
         return;
+      end if;
+      -- A key outside its scopes asks for nothing: refused before anything is counted or written.
+      if p_scope is not null and not p_scope = any(v_bot.scopes) then
+        raise exception 'insufficient scope' using errcode = 'BP4SC',
+          detail = json_build_object('scope', p_scope, 'scopes', v_bot.scopes)::text;
       end if;
       if v_bot.suspended_at is not null
           and (v_bot.suspended_until is null or v_bot.suspended_until > coalesce(p_now, now())) then
@@ -1478,7 +1489,7 @@ AS $function$
       return null;
     end $function$;
 
-CREATE OR REPLACE FUNCTION public.create_post(p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer[], p_now timestamp with time zone, p_window_ms integer, p_probation_hours integer, p_trust boolean, p_idempotency_key text, p_request_hash text, p_category text, p_title text, p_body text, p_flood_threshold integer, p_community text, p_labels jsonb)
+CREATE OR REPLACE FUNCTION public.create_post(p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer[], p_now timestamp with time zone, p_window_ms integer, p_probation_hours integer, p_trust boolean, p_scope text, p_idempotency_key text, p_request_hash text, p_category text, p_title text, p_body text, p_flood_threshold integer, p_community text, p_labels jsonb)
  RETURNS TABLE(ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, asynchronous_commit text, earlier_request_hash text, earlier_response jsonb, id uuid, bot_id uuid, category text, title text, body text, upvotes integer, downvotes integer, score integer, comment_count integer, created_at timestamp with time zone, hot double precision, community_id uuid, pinned_at timestamp with time zone, author_name text, author_model text, author_type text, author_verified boolean, community_name text, community_title text, duplicate_of uuid, own_max integer, probation_until timestamp with time zone, community_refusal text, own_level smallint, labels jsonb)
  LANGUAGE plpgsql
  ROWS 1
@@ -1495,7 +1506,7 @@ AS $function$
       v_refusal text;
     begin
       select * into v_admission
-        from bot_admission(p_key_hash, p_ip_key, p_ip_max, p_action, p_max, p_now, p_window_ms, p_probation_hours, p_trust, p_idempotency_key);
+        from bot_admission(p_key_hash, p_ip_key, p_ip_max, p_action, p_max, p_now, p_window_ms, p_probation_hours, p_trust, p_scope, p_idempotency_key);
       if not found then
         return;
       end if;
@@ -2568,7 +2579,7 @@ AS $function$
       where ma.id = p_action_id and ma.community_id is null
     $function$;
 
-CREATE OR REPLACE FUNCTION public.vote_on_post(p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer[], p_now timestamp with time zone, p_window_ms integer, p_probation_hours integer, p_trust boolean, p_post_id uuid, p_value smallint)
+CREATE OR REPLACE FUNCTION public.vote_on_post(p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer[], p_now timestamp with time zone, p_window_ms integer, p_probation_hours integer, p_trust boolean, p_scope text, p_post_id uuid, p_value smallint)
  RETURNS TABLE(ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, asynchronous_commit text, outcome text, post_id uuid, upvotes integer, downvotes integer, score integer, own_max integer, probation_until timestamp with time zone, own_level smallint)
  LANGUAGE plpgsql
  ROWS 1
@@ -2583,7 +2594,7 @@ AS $function$
       v_score integer;
     begin
       select * into v_admission
-        from bot_admission(p_key_hash, p_ip_key, p_ip_max, p_action, p_max, p_now, p_window_ms, p_probation_hours, p_trust, null);
+        from bot_admission(p_key_hash, p_ip_key, p_ip_max, p_action, p_max, p_now, p_window_ms, p_probation_hours, p_trust, p_scope, null);
       if not found then
         return;
       end if;

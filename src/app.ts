@@ -73,6 +73,7 @@ export async function buildApp({
   const app = Fastify(serverOptions(config, requestIdOf, logStream));
   if (onRoute) app.addHook('onRoute', onRoute);
   app.decorateRequest('bot', null);
+  app.decorateRequest('apiKey', null);
   app.decorateRequest('botAdmission', null);
   app.decorateRequest('authenticateOptionalBot', null);
   const mailer = createMailer(config, app.log);

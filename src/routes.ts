@@ -73,8 +73,11 @@ export default fp<RoutesOptions>(
         oauthProviders: oauthProviders(config.humans.oauthProviders),
       }),
       ...(limited ? { limits } : {}),
-      botAdmission: (extension: Parameters<typeof botAdmission>[0]) =>
-        botAdmission(extension, limited ? limits : undefined, config.ipLimitFactor, config, db, clock),
+      botAdmission: (
+        extension: Parameters<typeof botAdmission>[0],
+        scope: Parameters<typeof botAdmission>[1],
+      ) =>
+        botAdmission(extension, scope, limited ? limits : undefined, config.ipLimitFactor, config, db, clock),
       compilers: routeCompilers(spec, [answerSheetKeyword]),
       // Health probes come every few seconds from every load balancer: their request lines are logged
       // only at LOG_LEVEL debug or trace; at info, only their warnings (an unreachable database).

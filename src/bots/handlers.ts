@@ -1,6 +1,7 @@
 // Handlers of the bots operations: registerBot, listBots, getBot, getOwnBot, deleteOwnBot, updateOwnBot,
-// rotateOwnKey, and rotateClaimedBotKey (a creator's, for a bot they claimed). The work is in
-// ./service.ts.
+// rotateOwnKey, and rotateClaimedBotKey (a creator's, for a bot they claimed); a bot's other keys:
+// createApiKey, listApiKeys, revokeApiKey, listClaimedBotKeys, revokeClaimedBotKey. The work is in
+// ./service.ts and ./keys.ts.
 import type { Config } from '../config.js';
 import type { ReadRouting } from '../platform/db/read-routing.js';
 import type { Db } from '../platform/db/schema.js';
@@ -10,6 +11,7 @@ import { textLabelsOf } from '../platform/text-checks/guard.js';
 import { replayHeaders } from '../platform/idempotency/idempotent-request.js';
 import {
   authenticatedBot,
+  callingKey,
   pendingAdmission,
   presentedApiKey,
   signedInUserId,
@@ -24,6 +26,7 @@ import {
   rotateOwnKey,
   updateOwnBot,
 } from './service.js';
+import { createApiKey, listApiKeys, listClaimedBotKeys, revokeApiKey, revokeClaimedBotKey } from './keys.js';
 
 export function botHandlers({
   db,
@@ -105,6 +108,29 @@ export function botHandlers({
       const key = await rotateClaimedBotKey(db, config, clock, signedInUserId(request), params.id);
       return { status: 201, body: key };
     },
+
+    async createApiKey({ body, request }) {
+      return { status: 201, body: await createApiKey(db, clock, pendingAdmission(request), body) };
+    },
+
+    async listApiKeys({ request }) {
+      const keys = await listApiKeys(db, clock, authenticatedBot(request), callingKey(request).id);
+      return { status: 200, body: keys };
+    },
+
+    async revokeApiKey({ params, request }) {
+      await revokeApiKey(db, clock, authenticatedBot(request), params.key_id);
+      return { status: 204 };
+    },
+
+    async listClaimedBotKeys({ params, request }) {
+      return { status: 200, body: await listClaimedBotKeys(db, clock, signedInUserId(request), params.id) };
+    },
+
+    async revokeClaimedBotKey({ params, request }) {
+      await revokeClaimedBotKey(db, clock, signedInUserId(request), params.id, params.key_id);
+      return { status: 204 };
+    },
   } satisfies Pick<
     HandlerMap,
     | 'registerBot'
@@ -115,5 +141,10 @@ export function botHandlers({
     | 'updateOwnBot'
     | 'rotateOwnKey'
     | 'rotateClaimedBotKey'
+    | 'createApiKey'
+    | 'listApiKeys'
+    | 'revokeApiKey'
+    | 'listClaimedBotKeys'
+    | 'revokeClaimedBotKey'
   >;
 }

@@ -1,6 +1,6 @@
 // The commands of `npm run admin` (./admin.ts), for bot API keys and the moderator role:
-//   rotate-key <bot id or name> [--actor NAME]  issue a new key (printed once); the old one stops at once
-//   revoke-key <bot id or name> [--actor NAME]  revoke the live key; the bot cannot act until rotated
+//   rotate-key <bot id or name> [--actor NAME]  issue a new key with every scope (printed once); every old one stops at once
+//   revoke-key <bot id or name> [--actor NAME]  revoke every live key; the bot cannot act until rotated
 //   grant-moderator <email> [--name NAME] [--actor NAME] [--reason TEXT]   whoever signs in with it moderates
 //   revoke-moderator <email> [--actor NAME] [--reason TEXT]
 //   create-app-role <role name> [--apply]   the grants of a role the server can run as, owning nothing
@@ -28,8 +28,8 @@ const usage = `Usage: npm run admin -- <command> <bot id or name> [--actor NAME]
        npm run admin -- create-app-role <role name> [--apply]
 
 Commands:
-  rotate-key        Issue a new API key (printed once, on stdout); the old key is refused from the next request.
-  revoke-key        Revoke the bot's API key; the bot cannot authenticate until its key is rotated.
+  rotate-key        Issue a new API key with every scope (printed once, on stdout); every old key is refused from the next request.
+  revoke-key        Revoke every API key of the bot; it cannot authenticate until its key is rotated.
                     Exits 1, changing nothing, when the bot has no live key.
 
 Role commands:

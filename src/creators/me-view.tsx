@@ -19,6 +19,7 @@ type Schemas = components['schemas'];
 export const notices = {
   profile: 'Your creator profile is saved.',
   claimed: 'The bot is yours now, and verified.',
+  'key-revoked': 'The key is revoked: it no longer works.',
 } as const;
 
 /** A key just issued, shown this once. */
@@ -169,8 +170,39 @@ function ClaimForm({
   );
 }
 
-/** The person's bots: claimed ones with their key's replacement, and those waiting to be claimed. */
-function YourBots({ bots }: { bots: Array<Schemas['MyBot']> }) {
+/** When a key stops working, in words. */
+function expiryInWords(expiresAt: string | null): string {
+  return expiresAt ? `expires ${expiresAt.slice(0, 16).replace('T', ' ')} UTC` : 'never expires';
+}
+
+/** A claimed bot's live keys (listClaimedBotKeys), each with its revocation (revokeClaimedBotKey). */
+function BotKeys({ bot, keys }: { bot: Schemas['BotSummary']; keys: Array<Schemas['ApiKeySummary']> }) {
+  if (keys.length === 0) return <p>{bot.name} has no live key: give it a new one below.</p>;
+  return (
+    <ul class="keys" aria-label={`${bot.name}’s live keys`}>
+      {keys.map((key) => (
+        <li key={key.id}>
+          <strong>{key.name}</strong> <code>{key.prefix}…</code> may {key.scopes.join(', ')};{' '}
+          {expiryInWords(key.expires_at)}.{' '}
+          <form method="post" action={`/me/bots/${bot.id}/keys/${key.id}/revoke`} class="inline">
+            <button type="submit" class="secondary" aria-label={`Revoke ${bot.name}’s key ${key.name}`}>
+              Revoke
+            </button>
+          </form>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The person's bots: claimed ones with their keys and the keys' replacement, and those waiting to be claimed. */
+function YourBots({
+  bots,
+  keys,
+}: {
+  bots: Array<Schemas['MyBot']>;
+  keys: ReadonlyMap<string, Array<Schemas['ApiKeySummary']>>;
+}) {
   const claimed = bots.filter((b) => b.status === 'claimed');
   const pending = bots.filter((b) => b.status === 'pending');
   return (
@@ -179,19 +211,23 @@ function YourBots({ bots }: { bots: Array<Schemas['MyBot']> }) {
       {claimed.length === 0 ? (
         <p>You have not claimed a bot yet.</p>
       ) : (
-        <p>A bot whose key was lost or leaked gets a new one here: its old key stops working at once.</p>
+        <p>
+          Each bot’s keys are listed with what they may do; revoke one you no longer trust. A bot whose key
+          was lost or leaked gets a new one here: every old key stops working at once.
+        </p>
       )}
       {claimed.length > 0 && (
         <ul class="bots">
           {claimed.map(({ bot }) => (
             <li key={bot.id}>
-              <BotName bot={bot} />{' '}
+              <BotName bot={bot} />
+              <BotKeys bot={bot} keys={keys.get(bot.id) ?? []} />
               {/* Two steps, without script: the warning opens first, and only its button replaces the key. */}
               <details class="confirm">
                 <summary>New API key…</summary>
                 <p>
-                  {bot.name}’s current key stops working at once, and the new one is shown only once: have the
-                  bot ready to take it.
+                  Every key of {bot.name} stops working at once, and the new one (with every scope) is shown
+                  only once: have the bot ready to take it.
                 </p>
                 <form method="post" action={`/me/bots/${bot.id}/keys`} class="inline">
                   <button type="submit" class="secondary">
@@ -223,6 +259,7 @@ function YourBots({ bots }: { bots: Array<Schemas['MyBot']> }) {
 export function MeView({
   me,
   bots,
+  keys = new Map(),
   moderation = [],
   conversations = [],
   notice,
@@ -234,6 +271,8 @@ export function MeView({
 }: {
   me: Schemas['Me'];
   bots: Array<Schemas['MyBot']>;
+  /** Each claimed bot's live keys, by bot id. */
+  keys?: ReadonlyMap<string, Array<Schemas['ApiKeySummary']>>;
   /** What moderators did to the person's bots, newest first. */
   moderation?: CreatorNotice[];
   /** Where the loop breaker paused the person's bots answering another bot, newest first. */
@@ -290,7 +329,7 @@ export function MeView({
       )}
       <ProfileForm creator={creator} profileErrors={profileErrors} values={values} />
       <ClaimForm creator={creator} claimErrors={claimErrors} values={values} />
-      <YourBots bots={bots} />
+      <YourBots bots={bots} keys={keys} />
       <form method="post" action="/sign-out">
         <button type="submit" class="secondary">
           Sign out

@@ -1,6 +1,6 @@
 // The creators' pages for people: a creator's page (/creator/:handle), the signed-in person's own
-// page (/me) with its forms (upsertCreatorProfile, claimBot, rotateClaimedBotKey: each a POST that
-// redirects back to /me), and the creators' test (/creator-test): anyone may take it; a signed-in
+// page (/me) with its forms (upsertCreatorProfile, claimBot, rotateClaimedBotKey, revokeClaimedBotKey:
+// each a POST that redirects back to /me), and the creators' test (/creator-test): anyone may take it; a signed-in
 // creator's result is saved to their profile (submitCreatorAssessment).
 import { moderationNoticesOfCreator } from '../moderation/service/notices.js';
 import { conversationPausesOfCreator } from '../notifications/service.js';
@@ -12,6 +12,7 @@ import { ProblemError, type FieldError } from '../platform/spec/problems.js';
 import type { Form, WebPages } from '../platform/web/plugin.js';
 import type { Config } from '../config.js';
 import { getBot, rotateClaimedBotKey } from '../bots/service.js';
+import { liveKeysOfBots, revokeClaimedBotKey } from '../bots/keys.js';
 import {
   claimBot,
   getCreator,
@@ -31,6 +32,7 @@ type CreatorPagesDeps = { db: Db; reads: ReadRouting; config: Config; clock: Clo
 async function mePage(
   web: WebPages,
   db: Db,
+  clock: Clock | undefined,
   request: FastifyRequest,
   reply: FastifyReply,
   extra: {
@@ -51,11 +53,20 @@ async function mePage(
     moderationNoticesOfCreator(db, userId),
     conversationPausesOfCreator(db, userId),
   ]);
+  const claimed = bots.items.filter((item) => item.status === 'claimed').map((item) => item.bot.id);
+  const keys = await liveKeysOfBots(db, clock, claimed);
   return web.send(
     request,
     reply,
     'Your page',
-    <MeView me={person} bots={bots.items} moderation={moderation} conversations={conversations} {...extra} />,
+    <MeView
+      me={person}
+      bots={bots.items}
+      keys={keys}
+      moderation={moderation}
+      conversations={conversations}
+      {...extra}
+    />,
     status,
   );
 }
@@ -84,7 +95,7 @@ function mePages(web: WebPages, { db, config, clock }: CreatorPagesDeps) {
   app.get<{ Querystring: { done?: string } }>('/me', getRoute(), async (request, reply) => {
     const done = request.query.done;
     const notice = done && Object.hasOwn(notices, done) ? notices[done as keyof typeof notices] : undefined;
-    return mePage(web, db, request, reply, notice ? { notice } : {});
+    return mePage(web, db, clock, request, reply, notice ? { notice } : {});
   });
 
   web.form(
@@ -99,7 +110,7 @@ function mePages(web: WebPages, { db, config, clock }: CreatorPagesDeps) {
       const userId = request.session.userId;
       if (!userId) return reply.redirect('/sign-in?next=/me', 303);
       const failed = (problems: FieldError[], status: number) =>
-        mePage(web, db, request, reply, { profileErrors: problems, values: fields }, status);
+        mePage(web, db, clock, request, reply, { profileErrors: problems, values: fields }, status);
       if (errors) return failed(errors, 400);
       try {
         await upsertCreatorProfile(db, userId, body);
@@ -124,7 +135,7 @@ function mePages(web: WebPages, { db, config, clock }: CreatorPagesDeps) {
       const userId = request.session.userId;
       if (!userId) return reply.redirect('/sign-in?next=/me', 303);
       const failed = (problems: FieldError[], status: number) =>
-        mePage(web, db, request, reply, { claimErrors: problems, values: fields }, status);
+        mePage(web, db, clock, request, reply, { claimErrors: problems, values: fields }, status);
       if (errors) return failed(errors, 400);
       try {
         await claimBot(db, config, userId, body.claim_code);
@@ -151,14 +162,29 @@ function mePages(web: WebPages, { db, config, clock }: CreatorPagesDeps) {
     try {
       const { api_key } = await rotateClaimedBotKey(db, config, clock, userId, id);
       const bot = await getBot(db, config, id);
-      return await mePage(web, db, request, reply, { newKey: { botName: bot.name, apiKey: api_key } });
+      return await mePage(web, db, clock, request, reply, { newKey: { botName: bot.name, apiKey: api_key } });
     } catch (error) {
       if (error instanceof ProblemError && error.status < 500) {
         reply.headers(error.headers);
-        return mePage(web, db, request, reply, { keyError: error.detail }, error.status);
+        return mePage(web, db, clock, request, reply, { keyError: error.detail }, error.status);
       }
       throw error;
     }
+  });
+
+  // One key of a bot the person claimed, revoked (revokeClaimedBotKey); refused, /me says why.
+  web.form('/me/bots/:id/keys/:keyId/revoke', 'revokeClaimedBotKey', null, async (request, reply) => {
+    const userId = request.session.userId;
+    if (!userId) return reply.redirect('/sign-in?next=/me', 303);
+    const { id, keyId } = request.params as { id: string; keyId: string };
+    try {
+      await revokeClaimedBotKey(db, clock, userId, id, keyId);
+    } catch (error) {
+      if (error instanceof ProblemError && error.status < 500)
+        return mePage(web, db, clock, request, reply, { keyError: error.detail }, error.status);
+      throw error;
+    }
+    return reply.redirect('/me?done=key-revoked', 303);
   });
 }
 

@@ -4,7 +4,7 @@ import { displayPrefix } from '../../src/platform/admission/secrets.js';
 import { testConfig, useTestApp } from '../helpers/app.js';
 import { bearer, registerBot } from '../helpers/bots.js';
 import { assertContract } from '../helpers/contract.js';
-import { asHuman, signIn, signInAsCreator } from '../helpers/humans.js';
+import { asHuman, claimNewBot, signIn, signInAsCreator } from '../helpers/humans.js';
 
 const limit = 2;
 const t = useTestApp({ limits: { ...testConfig().limits, 'key-rotations': limit } });
@@ -14,17 +14,7 @@ function rotate(headers: Record<string, string>, reference: string) {
 }
 
 /** A bot the creator signed in as `cookie` has claimed. */
-async function claimedBot(cookie: string) {
-  const registered = await registerBot(t.app);
-  const response = await t.app.inject({
-    method: 'POST',
-    url: '/api/me/bots/claim',
-    headers: asHuman(cookie),
-    payload: { claim_code: registered.claim_code },
-  });
-  assert.equal(response.statusCode, 200, response.body);
-  return registered;
-}
+const claimedBot = (cookie: string) => claimNewBot(t, cookie);
 
 function works(apiKey: string) {
   return t.app.inject({ url: '/api/bots/me', headers: bearer(apiKey) }).then((r) => r.statusCode === 200);

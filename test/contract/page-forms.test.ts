@@ -12,7 +12,7 @@ import { listOperations, loadSpec } from '../../src/platform/spec/openapi.js';
 import { testConfig, useTestApp, type TestApp } from '../helpers/app.js';
 import { creatorAnswersLike } from '../helpers/assessments.js';
 import { bearer, registerBot } from '../helpers/bots.js';
-import { asHuman, ourOrigin, signIn, signInAsCreator } from '../helpers/humans.js';
+import { asHuman, claimNewBot, ourOrigin, signIn, signInAsCreator } from '../helpers/humans.js';
 import { assertNoErrorLogged } from '../helpers/logs.js';
 import { signInAsModerator } from '../helpers/moderation.js';
 
@@ -95,6 +95,16 @@ const samples: Record<string, { expect: number; sample: (t: TestApp) => Promise<
       });
       assert.equal(claimed.statusCode, 200, claimed.body);
       return { fields: {}, headers, url: `/me/bots/${bot.id}/keys` };
+    },
+  },
+  revokeClaimedBotKey: {
+    expect: 303,
+    sample: async (t) => {
+      const headers = asHuman(await signInAsCreator(t, `form-${++address}`));
+      const { bot, api_key } = await claimNewBot(t, headers.cookie);
+      const listed = await t.app.inject({ url: '/api/bots/me/api-keys', headers: bearer(api_key) });
+      const [key] = listed.json().keys;
+      return { fields: {}, headers, url: `/me/bots/${bot.id}/keys/${key.id}/revoke` };
     },
   },
   reportContentAsHuman: {

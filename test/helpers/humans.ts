@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { TestApp } from './app.js';
+import { registerBot } from './bots.js';
 
 /** The origin tests' requests come from: the test configuration's PUBLIC_URL. */
 export const ourOrigin = 'http://bots.test';
@@ -83,4 +84,17 @@ export async function signInAsCreator(t: TestApp, handle: string, email = unique
   });
   assert.equal(response.statusCode, 200, response.body);
   return cookie;
+}
+
+/** A new bot that the person signed in as `cookie` (a creator) has claimed. */
+export async function claimNewBot(t: TestApp, cookie: string) {
+  const registered = await registerBot(t.app);
+  const claimed = await t.app.inject({
+    method: 'POST',
+    url: '/api/me/bots/claim',
+    headers: asHuman(cookie),
+    payload: { claim_code: registered.claim_code },
+  });
+  assert.equal(claimed.statusCode, 200, claimed.body);
+  return registered;
 }

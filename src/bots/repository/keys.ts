@@ -1,5 +1,5 @@
-// SQL of API keys: issuing, rotating (by the bot, its creator or an operator) and revoking them, one
-// live key per bot, each change recorded in api_key_events.
+// SQL of API keys: issuing, rotating (by the bot, its creator or an operator) and revoking them, at
+// most 5 live keys per bot (counted under the bot's row lock), each change recorded in api_key_events.
 import { sql } from 'kysely';
 import {
   admissionAnswer,
@@ -12,14 +12,18 @@ import {
   withAdmission,
 } from '../../platform/admission/repository.js';
 import type { ApiKeyEvent, BotRow, Db } from '../../platform/db/schema.js';
+import { liveUntil } from '../../platform/admission/repository.js';
+import type { ApiKeyScope } from '../../platform/spec/schemas.js';
 import type { AdmissionAsk } from '../../platform/admission/bot-admission.js';
 import type { IdempotentWrite } from '../../platform/idempotency/idempotent-write.js';
 import { type BotWithCreator, findBot, insertBot, type NewBot } from './bots.js';
 
 /**
- * Revokes a bot's live key and, given a new one, issues it (`rotated`); without one, records the
- * revocation (`revoked`) if there was a live key. The bot row is locked first, so concurrent
- * commands on one bot queue and it never has two live keys. Undefined for an unknown bot.
+ * Revokes every live key of a bot and, given a new one, issues it with every scope, named
+ * `recovery` (`rotated`; each other key revoked with it is `revoked`); without one, records each
+ * revocation (`revoked`). How a creator or an operator takes a bot back from whoever holds its
+ * keys. The bot row is locked first, so concurrent commands on one bot queue. Undefined for an
+ * unknown bot.
  */
 export async function replaceApiKey(
   db: Db,
@@ -36,28 +40,29 @@ export async function replaceApiKey(
       bot &&
       (await trx.selectFrom('bots').select('id').where('id', '=', bot.id).forUpdate().executeTakeFirst());
     if (!bot || !locked) return undefined;
-    const revokedPrefix = await revokeLiveApiKey(trx, bot.id);
+    const revokedPrefixes = await revokeLiveApiKeys(trx, bot.id);
+    // With a new key, the oldest revoked is the one it replaces (`rotated`).
+    for (const keyPrefix of newKey ? revokedPrefixes.slice(1) : revokedPrefixes)
+      await recordApiKeyEvent(trx, { botId: bot.id, event: 'revoked', actor, keyPrefix });
     let issuedAt: Date | undefined;
     if (newKey) {
-      issuedAt = await insertApiKey(trx, { botId: bot.id, ...newKey });
+      issuedAt = await insertApiKey(trx, { botId: bot.id, ...newKey, name: 'recovery' });
       await recordApiKeyEvent(trx, {
         botId: bot.id,
         event: 'rotated',
         actor,
         keyPrefix: newKey.displayPrefix,
       });
-    } else if (revokedPrefix !== undefined) {
-      await recordApiKeyEvent(trx, { botId: bot.id, event: 'revoked', actor, keyPrefix: revokedPrefix });
     }
-    return { bot, revokedPrefix, issuedAt };
+    return { bot, revokedPrefix: revokedPrefixes[0], issuedAt };
   });
 }
 
 /**
  * rotateOwnKey's one statement (see withAdmission): the caller's admission, then, if it admits, the
- * key that called revoked, a new one issued and the rotation recorded with the bot as its actor.
- * The new key is inserted from the revoked row, so the bot's one live key is gone before the
- * second exists (api_keys_one_live_key_per_bot), and a second rotation racing with the same key
+ * key that called revoked, a new one issued with its name, scopes and expiry, and the rotation
+ * recorded with the bot as its actor. The new key is inserted from the revoked row, so the bot's
+ * count of live keys never grows, and a second rotation racing with the same key
  * finds it revoked once the first commits, and issues nothing: its admission then answers as for
  * an unknown key, or, with an Idempotency-Key, as a key in use (its retry finds the first's
  * answer if the first had its key). With an Idempotency-Key the answer remembered is the new key
@@ -80,13 +85,21 @@ export async function rotateCallersKey(
         .where('key_hash', '=', ask.keyHash)
         .where('revoked_at', 'is', null)
         .where('bot_id', 'in', admittedBotId)
-        .returning('bot_id'),
+        .returning(['bot_id', 'name', 'scopes', 'expires_at']),
     )
     .with('first_use_unless_revoked', () => firstUse(ask.keyHash, sql<boolean>`exists (select from revoked)`))
     .with('issued', (db) =>
       db
         .insertInto('api_keys')
-        .columns(['bot_id', 'key_hash', 'display_prefix', 'replaces_key_hash'])
+        .columns([
+          'bot_id',
+          'key_hash',
+          'display_prefix',
+          'replaces_key_hash',
+          'name',
+          'scopes',
+          'expires_at',
+        ])
         .expression(
           db.selectFrom('revoked').select([
             'revoked.bot_id',
@@ -94,6 +107,9 @@ export async function rotateCallersKey(
             sql.val(newKey.displayPrefix).as('display_prefix'),
             // Only a rotation with an Idempotency-Key can be replayed.
             sql.val(ask.idempotency ? ask.keyHash : null).as('replaces_key_hash'),
+            'revoked.name',
+            'revoked.scopes',
+            'revoked.expires_at',
           ]),
         )
         .returning(['api_keys.bot_id', 'api_keys.created_at']),
@@ -157,17 +173,137 @@ export function creatorActor(userId: string): string {
   return `creator:${userId}`;
 }
 
-/** Issues a key; returns when. */
+/** Issues a key (by default named `registration`, with every scope, never expiring); returns when. */
 export async function insertApiKey(
   db: Db,
-  key: { botId: string; keyHash: string; displayPrefix: string },
+  key: { botId: string; keyHash: string; displayPrefix: string; name?: string },
 ): Promise<Date> {
   const { created_at } = await db
     .insertInto('api_keys')
-    .values({ bot_id: key.botId, key_hash: key.keyHash, display_prefix: key.displayPrefix })
+    .values({
+      bot_id: key.botId,
+      key_hash: key.keyHash,
+      display_prefix: key.displayPrefix,
+      ...(key.name ? { name: key.name } : {}),
+    })
     .returning('created_at')
     .executeTakeFirstOrThrow();
   return created_at;
+}
+
+/** The most live keys a bot may hold (createApiKey's 409 `too_many_keys`). */
+export const liveKeysPerBot = 5;
+
+/** A key as listed: everything but the key itself. */
+export interface ApiKeyRow {
+  id: string;
+  bot_id: string;
+  name: string;
+  scopes: ApiKeyScope[];
+  display_prefix: string;
+  created_at: Date;
+  expires_at: Date | null;
+}
+
+const listedColumns = [
+  'id',
+  'bot_id',
+  'name',
+  'scopes',
+  'display_prefix',
+  'created_at',
+  'expires_at',
+] as const;
+
+/** The bot's row, locked: a transaction's commands on one bot's keys queue behind each other. */
+async function lockBot(trx: Db, botId: string): Promise<boolean> {
+  const row = await trx
+    .selectFrom('bots')
+    .select('id')
+    .where('id', '=', botId)
+    .forUpdate()
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The live keys (not revoked, not expired at `now`; null: the database's clock) of some bots, oldest first. */
+export async function listLiveApiKeys(db: Db, botIds: string[], now: Date | null): Promise<ApiKeyRow[]> {
+  if (botIds.length === 0) return [];
+  return db
+    .selectFrom('api_keys')
+    .select(listedColumns)
+    .where('bot_id', 'in', botIds)
+    .where('revoked_at', 'is', null)
+    .where(liveUntil(now))
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+/**
+ * createApiKey's write: one more key for the bot, with its `issued` event, unless it holds
+ * liveKeysPerBot live keys already (counted under the bot's row lock, so that concurrent issues
+ * cannot pass the count together). Undefined for a bot deleted meanwhile.
+ */
+export async function issueApiKey(
+  db: Db,
+  botId: string,
+  key: {
+    keyHash: string;
+    displayPrefix: string;
+    name: string;
+    scopes: ApiKeyScope[];
+    expiresAt: Date | null;
+  },
+  actor: string,
+  now: Date | null,
+): Promise<ApiKeyRow | 'too_many' | undefined> {
+  return db.transaction().execute(async (trx) => {
+    if (!(await lockBot(trx, botId))) return undefined;
+    const live = await listLiveApiKeys(trx, [botId], now);
+    if (live.length >= liveKeysPerBot) return 'too_many';
+    const row = await trx
+      .insertInto('api_keys')
+      .values({
+        bot_id: botId,
+        key_hash: key.keyHash,
+        display_prefix: key.displayPrefix,
+        name: key.name,
+        scopes: key.scopes,
+        expires_at: key.expiresAt,
+      })
+      .returning(listedColumns)
+      .executeTakeFirstOrThrow();
+    await recordApiKeyEvent(trx, { botId, event: 'issued', actor, keyPrefix: key.displayPrefix });
+    return row;
+  });
+}
+
+/**
+ * revokeApiKey's and revokeClaimedBotKey's write: one live key of the bot revoked, with its
+ * `revoked` event, under the bot's row lock. `not_found` for a key that is not the bot's live key;
+ * `last_key` when it is the bot's only live key and `keepLast` (a bot may not lock itself out).
+ */
+export async function revokeApiKeyOfBot(
+  db: Db,
+  botId: string,
+  keyId: string,
+  { actor, keepLast, now }: { actor: string; keepLast: boolean; now: Date | null },
+): Promise<'revoked' | 'not_found' | 'last_key'> {
+  return db.transaction().execute(async (trx) => {
+    if (!(await lockBot(trx, botId))) return 'not_found';
+    const live = await listLiveApiKeys(trx, [botId], now);
+    const key = live.find((candidate) => candidate.id === keyId);
+    if (!key) return 'not_found';
+    if (keepLast && live.length === 1) return 'last_key';
+    await trx
+      .updateTable('api_keys')
+      .set({ revoked_at: sql`now()` })
+      .where('id', '=', keyId)
+      .execute();
+    await recordApiKeyEvent(trx, { botId, event: 'revoked', actor, keyPrefix: key.display_prefix });
+    return 'revoked';
+  });
 }
 
 /** Whether two key hashes are keys of one bot, the first of them live (a key a bot wrote is its own). */
@@ -205,16 +341,18 @@ export async function revokePublishedKey(db: Db, keyHash: string): Promise<strin
   return revoked.bot_id;
 }
 
-/** Revokes the bot's live key, if any, and returns its display prefix. */
-async function revokeLiveApiKey(db: Db, botId: string): Promise<string | undefined> {
+/** Revokes every live key of the bot; their display prefixes, oldest first. */
+async function revokeLiveApiKeys(db: Db, botId: string): Promise<string[]> {
   const revoked = await db
     .updateTable('api_keys')
     .set({ revoked_at: sql`now()` })
     .where('bot_id', '=', botId)
     .where('revoked_at', 'is', null)
-    .returning('display_prefix')
-    .executeTakeFirst();
-  return revoked?.display_prefix;
+    .returning(['display_prefix', 'created_at'])
+    .execute();
+  return revoked
+    .sort((a, b) => a.created_at.getTime() - b.created_at.getTime())
+    .map((key) => key.display_prefix);
 }
 
 export async function recordApiKeyEvent(

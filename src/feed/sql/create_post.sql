@@ -1,7 +1,7 @@
 -- createPost in one statement: admission, a retried Idempotency-Key, a community's refusal (no such
 -- community, closed, not a member, banned), the same post within a day, the write with its labels, and a
 -- flood's copies reported.
-CREATE OR REPLACE FUNCTION public.create_post(p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer[], p_now timestamp with time zone, p_window_ms integer, p_probation_hours integer, p_trust boolean, p_idempotency_key text, p_request_hash text, p_category text, p_title text, p_body text, p_flood_threshold integer, p_community text, p_labels jsonb)
+CREATE OR REPLACE FUNCTION public.create_post(p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer[], p_now timestamp with time zone, p_window_ms integer, p_probation_hours integer, p_trust boolean, p_scope text, p_idempotency_key text, p_request_hash text, p_category text, p_title text, p_body text, p_flood_threshold integer, p_community text, p_labels jsonb)
  RETURNS TABLE(ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, asynchronous_commit text, earlier_request_hash text, earlier_response jsonb, id uuid, bot_id uuid, category text, title text, body text, upvotes integer, downvotes integer, score integer, comment_count integer, created_at timestamp with time zone, hot double precision, community_id uuid, pinned_at timestamp with time zone, author_name text, author_model text, author_type text, author_verified boolean, community_name text, community_title text, duplicate_of uuid, own_max integer, probation_until timestamp with time zone, community_refusal text, own_level smallint, labels jsonb)
  LANGUAGE plpgsql
  ROWS 1
@@ -18,7 +18,7 @@ AS $function$
       v_refusal text;
     begin
       select * into v_admission
-        from bot_admission(p_key_hash, p_ip_key, p_ip_max, p_action, p_max, p_now, p_window_ms, p_probation_hours, p_trust, p_idempotency_key);
+        from bot_admission(p_key_hash, p_ip_key, p_ip_max, p_action, p_max, p_now, p_window_ms, p_probation_hours, p_trust, p_scope, p_idempotency_key);
       if not found then
         return;
       end if;

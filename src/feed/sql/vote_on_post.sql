@@ -1,5 +1,5 @@
 -- votePost in one statement: admission, then cast_vote().
-CREATE OR REPLACE FUNCTION public.vote_on_post(p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer[], p_now timestamp with time zone, p_window_ms integer, p_probation_hours integer, p_trust boolean, p_post_id uuid, p_value smallint)
+CREATE OR REPLACE FUNCTION public.vote_on_post(p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer[], p_now timestamp with time zone, p_window_ms integer, p_probation_hours integer, p_trust boolean, p_scope text, p_post_id uuid, p_value smallint)
  RETURNS TABLE(ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, asynchronous_commit text, outcome text, post_id uuid, upvotes integer, downvotes integer, score integer, own_max integer, probation_until timestamp with time zone, own_level smallint)
  LANGUAGE plpgsql
  ROWS 1
@@ -14,7 +14,7 @@ AS $function$
       v_score integer;
     begin
       select * into v_admission
-        from bot_admission(p_key_hash, p_ip_key, p_ip_max, p_action, p_max, p_now, p_window_ms, p_probation_hours, p_trust, null);
+        from bot_admission(p_key_hash, p_ip_key, p_ip_max, p_action, p_max, p_now, p_window_ms, p_probation_hours, p_trust, p_scope, null);
       if not found then
         return;
       end if;

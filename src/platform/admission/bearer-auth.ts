@@ -1,10 +1,12 @@
 // Bot authentication (the spec's `bearerAuth`): resolves `Authorization: Bearer <api_key>` to its
 // bot, or answers 401 with a WWW-Authenticate challenge (RFC 6750). Malformed and checksum-broken
-// keys are refused before any database lookup. A suspended bot's writes are refused here, except
-// those its operation allows (./suspension.ts).
+// keys are refused before any database lookup, an expired key is unknown, and a key without the
+// operation's scope is refused with 403 (./scopes.ts). A suspended bot's writes are refused here,
+// except those its operation allows (./suspension.ts).
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { hashSecret, isWellFormedApiKey } from './secrets.js';
-import { findBotByApiKeyHash } from './repository.js';
+import { findKeyHolder } from './repository.js';
+import { refuseOutOfScope, type ApiKeyScope } from './scopes.js';
 import type { Db } from '../db/schema.js';
 import { ProblemError } from '../spec/problems.js';
 import { bearerHeaderPattern } from './request-context.js';
@@ -15,11 +17,31 @@ const realm = 'realm="bot-platform"';
 
 export function bearerAuth(db: Db, clock: Clock | undefined): onRequestAsyncHookHandler {
   return async function authenticateBot(request) {
-    const bot = await findBotByApiKeyHash(db, bearerKeyHash(request));
-    if (!bot) throw unknownApiKey();
-    refuseSuspendedWrite(request, bot, clock?.() ?? new Date());
-    request.bot = bot;
+    const holder = await findKeyHolder(db, bearerKeyHash(request), clock?.() ?? null);
+    if (!holder) throw unknownApiKey();
+    refuseOutOfScope(request, holder.key.scopes);
+    refuseSuspendedWrite(request, holder.bot, clock?.() ?? new Date());
+    request.bot = holder.bot;
+    request.apiKey = holder.key;
   };
+}
+
+/**
+ * The scopes of the request's key, if it carries a live one; undefined otherwise, never a 401 (MCP's
+ * tools/list, which a client without a key may ask too).
+ */
+export async function callingKeyScopes(
+  db: Db,
+  request: FastifyRequest,
+  clock: Clock | undefined,
+): Promise<ApiKeyScope[] | undefined> {
+  let keyHash;
+  try {
+    keyHash = bearerKeyHash(request);
+  } catch {
+    return undefined;
+  }
+  return (await findKeyHolder(db, keyHash, clock?.() ?? null))?.key.scopes;
 }
 
 /** The hash of the request's well-formed API key, or a 401 without asking the database. */

@@ -8,6 +8,7 @@ import { normalizeIP } from '@fastify/rate-limit';
 import { clientIpCapSuffix, type CountedLimit, type LimitHit } from './sliding-window.js';
 import type { LevelLimits } from './bot-limits.js';
 import type { BotRow } from '../db/schema.js';
+import type { ApiKeyScope } from './scopes.js';
 
 /** What the store counts in: a Postgres integer. */
 const largestCount = 2 ** 31 - 1;
@@ -64,6 +65,8 @@ export interface AdmissionAsk {
     /** Trust levels on: the bot's computed level counts; off, every bot off probation is level 1. */
     trust: boolean;
   } | null;
+  /** The scope the operation needs of the key (./scopes.ts); null: any key. */
+  scope: ApiKeyScope | null;
   /**
    * The request's Idempotency-Key with the hash of what it asks (null without one; the operation's
    * service fills it in): a key the bot used before answers from its earlier answer, counted

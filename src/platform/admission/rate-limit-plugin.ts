@@ -5,7 +5,6 @@
 // @fastify/rate-limit with our store, its hook appended to the route's onRequest hooks after
 // authentication. Either way a 401 counts for no one, and every response of a known bot counts,
 // a 400 for a body that never reached the write included (the error handler settles it).
-import { suspendedRefusal } from './suspension.js';
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
@@ -30,6 +29,7 @@ import {
 import { authenticatedBot, signedInUserId } from './request-context.js';
 import { levelLimits, type BotLimitSettings } from './bot-limits.js';
 import { bearerKeyHash, unknownApiKey } from './bearer-auth.js';
+import { admissionRefusal, type ApiKeyScope } from './scopes.js';
 
 /** Each `x-rate-limit` action's limit per rolling hour. */
 export type RouteLimits = Record<RateLimitExtension['action'], number>;
@@ -94,6 +94,7 @@ export function routeRateLimit(extension: RateLimitExtension, limits: RouteLimit
  */
 export function botAdmission(
   extension: RateLimitExtension,
+  scope: ApiKeyScope | undefined,
   limits: RouteLimits | undefined,
   factor: number,
   settings: BotLimitSettings,
@@ -120,6 +121,7 @@ export function botAdmission(
             trust: settings.trust.enabled,
           }
         : null,
+      scope: scope ?? null,
       idempotency: null,
     };
     let settled = false;
@@ -179,8 +181,9 @@ export function botAdmission(
         answer = await query(db, ask);
       } catch (error) {
         settled = true;
-        // A suspended bot's admission refuses it (./suspension.ts); any other failure is the limiter's.
-        throw suspendedRefusal(error) ?? limiterUnavailable(error);
+        // A suspended bot's or an out-of-scope key's admission refuses it (./scopes.ts); any other
+        // failure is the limiter's.
+        throw admissionRefusal(error, request) ?? limiterUnavailable(error);
       }
       admission.settle(answer, { counted });
     }

@@ -6,6 +6,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { BotRow, Db } from '../db/schema.js';
 import type { AdmissionAnswer, AdmissionAsk, EarlierAnswer } from './bot-admission.js';
+import type { CallingKey } from './request-context.js';
 import { botStanding, levelArray } from './levels.js';
 
 /** The admitted bot's id, if its request is admitted: the one row a write's statement may change. */
@@ -22,16 +23,38 @@ export function firstUse(keyHash: string, unless: RawBuilder<boolean> = sql`fals
     where key_hash = ${keyHash} and replaces_key_hash is not null and revoked_at is null and not (${unless}))`;
 }
 
-/** The bot a live (not revoked) key belongs to. Read on every request: no cache can keep a revoked key alive. */
-export async function findBotByApiKeyHash(db: Db, keyHash: string): Promise<BotRow | undefined> {
-  return db
+/**
+ * The bot a live key belongs to (not revoked, not expired by `now`, the database's clock when
+ * null), with the key's id and scopes. Read on every request: no cache can keep a revoked key alive.
+ */
+export async function findKeyHolder(
+  db: Db,
+  keyHash: string,
+  now: Date | null = null,
+): Promise<{ bot: BotRow; key: CallingKey } | undefined> {
+  const row = await db
     .with('first_use', () => firstUse(keyHash))
     .selectFrom('api_keys')
     .innerJoin('bots', 'bots.id', 'api_keys.bot_id')
     .selectAll('bots')
+    .select(['api_keys.id as key_id', 'api_keys.scopes as key_scopes'])
     .where('api_keys.key_hash', '=', keyHash)
     .where('api_keys.revoked_at', 'is', null)
+    .where(liveUntil(now))
     .executeTakeFirst();
+  if (!row) return undefined;
+  const { key_id, key_scopes, ...bot } = row;
+  return { bot, key: { id: key_id, scopes: key_scopes } };
+}
+
+/** The bot a live key belongs to (findKeyHolder). */
+export async function findBotByApiKeyHash(db: Db, keyHash: string): Promise<BotRow | undefined> {
+  return (await findKeyHolder(db, keyHash))?.bot;
+}
+
+/** A key not expired at `now` (the database's clock when null), as bot_admission() decides it. */
+export function liveUntil(now: Date | null) {
+  return sql<boolean>`(api_keys.expires_at is null or api_keys.expires_at > coalesce(${now}::timestamptz, now()))`;
 }
 
 /** The counts peekedCounts reads, in admissionColumns' names (peekBotAdmission). */
@@ -195,9 +218,10 @@ interface AdmissionRow {
  * An admission's ask as bot_admission()'s first arguments, which the write functions that begin
  * with it (create_post(), vote_on_post()) take first too: the key's hash, then the client IP's cap,
  * the action and the bot's limit at each trust level, the clock and the window, the probation's
- * hours and whether trust levels are on, all null when rate limiting is off.
+ * hours and whether trust levels are on, all null when rate limiting is off; then the scope the
+ * operation needs of the key (null: any).
  */
-export function admissionArguments({ keyHash, limits }: AdmissionAsk) {
+export function admissionArguments({ keyHash, limits, scope }: AdmissionAsk) {
   return sql.join([
     keyHash,
     limits?.perIp.key ?? null,
@@ -208,6 +232,7 @@ export function admissionArguments({ keyHash, limits }: AdmissionAsk) {
     limits?.windowMs ?? null,
     limits?.probationHours ?? null,
     limits?.trust ?? null,
+    scope,
   ]);
 }
 

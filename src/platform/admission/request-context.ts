@@ -5,11 +5,20 @@
 import type { FastifyRequest } from 'fastify';
 import type { BotRow } from '../db/schema.js';
 import type { BotAdmission } from './bot-admission.js';
+import type { ApiKeyScope } from './scopes.js';
+
+/** The key a request was made with: its id and what it may call. */
+export interface CallingKey {
+  id: string;
+  scopes: ApiKeyScope[];
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated bot, on operations secured by bearerAuth. */
     bot: BotRow | null;
+    /** The key it called with, on operations secured by bearerAuth (not on limited writes: their statement finds it). */
+    apiKey: CallingKey | null;
     /**
      * On an operation whose credential is optional (a `{}` security requirement beside bearerAuth):
      * authenticates the caller when the handler needs it, as bearerAuth would (a 401 if it cannot).
@@ -29,6 +38,13 @@ export function authenticatedBot(request: FastifyRequest): BotRow {
   if (!request.bot)
     throw new Error(`${request.routeOptions.config.operationId} used authenticatedBot without bearerAuth`);
   return request.bot;
+}
+
+/** The key a bearerAuth operation was called with; the hook guarantees it is there. */
+export function callingKey(request: FastifyRequest): CallingKey {
+  if (!request.apiKey)
+    throw new Error(`${request.routeOptions.config.operationId} used callingKey without bearerAuth`);
+  return request.apiKey;
 }
 
 /** The caller of an operation whose credential is optional, now that the handler needs one (or a 401). */

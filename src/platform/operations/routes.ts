@@ -26,6 +26,7 @@ import {
 } from '../spec/openapi.js';
 import type { HandlerMap } from './handler-types.js';
 import { routeRateLimit, type RouteLimits } from '../admission/rate-limit-plugin.js';
+import { operationScope, type ApiKeyScope } from '../admission/scopes.js';
 import type { CachedRouteHooks } from '../response-cache/plugin.js';
 
 export interface OpenApiRoutesOptions {
@@ -39,7 +40,10 @@ export interface OpenApiRoutesOptions {
    * The hook of an operation limited per bot (see botAdmission), in place of its security hook and
    * the limiter plugin's: it leaves the admission to the operation's write statement.
    */
-  botAdmission?: (extension: RateLimitExtension) => onRequestAsyncHookHandler | undefined;
+  botAdmission?: (
+    extension: RateLimitExtension,
+    scope: ApiKeyScope | undefined,
+  ) => onRequestAsyncHookHandler | undefined;
   /** The compilers of every scope that registers routes of this spec (see routeCompilers). */
   compilers: RouteCompilers;
   /** Which operations to register in this scope (default: all); every handler must still be for one of the spec's. */
@@ -138,7 +142,8 @@ export default fp<OpenApiRoutesOptions>(
         : lazySerializers(successSchemas(spec, op), serializers);
       const limited = op.operation['x-rate-limit'];
       const cache = cached[op.operationId as keyof HandlerMap];
-      const admission = limited && botAdmission?.(limited);
+      const scope = operationScope(spec, op);
+      const admission = limited && botAdmission?.(limited, scope);
       if (admission && securitySchemes(op, spec).join() !== 'bearerAuth')
         throw new Error(`${op.operationId}: an operation limited per bot must be secured by bearerAuth`);
       const logLevel = logLevels[op.operationId as keyof HandlerMap];
@@ -150,6 +155,7 @@ export default fp<OpenApiRoutesOptions>(
           operationId: op.operationId,
           ...(relayed.includes(op.operationId as keyof HandlerMap) ? { relay: true } : {}),
           ...(op.operation['x-while-suspended'] === 'allowed' ? { allowedWhileSuspended: true } : {}),
+          ...(scope ? { scope } : {}),
           ...(limits && limited && !admission
             ? { rateLimit: routeRateLimit(limited, limits), limitName: limited.action }
             : {}),

@@ -5,6 +5,9 @@ import type { components } from '../../../generated/openapi.js';
 type Schemas = components['schemas'];
 
 export type Bot = Schemas['Bot'];
+export type ApiKeyScope = Schemas['ApiKeyScope'];
+export type ApiKeySummary = Schemas['ApiKeySummary'];
+export type IssuedApiKey = Schemas['IssuedApiKey'];
 export type IdentityVerification = Schemas['IdentityVerification'];
 export type PublicJsonWebKey = Schemas['JsonWebKey'];
 export type BotSummary = Schemas['BotSummary'];

@@ -71,7 +71,7 @@ export function hiddenTextRefused(found: HiddenText): ProblemError {
 
 /** What the 422 says became of a key of ours, after "Nothing was written". */
 const keyWords: Record<FoundKeyOutcome, string> = {
-  kept: 'It is your own API key, the one this request was sent with: it was not revoked, since nothing was published and it never left your hands. Never put a key in what you write: anyone can read it.',
+  kept: 'It is your own API key (one of this bot’s keys): it was not revoked, since nothing was published and it never left your hands. Never put a key in what you write: anyone can read it.',
   revoked:
     'It is another bot’s API key, now revoked, since it was published to you; its bot was told. Remove it and send the text again.',
   unknown: 'No live key has it (it was revoked already). Remove it and send the text again.',

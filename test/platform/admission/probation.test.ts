@@ -220,6 +220,7 @@ describe('createPost in probation', () => {
         probationHours: hours,
         trust: true,
       },
+      scope: null,
       idempotency: null,
     });
     // The peek at the counts (a failed write's answer) finds the limit the admission would.

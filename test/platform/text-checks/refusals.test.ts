@@ -157,10 +157,7 @@ describe('secret scanning 422', () => {
     });
     assert.equal(own.statusCode, 422, own.body);
     assert.equal(own.json().secret_kind, 'bot_platform_api_key');
-    assert.match(
-      own.json().detail,
-      /It is your own API key, the one this request was sent with: it was not revoked/,
-    );
+    assert.match(own.json().detail, /It is your own API key \(one of this bot’s keys\): it was not revoked/);
     assert.equal(own.headers['x-ratelimit-remaining'], String(Number(own.headers['x-ratelimit-limit']) - 1));
     const still = await t.app.inject({ url: '/api/bots/me', headers: bearer(careless.api_key) });
     assert.equal(still.statusCode, 200, 'its key works');
@@ -188,6 +185,31 @@ describe('secret scanning 422', () => {
       join moderation_actions a on a.target_id = e.bot_id and a.actor = 'secret-scanning'
       where e.bot_id = ${owner.bot.id} and e.event = 'revoked'`.execute(t.db);
     assert.deepEqual(rows, [{ event: 'revoked', actor: 'secret-scanning', action: 'key_revoked', told: 1 }]);
+  });
+
+  test("any of a bot's keys found in another's text is revoked, that key alone", async () => {
+    const owner = await registerBot(t.app);
+    const issued = await t.app.inject({
+      method: 'POST',
+      url: '/api/bots/me/api-keys',
+      headers: bearer(owner.api_key),
+      payload: { name: 'heartbeat', scopes: ['read'] },
+    });
+    assert.equal(issued.statusCode, 201, issued.body);
+    const heartbeat = issued.json<{ api_key: string }>().api_key;
+    const finder = await registerBot(t.app);
+    const leaked = await t.app.inject({
+      method: 'POST',
+      url: '/api/feed/posts',
+      headers: bearer(finder.api_key),
+      payload: { category: 'results', title: 'Found a key', body: `someone's heartbeat key: ${heartbeat}` },
+    });
+    assert.equal(leaked.statusCode, 422, leaked.body);
+    assert.equal(leaked.json().secret_kind, 'bot_platform_api_key');
+    const status = async (apiKey: string) =>
+      (await t.app.inject({ url: '/api/bots/me', headers: bearer(apiKey) })).statusCode;
+    assert.equal(await status(heartbeat), 401);
+    assert.equal(await status(owner.api_key), 200, 'its other key works');
   });
 
   test('a disguised key (a zero-width space inside) is refused and revoked; one split between title and body too', async () => {

@@ -785,7 +785,7 @@ describe('a creator (/creator/{handle}) and /me, continued', () => {
     assert.match(
       me.body,
       new RegExp(
-        `<details class="confirm"><summary>New API key…</summary><p>${bot.name}’s current key stops working at once[^<]*</p><form method="post" action="/me/bots/${bot.id}/keys"`,
+        `<details class="confirm"><summary>New API key…</summary><p>Every key of ${bot.name} stops working at once[^<]*</p><form method="post" action="/me/bots/${bot.id}/keys"`,
       ),
     );
 

@@ -1,5 +1,5 @@
 // The tables of bots, their keys, their names, follows and blocks (src/bots/, src/follows/, src/blocks/).
-import type { BotType, CreatorType, Label } from '../../spec/schemas.js';
+import type { ApiKeyScope, BotType, CreatorType, Label } from '../../spec/schemas.js';
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { CreatedAt, Counter } from './columns.js';
 
@@ -66,6 +66,12 @@ export interface ApiKeysTable {
    * replaced, which may replay that rotation meanwhile (src/platform/idempotency/README.md).
    */
   replaces_key_hash: Generated<string | null>;
+  /** What it is for (`registration` for the key registration issued; a rotation keeps it). */
+  name: Generated<string>;
+  /** What it may call (src/platform/admission/scopes.ts); every scope by default. */
+  scopes: Generated<ApiKeyScope[]>;
+  /** When it stops working; null: never. An expired key is as unknown as a revoked one. */
+  expires_at: Generated<Date | null>;
 }
 
 export type ApiKeyEvent = 'issued' | 'rotated' | 'revoked';
