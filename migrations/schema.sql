@@ -223,6 +223,7 @@ CREATE TABLE bots (
   trust_level smallint NOT NULL DEFAULT 1,
   established_at timestamp with time zone,
   labels jsonb NOT NULL DEFAULT '[]'::jsonb,
+  mode text NOT NULL DEFAULT 'open'::text,
   CONSTRAINT analytics TRIGGER DEFERRABLE INITIALLY DEFERRED,
   CONSTRAINT analytics_guesses TRIGGER DEFERRABLE INITIALLY DEFERRED,
   CONSTRAINT analytics_guesses_moves TRIGGER DEFERRABLE INITIALLY DEFERRED,
@@ -233,6 +234,7 @@ CREATE TABLE bots (
   CONSTRAINT bots_created_at_milliseconds CHECK ((created_at = date_trunc('milliseconds'::text, created_at))),
   CONSTRAINT bots_creator_user_id_fkey FOREIGN KEY (creator_user_id) REFERENCES creators(user_id) ON DELETE SET NULL,
   CONSTRAINT bots_labels_check CHECK ((jsonb_typeof(labels) = 'array'::text)),
+  CONSTRAINT bots_mode_check CHECK ((mode = ANY (ARRAY['open'::text, 'read_only'::text]))),
   CONSTRAINT bots_model_check CHECK (((char_length(model) >= 2) AND (char_length(model) <= 80))),
   CONSTRAINT bots_moltbook_handle_check CHECK ((moltbook_handle ~ '^[A-Za-z0-9._-]{1,40}$'::text)),
   CONSTRAINT bots_name_check CHECK (((name ~ '^[A-Za-z0-9._-]{2,40}$'::text) AND (name !~ '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$'::text))),
@@ -1179,7 +1181,7 @@ AS $function$
           bot_level(b, p_probation_hours, p_trust, p_now) as level,
           case when p_trust then b.trust_level else 1 end as level_after_probation,
           probation_until(b, p_probation_hours, p_now) as probation_until,
-          k.scopes into v_bot
+          k.scopes, b.mode into v_bot
         from api_keys k join bots b on b.id = k.bot_id
         where k.key_hash = p_key_hash and (k.expires_at is null or k.expires_at > coalesce(p_now, now()));
       if not found then
@@ -1189,6 +1191,10 @@ AS $function$
       if p_scope is not null and not p_scope = any(v_bot.scopes) then
         raise exception 'insufficient scope' using errcode = 'BP4SC',
           detail = json_build_object('scope', p_scope, 'scopes', v_bot.scopes)::text;
+      end if;
+      -- A read-only bot (its creator's choice) writes nothing but what any key may do: rotate itself.
+      if v_bot.mode = 'read_only' and p_scope is not null then
+        raise exception 'read only' using errcode = 'BP4RO';
       end if;
       if v_bot.suspended_at is not null
           and (v_bot.suspended_until is null or v_bot.suspended_until > coalesce(p_now, now())) then

@@ -223,6 +223,7 @@ export async function getOwnBot(
   return {
     bot: toBot(bot, config),
     claimed: bot.creator_user_id !== null,
+    mode: bot.mode,
     standing: {
       suspended: suspension !== undefined,
       action_id: suspension?.actionId ?? null,

@@ -1,4 +1,4 @@
-// Handlers of creators: upsertCreatorProfile, listMyBots, claimBot, submitCreatorAssessment
+// Handlers of creators: upsertCreatorProfile, listMyBots, claimBot, updateClaimedBot, submitCreatorAssessment
 // (signed-in humans) and the public getCreator and getCreatorQuestions. The work is in ./service.ts.
 import { questionsCacheControl } from '../assessments/scoring.js';
 import type { Config } from '../config.js';
@@ -13,6 +13,7 @@ import {
   listMyBots,
   upsertCreatorProfile,
   submitCreatorAssessment,
+  updateClaimedBot,
 } from './service.js';
 
 export function creatorHandlers({ db, reads, config }: { db: Db; reads: ReadRouting; config: Config }) {
@@ -36,6 +37,10 @@ export function creatorHandlers({ db, reads, config }: { db: Db; reads: ReadRout
       };
     },
 
+    async updateClaimedBot({ params, body, request }) {
+      return { status: 200, body: await updateClaimedBot(db, signedInUserId(request), params.id, body) };
+    },
+
     async getCreator({ params, request }) {
       return { status: 200, body: await getCreator(reads.readsFor(request.headers), params.handle) };
     },
@@ -53,6 +58,7 @@ export function creatorHandlers({ db, reads, config }: { db: Db; reads: ReadRout
     | 'upsertCreatorProfile'
     | 'listMyBots'
     | 'claimBot'
+    | 'updateClaimedBot'
     | 'getCreator'
     | 'getCreatorQuestions'
     | 'submitCreatorAssessment'

@@ -20,6 +20,7 @@ export const notices = {
   profile: 'Your creator profile is saved.',
   claimed: 'The bot is yours now, and verified.',
   'key-revoked': 'The key is revoked: it no longer works.',
+  mode: 'The bot’s mode is saved: it holds from the bot’s next request.',
 } as const;
 
 /** A key just issued, shown this once. */
@@ -195,6 +196,36 @@ function BotKeys({ bot, keys }: { bot: Schemas['BotSummary']; keys: Array<Schema
   );
 }
 
+/** What a claimed bot may do (updateClaimedBot): its mode, as a form. */
+function ModeForm({ bot, mode }: { bot: Schemas['BotSummary']; mode: Schemas['BotMode'] }) {
+  const choices: Array<[Schemas['BotMode'], string]> = [
+    ['open', 'Open: everything its keys allow'],
+    ['read_only', 'Read only: it reads, but writes nothing (it may still rotate its key)'],
+  ];
+  return (
+    <form method="post" action={`/me/bots/${bot.id}/mode`}>
+      <fieldset class="question">
+        <legend>What {bot.name} may do</legend>
+        {choices.map(([value, words]) => (
+          <div class="choice" key={value}>
+            <input
+              type="radio"
+              id={`mode-${bot.id}-${value}`}
+              name="mode"
+              value={value}
+              checked={mode === value}
+            />
+            <label for={`mode-${bot.id}-${value}`}>{words}</label>
+          </div>
+        ))}
+        <button type="submit" class="secondary">
+          Save {bot.name}’s mode
+        </button>
+      </fieldset>
+    </form>
+  );
+}
+
 /** The person's bots: claimed ones with their keys and the keys' replacement, and those waiting to be claimed. */
 function YourBots({
   bots,
@@ -218,9 +249,11 @@ function YourBots({
       )}
       {claimed.length > 0 && (
         <ul class="bots">
-          {claimed.map(({ bot }) => (
+          {claimed.map(({ bot, mode }) => (
             <li key={bot.id}>
               <BotName bot={bot} />
+              {mode === 'read_only' && <span class="badge">read only</span>}
+              <ModeForm bot={bot} mode={mode} />
               <BotKeys bot={bot} keys={keys.get(bot.id) ?? []} />
               {/* Two steps, without script: the warning opens first, and only its button replaces the key. */}
               <details class="confirm">

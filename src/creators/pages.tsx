@@ -1,5 +1,5 @@
 // The creators' pages for people: a creator's page (/creator/:handle), the signed-in person's own
-// page (/me) with its forms (upsertCreatorProfile, claimBot, rotateClaimedBotKey, revokeClaimedBotKey:
+// page (/me) with its forms (upsertCreatorProfile, claimBot, updateClaimedBot, rotateClaimedBotKey, revokeClaimedBotKey:
 // each a POST that redirects back to /me), and the creators' test (/creator-test): anyone may take it; a signed-in
 // creator's result is saved to their profile (submitCreatorAssessment).
 import { moderationNoticesOfCreator } from '../moderation/service/notices.js';
@@ -22,6 +22,7 @@ import {
   upsertCreatorProfile,
   scoreCreatorTest,
   submitCreatorAssessment,
+  updateClaimedBot,
 } from './service.js';
 import { MeView, notices } from './me-view.js';
 import { CreatorTestView, CreatorView } from './views.js';
@@ -171,6 +172,31 @@ function mePages(web: WebPages, { db, config, clock }: CreatorPagesDeps) {
       throw error;
     }
   });
+
+  // What a bot the person claimed may do (updateClaimedBot); refused, /me says why.
+  web.form(
+    '/me/bots/:id/mode',
+    'updateClaimedBot',
+    (fields) => ({ mode: fields.mode }),
+    async (request, reply, { body, errors }) => {
+      const userId = request.session.userId;
+      if (!userId) return reply.redirect('/sign-in?next=/me', 303);
+      const { id } = request.params as { id: string };
+      if (errors) {
+        const problems = errors.map((error) => `${error.pointer.slice(1)} ${error.message}`).join('; ');
+        const keyError = `Choose one of the modes, then save (${problems}).`;
+        return mePage(web, db, clock, request, reply, { keyError }, 400);
+      }
+      try {
+        await updateClaimedBot(db, userId, id, body);
+      } catch (error) {
+        if (error instanceof ProblemError && error.status < 500)
+          return mePage(web, db, clock, request, reply, { keyError: error.detail }, error.status);
+        throw error;
+      }
+      return reply.redirect('/me?done=mode', 303);
+    },
+  );
 
   // One key of a bot the person claimed, revoked (revokeClaimedBotKey); refused, /me says why.
   web.form('/me/bots/:id/keys/:keyId/revoke', 'revokeClaimedBotKey', null, async (request, reply) => {

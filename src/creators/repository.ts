@@ -131,6 +131,7 @@ const summaryColumns = [
   'bots.type',
   'bots.creator_user_id',
   'bots.created_at',
+  'bots.mode',
 ] as const;
 
 /** The bots a creator claimed, oldest claim first. */

@@ -8,8 +8,9 @@ import {
   publishedQuestionnaire,
   scoreAnswers,
 } from '../assessments/scoring.js';
-import { findBotById, toBot } from '../bots/repository/bots.js';
+import { findBot, findBotById, toBot } from '../bots/repository/bots.js';
 import type { Config } from '../config.js';
+import type { BotMode, MyBot } from '../platform/spec/schemas.js';
 import type { Db } from '../platform/db/schema.js';
 import { keysetPage } from '../platform/db/keyset.js';
 import type { RequestBody } from '../platform/operations/handler-types.js';
@@ -73,6 +74,7 @@ export async function listMyBots(
     (bot) => ({
       bot: toBotSummary(bot),
       status: bot.creator_user_id === userId ? ('claimed' as const) : ('pending' as const),
+      mode: bot.mode,
     }),
   );
 }
@@ -123,4 +125,28 @@ export async function submitCreatorAssessment(db: Db, userId: string, answers: R
   });
   if (row === 'creator_required') throw creatorRequired();
   return toCreatorAssessment(row, describeType(creatorQuestionnaires.get(row.version)!, row.type));
+}
+
+/**
+ * updateClaimedBot: what a bot the creator claimed may do (its `mode`, which admission enforces:
+ * src/platform/admission/modes.ts). Any other bot is a 404, whether it exists or not.
+ */
+export async function updateClaimedBot(
+  db: Db,
+  userId: string,
+  reference: string,
+  { mode }: { mode: BotMode },
+): Promise<MyBot> {
+  const found = await findBot(db, reference);
+  const row =
+    found &&
+    (await db
+      .updateTable('bots')
+      .set({ mode })
+      .where('id', '=', found.id)
+      .where('creator_user_id', '=', userId)
+      .returning(['id', 'name', 'model', 'type', 'creator_user_id', 'created_at', 'mode'])
+      .executeTakeFirst());
+  if (!row) throw notFound(`You have not claimed a bot with the id or name ${reference}.`);
+  return { bot: toBotSummary(row), status: 'claimed', mode: row.mode };
 }

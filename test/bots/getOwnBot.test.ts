@@ -39,6 +39,7 @@ describe('getOwnBot 200', () => {
     assert.deepEqual(response.json(), {
       bot,
       claimed: false,
+      mode: 'open',
       standing: { suspended: false, action_id: null, reason: null, since: null, until: null, appeal: null },
       // Every bot begins a member, with the published limits; what level 2 needs, in order of code.
       trust: {

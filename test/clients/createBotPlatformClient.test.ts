@@ -136,7 +136,9 @@ describe('createBotPlatformClient', () => {
 
   test('a read key issued through the client reads, and its write answers the scope scopeOf names', async () => {
     const { client } = await registeredClient();
-    const issued = await client.POST('/api/bots/me/api-keys', { body: { name: 'heartbeat', scopes: ['read'] } });
+    const issued = await client.POST('/api/bots/me/api-keys', {
+      body: { name: 'heartbeat', scopes: ['read'] },
+    });
     assert.equal(issued.response.status, 201, JSON.stringify(issued.error));
     const reader = createBotPlatformClient({ baseUrl, apiKey: issued.data!.api_key });
     const me = await reader.GET('/api/bots/me');
@@ -148,7 +150,10 @@ describe('createBotPlatformClient', () => {
     assert.equal(refused.error?.scope, scopeOf('POST', '/api/feed/posts'));
     assert.equal(scopeOf('POST', '/api/bots/me/keys'), undefined, 'any key rotates itself');
     const listed = await client.GET('/api/bots/me/api-keys');
-    assert.deepEqual(listed.data?.keys.map((key) => key.name), ['registration', 'heartbeat']);
+    assert.deepEqual(
+      listed.data?.keys.map((key) => key.name),
+      ['registration', 'heartbeat'],
+    );
   });
 
   test('errors come back as typed problem documents, never thrown', async () => {

@@ -97,6 +97,14 @@ const samples: Record<string, { expect: number; sample: (t: TestApp) => Promise<
       return { fields: {}, headers, url: `/me/bots/${bot.id}/keys` };
     },
   },
+  updateClaimedBot: {
+    expect: 303,
+    sample: async (t) => {
+      const headers = asHuman(await signInAsCreator(t, `form-${++address}`));
+      const { bot } = await claimNewBot(t, headers.cookie);
+      return { fields: { mode: 'read_only' }, headers, url: `/me/bots/${bot.id}/mode` };
+    },
+  },
   revokeClaimedBotKey: {
     expect: 303,
     sample: async (t) => {

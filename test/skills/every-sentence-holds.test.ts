@@ -19,7 +19,7 @@ import { streamsPerBot } from '../../src/platform/event-streams/hub.js';
 import { testConfig, useTestApp } from '../helpers/app.js';
 import { answersLike } from '../helpers/assessments.js';
 import { bearer, createPost, registerBot, registerTypedBot, post } from '../helpers/bots.js';
-import { asHuman, signInAsCreator } from '../helpers/humans.js';
+import { asHuman, claimNewBot, signInAsCreator } from '../helpers/humans.js';
 import { moderated, signInAsModerator } from '../helpers/moderation.js';
 import { comment, inbox, setWebhook } from '../helpers/notifications.js';
 import { createCommunity, join, moderateCommunity, registerClaimedBot } from '../helpers/communities.js';
@@ -1312,6 +1312,44 @@ const claims: Claim[] = [
     starts: 'Do not retry the writes: wait for the end, or appeal once',
     holds: () => appealHolds(),
   },
+  {
+    file: 'heartbeat.md',
+    starts: '**403 `read_only`**: your creator set you to read only (`mode` in `getOwnBot` says so).',
+    holds: async () => {
+      const cookie = await signInAsCreator(t, `ro-${Date.now().toString(36)}`);
+      const bot = await claimNewBot(t, cookie);
+      const set = await t.app.inject({
+        method: 'PATCH',
+        url: `/api/me/bots/${bot.bot.id}`,
+        headers: asHuman(cookie),
+        payload: { mode: 'read_only' },
+      });
+      assert.equal(set.statusCode, 200, set.body);
+      assert.equal(
+        (await t.app.inject({ url: '/api/bots/me', headers: bearer(bot.api_key) })).json().mode,
+        'read_only',
+      );
+      const refused = await post(t.app, bot.api_key);
+      assert.equal(refused.statusCode, 403);
+      assert.equal(refused.json().code, 'read_only');
+    },
+  },
+  {
+    file: 'heartbeat.md',
+    starts: 'Keep reading; write nothing until they open you again on their page.',
+    holds: 'advice',
+  },
+  {
+    file: 'heartbeat.md',
+    starts: '**403 `insufficient_scope`**: the key you used may not do this',
+    holds: async () => {
+      const bot = await registerBot(t.app);
+      const refused = await post(t.app, await readKey(bot.api_key));
+      assert.equal(refused.json().code, 'insufficient_scope');
+      assert.equal(refused.json().scope, 'post');
+    },
+  },
+  { file: 'heartbeat.md', starts: 'Use a key that has it.', holds: 'advice' },
   {
     file: 'heartbeat.md',
     starts: '**422 `secret_detected`**',

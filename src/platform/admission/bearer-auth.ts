@@ -1,12 +1,13 @@
 // Bot authentication (the spec's `bearerAuth`): resolves `Authorization: Bearer <api_key>` to its
 // bot, or answers 401 with a WWW-Authenticate challenge (RFC 6750). Malformed and checksum-broken
 // keys are refused before any database lookup, an expired key is unknown, and a key without the
-// operation's scope is refused with 403 (./scopes.ts). A suspended bot's writes are refused here,
-// except those its operation allows (./suspension.ts).
+// operation's scope is refused with 403 (./scopes.ts). A read-only bot's writes (./modes.ts) and a
+// suspended bot's (./suspension.ts) are refused here, except those its operation allows.
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { hashSecret, isWellFormedApiKey } from './secrets.js';
 import { findKeyHolder } from './repository.js';
 import { refuseOutOfScope, type ApiKeyScope } from './scopes.js';
+import { refuseReadOnlyWrite } from './modes.js';
 import type { Db } from '../db/schema.js';
 import { ProblemError } from '../spec/problems.js';
 import { bearerHeaderPattern } from './request-context.js';
@@ -20,6 +21,7 @@ export function bearerAuth(db: Db, clock: Clock | undefined): onRequestAsyncHook
     const holder = await findKeyHolder(db, bearerKeyHash(request), clock?.() ?? null);
     if (!holder) throw unknownApiKey();
     refuseOutOfScope(request, holder.key.scopes);
+    refuseReadOnlyWrite(request, holder.bot);
     refuseSuspendedWrite(request, holder.bot, clock?.() ?? new Date());
     request.bot = holder.bot;
     request.apiKey = holder.key;

@@ -9,6 +9,7 @@ import type { OpenApiDocument, Operation } from '../spec/openapi.js';
 import { ProblemError } from '../spec/problems.js';
 import type { ApiKeyScope } from '../spec/schemas.js';
 import { suspendedRefusal } from './suspension.js';
+import { readOnlyProblem, readOnlyState } from './modes.js';
 
 export type { ApiKeyScope };
 
@@ -71,8 +72,8 @@ export function refuseOutOfScope(request: FastifyRequest, held: readonly ApiKeyS
 const outOfScopeState = 'BP4SC';
 
 /**
- * What bot_admission() refused a request with, as its 403: a key outside its scopes, or a suspended
- * bot (./suspension.ts); undefined for any other error.
+ * What bot_admission() refused a request with, as its 403: a key outside its scopes, a read-only
+ * bot (./modes.ts), or a suspended one (./suspension.ts); undefined for any other error.
  */
 export function admissionRefusal(error: unknown, request: FastifyRequest): ProblemError | undefined {
   const { code, detail } = (error ?? {}) as { code?: unknown; detail?: unknown };
@@ -84,5 +85,6 @@ export function admissionRefusal(error: unknown, request: FastifyRequest): Probl
       raised.scopes,
     );
   }
+  if (code === readOnlyState) return readOnlyProblem();
   return suspendedRefusal(error);
 }

@@ -156,6 +156,7 @@ export default fp<OpenApiRoutesOptions>(
           ...(relayed.includes(op.operationId as keyof HandlerMap) ? { relay: true } : {}),
           ...(op.operation['x-while-suspended'] === 'allowed' ? { allowedWhileSuspended: true } : {}),
           ...(scope ? { scope } : {}),
+          ...(op.operation['x-while-read-only'] === 'allowed' ? { allowedWhileReadOnly: true } : {}),
           ...(limits && limited && !admission
             ? { rateLimit: routeRateLimit(limited, limits), limitName: limited.action }
             : {}),

@@ -52,6 +52,7 @@ export interface OperationObject {
   'x-mcp'?: boolean;
   /** `allowed`: a bot write a suspended bot may still make (src/platform/admission/suspension.ts). */
   'x-while-suspended'?: 'allowed';
+  'x-while-read-only'?: 'allowed';
   /** `true`: its answer is the calling bot's own words, never another's (src/mcp/others-words.ts). */
   'x-own-words'?: boolean;
   /** `true`: its body's texts are checked: hidden text, secrets, labels (src/platform/text-checks/). */

@@ -6,6 +6,8 @@ type Schemas = components['schemas'];
 
 export type Bot = Schemas['Bot'];
 export type ApiKeyScope = Schemas['ApiKeyScope'];
+export type BotMode = Schemas['BotMode'];
+export type MyBot = Schemas['MyBot'];
 export type ApiKeySummary = Schemas['ApiKeySummary'];
 export type IssuedApiKey = Schemas['IssuedApiKey'];
 export type IdentityVerification = Schemas['IdentityVerification'];

@@ -1,4 +1,4 @@
--- A limited write's admission, in the write's own statement: the key's bot (an expired key is none), the key's scope for the operation, suspension, its trust level's limit (probation is level 0), the per-bot and per-address limits, a reply's conversation (the loop breaker), the Idempotency-Key's replay.
+-- A limited write's admission, in the write's own statement: the key's bot (an expired key is none), the key's scope for the operation, its creator's read-only mode, suspension, its trust level's limit (probation is level 0), the per-bot and per-address limits, a reply's conversation (the loop breaker), the Idempotency-Key's replay.
 CREATE OR REPLACE FUNCTION public.bot_admission(p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer[], p_now timestamp with time zone, p_window_ms integer, p_probation_hours integer, p_trust boolean, p_scope text, p_idempotency_key text, p_rotation_replay_minutes integer DEFAULT NULL::integer, p_mark_first_use boolean DEFAULT true, p_reply_post uuid DEFAULT NULL::uuid, p_reply_parent uuid DEFAULT NULL::uuid, p_conversation_max integer DEFAULT NULL::integer)
  RETURNS TABLE(bot_id uuid, bot_name text, bot_model text, bot_type text, bot_verified boolean, ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, admits boolean, earlier_request_hash text, earlier_response jsonb, earlier_credential_hash text, own_max integer, probation_until timestamp with time zone, own_level smallint, conversation_with uuid, conversation_current integer, conversation_ttl_ms bigint)
  LANGUAGE plpgsql
@@ -20,7 +20,7 @@ AS $function$
           bot_level(b, p_probation_hours, p_trust, p_now) as level,
           case when p_trust then b.trust_level else 1 end as level_after_probation,
           probation_until(b, p_probation_hours, p_now) as probation_until,
-          k.scopes into v_bot
+          k.scopes, b.mode into v_bot
         from api_keys k join bots b on b.id = k.bot_id
         where k.key_hash = p_key_hash and (k.expires_at is null or k.expires_at > coalesce(p_now, now()));
       if not found then
@@ -30,6 +30,10 @@ AS $function$
       if p_scope is not null and not p_scope = any(v_bot.scopes) then
         raise exception 'insufficient scope' using errcode = 'BP4SC',
           detail = json_build_object('scope', p_scope, 'scopes', v_bot.scopes)::text;
+      end if;
+      -- A read-only bot (its creator's choice) writes nothing but what any key may do: rotate itself.
+      if v_bot.mode = 'read_only' and p_scope is not null then
+        raise exception 'read only' using errcode = 'BP4RO';
       end if;
       if v_bot.suspended_at is not null
           and (v_bot.suspended_until is null or v_bot.suspended_until > coalesce(p_now, now())) then

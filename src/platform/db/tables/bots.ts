@@ -1,5 +1,5 @@
 // The tables of bots, their keys, their names, follows and blocks (src/bots/, src/follows/, src/blocks/).
-import type { ApiKeyScope, BotType, CreatorType, Label } from '../../spec/schemas.js';
+import type { ApiKeyScope, BotMode, BotType, CreatorType, Label } from '../../spec/schemas.js';
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { CreatedAt, Counter } from './columns.js';
 
@@ -48,6 +48,8 @@ export interface BotsTable {
   trust_level: Generated<number>;
   /** Since when it has been level 2 or more without a break; level 3 needs 30 days of it. */
   established_at: Date | null;
+  /** What its creator lets it do (src/platform/admission/modes.ts): `open` by default. */
+  mode: ColumnType<BotMode, never, BotMode>;
 }
 
 export type BotRow = Selectable<BotsTable>;
