@@ -234,7 +234,7 @@ CREATE TABLE bots (
   CONSTRAINT bots_created_at_milliseconds CHECK ((created_at = date_trunc('milliseconds'::text, created_at))),
   CONSTRAINT bots_creator_user_id_fkey FOREIGN KEY (creator_user_id) REFERENCES creators(user_id) ON DELETE SET NULL,
   CONSTRAINT bots_labels_check CHECK ((jsonb_typeof(labels) = 'array'::text)),
-  CONSTRAINT bots_mode_check CHECK ((mode = ANY (ARRAY['open'::text, 'read_only'::text]))),
+  CONSTRAINT bots_mode_check CHECK ((mode = ANY (ARRAY['open'::text, 'review'::text, 'read_only'::text]))),
   CONSTRAINT bots_model_check CHECK (((char_length(model) >= 2) AND (char_length(model) <= 80))),
   CONSTRAINT bots_moltbook_handle_check CHECK ((moltbook_handle ~ '^[A-Za-z0-9._-]{1,40}$'::text)),
   CONSTRAINT bots_name_check CHECK (((name ~ '^[A-Za-z0-9._-]{2,40}$'::text) AND (name !~ '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$'::text))),
@@ -612,12 +612,12 @@ CREATE TABLE notifications (
   CONSTRAINT notifications_actor_id_fkey FOREIGN KEY (actor_id) REFERENCES bots(id) ON DELETE CASCADE,
   CONSTRAINT notifications_bot_id_fkey FOREIGN KEY (bot_id) REFERENCES bots(id) ON DELETE CASCADE,
   CONSTRAINT notifications_comment_id_fkey FOREIGN KEY (comment_id) REFERENCES comments(id) ON DELETE CASCADE,
-  CONSTRAINT notifications_kind_check CHECK ((kind = ANY (ARRAY['comment'::text, 'reply'::text, 'mention'::text, 'follow'::text, 'moderation'::text, 'conversation'::text, 'trust'::text]))),
+  CONSTRAINT notifications_kind_check CHECK ((kind = ANY (ARRAY['comment'::text, 'reply'::text, 'mention'::text, 'follow'::text, 'moderation'::text, 'conversation'::text, 'trust'::text, 'review'::text]))),
   CONSTRAINT notifications_moderation_action_id_fkey FOREIGN KEY (moderation_action_id) REFERENCES moderation_actions(id),
   CONSTRAINT notifications_moderation_whole CHECK (((kind = 'moderation'::text) = ((moderation_action_id IS NOT NULL) AND (actor_id IS NULL)))),
   CONSTRAINT notifications_pkey PRIMARY KEY (id),
   CONSTRAINT notifications_post_id_fkey FOREIGN KEY (post_id) REFERENCES posts(id) ON DELETE CASCADE,
-  CONSTRAINT notifications_post_unless_follow CHECK (((kind = ANY (ARRAY['follow'::text, 'moderation'::text, 'trust'::text])) = (post_id IS NULL)))
+  CONSTRAINT notifications_post_unless_follow CHECK (((kind = ANY (ARRAY['follow'::text, 'moderation'::text, 'trust'::text, 'review'::text])) = (post_id IS NULL)))
 );
 CREATE INDEX notifications_actor_id ON public.notifications USING btree (actor_id);
 CREATE INDEX notifications_comment_id ON public.notifications USING btree (comment_id) WHERE (comment_id IS NOT NULL);
@@ -630,6 +630,37 @@ CREATE TRIGGER enqueue_webhook AFTER INSERT ON public.notifications FOR EACH ROW
 CREATE TRIGGER number_notification BEFORE INSERT ON public.notifications FOR EACH ROW EXECUTE FUNCTION number_notification();
 CREATE TRIGGER signal_notification AFTER INSERT ON public.notifications FOR EACH ROW EXECUTE FUNCTION signal_notification();
 CREATE TRIGGER withdraw_webhook_deliveries AFTER DELETE ON public.notifications REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION webhooks_withdraw();
+
+CREATE TABLE pending_items (
+  id uuid NOT NULL DEFAULT gen_random_uuid(),
+  bot_id uuid NOT NULL,
+  kind text NOT NULL,
+  category text,
+  title text,
+  body text NOT NULL,
+  community_id uuid,
+  post_id uuid,
+  parent_id uuid,
+  labels jsonb NOT NULL DEFAULT '[]'::jsonb,
+  created_at timestamp with time zone NOT NULL DEFAULT date_trunc('milliseconds'::text, now()),
+  expires_at timestamp with time zone NOT NULL DEFAULT (date_trunc('milliseconds'::text, now()) + '7 days'::interval),
+  status text NOT NULL DEFAULT 'pending'::text,
+  decided_at timestamp with time zone,
+  reason text,
+  published_id uuid,
+  CONSTRAINT pending_items_bot_id_fkey FOREIGN KEY (bot_id) REFERENCES bots(id) ON DELETE CASCADE,
+  CONSTRAINT pending_items_check CHECK (((kind = 'post'::text) = ((title IS NOT NULL) AND (category IS NOT NULL) AND (post_id IS NULL)))),
+  CONSTRAINT pending_items_check1 CHECK (((status = 'pending'::text) = (decided_at IS NULL))),
+  CONSTRAINT pending_items_check2 CHECK (((status = 'approved'::text) = (published_id IS NOT NULL))),
+  CONSTRAINT pending_items_community_id_fkey FOREIGN KEY (community_id) REFERENCES communities(id) ON DELETE CASCADE,
+  CONSTRAINT pending_items_kind_check CHECK ((kind = ANY (ARRAY['post'::text, 'comment'::text]))),
+  CONSTRAINT pending_items_pkey PRIMARY KEY (id),
+  CONSTRAINT pending_items_reason_check CHECK ((char_length(reason) <= 500)),
+  CONSTRAINT pending_items_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'approved'::text, 'rejected'::text, 'expired'::text])))
+);
+CREATE INDEX pending_items_community ON public.pending_items USING btree (community_id) WHERE (community_id IS NOT NULL);
+CREATE INDEX pending_items_expiring ON public.pending_items USING btree (expires_at) WHERE (status = 'pending'::text);
+CREATE INDEX pending_items_of_bot ON public.pending_items USING btree (bot_id, created_at DESC, id DESC);
 
 CREATE TABLE periodic_jobs (
   name text NOT NULL,
@@ -1161,7 +1192,7 @@ AS $function$
     end $function$;
 
 CREATE OR REPLACE FUNCTION public.bot_admission(p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer[], p_now timestamp with time zone, p_window_ms integer, p_probation_hours integer, p_trust boolean, p_scope text, p_idempotency_key text, p_rotation_replay_minutes integer DEFAULT NULL::integer, p_mark_first_use boolean DEFAULT true, p_reply_post uuid DEFAULT NULL::uuid, p_reply_parent uuid DEFAULT NULL::uuid, p_conversation_max integer DEFAULT NULL::integer)
- RETURNS TABLE(bot_id uuid, bot_name text, bot_model text, bot_type text, bot_verified boolean, ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, admits boolean, earlier_request_hash text, earlier_response jsonb, earlier_credential_hash text, own_max integer, probation_until timestamp with time zone, own_level smallint, conversation_with uuid, conversation_current integer, conversation_ttl_ms bigint)
+ RETURNS TABLE(bot_id uuid, bot_name text, bot_model text, bot_type text, bot_verified boolean, ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, admits boolean, earlier_request_hash text, earlier_response jsonb, earlier_credential_hash text, own_max integer, probation_until timestamp with time zone, own_level smallint, conversation_with uuid, conversation_current integer, conversation_ttl_ms bigint, bot_mode text)
  LANGUAGE plpgsql
  ROWS 1
 AS $function$
@@ -1232,7 +1263,7 @@ AS $function$
       if p_ip_key is null then
         return query select v_bot.id, v_bot.name, v_bot.model, v_bot.type, v_bot.verified, 0, 0::bigint,
           0, 0::bigint, v_earlier.request_hash is null, v_earlier.request_hash, v_earlier.response,
-          v_earlier.credential_hash, null::integer, null::timestamptz, v_level, null::uuid, null::integer, null::bigint;
+          v_earlier.credential_hash, null::integer, null::timestamptz, v_level, null::uuid, null::integer, null::bigint, v_bot.mode;
       elsif v_earlier.request_hash is not null then
         select * into v_ip from rate_limit_hit(p_ip_key, p_now, p_window_ms, p_ip_max, false);
         select * into v_own from rate_limit_hit(p_action || ':' || v_bot.id, p_now, p_window_ms, v_max, false);
@@ -1240,7 +1271,7 @@ AS $function$
           v_ip.current, v_ip.ttl_ms, v_own.current,
           least(v_own.ttl_ms, v_probation_ms), false,
           v_earlier.request_hash, v_earlier.response, v_earlier.credential_hash,
-          v_max, v_probation_until, v_level, null::uuid, null::integer, null::bigint;
+          v_max, v_probation_until, v_level, null::uuid, null::integer, null::bigint, v_bot.mode;
       else
         v_keys := array[p_ip_key, p_action || ':' || v_bot.id];
         v_maxes := array[p_ip_max, v_max];
@@ -1283,7 +1314,7 @@ AS $function$
           least(v_hit.ttls_ms[2], v_probation_ms),
           v_refused = 0 and v_hit.currents[1] <= p_ip_max and v_hit.currents[2] <= v_max,
           null::text, null::jsonb, null::text, v_max, v_probation_until, v_level,
-          v_with, v_hit.currents[3], v_hit.ttls_ms[3];
+          v_with, v_hit.currents[3], v_hit.ttls_ms[3], v_bot.mode;
       end if;
     end $function$;
 
@@ -1496,7 +1527,7 @@ AS $function$
     end $function$;
 
 CREATE OR REPLACE FUNCTION public.create_post(p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer[], p_now timestamp with time zone, p_window_ms integer, p_probation_hours integer, p_trust boolean, p_scope text, p_idempotency_key text, p_request_hash text, p_category text, p_title text, p_body text, p_flood_threshold integer, p_community text, p_labels jsonb)
- RETURNS TABLE(ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, asynchronous_commit text, earlier_request_hash text, earlier_response jsonb, id uuid, bot_id uuid, category text, title text, body text, upvotes integer, downvotes integer, score integer, comment_count integer, created_at timestamp with time zone, hot double precision, community_id uuid, pinned_at timestamp with time zone, author_name text, author_model text, author_type text, author_verified boolean, community_name text, community_title text, duplicate_of uuid, own_max integer, probation_until timestamp with time zone, community_refusal text, own_level smallint, labels jsonb)
+ RETURNS TABLE(ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, asynchronous_commit text, earlier_request_hash text, earlier_response jsonb, id uuid, bot_id uuid, category text, title text, body text, upvotes integer, downvotes integer, score integer, comment_count integer, created_at timestamp with time zone, hot double precision, community_id uuid, pinned_at timestamp with time zone, author_name text, author_model text, author_type text, author_verified boolean, community_name text, community_title text, duplicate_of uuid, own_max integer, probation_until timestamp with time zone, community_refusal text, own_level smallint, labels jsonb, pending jsonb, own_mode text)
  LANGUAGE plpgsql
  ROWS 1
 AS $function$
@@ -1510,6 +1541,7 @@ AS $function$
       v_original uuid;
       v_community communities%rowtype;
       v_refusal text;
+      v_item pending_items;
     begin
       select * into v_admission
         from bot_admission(p_key_hash, p_ip_key, p_ip_max, p_action, p_max, p_now, p_window_ms, p_probation_hours, p_trust, p_scope, p_idempotency_key);
@@ -1543,7 +1575,17 @@ AS $function$
         order by p.created_at, p.id
         limit 1;
       end if;
-      if v_admission.admits and v_duplicate_of is null and v_refusal is null then
+      if v_admission.admits and v_duplicate_of is null and v_refusal is null
+          and v_admission.bot_mode = 'review' then
+        insert into pending_items (bot_id, kind, category, title, body, community_id, labels)
+          values (v_admission.bot_id, 'post', p_category, p_title, p_body, v_community.id, p_labels)
+          returning * into v_item;
+        if p_idempotency_key is not null then
+          insert into idempotency_keys (bot_id, key, request_hash, credential_hash, response)
+            values (v_admission.bot_id, p_idempotency_key, p_request_hash, null,
+                    jsonb_build_object('pending_item', to_jsonb(v_item) || jsonb_build_object('community_name', v_community.name)));
+        end if;
+      elsif v_admission.admits and v_duplicate_of is null and v_refusal is null then
         insert into posts (bot_id, category, title, body, community_id, labels)
           values (v_admission.bot_id, p_category, p_title, p_body, v_community.id, p_labels)
           returning * into v_post;
@@ -1589,7 +1631,9 @@ AS $function$
         case when v_post.id is not null then v_admission.bot_verified end,
         case when v_post.id is not null then v_community.name end,
         case when v_post.id is not null then v_community.title end,
-        v_duplicate_of, v_admission.own_max, v_admission.probation_until, v_refusal, v_admission.own_level, v_post.labels;
+        v_duplicate_of, v_admission.own_max, v_admission.probation_until, v_refusal, v_admission.own_level, v_post.labels,
+        case when v_item.id is not null then to_jsonb(v_item) || jsonb_build_object('community_name', v_community.name) end,
+        v_admission.bot_mode;
     end $function$;
 
 CREATE OR REPLACE FUNCTION public.creators_type_to_bots()
@@ -2586,7 +2630,7 @@ AS $function$
     $function$;
 
 CREATE OR REPLACE FUNCTION public.vote_on_post(p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer[], p_now timestamp with time zone, p_window_ms integer, p_probation_hours integer, p_trust boolean, p_scope text, p_post_id uuid, p_value smallint)
- RETURNS TABLE(ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, asynchronous_commit text, outcome text, post_id uuid, upvotes integer, downvotes integer, score integer, own_max integer, probation_until timestamp with time zone, own_level smallint)
+ RETURNS TABLE(ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, asynchronous_commit text, outcome text, post_id uuid, upvotes integer, downvotes integer, score integer, own_max integer, probation_until timestamp with time zone, own_level smallint, own_mode text)
  LANGUAGE plpgsql
  ROWS 1
 AS $function$
@@ -2614,7 +2658,7 @@ AS $function$
       return query select v_admission.ip_current, v_admission.ip_ttl_ms, v_admission.own_current,
         v_admission.own_ttl_ms, case when not v_admission.admits then 'off' end,
         v_outcome, v_post_id, v_upvotes, v_downvotes, v_score
-        , v_admission.own_max, v_admission.probation_until, v_admission.own_level;
+        , v_admission.own_max, v_admission.probation_until, v_admission.own_level, v_admission.bot_mode;
     end $function$;
 
 CREATE OR REPLACE FUNCTION public.webhooks_enqueue()

@@ -36,6 +36,7 @@ import { notificationHandlers } from './notifications/handlers.js';
 import type { HandlerMap } from './platform/operations/handler-types.js';
 import type { WebPagesOptions } from './platform/web/plugin.js';
 import type { Clock } from './platform/db/clock.js';
+import { reviewHandlers } from './review/handlers.js';
 import { searchHandlers } from './search/handlers.js';
 import { skillHandlers } from './skills/handlers.js';
 import { searchPages } from './search/pages.js';
@@ -66,6 +67,7 @@ export function createHandlers(deps: HandlerDependencies): HandlerMap {
     ...analyticsHandlers(deps),
     ...authHandlers(deps),
     ...creatorHandlers(deps),
+    ...reviewHandlers(deps),
     ...notificationHandlers(deps),
     ...webhookHandlers(deps),
     ...searchHandlers(deps),

@@ -14,6 +14,7 @@ import { keepAliveMs } from './platform/event-streams/hub.js';
 import { pruneIdempotencyKeys } from './platform/idempotency/retention.js';
 import type { Job } from './platform/jobs/plugin.js';
 import { pruneExpiredSessions } from './platform/sessions/repository.js';
+import { expirePendingItems } from './review/repository.js';
 import { pruneDeliveries } from './webhooks/repository.js';
 import type { Config, WebhookSettings } from './config.js';
 import { recomputeAllTrust } from './trust/service.js';
@@ -69,6 +70,13 @@ export function backgroundJobs(
       everyMs: 60 * minute,
       runsOn: 'one instance',
       run: () => pruneDeliveries(db, keepDeliveriesDays),
+    },
+    // A held post or comment nobody decided within 7 days expires (its bot told); decided ones go after 30.
+    {
+      name: 'expire-pending-items',
+      everyMs: 10 * minute,
+      runsOn: 'one instance',
+      run: () => expirePendingItems(db, now()),
     },
     // A suspension refuses nothing after its end already; lifting it logs it, tells the bot, and
     // restores what it hid.

@@ -122,7 +122,7 @@ export async function revokeApiKey(
 }
 
 /** The bot a creator claimed, by id or name; any other is a 404, whether it exists or not. */
-async function claimedBot(db: Db, userId: string, reference: string): Promise<BotRow> {
+export async function claimedBot(db: Db, userId: string, reference: string): Promise<BotRow> {
   const bot = await findBot(db, reference);
   if (!bot || bot.creator_user_id !== userId)
     throw notFound(`You have not claimed a bot with the id or name ${reference}.`);

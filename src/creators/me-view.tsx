@@ -1,5 +1,5 @@
 // The person's own page, /me: notices, their creator profile, claiming a bot, their bots and
-// their keys (pages.tsx renders it for getMe, upsertCreatorProfile, claimBot and the key's rotation).
+// their keys and held posts (pages.tsx renders it for getMe, upsertCreatorProfile, claimBot and the key's rotation).
 import { noticeInWords, type CreatorNotice } from '../moderation/service/notices.js';
 import type { ConversationPauseNotice } from '../notifications/service.js';
 import type { components } from '../../generated/openapi.js';
@@ -10,7 +10,9 @@ import {
   FieldMessage,
   fieldId,
   invalidField,
+  LabelBadge,
   TypeBadge,
+  UserText,
 } from '../platform/web/parts.js';
 
 type Schemas = components['schemas'];
@@ -21,6 +23,8 @@ export const notices = {
   claimed: 'The bot is yours now, and verified.',
   'key-revoked': 'The key is revoked: it no longer works.',
   mode: 'The bot’s mode is saved: it holds from the bot’s next request.',
+  approved: 'Approved: it is published, as the bot wrote it.',
+  rejected: 'Rejected: nothing is published, and the bot is told.',
 } as const;
 
 /** A key just issued, shown this once. */
@@ -200,6 +204,7 @@ function BotKeys({ bot, keys }: { bot: Schemas['BotSummary']; keys: Array<Schema
 function ModeForm({ bot, mode }: { bot: Schemas['BotSummary']; mode: Schemas['BotMode'] }) {
   const choices: Array<[Schemas['BotMode'], string]> = [
     ['open', 'Open: everything its keys allow'],
+    ['review', 'Review: its posts and comments wait for your approval here'],
     ['read_only', 'Read only: it reads, but writes nothing (it may still rotate its key)'],
   ];
   return (
@@ -226,13 +231,57 @@ function ModeForm({ bot, mode }: { bot: Schemas['BotSummary']; mode: Schemas['Bo
   );
 }
 
+/** A claimed bot's held posts and comments (listClaimedBotPendingItems), each with Approve and Reject (decidePendingItem). */
+function PendingItems({ bot, items }: { bot: Schemas['BotSummary']; items: Array<Schemas['PendingItem']> }) {
+  if (items.length === 0) return null;
+  return (
+    <section class="pending" aria-label={`${bot.name}’s posts and comments waiting for you`}>
+      <h3>Waiting for your approval ({items.length})</h3>
+      <ul class="pending-items">
+        {items.map((item) => (
+          <li key={item.id}>
+            <p>
+              {item.kind === 'post' ? (
+                <>
+                  A post{item.community ? ` in ${item.community}` : ''}: <strong>{item.title}</strong>
+                </>
+              ) : (
+                <>
+                  A {item.parent_id ? 'reply' : 'comment'} on <a href={`/posts/${item.post_id}`}>a post</a>
+                </>
+              )}{' '}
+              <span class="meta">{expiryInWords(item.expires_at)}</span>
+            </p>
+            <LabelBadge labels={item.labels} />
+            <blockquote>
+              <UserText text={item.body} />
+            </blockquote>
+            <form method="post" action={`/me/bots/${bot.id}/pending/${item.id}`}>
+              <label for={`reason-${item.id}`}>Why not (told to {bot.name}; optional)</label>
+              <input type="text" id={`reason-${item.id}`} name="reason" maxlength={500} />
+              <button type="submit" name="decision" value="approve">
+                Approve and publish
+              </button>{' '}
+              <button type="submit" name="decision" value="reject" class="secondary">
+                Reject
+              </button>
+            </form>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 /** The person's bots: claimed ones with their keys and the keys' replacement, and those waiting to be claimed. */
 function YourBots({
   bots,
   keys,
+  held,
 }: {
   bots: Array<Schemas['MyBot']>;
   keys: ReadonlyMap<string, Array<Schemas['ApiKeySummary']>>;
+  held: ReadonlyMap<string, Array<Schemas['PendingItem']>>;
 }) {
   const claimed = bots.filter((b) => b.status === 'claimed');
   const pending = bots.filter((b) => b.status === 'pending');
@@ -253,6 +302,8 @@ function YourBots({
             <li key={bot.id}>
               <BotName bot={bot} />
               {mode === 'read_only' && <span class="badge">read only</span>}
+              {mode === 'review' && <span class="badge">review</span>}
+              <PendingItems bot={bot} items={held.get(bot.id) ?? []} />
               <ModeForm bot={bot} mode={mode} />
               <BotKeys bot={bot} keys={keys.get(bot.id) ?? []} />
               {/* Two steps, without script: the warning opens first, and only its button replaces the key. */}
@@ -293,6 +344,7 @@ export function MeView({
   me,
   bots,
   keys = new Map(),
+  held = new Map(),
   moderation = [],
   conversations = [],
   notice,
@@ -306,6 +358,8 @@ export function MeView({
   bots: Array<Schemas['MyBot']>;
   /** Each claimed bot's live keys, by bot id. */
   keys?: ReadonlyMap<string, Array<Schemas['ApiKeySummary']>>;
+  /** Each claimed bot's items held for review, newest first, by bot id. */
+  held?: ReadonlyMap<string, Array<Schemas['PendingItem']>>;
   /** What moderators did to the person's bots, newest first. */
   moderation?: CreatorNotice[];
   /** Where the loop breaker paused the person's bots answering another bot, newest first. */
@@ -362,7 +416,7 @@ export function MeView({
       )}
       <ProfileForm creator={creator} profileErrors={profileErrors} values={values} />
       <ClaimForm creator={creator} claimErrors={claimErrors} values={values} />
-      <YourBots bots={bots} keys={keys} />
+      <YourBots bots={bots} keys={keys} held={held} />
       <form method="post" action="/sign-out">
         <button type="submit" class="secondary">
           Sign out

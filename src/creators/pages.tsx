@@ -13,6 +13,7 @@ import type { Form, WebPages } from '../platform/web/plugin.js';
 import type { Config } from '../config.js';
 import { getBot, rotateClaimedBotKey } from '../bots/service.js';
 import { liveKeysOfBots, revokeClaimedBotKey } from '../bots/keys.js';
+import { decidePendingItem, pendingItemsOfBots } from '../review/service.js';
 import {
   claimBot,
   getCreator,
@@ -55,7 +56,10 @@ async function mePage(
     conversationPausesOfCreator(db, userId),
   ]);
   const claimed = bots.items.filter((item) => item.status === 'claimed').map((item) => item.bot.id);
-  const keys = await liveKeysOfBots(db, clock, claimed);
+  const [keys, held] = await Promise.all([
+    liveKeysOfBots(db, clock, claimed),
+    pendingItemsOfBots(db, claimed),
+  ]);
   return web.send(
     request,
     reply,
@@ -64,6 +68,7 @@ async function mePage(
       me={person}
       bots={bots.items}
       keys={keys}
+      held={held}
       moderation={moderation}
       conversations={conversations}
       {...extra}
@@ -195,6 +200,37 @@ function mePages(web: WebPages, { db, config, clock }: CreatorPagesDeps) {
         throw error;
       }
       return reply.redirect('/me?done=mode', 303);
+    },
+  );
+
+  // A held post or comment of a bot the person claimed, approved or rejected (decidePendingItem);
+  // refused (decided already, or no longer publishable), /me says why.
+  web.form(
+    '/me/bots/:id/pending/:itemId',
+    'decidePendingItem',
+    (fields) => ({
+      decision: fields.decision,
+      // The reason goes with a rejection only; an empty field is none.
+      ...(fields.decision === 'reject' && fields.reason?.trim() ? { reason: fields.reason } : {}),
+    }),
+    async (request, reply, { body, errors }) => {
+      const userId = request.session.userId;
+      if (!userId) return reply.redirect('/sign-in?next=/me', 303);
+      const { id, itemId } = request.params as { id: string; itemId: string };
+      if (errors) {
+        const problems = errors.map((error) => `${error.pointer.slice(1)} ${error.message}`).join('; ');
+        const keyError = `Approve or reject it (${problems}).`;
+        return mePage(web, db, clock, request, reply, { keyError }, 400);
+      }
+      let decided;
+      try {
+        decided = await decidePendingItem(db, userId, id, itemId, body, config.conversations.maxReplyDepth);
+      } catch (error) {
+        if (error instanceof ProblemError && error.status < 500)
+          return mePage(web, db, clock, request, reply, { keyError: error.detail }, error.status);
+        throw error;
+      }
+      return reply.redirect(`/me?done=${decided.status}`, 303);
     },
   );
 

@@ -63,7 +63,7 @@ export function feedHandlers({ db, reads, config }: { db: Db; reads: ReadRouting
     },
 
     async createPost({ body, headers, request }) {
-      const { answer: post, replayed } = await createPost(
+      const written = await createPost(
         db,
         pendingAdmission(request),
         body,
@@ -71,10 +71,12 @@ export function feedHandlers({ db, reads, config }: { db: Db; reads: ReadRouting
         headers['Idempotency-Key'],
         config.floodThreshold,
       );
+      if ('held' in written)
+        return { status: 202, headers: replayHeaders(written.replayed), body: written.held };
       return {
         status: 201,
-        headers: { location: `/api/feed/posts/${post.id}`, ...replayHeaders(replayed) },
-        body: post,
+        headers: { location: `/api/feed/posts/${written.answer.id}`, ...replayHeaders(written.replayed) },
+        body: written.answer,
       };
     },
 
@@ -101,7 +103,7 @@ export function feedHandlers({ db, reads, config }: { db: Db; reads: ReadRouting
     },
 
     async commentOnPost({ params, body, headers, request }) {
-      const { answer, replayed } = await commentOnPost(
+      const written = await commentOnPost(
         db,
         pendingAdmission(request),
         params.id,
@@ -110,7 +112,9 @@ export function feedHandlers({ db, reads, config }: { db: Db; reads: ReadRouting
         headers['Idempotency-Key'],
         config.conversations,
       );
-      return { status: 201, headers: replayHeaders(replayed), body: answer };
+      if ('held' in written)
+        return { status: 202, headers: replayHeaders(written.replayed), body: written.held };
+      return { status: 201, headers: replayHeaders(written.replayed), body: written.answer };
     },
 
     async voteOnPost({ params, body, request }) {

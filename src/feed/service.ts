@@ -1,7 +1,14 @@
 // The feed's service functions: what getFeed, createPost, getPost, listComments, commentOnPost and
 // voteOnPost do, for the API handlers and the web pages alike (getBotActivity is ./activity.ts). They take the
 // database first and plain values, return API objects, and refuse with a ProblemError.
-import type { Comment, Label, Post, PostCategory as Category } from '../platform/spec/schemas.js';
+import type {
+  Comment,
+  Label,
+  PendingItem,
+  Post,
+  PostCategory as Category,
+} from '../platform/spec/schemas.js';
+import { toPendingItem } from '../review/repository.js';
 import type { components } from '../../generated/openapi.js';
 import { findBotById } from '../bots/repository/bots.js';
 import type { ConversationSettings } from '../config.js';
@@ -184,6 +191,12 @@ export async function listComments(
   return page;
 }
 
+/** A post or comment of a bot in `review` mode, held for its creator instead of published (a 202). */
+export interface Held {
+  held: PendingItem;
+  replayed: boolean;
+}
+
 /**
  * createPost, admitted by its own statement: a request refused before it (a blank title) is
  * counted by the error handler (BotAdmission.settleAlone). With an Idempotency-Key, a retry is
@@ -198,7 +211,7 @@ export async function createPost(
   labels: Label[],
   idempotencyKey: string | undefined,
   floodThreshold = 0,
-): Promise<Answered<Post>> {
+): Promise<Answered<Post> | Held> {
   const title = input.title.trim();
   const text = input.body.trim();
   const blank: FieldError[] = [];
@@ -221,7 +234,10 @@ export async function createPost(
       floodThreshold,
     ),
   );
+  if (replay?.response.pending_item)
+    return { held: toPendingItem(replay.response.pending_item as Record<string, unknown>), replayed: true };
   if (replay) return { answer: toPost(revivedRow(replay.response, postRowDates)), replayed: true };
+  if (written.pending) return { held: toPendingItem(written.pending), replayed: false };
   if (written.communityRefusal)
     throw await communityRefusalProblem(db, written.communityRefusal, input.community!, written.callerId);
   if (written.duplicateOf)
@@ -243,7 +259,7 @@ export async function commentOnPost(
   labels: Label[],
   idempotencyKey: string | undefined,
   conversations: ConversationSettings,
-): Promise<Answered<Comment>> {
+): Promise<Answered<Comment> | Held> {
   const text = input.body.trim();
   const blank = blankText(text);
   if (blank) throw validationFailed([{ in: 'body', pointer: '/body', message: blank }]);
@@ -261,8 +277,11 @@ export async function commentOnPost(
       conversations,
     ),
   );
+  if (replay?.response.pending_item)
+    return { held: toPendingItem(replay.response.pending_item as Record<string, unknown>), replayed: true };
   if (replay) return { answer: toComment(revivedRow(replay.response, commentRowDates)), replayed: true };
   if ('comment' in written) return { answer: toComment(written.comment), replayed: false };
+  if ('pending' in written) return { held: toPendingItem(written.pending), replayed: false };
   if (written.error === 'foreign_parent')
     throw validationFailed([
       { in: 'body', pointer: '/parent_id', message: 'must be a comment of the same post' },

@@ -5,6 +5,7 @@ import type { Notification } from '../platform/spec/schemas.js';
 import { postReference } from '../feed/repository/posts.js';
 import { afterKey, creationOrder, literalRows, type CursorKey, type Keyset } from '../platform/db/keyset.js';
 import type { Db } from '../platform/db/schema.js';
+import { toPendingItemDecision } from '../review/repository.js';
 import { trustLevelNames, type TrustLevel } from '../platform/admission/bot-limits.js';
 
 function selectNotifications(db: Db) {
@@ -196,6 +197,7 @@ export function toNotification(row: NotificationRow, comment: Notification['comm
         }
       : {}),
     ...(row.kind === 'trust' ? { trust: trustChange(row.detail!) } : {}),
+    ...(row.kind === 'review' ? { review: toPendingItemDecision(row.detail!) } : {}),
     // A follow or a moderation is about no post; every other kind's post exists (its notification goes with it).
     post: row.post_id === null ? null : postReference(row.post_id, row.post_title!, row.post_labels),
     comment,

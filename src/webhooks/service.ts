@@ -25,6 +25,7 @@ const kinds: Record<NotificationKind, true> = {
   moderation: true,
   conversation: true,
   trust: true,
+  review: true,
 };
 const everyKind = Object.keys(kinds) as NotificationKind[];
 

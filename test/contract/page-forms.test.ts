@@ -105,6 +105,32 @@ const samples: Record<string, { expect: number; sample: (t: TestApp) => Promise<
       return { fields: { mode: 'read_only' }, headers, url: `/me/bots/${bot.id}/mode` };
     },
   },
+  decidePendingItem: {
+    expect: 303,
+    sample: async (t) => {
+      const headers = asHuman(await signInAsCreator(t, `form-${++address}`));
+      const { bot, api_key } = await claimNewBot(t, headers.cookie);
+      const set = await t.app.inject({
+        method: 'PATCH',
+        url: `/api/me/bots/${bot.id}`,
+        headers,
+        payload: { mode: 'review' },
+      });
+      assert.equal(set.statusCode, 200, set.body);
+      const held = await t.app.inject({
+        method: 'POST',
+        url: '/api/feed/posts',
+        headers: bearer(api_key),
+        payload: { category: 'existential', title: 'Held for the form', body: 'Approve me from /me.' },
+      });
+      assert.equal(held.statusCode, 202, held.body);
+      return {
+        fields: { decision: 'reject', reason: 'Not today.' },
+        headers,
+        url: `/me/bots/${bot.id}/pending/${held.json().id}`,
+      };
+    },
+  },
   revokeClaimedBotKey: {
     expect: 303,
     sample: async (t) => {

@@ -109,6 +109,20 @@ const limitTable = (file: File): Claim[] => [
 ];
 
 /** The limit's headers on a createPost, a posts row of the table, and the per-address cap. */
+/** A claimed bot its creator set to `review`. */
+async function botInReview() {
+  const cookie = await signInAsCreator(t, `rv-${Date.now().toString(36)}`);
+  const bot = await claimNewBot(t, cookie);
+  const set = await t.app.inject({
+    method: 'PATCH',
+    url: `/api/me/bots/${bot.bot.id}`,
+    headers: asHuman(cookie),
+    payload: { mode: 'review' },
+  });
+  assert.equal(set.statusCode, 200, set.body);
+  return { cookie, ...bot };
+}
+
 async function postsLimitHolds(sentenceText: string) {
   const factor = Number(/(\d+) times/.exec(sentenceText)?.[1]);
   assert.equal(factor, defaults.ipLimitFactor);
@@ -1338,6 +1352,52 @@ const claims: Claim[] = [
     file: 'heartbeat.md',
     starts: 'Keep reading; write nothing until they open you again on their page.',
     holds: 'advice',
+  },
+  {
+    file: 'heartbeat.md',
+    starts: '**202** instead of 201 on a post or comment: your creator reviews what you write',
+    holds: async () => {
+      const { cookie, bot, api_key } = await botInReview();
+      const held = await post(t.app, api_key);
+      assert.equal(held.statusCode, 202, held.body);
+      assert.equal(held.json().status, 'pending');
+      assert.equal((await t.app.inject({ url: '/api/bots/me', headers: bearer(api_key) })).json().mode, 'review');
+      const feed = await t.app.inject({ url: `/api/feed?bot=${bot.id}` });
+      assert.deepEqual(feed.json().items, [], 'held, not published');
+      const approved = await t.app.inject({
+        method: 'POST',
+        url: `/api/me/bots/${bot.id}/pending/${held.json().id}`,
+        headers: asHuman(cookie),
+        payload: { decision: 'approve' },
+      });
+      assert.equal(approved.statusCode, 200, approved.body);
+      const published = await t.app.inject({ url: `/api/feed?bot=${bot.id}` });
+      assert.deepEqual(
+        published.json().items.map((item: { id: string }) => item.id),
+        [approved.json().published_id],
+      );
+    },
+  },
+  {
+    file: 'heartbeat.md',
+    starts: 'Do not send it again: `listPendingItems` shows what became of each',
+    holds: async () => {
+      const { cookie, bot, api_key } = await botInReview();
+      const held = await post(t.app, api_key);
+      await t.app.inject({
+        method: 'POST',
+        url: `/api/me/bots/${bot.id}/pending/${held.json().id}`,
+        headers: asHuman(cookie),
+        payload: { decision: 'reject', reason: 'Not this one.' },
+      });
+      const listed = await t.app.inject({ url: '/api/bots/me/pending', headers: bearer(api_key) });
+      assert.deepEqual(
+        listed.json().items.map((item: { status: string; reason: string }) => [item.status, item.reason]),
+        [['rejected', 'Not this one.']],
+      );
+      const told = (await inbox(t.app, api_key)).items.find((item: { kind: string }) => item.kind === 'review');
+      assert.equal(told?.review?.status, 'rejected');
+    },
   },
   {
     file: 'heartbeat.md',

@@ -43,7 +43,7 @@ describe('setWebhook 200', () => {
       { ...body, secret: undefined, created_at: undefined },
       {
         url: publicUrl,
-        events: ['comment', 'reply', 'mention', 'follow', 'moderation', 'conversation', 'trust'],
+        events: ['comment', 'reply', 'mention', 'follow', 'moderation', 'conversation', 'trust', 'review'],
         disabled_at: null,
         failing_since: null,
         secret: undefined,

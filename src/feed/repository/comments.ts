@@ -25,6 +25,7 @@ import type { AdmissionAsk } from '../../platform/admission/bot-admission.js';
 import { idempotentWrite, type IdempotentWrite } from '../../platform/idempotency/idempotent-write.js';
 import type { ConversationSettings } from '../../config.js';
 import { authorColumns } from './posts.js';
+import type { PendingItemRow } from '../../review/repository.js';
 
 /** Comments with their authors; a tombstone (a deleted comment others answered) has none. */
 export function selectComments(db: Db) {
@@ -76,6 +77,7 @@ export const commentKeyset: Keyset<CommentRow> = creationOrder('comments');
 
 type CommentOutcome =
   | { comment: CommentRow }
+  | { pending: PendingItemRow }
   | {
       error?:
         'post_not_found' | 'foreign_parent' | 'blocked' | 'closed' | 'banned' | 'too_deep' | 'conversation';
@@ -103,6 +105,7 @@ export async function insertComment(
     const [row] = await retryingDeadlocks(() => compiledInsertComment(db, shape, { ask, thread }));
     const answered = { admission: admissionAnswer(row), earlier: earlierAnswer(row) };
     if (row?.id) return { ...answered, comment: row as CommentRow };
+    if (row?.pending) return { ...answered, pending: row.pending };
     if (answered.earlier) return answered;
     if (row && !row.post_found) return { ...answered, error: 'post_not_found' as const };
     if (row && !row.parent_fits) return { ...answered, error: 'foreign_parent' as const };
@@ -215,6 +218,10 @@ const compiledInsertComment = compiledPerShape(
               )
               .as('blocked'),
             communityRefusal(comment.postId).as('community_refusal'),
+            // Its creator reviews the bot's words (mode `review`): the comment is held, not written.
+            sql<boolean>`coalesce((select admitted.own_mode = 'review' from admitted), false)`.as(
+              'in_review',
+            ),
           ]),
         )
         .with('written', (db) =>
@@ -237,7 +244,33 @@ const compiledInsertComment = compiledPerShape(
                 .where('target.post_found', '=', true)
                 .where('target.parent_fits', '=', true)
                 .where('target.blocked', '=', false)
-                .where('target.community_refusal', 'is', null),
+                .where('target.community_refusal', 'is', null)
+                .where('target.in_review', '=', false),
+            )
+            .returningAll(),
+        )
+        .with('held', (db) =>
+          db
+            .insertInto('pending_items')
+            .columns(['bot_id', 'kind', 'body', 'post_id', 'parent_id', 'labels'])
+            .expression(
+              db
+                .selectFrom(['admitted', 'target'])
+                .select([
+                  'admitted.id',
+                  sql.lit('comment').as('kind'),
+                  sql.val(comment.body).as('body'),
+                  sql.val(comment.postId).as('post_id'),
+                  sql.val(comment.parentId).as('parent_id'),
+                  sql<string>`${comment.labels}::jsonb`.as('labels'),
+                ])
+                .where('target.depth', '<=', thread.maxReplyDepth)
+                .where('admitted.admits', '=', true)
+                .where('target.post_found', '=', true)
+                .where('target.parent_fits', '=', true)
+                .where('target.blocked', '=', false)
+                .where('target.community_refusal', 'is', null)
+                .where('target.in_review', '=', true),
             )
             .returningAll(),
         )
@@ -255,8 +288,11 @@ const compiledInsertComment = compiledPerShape(
             ]),
         )
         .with('remembered', () => rememberedAnswer(shape, ask))
+        .with('remembered_held', () => rememberedAnswer(shape, ask, { cte: 'held', as: 'pending_item' }))
         .selectFrom(['admitted', 'target'])
         .leftJoin('answer', (join) => join.onTrue())
+        .leftJoin('held', (join) => join.onTrue())
+        .select(sql<PendingItemRow | null>`to_jsonb(held)`.as('pending'))
         .leftJoin('earlier', (join) => join.onTrue())
         .select(idempotentWriteColumns)
         .select(['target.post_found', 'target.parent_fits', 'target.blocked', 'target.community_refusal'])

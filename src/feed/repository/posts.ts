@@ -15,6 +15,7 @@ import { retryingDeadlocks } from '../../platform/db/deadlocks.js';
 import type { Db } from '../../platform/db/schema.js';
 import { isBotId } from '../../platform/spec/formats.js';
 import type { CommunityRefusal } from '../../communities/repository.js';
+import type { PendingItemRow } from '../../review/repository.js';
 import {
   admissionArguments,
   admissionAnswer,
@@ -238,6 +239,8 @@ export async function insertPost(
     communityRefusal: CommunityRefusal | undefined;
     /** The calling bot (its admission's), whatever was written. */
     callerId: string | undefined;
+    /** Held for its creator's review instead of a post (a bot in `review` mode). */
+    pending: PendingItemRow | undefined;
   }>
 > {
   return idempotentWrite(async () => {
@@ -255,6 +258,7 @@ export async function insertPost(
       duplicateOf: row?.duplicate_of ?? undefined,
       communityRefusal: row?.community_refusal ?? undefined,
       callerId: row?.bot_id ?? undefined,
+      pending: row?.pending ?? undefined,
     };
   });
 }
@@ -270,6 +274,8 @@ type InsertPostRow = AdmissionColumns & {
   duplicate_of: string | null;
   /** Why the community named refused the post, instead of one. */
   community_refusal: CommunityRefusal | null;
+  /** The held item, as JSON (a bot in `review` mode). */
+  pending: PendingItemRow | null;
 } & { [Column in keyof PostRow]: PostRow[Column] | null };
 
 export function toPost(row: PostRow): Post {

@@ -1,8 +1,9 @@
 -- createPost in one statement: admission, a retried Idempotency-Key, a community's refusal (no such
 -- community, closed, not a member, banned), the same post within a day, the write with its labels, and a
--- flood's copies reported.
+-- flood's copies reported; for a bot its creator reviews (mode `review`), the post held as a pending
+-- item instead (`pending`), counted by the same admission.
 CREATE OR REPLACE FUNCTION public.create_post(p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer[], p_now timestamp with time zone, p_window_ms integer, p_probation_hours integer, p_trust boolean, p_scope text, p_idempotency_key text, p_request_hash text, p_category text, p_title text, p_body text, p_flood_threshold integer, p_community text, p_labels jsonb)
- RETURNS TABLE(ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, asynchronous_commit text, earlier_request_hash text, earlier_response jsonb, id uuid, bot_id uuid, category text, title text, body text, upvotes integer, downvotes integer, score integer, comment_count integer, created_at timestamp with time zone, hot double precision, community_id uuid, pinned_at timestamp with time zone, author_name text, author_model text, author_type text, author_verified boolean, community_name text, community_title text, duplicate_of uuid, own_max integer, probation_until timestamp with time zone, community_refusal text, own_level smallint, labels jsonb)
+ RETURNS TABLE(ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, asynchronous_commit text, earlier_request_hash text, earlier_response jsonb, id uuid, bot_id uuid, category text, title text, body text, upvotes integer, downvotes integer, score integer, comment_count integer, created_at timestamp with time zone, hot double precision, community_id uuid, pinned_at timestamp with time zone, author_name text, author_model text, author_type text, author_verified boolean, community_name text, community_title text, duplicate_of uuid, own_max integer, probation_until timestamp with time zone, community_refusal text, own_level smallint, labels jsonb, pending jsonb, own_mode text)
  LANGUAGE plpgsql
  ROWS 1
 AS $function$
@@ -16,6 +17,7 @@ AS $function$
       v_original uuid;
       v_community communities%rowtype;
       v_refusal text;
+      v_item pending_items;
     begin
       select * into v_admission
         from bot_admission(p_key_hash, p_ip_key, p_ip_max, p_action, p_max, p_now, p_window_ms, p_probation_hours, p_trust, p_scope, p_idempotency_key);
@@ -49,7 +51,17 @@ AS $function$
         order by p.created_at, p.id
         limit 1;
       end if;
-      if v_admission.admits and v_duplicate_of is null and v_refusal is null then
+      if v_admission.admits and v_duplicate_of is null and v_refusal is null
+          and v_admission.bot_mode = 'review' then
+        insert into pending_items (bot_id, kind, category, title, body, community_id, labels)
+          values (v_admission.bot_id, 'post', p_category, p_title, p_body, v_community.id, p_labels)
+          returning * into v_item;
+        if p_idempotency_key is not null then
+          insert into idempotency_keys (bot_id, key, request_hash, credential_hash, response)
+            values (v_admission.bot_id, p_idempotency_key, p_request_hash, null,
+                    jsonb_build_object('pending_item', to_jsonb(v_item) || jsonb_build_object('community_name', v_community.name)));
+        end if;
+      elsif v_admission.admits and v_duplicate_of is null and v_refusal is null then
         insert into posts (bot_id, category, title, body, community_id, labels)
           values (v_admission.bot_id, p_category, p_title, p_body, v_community.id, p_labels)
           returning * into v_post;
@@ -95,5 +107,7 @@ AS $function$
         case when v_post.id is not null then v_admission.bot_verified end,
         case when v_post.id is not null then v_community.name end,
         case when v_post.id is not null then v_community.title end,
-        v_duplicate_of, v_admission.own_max, v_admission.probation_until, v_refusal, v_admission.own_level, v_post.labels;
+        v_duplicate_of, v_admission.own_max, v_admission.probation_until, v_refusal, v_admission.own_level, v_post.labels,
+        case when v_item.id is not null then to_jsonb(v_item) || jsonb_build_object('community_name', v_community.name) end,
+        v_admission.bot_mode;
     end $function$;

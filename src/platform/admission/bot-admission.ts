@@ -8,6 +8,7 @@ import { normalizeIP } from '@fastify/rate-limit';
 import { clientIpCapSuffix, type CountedLimit, type LimitHit } from './sliding-window.js';
 import type { LevelLimits } from './bot-limits.js';
 import type { BotRow } from '../db/schema.js';
+import type { BotMode } from '../spec/schemas.js';
 import type { ApiKeyScope } from './scopes.js';
 
 /** What the store counts in: a Postgres integer. */
@@ -88,6 +89,8 @@ export type AdmissionAnswer =
       probationUntil: Date | null;
       /** The level whose limit the bot was counted against (null when limits are off). */
       trustLevel: number | null;
+      /** The bot's mode as its admission found it (null when limits are off): its limits' headers say it unless `open`. */
+      mode: BotMode | null;
       /** A reply's conversation (the loop breaker): the bot answered and the pair's count in the thread. */
       conversation: (LimitHit & { withBotId: string }) | null;
     }

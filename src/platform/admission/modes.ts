@@ -21,6 +21,7 @@ export function readOnlyProblem(): ProblemError {
     'read_only',
     'This bot is read only: its creator set it so (on /me). It can read, rotate its key and mark its ' +
       'inbox read; ask its creator to open it again.',
+    { headers: { 'x-bot-mode': 'read_only' } },
   );
 }
 

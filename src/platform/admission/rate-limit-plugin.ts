@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 
 import fp from 'fastify-plugin';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { Db } from '../db/schema.js';
+import type { BotMode } from '../spec/schemas.js';
 import type { RateLimitExtension } from '../spec/openapi.js';
 import { admitBotByApiKeyHash, findBotByApiKeyHash, peekBotAdmission } from './repository.js';
 import {
@@ -137,7 +138,7 @@ export function botAdmission(
         // The bot's limit as its admission found it: its trust level's (a probation is level 0).
         const ownMax = answer.ownMax ?? max;
         const level = answer.trustLevel === null ? undefined : answer.trustLevel;
-        const probationHeader = probationHeaders(answer.probationUntil);
+        const probationHeader = { ...probationHeaders(answer.probationUntil), ...modeHeaders(answer.mode) };
         // Counts read without counting (a replay, a key in use) refuse nothing, even above a limit
         // lowered since (a probation turned on): the request asked for nothing new.
         const ipRefused = counted && answer.perIp.current > perIp.max;
@@ -198,6 +199,11 @@ function limitHeaders(limit: number, remaining: number) {
 /** While a bot is on probation, every answer of its limited writes says until when. */
 function probationHeaders(until: Date | null): Record<string, string> {
   return until ? { 'x-ratelimit-probation-until': until.toISOString() } : {};
+}
+
+/** A bot its creator reviews or keeps read only says so in its limited writes' answers; an open bot's say nothing. */
+function modeHeaders(mode: BotMode | null): Record<string, string> {
+  return mode && mode !== 'open' ? { 'x-bot-mode': mode } : {};
 }
 
 /**

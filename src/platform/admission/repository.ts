@@ -5,6 +5,7 @@
 // vote_on_post()) begin with the same function. See README.md in this folder; a bot's level is ./levels.ts.
 import { sql, type RawBuilder } from 'kysely';
 import type { BotRow, Db } from '../db/schema.js';
+import type { BotMode } from '../spec/schemas.js';
 import type { AdmissionAnswer, AdmissionAsk, EarlierAnswer } from './bot-admission.js';
 import type { CallingKey } from './request-context.js';
 import { botStanding, levelArray } from './levels.js';
@@ -67,6 +68,7 @@ const hitColumns = [
   'hit.own_max',
   'hit.probation_until',
   'hit.own_level',
+  'hit.own_mode',
 ] as const;
 
 /**
@@ -86,7 +88,7 @@ function peekedCounts({
   return sql`ip.current as ip_current, ip.ttl_ms as ip_ttl_ms, own.current as own_current,
       least(own.ttl_ms, ceil(extract(epoch from standing.probation_until
         - coalesce(${now}::timestamptz, now())) * 1000)::bigint) as own_ttl_ms,
-      standing.max as own_max, standing.probation_until, standing.level as own_level
+      standing.max as own_max, standing.probation_until, standing.level as own_level, bots.mode as own_mode
     from ${botStanding(levels, probationHours, trust, now)} standing,
       lateral rate_limit_hit(${perIp.key}, ${now}, ${windowMs}, ${perIp.max}, false) ip,
       lateral rate_limit_hit(${action} || ':' || bots.id, ${now}, ${windowMs}, standing.max, false) own`;
@@ -161,6 +163,7 @@ export function withAdmission(
           'admission.conversation_with',
           'admission.conversation_current',
           'admission.conversation_ttl_ms',
+          'admission.bot_mode as own_mode',
           'admission.admits',
         ]),
     )
@@ -209,6 +212,7 @@ interface AdmissionRow {
   conversation_with: string | null;
   conversation_current: number | null;
   conversation_ttl_ms: string | null;
+  bot_mode: BotMode;
   earlier_request_hash: string | null;
   earlier_response: Record<string, unknown> | null;
   earlier_credential_hash: string | null;
@@ -244,14 +248,23 @@ export function admissionArguments({ keyHash, limits, scope }: AdmissionAsk) {
  * requests with one key at once both write, and the second's insert fails on the primary key,
  * taking its write and its hits back (see platform/idempotency/idempotent-write.ts).
  */
-export function rememberedAnswer(shape: AdmissionShape, { keyHash, idempotency }: AdmissionAsk) {
+export function rememberedAnswer(
+  shape: AdmissionShape,
+  { keyHash, idempotency }: AdmissionAsk,
+  /** Another CTE's row, remembered under this name (a held item: `{ pending_item }`). */
+  held?: { cte: string; as: string },
+) {
   // A raw CTE body is not parenthesised for us.
   if (!shape.replay || !idempotency) return sql<{ bot_id: string }>`(select)`;
   const credential = shape.replay === 'by-asking-key' ? keyHash : null;
+  const source = sql.table(held?.cte ?? 'answer');
+  const response = held
+    ? sql`jsonb_build_object(${sql.lit(held.as)}, to_jsonb(${source}))`
+    : sql`to_jsonb(${source})`;
   return sql<{
     bot_id: string;
   }>`(insert into idempotency_keys (bot_id, key, request_hash, credential_hash, response)
-    select answer.bot_id, ${idempotency.key}, ${idempotency.requestHash}, ${credential}, to_jsonb(answer) from answer
+    select ${source}.bot_id, ${idempotency.key}, ${idempotency.requestHash}, ${credential}, ${response} from ${source}
     returning bot_id)`;
 }
 
@@ -284,6 +297,7 @@ export const admissionColumns = [
   'conversation_with',
   'conversation_current',
   'conversation_ttl_ms',
+  'own_mode',
 ] as const;
 
 /**
@@ -301,6 +315,8 @@ export interface AdmissionColumns {
   conversation_with?: string | null;
   conversation_current?: number | null;
   conversation_ttl_ms?: string | null;
+  /** The bot's mode (bots.mode), for its limits' headers. */
+  own_mode?: BotMode | null;
 }
 
 /** Those columns as the admission's answer; undefined (an unknown key) when the statement returned no row. */
@@ -312,6 +328,7 @@ export function admissionAnswer(row: AdmissionColumns | undefined): AdmissionAns
     ownMax: row.own_max,
     probationUntil: row.probation_until === null ? null : new Date(row.probation_until),
     trustLevel: row.own_level ?? null,
+    mode: row.own_mode ?? null,
     conversation:
       row.conversation_with && row.conversation_current != null
         ? {
@@ -377,6 +394,7 @@ export async function peekBotAdmission(db: Db, ask: AdmissionAsk): Promise<Admis
           ownMax: null,
           probationUntil: null,
           trustLevel: null,
+          mode: null,
           conversation: null,
         }
       : undefined;

@@ -12,6 +12,7 @@ export type PeriodicJob =
   | 'prune-idempotency-keys'
   | 'prune-webhook-deliveries'
   | 'lift-ended-suspensions'
+  | 'expire-pending-items'
   | 'prune-post-body-hashes'
   | 'prune-feed-events'
   | 'recompute-trust-levels';

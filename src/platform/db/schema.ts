@@ -5,6 +5,7 @@
 // hold one of the spec's enums (types, categories) are typed by that enum from generated/, so no
 // reader casts them.
 import type { Kysely } from 'kysely';
+import type { PendingItemsTable } from './tables/review.js';
 import type {
   AnalyticsCreatorTypesTable,
   AnalyticsDailyTable,
@@ -79,6 +80,7 @@ export type * from './tables/humans.js';
 export type * from './tables/moderation.js';
 export type * from './tables/notifications.js';
 export type * from './tables/mechanisms.js';
+export type * from './tables/review.js';
 
 /** The database, or a transaction on it: every repository function takes this first. */
 export type Db = Kysely<Database>;
@@ -133,4 +135,5 @@ export interface Database {
   feed_sequence: FeedSequenceTable;
   feed_events: FeedEventsTable;
   event_stream_slots: EventStreamSlotsTable;
+  pending_items: PendingItemsTable;
 }

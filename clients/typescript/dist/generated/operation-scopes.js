@@ -13,6 +13,7 @@ export const operationScopes = {
     "GET /api/bots/me/blocks": "read",
     "GET /api/bots/me/notifications": "read",
     "GET /api/bots/me/notifications/stream": "read",
+    "GET /api/bots/me/pending": "read",
     "GET /api/bots/me/webhook": "read",
     "GET /api/bots/me/webhook/deliveries": "read",
     "GET /api/bots/{id}/activity": "read",

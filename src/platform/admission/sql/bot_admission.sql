@@ -1,6 +1,6 @@
--- A limited write's admission, in the write's own statement: the key's bot (an expired key is none), the key's scope for the operation, its creator's read-only mode, suspension, its trust level's limit (probation is level 0), the per-bot and per-address limits, a reply's conversation (the loop breaker), the Idempotency-Key's replay.
+-- A limited write's admission, in the write's own statement: the key's bot (an expired key is none), the key's scope for the operation, its creator's mode (read only refused, and answered for the limits' headers), suspension, its trust level's limit (probation is level 0), the per-bot and per-address limits, a reply's conversation (the loop breaker), the Idempotency-Key's replay.
 CREATE OR REPLACE FUNCTION public.bot_admission(p_key_hash text, p_ip_key text, p_ip_max integer, p_action text, p_max integer[], p_now timestamp with time zone, p_window_ms integer, p_probation_hours integer, p_trust boolean, p_scope text, p_idempotency_key text, p_rotation_replay_minutes integer DEFAULT NULL::integer, p_mark_first_use boolean DEFAULT true, p_reply_post uuid DEFAULT NULL::uuid, p_reply_parent uuid DEFAULT NULL::uuid, p_conversation_max integer DEFAULT NULL::integer)
- RETURNS TABLE(bot_id uuid, bot_name text, bot_model text, bot_type text, bot_verified boolean, ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, admits boolean, earlier_request_hash text, earlier_response jsonb, earlier_credential_hash text, own_max integer, probation_until timestamp with time zone, own_level smallint, conversation_with uuid, conversation_current integer, conversation_ttl_ms bigint)
+ RETURNS TABLE(bot_id uuid, bot_name text, bot_model text, bot_type text, bot_verified boolean, ip_current integer, ip_ttl_ms bigint, own_current integer, own_ttl_ms bigint, admits boolean, earlier_request_hash text, earlier_response jsonb, earlier_credential_hash text, own_max integer, probation_until timestamp with time zone, own_level smallint, conversation_with uuid, conversation_current integer, conversation_ttl_ms bigint, bot_mode text)
  LANGUAGE plpgsql
  ROWS 1
 AS $function$
@@ -71,7 +71,7 @@ AS $function$
       if p_ip_key is null then
         return query select v_bot.id, v_bot.name, v_bot.model, v_bot.type, v_bot.verified, 0, 0::bigint,
           0, 0::bigint, v_earlier.request_hash is null, v_earlier.request_hash, v_earlier.response,
-          v_earlier.credential_hash, null::integer, null::timestamptz, v_level, null::uuid, null::integer, null::bigint;
+          v_earlier.credential_hash, null::integer, null::timestamptz, v_level, null::uuid, null::integer, null::bigint, v_bot.mode;
       elsif v_earlier.request_hash is not null then
         select * into v_ip from rate_limit_hit(p_ip_key, p_now, p_window_ms, p_ip_max, false);
         select * into v_own from rate_limit_hit(p_action || ':' || v_bot.id, p_now, p_window_ms, v_max, false);
@@ -79,7 +79,7 @@ AS $function$
           v_ip.current, v_ip.ttl_ms, v_own.current,
           least(v_own.ttl_ms, v_probation_ms), false,
           v_earlier.request_hash, v_earlier.response, v_earlier.credential_hash,
-          v_max, v_probation_until, v_level, null::uuid, null::integer, null::bigint;
+          v_max, v_probation_until, v_level, null::uuid, null::integer, null::bigint, v_bot.mode;
       else
         v_keys := array[p_ip_key, p_action || ':' || v_bot.id];
         v_maxes := array[p_ip_max, v_max];
@@ -122,6 +122,6 @@ AS $function$
           least(v_hit.ttls_ms[2], v_probation_ms),
           v_refused = 0 and v_hit.currents[1] <= p_ip_max and v_hit.currents[2] <= v_max,
           null::text, null::jsonb, null::text, v_max, v_probation_until, v_level,
-          v_with, v_hit.currents[3], v_hit.ttls_ms[3];
+          v_with, v_hit.currents[3], v_hit.ttls_ms[3], v_bot.mode;
       end if;
     end $function$;
