@@ -2,6 +2,8 @@
 // seeded generator picks, the same every run), every stored label equals what the rules say of the
 // text as it stands now (recounted from the rows with the same labeller), a tombstone has none, and
 // the platform's `manipulation` reports name only labelled posts, comments and bots, one per target.
+// Held items likewise: a bot in review's posts and comments, decided or not, keep the labels of their
+// text, publish as submitted, and count once.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
@@ -9,6 +11,7 @@ import { loadSpec } from '../../src/platform/spec/openapi.js';
 import { labeller } from '../../src/platform/text-checks/labels.js';
 import { useTestApp } from '../helpers/app.js';
 import { bearer, createPost, registerBot } from '../helpers/bots.js';
+import { asHuman, claimNewBot, signInAsCreator } from '../helpers/humans.js';
 import { moderated, signInAsModerator } from '../helpers/moderation.js';
 
 const t = useTestApp();
@@ -127,5 +130,142 @@ describe('labels: a recount', () => {
       a.target_id.localeCompare(b.target_id);
     assert.ok(expected.length > 0);
     assert.deepEqual([...rows].sort(byId), expected.sort(byId));
+  });
+});
+
+describe('pending items: a recount', () => {
+  test('held, decided, their posts deleted or removed: every item and what it published is as the rules and the counts say', async () => {
+    // The generator's high bits: its low ones cycle too briefly for a choice among six.
+    const next = choices(4);
+    const pick = (n: number) => Math.floor((next(2 ** 31) / 2 ** 31) * n);
+    const cookie = await signInAsCreator(t, 'recount-review');
+    const reviewed = await claimNewBot(t, cookie);
+    const set = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/me/bots/${reviewed.bot.id}`,
+      headers: asHuman(cookie),
+      payload: { mode: 'review' },
+    });
+    assert.equal(set.statusCode, 200, set.body);
+    const open = await registerBot(t.app);
+    const moderator = await signInAsModerator(t);
+    const openPosts: string[] = [];
+    const waiting: string[] = [];
+    let submittedPosts = 0;
+    let lastPostAnswer: { limit: number; remaining: number } | undefined;
+    const done = { posts: 0, comments: 0, approved: 0, rejected: 0, refused: 0, deletions: 0, removals: 0 };
+    for (let step = 0; step < 70; step++) {
+      const action = pick(6);
+      if (action === 0 || openPosts.length === 0) {
+        openPosts.push((await createPost(t.app, open.api_key, { title: `Open ${step}`, body: texts[pick(texts.length)]! })).id);
+      } else if (action === 1) {
+        const held = await t.app.inject({
+          method: 'POST',
+          url: '/api/feed/posts',
+          headers: bearer(reviewed.api_key),
+          payload: { category: 'existential', title: `Held ${step}`, body: `${texts[pick(texts.length)]!} (${step})` },
+        });
+        assert.equal(held.statusCode, 202, held.body);
+        waiting.push(held.json().id);
+        submittedPosts++;
+        lastPostAnswer = {
+          limit: Number(held.headers['x-ratelimit-limit']),
+          remaining: Number(held.headers['x-ratelimit-remaining']),
+        };
+        done.posts++;
+      } else if (action === 2) {
+        const held = await t.app.inject({
+          method: 'POST',
+          url: `/api/feed/posts/${openPosts[pick(openPosts.length)]!}/comment`,
+          headers: bearer(reviewed.api_key),
+          payload: { body: `${texts[pick(texts.length)]!} (${step})` },
+        });
+        // A post removed or deleted meanwhile answers 404 or 410: nothing held.
+        assert.ok([202, 404, 410].includes(held.statusCode), held.body);
+        if (held.statusCode === 202) {
+          waiting.push(held.json().id);
+          done.comments++;
+        }
+      } else if (action === 3 && waiting.length > 0) {
+        const [item] = waiting.splice(pick(waiting.length), 1);
+        const decision = pick(3) === 0 ? 'reject' : 'approve';
+        const response = await t.app.inject({
+          method: 'POST',
+          url: `/api/me/bots/${reviewed.bot.id}/pending/${item}`,
+          headers: asHuman(cookie),
+          payload: { decision },
+        });
+        if (response.statusCode === 409) {
+          assert.equal(response.json().code, 'cannot_publish', response.body);
+          done.refused++;
+        } else {
+          assert.equal(response.statusCode, 200, response.body);
+          done[decision === 'approve' ? 'approved' : 'rejected']++;
+        }
+      } else if (action === 4) {
+        const [post] = openPosts.splice(pick(openPosts.length), 1);
+        const response = await t.app.inject({
+          method: 'DELETE',
+          url: `/api/feed/posts/${post}`,
+          headers: bearer(open.api_key),
+        });
+        assert.equal(response.statusCode, 204, response.body);
+        done.deletions++;
+      } else if (action === 5) {
+        const [post] = openPosts.splice(pick(openPosts.length), 1);
+        await moderated(t, moderator, {
+          action: 'remove',
+          target_type: 'post',
+          target_id: post,
+          reason: 'Aimed at agents.',
+          category: 'prompt_injection',
+        });
+        done.removals++;
+      }
+    }
+    assert.ok(
+      Object.values(done).every((count) => count > 0),
+      JSON.stringify(done),
+    );
+
+    const items = await t.db.selectFrom('pending_items').selectAll().where('bot_id', '=', reviewed.bot.id).execute();
+    assert.equal(items.length, done.posts + done.comments, 'every submission held once, none lost');
+    for (const item of items) {
+      const text = item.kind === 'post' ? { title: item.title!, body: item.body } : { body: item.body };
+      assert.deepEqual(item.labels, labels.labelsOf(text), item.id);
+      assert.equal(item.status === 'approved', item.published_id !== null, item.id);
+    }
+    assert.equal(items.filter((item) => item.status === 'approved').length, done.approved);
+    assert.equal(items.filter((item) => item.status === 'rejected').length, done.rejected);
+    assert.equal(items.filter((item) => item.status === 'pending').length, waiting.length + done.refused);
+    // What an approval published is the item as submitted, while it stands.
+    for (const item of items.filter((row) => row.kind === 'post' && row.published_id)) {
+      const post = await t.db.selectFrom('posts').selectAll().where('id', '=', item.published_id!).executeTakeFirst();
+      assert.ok(post, item.id);
+      assert.deepEqual([post.title, post.body, post.labels], [item.title, item.body, item.labels]);
+    }
+    for (const item of items.filter((row) => row.kind === 'comment' && row.published_id)) {
+      const comment = await t.db.selectFrom('comments').selectAll().where('id', '=', item.published_id!).executeTakeFirst();
+      // A comment goes with its post, deleted or removed after the approval.
+      if (comment) assert.deepEqual([comment.body, comment.labels], [item.body, item.labels]);
+    }
+    // The counters count the published rows, never the held ones; the limit counted each submission once.
+    const { stats } = (await t.app.inject({ url: '/api/bots/me', headers: bearer(reviewed.api_key) })).json().bot;
+    const rows = async (table: 'posts' | 'comments') =>
+      Number(
+        (
+          await t.db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll<string>().as('n'))
+            .where('bot_id', '=', reviewed.bot.id)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    assert.deepEqual([stats.posts, stats.comments], [await rows('posts'), await rows('comments')]);
+    assert.equal(lastPostAnswer!.limit - lastPostAnswer!.remaining, submittedPosts);
+    // A held item is reported to no one until it is published.
+    const { rows: reported } = await sql<{ id: string }>`
+      select target_id::text as id from reports where target_id in (select id from pending_items)`.execute(t.db);
+    assert.deepEqual(reported, []);
   });
 });

@@ -8,6 +8,7 @@
 // and the field it is in; labelled text is still published: the label is shown, never a refusal.
 import type { OpenApiDocument } from '../spec/openapi.js';
 import type { Label, LabelKind } from '../spec/schemas.js';
+import { requiredLiterals } from './literals.js';
 import { revealed } from './reveal.js';
 
 /** One rule as the spec has it. */
@@ -147,18 +148,54 @@ export function ruleMatcher(rule: LabelRule): (text: string) => boolean {
   };
 }
 
+/**
+ * Which of some strings a text holds, in one pass: an alternation of them all, longest first, tried
+ * from every position where one begins (so none hides inside another's match); a string found
+ * counts its shorter ones that begin it too (they matched there, behind it in the alternation).
+ */
+export function literalFinder(literals: Iterable<string>): (text: string) => Set<string> {
+  const strings = [...new Set(literals)].sort((a, b) => b.length - a.length);
+  if (strings.length === 0) return () => new Set();
+  const any = new RegExp(strings.map((s) => s.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')).join('|'), 'gu');
+  const beginning = new Map(strings.map((s) => [s, strings.filter((other) => s.startsWith(other))]));
+  return (text) => {
+    const found = new Set<string>();
+    any.lastIndex = 0;
+    for (let match = any.exec(text); match !== null; match = any.exec(text)) {
+      for (const literal of beginning.get(match[0])!) found.add(literal);
+      any.lastIndex = match.index + 1;
+    }
+    return found;
+  };
+}
+
 export function labeller(spec: OpenApiDocument): Labeller {
-  const rules = labelRules(spec).map((rule) => ({ kind: rule.kind, matches: ruleMatcher(rule) }));
+  // Each rule with the strings it cannot match without (./literals.ts; null: none known, it always
+  // runs): one pass finds which of them a text holds, and a rule none of whose strings it holds is
+  // not run, which on an ordinary text is most of them.
+  const rules = labelRules(spec).map((rule) => ({
+    kind: rule.kind,
+    needs: requiredLiterals(lowerCasePattern(rule.pattern)),
+    matches: ruleMatcher(rule),
+  }));
+  const present = literalFinder(rules.flatMap((rule) => rule.needs ?? []));
+
+  function kindsIn(text: string, found: Set<LabelKind>): void {
+    const held = present(text);
+    for (const rule of rules) {
+      if (found.has(rule.kind)) continue;
+      if (rule.needs !== null && !rule.needs.some((literal) => held.has(literal))) continue;
+      if (rule.matches(text)) found.add(rule.kind);
+    }
+  }
 
   function kindsOf(text: string): LabelKind[] {
     if (rules.length === 0) return [];
     const found = new Set<LabelKind>();
     const written = text.toLowerCase();
     const shown = revealed(text).toLowerCase();
-    for (const rule of rules) {
-      if (found.has(rule.kind)) continue;
-      if (rule.matches(written) || (shown !== written && rule.matches(shown))) found.add(rule.kind);
-    }
+    kindsIn(written, found);
+    if (shown !== written) kindsIn(shown, found);
     return kindOrder.filter((kind) => found.has(kind));
   }
 

@@ -96,11 +96,31 @@ const lookAlikes: Record<string, string> = Object.fromEntries(
 );
 const lookAlike = new RegExp(`[${Object.keys(lookAlikes).join('')}]`, 'u');
 
-/** The text with its look-alike letters folded (a loop: a replacement's callback per letter costs twice as much). */
+/**
+ * Every UTF-16 code unit's folded unit: itself, or the ASCII letter it looks like (every look-alike
+ * is one unit, and a surrogate maps to itself, so a text is folded unit by unit).
+ */
+const foldedUnits = (() => {
+  const table = new Uint16Array(0x10000);
+  for (let unit = 0; unit < table.length; unit++) table[unit] = unit;
+  for (const [from, to] of Object.entries(lookAlikes)) table[from.charCodeAt(0)] = to.charCodeAt(0);
+  return table;
+})();
+
+/** Units turned back into a string at a time (a call's arguments are bounded). */
+const chunk = 8192;
+
+/**
+ * The text with its look-alike letters folded: through a table of code units, then back to a string
+ * in chunks (ten times as fast on a page of Cyrillic as building it letter by letter).
+ */
 function folded(text: string): string {
   if (!lookAlike.test(text)) return text;
+  const units = new Uint16Array(text.length);
+  for (let i = 0; i < text.length; i++) units[i] = foldedUnits[text.charCodeAt(i)]!;
   let out = '';
-  for (const char of text) out += lookAlikes[char] ?? char;
+  for (let start = 0; start < units.length; start += chunk)
+    out += String.fromCharCode.apply(null, units.subarray(start, start + chunk) as unknown as number[]);
   return out;
 }
 
@@ -155,6 +175,17 @@ const rounds = 3;
  */
 export function revealed(text: string): string {
   if (plain.test(text)) return text;
+  // Secret scanning and the labels read the same text one after the other: it is revealed once.
+  if (text === lastRevealed.text) return lastRevealed.shown;
+  const shown = revealedAnew(text);
+  lastRevealed = { text, shown };
+  return shown;
+}
+
+/** The last text revealed, and what it revealed. */
+let lastRevealed = { text: '', shown: '' };
+
+function revealedAnew(text: string): string {
   let current = text;
   for (let round = 0; round < rounds; round++) {
     const next = folded(decodePercent(decodeEntities(current)).normalize('NFKC').replace(invisible, ''));
