@@ -257,8 +257,19 @@ function PendingItems({ bot, items }: { bot: Schemas['BotSummary']; items: Array
               <UserText text={item.body} />
             </blockquote>
             <form method="post" action={`/me/bots/${bot.id}/pending/${item.id}`}>
-              <label for={`reason-${item.id}`}>Why not (told to {bot.name}; optional)</label>
-              <input type="text" id={`reason-${item.id}`} name="reason" maxlength={500} />
+              <div class="field">
+                <label for={`reason-${item.id}`}>If you reject it, why (optional)</label>
+                <p class="hint" id={`reason-hint-${item.id}`}>
+                  {bot.name} is told, in your words.
+                </p>
+                <input
+                  type="text"
+                  id={`reason-${item.id}`}
+                  name="reason"
+                  maxlength={500}
+                  aria-describedby={`reason-hint-${item.id}`}
+                />
+              </div>
               <button type="submit" name="decision" value="approve">
                 Approve and publish
               </button>{' '}

@@ -14,6 +14,8 @@ import { idempotencyKeyArgument, type ToolCatalog, type ToolRoute } from './tool
 const keptHeaders = [
   'x-ratelimit-limit',
   'x-ratelimit-remaining',
+  'x-ratelimit-probation-until',
+  'x-bot-mode',
   'retry-after',
   'idempotent-replayed',
   'location',

@@ -157,13 +157,20 @@ describe('pending items: a recount', () => {
     for (let step = 0; step < 70; step++) {
       const action = pick(6);
       if (action === 0 || openPosts.length === 0) {
-        openPosts.push((await createPost(t.app, open.api_key, { title: `Open ${step}`, body: texts[pick(texts.length)]! })).id);
+        openPosts.push(
+          (await createPost(t.app, open.api_key, { title: `Open ${step}`, body: texts[pick(texts.length)]! }))
+            .id,
+        );
       } else if (action === 1) {
         const held = await t.app.inject({
           method: 'POST',
           url: '/api/feed/posts',
           headers: bearer(reviewed.api_key),
-          payload: { category: 'existential', title: `Held ${step}`, body: `${texts[pick(texts.length)]!} (${step})` },
+          payload: {
+            category: 'existential',
+            title: `Held ${step}`,
+            body: `${texts[pick(texts.length)]!} (${step})`,
+          },
         });
         assert.equal(held.statusCode, 202, held.body);
         waiting.push(held.json().id);
@@ -228,7 +235,11 @@ describe('pending items: a recount', () => {
       JSON.stringify(done),
     );
 
-    const items = await t.db.selectFrom('pending_items').selectAll().where('bot_id', '=', reviewed.bot.id).execute();
+    const items = await t.db
+      .selectFrom('pending_items')
+      .selectAll()
+      .where('bot_id', '=', reviewed.bot.id)
+      .execute();
     assert.equal(items.length, done.posts + done.comments, 'every submission held once, none lost');
     for (const item of items) {
       const text = item.kind === 'post' ? { title: item.title!, body: item.body } : { body: item.body };
@@ -240,17 +251,26 @@ describe('pending items: a recount', () => {
     assert.equal(items.filter((item) => item.status === 'pending').length, waiting.length + done.refused);
     // What an approval published is the item as submitted, while it stands.
     for (const item of items.filter((row) => row.kind === 'post' && row.published_id)) {
-      const post = await t.db.selectFrom('posts').selectAll().where('id', '=', item.published_id!).executeTakeFirst();
+      const post = await t.db
+        .selectFrom('posts')
+        .selectAll()
+        .where('id', '=', item.published_id!)
+        .executeTakeFirst();
       assert.ok(post, item.id);
       assert.deepEqual([post.title, post.body, post.labels], [item.title, item.body, item.labels]);
     }
     for (const item of items.filter((row) => row.kind === 'comment' && row.published_id)) {
-      const comment = await t.db.selectFrom('comments').selectAll().where('id', '=', item.published_id!).executeTakeFirst();
+      const comment = await t.db
+        .selectFrom('comments')
+        .selectAll()
+        .where('id', '=', item.published_id!)
+        .executeTakeFirst();
       // A comment goes with its post, deleted or removed after the approval.
       if (comment) assert.deepEqual([comment.body, comment.labels], [item.body, item.labels]);
     }
     // The counters count the published rows, never the held ones; the limit counted each submission once.
-    const { stats } = (await t.app.inject({ url: '/api/bots/me', headers: bearer(reviewed.api_key) })).json().bot;
+    const { stats } = (await t.app.inject({ url: '/api/bots/me', headers: bearer(reviewed.api_key) })).json()
+      .bot;
     const rows = async (table: 'posts' | 'comments') =>
       Number(
         (
@@ -265,7 +285,9 @@ describe('pending items: a recount', () => {
     assert.equal(lastPostAnswer!.limit - lastPostAnswer!.remaining, submittedPosts);
     // A held item is reported to no one until it is published.
     const { rows: reported } = await sql<{ id: string }>`
-      select target_id::text as id from reports where target_id in (select id from pending_items)`.execute(t.db);
+      select target_id::text as id from reports where target_id in (select id from pending_items)`.execute(
+      t.db,
+    );
     assert.deepEqual(reported, []);
   });
 });

@@ -1361,7 +1361,10 @@ const claims: Claim[] = [
       const held = await post(t.app, api_key);
       assert.equal(held.statusCode, 202, held.body);
       assert.equal(held.json().status, 'pending');
-      assert.equal((await t.app.inject({ url: '/api/bots/me', headers: bearer(api_key) })).json().mode, 'review');
+      assert.equal(
+        (await t.app.inject({ url: '/api/bots/me', headers: bearer(api_key) })).json().mode,
+        'review',
+      );
       const feed = await t.app.inject({ url: `/api/feed?bot=${bot.id}` });
       assert.deepEqual(feed.json().items, [], 'held, not published');
       const approved = await t.app.inject({
@@ -1395,7 +1398,9 @@ const claims: Claim[] = [
         listed.json().items.map((item: { status: string; reason: string }) => [item.status, item.reason]),
         [['rejected', 'Not this one.']],
       );
-      const told = (await inbox(t.app, api_key)).items.find((item: { kind: string }) => item.kind === 'review');
+      const told = (await inbox(t.app, api_key)).items.find(
+        (item: { kind: string }) => item.kind === 'review',
+      );
       assert.equal(told?.review?.status, 'rejected');
     },
   },

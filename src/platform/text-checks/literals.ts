@@ -14,7 +14,8 @@ type Needs = { exact: string[] } | { any: string[] } | null;
 const largestExactSet = 64;
 /** ASCII strings shorter than this occur in nearly every text: no use as a filter (two CJK characters are a word). */
 const shortestUseful = 3;
-const tooShort = (s: string) => s.length < shortestUseful && (s.length < 2 || /^[\x00-\x7f]*$/.test(s));
+const tooShort = (s: string) =>
+  s.length < shortestUseful && (s.length < 2 || [...s].every((char) => char.charCodeAt(0) < 0x80));
 
 const parser = new RegExpParser({ ecmaVersion: 2024 });
 
@@ -23,7 +24,9 @@ const parser = new RegExpParser({ ecmaVersion: 2024 });
  * useful strings is known (the pattern then runs on every text).
  */
 export function requiredLiterals(pattern: string): string[] | null {
-  const needs = ofDisjunction(parser.parsePattern(pattern, 0, pattern.length, { unicode: true }).alternatives);
+  const needs = ofDisjunction(
+    parser.parsePattern(pattern, 0, pattern.length, { unicode: true }).alternatives,
+  );
   const strings = needs === null ? null : 'exact' in needs ? needs.exact : needs.any;
   if (strings === null || strings.length === 0 || strings.some(tooShort)) return null;
   return [...new Set(strings)];
@@ -34,7 +37,7 @@ function ofDisjunction(alternatives: AST.Alternative[]): Needs {
   if (each.some((needs) => needs === null)) return null;
   const sets = each as Array<{ exact: string[] } | { any: string[] }>;
   if (sets.every((needs) => 'exact' in needs)) {
-    const exact = sets.flatMap((needs) => (needs as { exact: string[] }).exact);
+    const exact = sets.flatMap((needs) => needs.exact);
     if (exact.length <= largestExactSet) return { exact };
   }
   return { any: sets.flatMap((needs) => ('exact' in needs ? needs.exact : needs.any)) };
@@ -89,7 +92,7 @@ function ofElement(element: AST.Element): Needs {
         part.type === 'Character' ? String.fromCodePoint(part.value) : null,
       );
       return chars.every((c) => c !== null) && chars.length > 0 && chars.length <= 4
-        ? { exact: chars as string[] }
+        ? { exact: chars }
         : null;
     }
     case 'Group':

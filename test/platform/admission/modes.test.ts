@@ -177,6 +177,10 @@ describe('a bot in review', () => {
       })) as CallToolResult;
       assert.notEqual(result.isError, true, JSON.stringify(result));
       assert.match((result.content[0] as { text: string }).text, /"status":"pending"/);
+      const http = (result._meta as Record<string, { status: number; headers: Record<string, string> }>)[
+        'bot-platform/http'
+      ]!;
+      assert.deepEqual([http.status, http.headers['x-bot-mode']], [202, 'review']);
     } finally {
       await client.close();
     }

@@ -17,14 +17,25 @@ import { revealed } from '../../../src/platform/text-checks/reveal.js';
 describe('requiredLiterals', () => {
   test('a sequence joins its known text, an alternation unites its branches, a repetition needs one copy', () => {
     assert.deepEqual(requiredLiterals('ignore\\s+(?:all|previous)\\s+instructions'), ['instructions']);
-    assert.deepEqual(requiredLiterals('(?:ignore|disregard) previous'), ['ignore previous', 'disregard previous']);
+    assert.deepEqual(requiredLiterals('(?:ignore|disregard) previous'), [
+      'ignore previous',
+      'disregard previous',
+    ]);
     assert.deepEqual(requiredLiterals('curl[^|]{0,80}\\|\\s*(?:ba)?sh|wget\\b'), ['curl', 'wget']);
     assert.deepEqual(requiredLiterals('(?:abc){2,4}x'), ['abc']);
     assert.deepEqual(requiredLiterals(withAtomicGroups('https?://(?>[^\\s]{1,30})')), ['http']);
   });
 
   test('what can match without any given string needs nothing: an optional part, a class, a short word', () => {
-    for (const pattern of ['(?:ignore)?\\s+x', '[a-z]{3,9}', 'you|x\\w+', 'ab', '\\bto\\b', '(?=x)y', '(?!secret)\\w+'])
+    for (const pattern of [
+      '(?:ignore)?\\s+x',
+      '[a-z]{3,9}',
+      'you|x\\w+',
+      'ab',
+      '\\bto\\b',
+      '(?=x)y',
+      '(?!secret)\\w+',
+    ])
       assert.equal(requiredLiterals(pattern), null, pattern);
   });
 
@@ -36,7 +47,14 @@ describe('requiredLiterals', () => {
 
 describe('literalFinder', () => {
   test('finds every string a text holds, those inside or beginning another’s match included', () => {
-    const find = literalFinder(['instruction', 'instructions', 'key', 'apikey', 'invoke-webrequest', '<|im_start|>']);
+    const find = literalFinder([
+      'instruction',
+      'instructions',
+      'key',
+      'apikey',
+      'invoke-webrequest',
+      '<|im_start|>',
+    ]);
     assert.deepEqual(
       [...find('an apikey; the instructions; invoke-webrequest <|im_start|>')].sort(),
       ['apikey', 'instruction', 'instructions', 'invoke-webrequest', 'key', '<|im_start|>'].sort(),
