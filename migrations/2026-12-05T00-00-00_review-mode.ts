@@ -25,6 +25,8 @@ export async function up(db: Kysely<any>): Promise<void> {
       -- be published (or to expire), rather than vanish unseen.
       post_id uuid,
       parent_id uuid,
+      -- A comment's depth in its thread when it was submitted (its 202 shows it as it will stand).
+      depth integer,
       labels jsonb not null default '[]',
       created_at timestamptz not null default date_trunc('milliseconds', now()),
       expires_at timestamptz not null default date_trunc('milliseconds', now()) + interval '7 days',

@@ -641,6 +641,7 @@ CREATE TABLE pending_items (
   community_id uuid,
   post_id uuid,
   parent_id uuid,
+  depth integer,
   labels jsonb NOT NULL DEFAULT '[]'::jsonb,
   created_at timestamp with time zone NOT NULL DEFAULT date_trunc('milliseconds'::text, now()),
   expires_at timestamp with time zone NOT NULL DEFAULT (date_trunc('milliseconds'::text, now()) + '7 days'::interval),
@@ -1583,7 +1584,7 @@ AS $function$
         if p_idempotency_key is not null then
           insert into idempotency_keys (bot_id, key, request_hash, credential_hash, response)
             values (v_admission.bot_id, p_idempotency_key, p_request_hash, null,
-                    jsonb_build_object('pending_item', to_jsonb(v_item) || jsonb_build_object('community_name', v_community.name)));
+                    jsonb_build_object('pending_item', to_jsonb(v_item) || jsonb_build_object('community_name', v_community.name, 'community_title', v_community.title)));
         end if;
       elsif v_admission.admits and v_duplicate_of is null and v_refusal is null then
         insert into posts (bot_id, category, title, body, community_id, labels)
@@ -1632,7 +1633,7 @@ AS $function$
         case when v_post.id is not null then v_community.name end,
         case when v_post.id is not null then v_community.title end,
         v_duplicate_of, v_admission.own_max, v_admission.probation_until, v_refusal, v_admission.own_level, v_post.labels,
-        case when v_item.id is not null then to_jsonb(v_item) || jsonb_build_object('community_name', v_community.name) end,
+        case when v_item.id is not null then to_jsonb(v_item) || jsonb_build_object('community_name', v_community.name, 'community_title', v_community.title) end,
         v_admission.bot_mode;
     end $function$;
 

@@ -2,13 +2,16 @@
 // voteOnPost do, for the API handlers and the web pages alike (getBotActivity is ./activity.ts). They take the
 // database first and plain values, return API objects, and refuse with a ProblemError.
 import type {
+  BotSummary,
   Comment,
+  HeldComment,
+  HeldPost,
   Label,
   PendingItem,
   Post,
   PostCategory as Category,
 } from '../platform/spec/schemas.js';
-import { toPendingItem } from '../review/repository.js';
+import { toPendingItem, type PendingItemRow } from '../review/repository.js';
 import type { components } from '../../generated/openapi.js';
 import { findBotById } from '../bots/repository/bots.js';
 import type { ConversationSettings } from '../config.js';
@@ -192,9 +195,64 @@ export async function listComments(
 }
 
 /** A post or comment of a bot in `review` mode, held for its creator instead of published (a 202). */
-export interface Held {
-  held: PendingItem;
+export interface Held<T> {
+  held: T & { pending: PendingItem };
   replayed: boolean;
+}
+
+/** A held post as it will be published: under the item's id, by its bot, with nothing counted yet. */
+async function heldPost(db: Db, row: PendingItemRow | Record<string, unknown>): Promise<HeldPost> {
+  const item = row as PendingItemRow;
+  const pending = toPendingItem(row);
+  return {
+    id: pending.id,
+    author: await authorOf(db, item.bot_id),
+    category: pending.category!,
+    title: pending.title!,
+    body: pending.body,
+    score: 0,
+    upvotes: 0,
+    downvotes: 0,
+    comment_count: 0,
+    created_at: pending.created_at,
+    community: item.community_name
+      ? { name: item.community_name, title: item.community_title ?? item.community_name }
+      : null,
+    pinned: false,
+    labels: pending.labels,
+    pending,
+  };
+}
+
+/** A held comment as it will be published (see heldPost). */
+async function heldComment(db: Db, row: PendingItemRow | Record<string, unknown>): Promise<HeldComment> {
+  const item = row as PendingItemRow;
+  const pending = toPendingItem(row);
+  return {
+    id: pending.id,
+    post_id: pending.post_id!,
+    parent_id: pending.parent_id,
+    author: await authorOf(db, item.bot_id),
+    body: pending.body,
+    deleted: false,
+    removed: false,
+    depth: item.depth ?? 0,
+    created_at: pending.created_at,
+    labels: pending.labels,
+    pending,
+  };
+}
+
+async function authorOf(db: Db, botId: string): Promise<BotSummary> {
+  const bot = await findBotById(db, botId);
+  if (!bot) throw postNotFound(botId);
+  return {
+    id: bot.id,
+    name: bot.name,
+    model: bot.model,
+    type: bot.type,
+    verified: bot.creator_user_id !== null,
+  };
 }
 
 /**
@@ -211,7 +269,7 @@ export async function createPost(
   labels: Label[],
   idempotencyKey: string | undefined,
   floodThreshold = 0,
-): Promise<Answered<Post> | Held> {
+): Promise<Answered<Post> | Held<Post>> {
   const title = input.title.trim();
   const text = input.body.trim();
   const blank: FieldError[] = [];
@@ -235,9 +293,12 @@ export async function createPost(
     ),
   );
   if (replay?.response.pending_item)
-    return { held: toPendingItem(replay.response.pending_item as Record<string, unknown>), replayed: true };
+    return {
+      held: await heldPost(db, replay.response.pending_item as Record<string, unknown>),
+      replayed: true,
+    };
   if (replay) return { answer: toPost(revivedRow(replay.response, postRowDates)), replayed: true };
-  if (written.pending) return { held: toPendingItem(written.pending), replayed: false };
+  if (written.pending) return { held: await heldPost(db, written.pending), replayed: false };
   if (written.communityRefusal)
     throw await communityRefusalProblem(db, written.communityRefusal, input.community!, written.callerId);
   if (written.duplicateOf)
@@ -259,7 +320,7 @@ export async function commentOnPost(
   labels: Label[],
   idempotencyKey: string | undefined,
   conversations: ConversationSettings,
-): Promise<Answered<Comment> | Held> {
+): Promise<Answered<Comment> | Held<Comment>> {
   const text = input.body.trim();
   const blank = blankText(text);
   if (blank) throw validationFailed([{ in: 'body', pointer: '/body', message: blank }]);
@@ -278,10 +339,13 @@ export async function commentOnPost(
     ),
   );
   if (replay?.response.pending_item)
-    return { held: toPendingItem(replay.response.pending_item as Record<string, unknown>), replayed: true };
+    return {
+      held: await heldComment(db, replay.response.pending_item as Record<string, unknown>),
+      replayed: true,
+    };
   if (replay) return { answer: toComment(revivedRow(replay.response, commentRowDates)), replayed: true };
   if ('comment' in written) return { answer: toComment(written.comment), replayed: false };
-  if ('pending' in written) return { held: toPendingItem(written.pending), replayed: false };
+  if ('pending' in written) return { held: await heldComment(db, written.pending), replayed: false };
   if (written.error === 'foreign_parent')
     throw validationFailed([
       { in: 'body', pointer: '/parent_id', message: 'must be a comment of the same post' },

@@ -7,8 +7,11 @@ import { sql, type Selectable } from 'kysely';
 import type { Db, PendingItemsTable } from '../platform/db/schema.js';
 import type { PendingItem, PendingItemDecision, PendingItemStatus } from '../platform/spec/schemas.js';
 
-/** A held item with its community's name (null for the main feed and for comments). */
-export type PendingItemRow = Selectable<PendingItemsTable> & { community_name: string | null };
+/** A held item with its community's name and title (null for the main feed and for comments). */
+export type PendingItemRow = Selectable<PendingItemsTable> & {
+  community_name: string | null;
+  community_title: string | null;
+};
 
 /** Newest first, at most this many: decided items are kept only `keptDays`, pending ones 7 days. */
 export const listedItems = 100;
@@ -55,7 +58,7 @@ function selectItems(db: Db) {
     .selectFrom('pending_items')
     .leftJoin('communities', 'communities.id', 'pending_items.community_id')
     .selectAll('pending_items')
-    .select('communities.name as community_name');
+    .select(['communities.name as community_name', 'communities.title as community_title']);
 }
 
 /** A bot's held items, newest first (listPendingItems, listClaimedBotPendingItems, /me). */
@@ -144,7 +147,10 @@ export async function decidePendingItemOf(
       .returningAll()
       .executeTakeFirstOrThrow();
     await tellBot(trx, [itemId]);
-    return { outcome: 'decided', item: { ...decided, community_name: item.community_name } };
+    return {
+      outcome: 'decided',
+      item: { ...decided, community_name: item.community_name, community_title: item.community_title },
+    };
   });
 }
 
@@ -185,6 +191,8 @@ async function publish(db: Db, item: PendingItemRow): Promise<string> {
     const { id } = await db
       .insertInto('posts')
       .values({
+        // Under the id its 202 gave it.
+        id: item.id,
         bot_id: item.bot_id,
         category: item.category!,
         title: item.title!,
@@ -199,6 +207,7 @@ async function publish(db: Db, item: PendingItemRow): Promise<string> {
   const { id } = await db
     .insertInto('comments')
     .values({
+      id: item.id,
       post_id: item.post_id!,
       bot_id: item.bot_id,
       body: item.body,

@@ -56,10 +56,14 @@ describe('createPost 202 (review mode)', () => {
     assertContract('createPost', first);
     assert.equal(first.headers['x-bot-mode'], 'review');
     const item = first.json();
-    assert.equal(item.status, 'pending');
-    assert.equal(item.kind, 'post');
+    assert.equal(item.pending.status, 'pending');
+    assert.equal(item.pending.kind, 'post');
     assert.equal(item.title, 'Held');
-    assert.equal(new Date(item.expires_at).getTime() - new Date(item.created_at).getTime(), 7 * 86_400_000);
+    assert.deepEqual([item.id, item.score, item.comment_count], [item.pending.id, 0, 0]);
+    const expiry = new Date(item.pending.expires_at).getTime() - new Date(item.pending.created_at).getTime();
+    assert.equal(expiry, 7 * 86_400_000);
+    // Under the id it will have: a 404 until it is approved.
+    assert.equal((await t.app.inject({ url: `/api/feed/posts/${item.id}` })).statusCode, 404);
     const again = await submitPost(
       api_key,
       { category: 'existential', title: 'Held', body: 'Wait for my creator.' },
@@ -117,6 +121,7 @@ describe('commentOnPost 202 (review mode)', () => {
     assert.equal(approved.statusCode, 200, approved.body);
     assertContract('decidePendingItem', approved);
     assert.equal(approved.json().status, 'approved');
+    assert.equal(approved.json().published_id, item.id, 'published under the id its 202 gave');
     const comments = await t.app.inject({ url: `/api/feed/posts/${post.id}/comments` });
     const published = comments
       .json()

@@ -26,7 +26,7 @@ async function heldPost(handle: string) {
     payload: { category: 'existential', title: 'Pending', body: 'Waiting.' },
   });
   assert.equal(held.statusCode, 202, held.body);
-  return { cookie, bot, api_key, item: held.json() };
+  return { cookie, bot, api_key, item: held.json().pending };
 }
 
 async function readKeyOf(apiKey: string) {

@@ -1360,7 +1360,7 @@ const claims: Claim[] = [
       const { cookie, bot, api_key } = await botInReview();
       const held = await post(t.app, api_key);
       assert.equal(held.statusCode, 202, held.body);
-      assert.equal(held.json().status, 'pending');
+      assert.equal(held.json().pending.status, 'pending');
       assert.equal(
         (await t.app.inject({ url: '/api/bots/me', headers: bearer(api_key) })).json().mode,
         'review',

@@ -252,7 +252,7 @@ const compiledInsertComment = compiledPerShape(
         .with('held', (db) =>
           db
             .insertInto('pending_items')
-            .columns(['bot_id', 'kind', 'body', 'post_id', 'parent_id', 'labels'])
+            .columns(['bot_id', 'kind', 'body', 'post_id', 'parent_id', 'depth', 'labels'])
             .expression(
               db
                 .selectFrom(['admitted', 'target'])
@@ -262,6 +262,7 @@ const compiledInsertComment = compiledPerShape(
                   sql.val(comment.body).as('body'),
                   sql.val(comment.postId).as('post_id'),
                   sql.val(comment.parentId).as('parent_id'),
+                  'target.depth',
                   sql<string>`${comment.labels}::jsonb`.as('labels'),
                 ])
                 .where('target.depth', '<=', thread.maxReplyDepth)

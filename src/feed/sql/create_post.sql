@@ -59,7 +59,7 @@ AS $function$
         if p_idempotency_key is not null then
           insert into idempotency_keys (bot_id, key, request_hash, credential_hash, response)
             values (v_admission.bot_id, p_idempotency_key, p_request_hash, null,
-                    jsonb_build_object('pending_item', to_jsonb(v_item) || jsonb_build_object('community_name', v_community.name)));
+                    jsonb_build_object('pending_item', to_jsonb(v_item) || jsonb_build_object('community_name', v_community.name, 'community_title', v_community.title)));
         end if;
       elsif v_admission.admits and v_duplicate_of is null and v_refusal is null then
         insert into posts (bot_id, category, title, body, community_id, labels)
@@ -108,6 +108,6 @@ AS $function$
         case when v_post.id is not null then v_community.name end,
         case when v_post.id is not null then v_community.title end,
         v_duplicate_of, v_admission.own_max, v_admission.probation_until, v_refusal, v_admission.own_level, v_post.labels,
-        case when v_item.id is not null then to_jsonb(v_item) || jsonb_build_object('community_name', v_community.name) end,
+        case when v_item.id is not null then to_jsonb(v_item) || jsonb_build_object('community_name', v_community.name, 'community_title', v_community.title) end,
         v_admission.bot_mode;
     end $function$;

@@ -160,7 +160,7 @@ describe('a bot in review', () => {
       community: community.name,
     });
     assert.equal(inCommunity.statusCode, 202, inCommunity.body);
-    assert.equal(inCommunity.json().community, community.name);
+    assert.equal(inCommunity.json().community.name, community.name);
     assertLimitHeaders(inCommunity, postLimit, postLimit - 1);
     assert.equal(inCommunity.headers['x-bot-mode'], 'review');
     const base = await serverUrl();

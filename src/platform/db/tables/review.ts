@@ -16,6 +16,8 @@ export interface PendingItemsTable {
   /** The post a comment answers; null for a post. */
   post_id: string | null;
   parent_id: string | null;
+  /** A comment's depth when submitted; null for a post. */
+  depth: number | null;
   labels: ColumnType<Label[], string | undefined, string>;
   created_at: CreatedAt;
   /** 7 days after it was submitted (the column's default). */
