@@ -134,7 +134,7 @@ export function backgroundJobs(
       name: 'keep-streams-alive',
       everyMs: keepAliveMs,
       runsOn: 'every instance',
-      run: () => app.eventStreams.keepAlive(),
+      run: () => app.eventStreams.keepAlive(now()),
     },
   ];
 }

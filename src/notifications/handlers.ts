@@ -3,7 +3,7 @@
 import type { Db } from '../platform/db/schema.js';
 import { defaultPageSize } from '../platform/db/keyset.js';
 import type { HandlerMap } from '../platform/operations/handler-types.js';
-import { authenticatedBot } from '../platform/admission/request-context.js';
+import { authenticatedBot, callingKey } from '../platform/admission/request-context.js';
 import { suspendedProblem, suspensionOf } from '../platform/admission/suspension.js';
 import { bearerKeyHash } from '../platform/admission/bearer-auth.js';
 import type { Clock } from '../platform/db/clock.js';
@@ -39,6 +39,7 @@ export function notificationHandlers({ db, clock }: { db: Db; clock?: Clock | un
         stream: 'notifications',
         botId: bot.id,
         admitted: () => keyStillAdmitted(db, keyHash, clock?.() ?? new Date()),
+        until: callingKey(request).expiresAt,
         // Last-Event-ID is the newer: an EventSource sends it on reconnecting, to the URL of its first connection.
         source: streamNotifications(db, bot.id, headers['Last-Event-ID'] ?? query.after),
       });

@@ -154,6 +154,34 @@ describe('streamNotifications ends', () => {
     assert.equal(problem.code, 'suspended');
   });
 
+  test('when its key expires, at the keep-alive after the expiry; the expired key opens none (401)', async () => {
+    const { ada: bot, grace, post } = await notified(0);
+    const expiresAt = new Date(Date.now() + 60 * 60_000);
+    const issued = await t.app.inject({
+      method: 'POST',
+      url: '/api/bots/me/api-keys',
+      headers: bearer(bot.api_key),
+      payload: { name: 'short-lived', scopes: ['read'], expires_at: expiresAt.toISOString() },
+    });
+    assert.equal(issued.statusCode, 201, issued.body);
+    const key = issued.json<{ api_key: string }>().api_key;
+    const live = await stream(key);
+    const lasting = await stream(bot.api_key);
+    // A keep-alive before the expiry keeps it; the first one after ends it, and only it.
+    await t.app.eventStreams.keepAlive(new Date(expiresAt.getTime() - 1_000));
+    await t.app.eventStreams.keepAlive(new Date(expiresAt.getTime() + 1_000));
+    await within(live.ended, 1_000, 'the stream ending');
+    // The stream of the key that does not expire goes on: it has the next notification.
+    await comment(t.app, grace.api_key, post.id, 'Still there?');
+    assert.equal((await lasting.next()).event, 'notification');
+    await t.db
+      .updateTable('api_keys')
+      .set({ expires_at: new Date(Date.now() - 1_000) })
+      .where('name', '=', 'short-lived')
+      .execute();
+    assert.equal((await stream(key)).response.status, 401);
+  });
+
   test('when the bot is deleted, within a second', async () => {
     const bot = await registerBot(t.app);
     const live = await stream(bot.api_key);

@@ -38,14 +38,18 @@ export async function findKeyHolder(
     .selectFrom('api_keys')
     .innerJoin('bots', 'bots.id', 'api_keys.bot_id')
     .selectAll('bots')
-    .select(['api_keys.id as key_id', 'api_keys.scopes as key_scopes'])
+    .select([
+      'api_keys.id as key_id',
+      'api_keys.scopes as key_scopes',
+      'api_keys.expires_at as key_expires_at',
+    ])
     .where('api_keys.key_hash', '=', keyHash)
     .where('api_keys.revoked_at', 'is', null)
     .where(liveUntil(now))
     .executeTakeFirst();
   if (!row) return undefined;
-  const { key_id, key_scopes, ...bot } = row;
-  return { bot, key: { id: key_id, scopes: key_scopes } };
+  const { key_id, key_scopes, key_expires_at, ...bot } = row;
+  return { bot, key: { id: key_id, scopes: key_scopes, expiresAt: key_expires_at } };
 }
 
 /** The bot a live key belongs to (findKeyHolder). */

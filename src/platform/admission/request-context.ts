@@ -11,6 +11,8 @@ import type { ApiKeyScope } from './scopes.js';
 export interface CallingKey {
   id: string;
   scopes: ApiKeyScope[];
+  /** When it stops working (null: never). */
+  expiresAt: Date | null;
 }
 
 declare module 'fastify' {

@@ -48,6 +48,8 @@ interface Subscriber {
   stream: StreamName;
   botId: string | undefined;
   admitted: OpenStream['admitted'];
+  /** Its key's expiry, in ms since the epoch (none: it never expires). */
+  until: number | undefined;
   source: StreamSource;
   events: ServerSentEvents;
   cursor: bigint;
@@ -208,10 +210,14 @@ export class StreamHub implements EventStreams {
 
   // ---- Keep-alive comments and slots marked alive, every keepAliveMs (the `keep-streams-alive`
   // job of src/jobs.ts): the slots this instance holds (or is taking) only; any other row of its (a
-  // release that failed) is deleted.
-  async keepAlive(): Promise<void> {
+  // release that failed) is deleted. A stream whose key expired ends instead (a revocation ends it
+  // at once, by its signal; an expiry has none).
+  async keepAlive(now = new Date()): Promise<void> {
     if (this.closing) return;
-    for (const subscriber of this.subscribers) subscriber.events.comment('keep-alive');
+    for (const subscriber of this.subscribers) {
+      if (subscriber.until !== undefined && subscriber.until <= now.getTime()) subscriber.close();
+      else subscriber.events.comment('keep-alive');
+    }
     for (const [name, topic] of this.topics) void this.refresh(name, topic);
     // An instance that never served a stream holds no slot, and asks nothing.
     if (this.listening)
@@ -290,6 +296,7 @@ export class StreamHub implements EventStreams {
       stream: options.stream,
       botId: options.botId,
       admitted: options.admitted,
+      until: options.until?.getTime(),
       source,
       events: new ServerSentEvents(reply),
       cursor: 0n,

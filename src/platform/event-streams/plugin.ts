@@ -33,7 +33,7 @@ export default fp<EventStreamsOptions>(
       open: (reply, options) => hub.open(reply, options),
       closeAll: () => hub.closeAll(),
       stamp: () => hub.stamp(),
-      keepAlive: () => hub.keepAlive(),
+      keepAlive: (now) => hub.keepAlive(now),
     });
     app.addHook('preClose', () => hub.close());
     app.addHook('onClose', () => hub.unlisten());

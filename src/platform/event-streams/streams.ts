@@ -49,6 +49,8 @@ export interface OpenStream {
    * signal sent meanwhile is not heard.
    */
   admitted?: () => Promise<boolean>;
+  /** When the caller's key expires: the stream ends at the first keep-alive after it. */
+  until?: Date | null;
   source: StreamSource;
 }
 
@@ -60,7 +62,8 @@ export interface EventStreams {
   /** Stamps the topics of this instance's streams that need it (the `stamp-stream-events` job). */
   stamp(): Promise<void>;
   /** Keep-alive comments, topics read again, slots marked alive (the `keep-streams-alive` job). */
-  keepAlive(): Promise<void>;
+  /** Keep-alives to every stream, but those whose key expired by `now`, which end. */
+  keepAlive(now?: Date): Promise<void>;
 }
 
 declare module 'fastify' {
