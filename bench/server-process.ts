@@ -2,23 +2,26 @@
 // on 127.0.0.1, probed until they answer, sampled for RSS from /proc, and stopped with SIGTERM.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { freePort } from '../test/helpers/free-port.js';
+import { startNodeOptions } from '../test/helpers/start-options.js';
+
+export { startNodeOptions };
+
+/** `node` arguments that start our server as `npm start` does: compiled, without a TypeScript loader. */
+export const serverArgs = [...startNodeOptions, 'dist/server.bundle.js'];
 
 /**
- * `node` arguments that start our server as `npm start` does: compiled, without a TypeScript loader,
- * with the V8 options of package.json's start script (its young generation's size).
+ * Stops a timing run in a process started without the start script's V8 options: it would time
+ * what production does not run (the detectors interpreted, up to five times as slow on a long text).
  */
-export const serverArgs = [...nodeOptionsOfStart(), 'dist/server.bundle.js'];
-
-function nodeOptionsOfStart(): string[] {
-  const start = (
-    JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-      scripts: { start: string };
-    }
-  ).scripts.start;
-  return start.match(/--[\w-]+=\S+/g) ?? [];
+export function assertStartNodeOptions() {
+  const missing = startNodeOptions.filter((option) => !process.execArgv.includes(option));
+  if (missing.length > 0) {
+    throw new Error(
+      `run this as \`node ${startNodeOptions.join(' ')} ...\` (npm start's V8 options); missing ${missing.join(' ')}`,
+    );
+  }
 }
 
 /** `npm run build`, so that the measured server is the current source. */

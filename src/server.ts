@@ -139,4 +139,10 @@ async function main() {
       `PUBLIC_URL is ${config.publicUrl}: the skill files, next_steps, sign-in mails and pages link there. ` +
         'Set PUBLIC_URL to the address people and bots reach this server at (docs/deploy.md).',
     );
+  // A V8 flag, so the command line's (set once the process runs, it is unsafe); npm start gives it.
+  if (config.env === 'production' && !process.execArgv.includes('--no-regexp-tier-up'))
+    app.log.warn(
+      'node was started without --no-regexp-tier-up: the text checks run up to eight times as slow on long posts. ' +
+        'Start the server with `npm start`, or give node the flags of its start script (docs/deploy.md).',
+    );
 }

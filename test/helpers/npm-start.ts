@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { connect } from 'node:net';
+import { startNodeOptions } from './start-options.js';
 
 export interface StartedServer {
   url: string;
@@ -45,7 +46,15 @@ export function spawnNpmStart(env: Record<string, string>): SpawnedServer {
 
 /** What `npm start` runs, without npm, returned at once. */
 export function spawnServerProcess(env: Record<string, string>): SpawnedServer {
-  return spawnServer(process.execPath, ['src/cli/run.mjs', 'server'], env);
+  return spawnServer(process.execPath, [...startNodeOptions, 'src/cli/run.mjs', 'server'], env);
+}
+
+/** `node <nodeOptions> src/cli/run.mjs server`: the server started by hand, with options of one's own. */
+export function serverProcessWith(
+  nodeOptions: string[],
+  env: Record<string, string>,
+): Promise<StartedServer> {
+  return started(spawnServer(process.execPath, [...nodeOptions, 'src/cli/run.mjs', 'server'], env));
 }
 
 function spawnServer(command: string, args: string[], env: Record<string, string>): SpawnedServer {

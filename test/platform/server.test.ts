@@ -15,6 +15,7 @@ import {
   assertStoppedCleanly,
   assertStopsUnderLoad,
   npmStart,
+  serverProcessWith,
   spawnNpmStart,
   spawnServerProcess,
 } from '../helpers/npm-start.js';
@@ -101,11 +102,23 @@ describe('npm start on embedded PGlite', () => {
       assert.equal(code, 0, server.output.join(''));
     }
     assert.match(server.output.join(''), /shutting down: finishing in-flight requests/);
+    assert.doesNotMatch(server.output.join(''), /started without --no-regexp-tier-up/);
 
     const restarted = spawnNpmStart({ PGLITE_DIR: dataDir });
     const read = await fetch(`${await restarted.listening}/api/bots/${botId}`);
     assert.equal(read.status, 200, 'the bot survived the restart');
     await assertStopsUnderLoad(restarted, 'in-flight-bot');
+  });
+});
+
+describe("node without the start script's V8 options", () => {
+  test('the server warns, naming the flag and npm start', async () => {
+    const server = await serverProcessWith([], { PGLITE_DIR: dataDir });
+    assert.equal(await server.stop(), 0, server.output.join(''));
+    assert.match(
+      server.output.join(''),
+      /node was started without --no-regexp-tier-up: .*Start the server with `npm start`/,
+    );
   });
 });
 
