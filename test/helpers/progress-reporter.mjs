@@ -23,15 +23,31 @@ function fileEnded({ type, data }) {
   return /^test\/.+\.test\.ts$/.test(data.name) ? data.name : undefined;
 }
 
+/**
+ * The bundle whose process failed beyond its files' tests (a crash, a signal, an exit code), if the
+ * event says so: Node reports it as a failure at nesting 0 named after the bundle, not after a file.
+ */
+function processFailed({ type, data }) {
+  if (type !== 'test:fail' || data.nesting !== 0) return undefined;
+  return /^test\/.+\.test\.ts$/.test(data.name) ? undefined : data.name;
+}
+
 export default async function* progress(source) {
   const files = readFileSync('.test-bundles/test-files.txt', 'utf8').split('\n').filter(Boolean).length;
   const started = Date.now();
   let done = 0;
   const failed = [];
+  /** Bundles whose process failed besides (or after) their files' tests: a crash, say. */
+  const crashedBundles = [];
   /** Each file's duration in this run, for `npm run test:durations` to keep (test/durations.json). */
   const durations = {};
   yield `npm test: ${files} test files, three at a time: about ${expectedMinutes} minutes on a quiet two-core machine, longer on a busy one.\n`;
   for await (const event of source) {
+    const crashed = processFailed(event);
+    if (crashed) {
+      crashedBundles.push(crashed);
+      yield `── FAILED: the process of ${crashed} (a crash or exit code after its files; its errors are above)\n`;
+    }
     const file = fileEnded(event);
     if (!file) continue;
     done++;
@@ -44,9 +60,12 @@ export default async function* progress(source) {
     })\n`;
   }
   // Only a whole run that passed measures what the run order is planned by.
-  if (failed.length === 0 && done === files)
-    writeFileSync(measuredDurationsFile(), `${JSON.stringify(durations)}\n`);
-  yield failed.length === 0
-    ? `npm test: all ${files} test files passed in ${minutesAndSeconds(Date.now() - started)}.\n`
-    : `npm test: ${failed.length} of ${files} test files failed: ${failed.join(', ')} (their errors are above).\n`;
+  const passed = failed.length === 0 && crashedBundles.length === 0;
+  if (passed && done === files) writeFileSync(measuredDurationsFile(), `${JSON.stringify(durations)}\n`);
+  if (passed)
+    yield `npm test: all ${files} test files passed in ${minutesAndSeconds(Date.now() - started)}.\n`;
+  if (failed.length > 0)
+    yield `npm test: ${failed.length} of ${files} test files failed: ${failed.join(', ')} (their errors are above).\n`;
+  if (crashedBundles.length > 0)
+    yield `npm test: the process of ${crashedBundles.join(', ')} failed besides its files' tests (its errors are above).\n`;
 }
