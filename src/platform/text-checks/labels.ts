@@ -8,7 +8,7 @@
 // and the field it is in; labelled text is still published: the label is shown, never a refusal.
 import type { OpenApiDocument } from '../spec/openapi.js';
 import type { Label, LabelKind } from '../spec/schemas.js';
-import { requiredLiterals } from './literals.js';
+import { leadingLiterals, requiredLiterals } from './literals.js';
 import { revealed } from './reveal.js';
 
 /** One rule as the spec has it. */
@@ -120,22 +120,53 @@ export function lowerCasePattern(pattern: string): string {
   );
 }
 
-/** A rule compiled: whether it matches a text already in lower case. */
-export function ruleMatcher(rule: LabelRule): (text: string) => boolean {
-  if (rule.then === undefined) {
-    const pattern = new RegExp(lowerCasePattern(rule.pattern), 'u');
-    return (text) => pattern.test(text);
-  }
-  const first = new RegExp(lowerCasePattern(rule.pattern), 'gu');
+/**
+ * A rule compiled: whether it matches a text already in lower case, tried at every position, or
+ * only at `starts` (ascending), the positions where one of the strings every match begins with
+ * begins (./literals.ts): where a text holds those strings sparsely, far fewer than its length.
+ * Both ways find the same matches: a pattern matched at the first start at or after the last
+ * match's end is the match a scan from there would find.
+ */
+export function ruleMatcher(rule: LabelRule): (text: string, starts?: ArrayLike<number>) => boolean {
+  const source = lowerCasePattern(rule.pattern);
+  const anywhere = new RegExp(source, 'gu');
+  const here = new RegExp(source, 'uy');
+  /** The next match of `pattern` at or after `from`, with the position the one after it is sought from. */
+  const nextMatch = (
+    text: string,
+    from: number,
+    starts: ArrayLike<number> | undefined,
+    cursor: { i: number },
+  ) => {
+    let match: RegExpExecArray | null = null;
+    if (starts === undefined) {
+      anywhere.lastIndex = from;
+      match = anywhere.exec(text);
+    } else {
+      while (match === null && cursor.i < starts.length) {
+        const start = starts[cursor.i++]!;
+        if (start < from) continue;
+        here.lastIndex = start;
+        match = here.exec(text);
+      }
+    }
+    return match;
+  };
+  if (rule.then === undefined) return (text, starts) => nextMatch(text, 0, starts, { i: 0 }) !== null;
   const then = new RegExp(lowerCasePattern(rule.then), 'gu');
   const within = rule.within ?? 0;
   const apart = rule.apart === undefined ? undefined : new RegExp(rule.apart, 'u');
-  return (text) => {
-    first.lastIndex = 0;
+  return (text, starts) => {
+    const cursor = { i: 0 };
     let next: RegExpExecArray | null = null;
-    for (let match = first.exec(text); match !== null; match = first.exec(text)) {
+    let from = 0;
+    for (
+      let match = nextMatch(text, from, starts, cursor);
+      match !== null;
+      match = nextMatch(text, from, starts, cursor)
+    ) {
       const end = match.index + match[0].length;
-      if (match[0].length === 0) first.lastIndex++;
+      from = match[0].length === 0 ? end + 1 : end;
       // The first match of `then` at or after this end (the last one found, while it still is).
       if (next === null || next.index < end) {
         then.lastIndex = end;
@@ -148,44 +179,127 @@ export function ruleMatcher(rule: LabelRule): (text: string) => boolean {
   };
 }
 
+/** What a literal finder saw in a text: the strings it holds, and where those asked for begin. */
+export interface LiteralsFound {
+  held: Set<string>;
+  at: Map<string, number[]>;
+}
+
 /**
- * Which of some strings a text holds, in one pass: an alternation of them all, longest first, tried
- * from every position where one begins (so none hides inside another's match); a string found
- * counts its shorter ones that begin it too (they matched there, behind it in the alternation).
+ * Which of some strings a text holds, in one pass, and where each of `placed` begins: at each
+ * position whose first two characters begin one of them (a table of first characters, then one of
+ * pairs, rule out most positions without a lookup), each string they begin is compared there.
+ * A loop, not an alternation of them all: a regular expression's match costs an allocation, and a
+ * text made of such strings has one every few characters.
  */
-export function literalFinder(literals: Iterable<string>): (text: string) => Set<string> {
-  const strings = [...new Set(literals)].sort((a, b) => b.length - a.length);
-  if (strings.length === 0) return () => new Set();
-  const any = new RegExp(strings.map((s) => s.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')).join('|'), 'gu');
-  const beginning = new Map(strings.map((s) => [s, strings.filter((other) => s.startsWith(other))]));
+export function literalFinder(
+  literals: Iterable<string>,
+  placed: Iterable<string> = [],
+): (text: string) => LiteralsFound {
+  const wanted = new Set(placed);
+  const strings = [...new Set([...literals, ...wanted])];
+  if (strings.some((s) => s.length < 2))
+    throw new Error('literalFinder: strings of one character would match almost everywhere');
+  // Strings by number, by the first two characters of those of two and the first three of the
+  // rest (hashed into tables of buckets, which a position's characters index): a bucket holds a
+  // few strings, each compared only where its first characters are.
+  const isPlaced = Uint8Array.from(strings, (s) => (wanted.has(s) ? 1 : 0));
+  const slot = (a: number, b: number, c: number) => ((((a * 31) ^ b) * 31) ^ c) & 0xffff;
+  const pairs = new Int32Array(0x10000).fill(-1);
+  const triples = new Int32Array(0x10000).fill(-1);
+  const buckets: number[][] = [];
+  strings.forEach((s, id) => {
+    const table = s.length === 2 ? pairs : triples;
+    const key = slot(s.charCodeAt(0), s.charCodeAt(1), s.length === 2 ? 0 : s.charCodeAt(2));
+    if (table[key] === -1) table[key] = buckets.push([]) - 1;
+    buckets[table[key]!]!.push(id);
+  });
   return (text) => {
-    const found = new Set<string>();
-    any.lastIndex = 0;
-    for (let match = any.exec(text); match !== null; match = any.exec(text)) {
-      for (const literal of beginning.get(match[0])!) found.add(literal);
-      any.lastIndex = match.index + 1;
+    const seen = new Uint8Array(strings.length);
+    const where: Array<number[] | null> = new Array<number[] | null>(strings.length).fill(null);
+    const visit = (bucket: number, i: number) => {
+      for (const id of buckets[bucket]!) {
+        if (!text.startsWith(strings[id]!, i)) continue;
+        seen[id] = 1;
+        if (isPlaced[id] === 0) continue;
+        const list = where[id];
+        if (list === null) where[id] = [i];
+        else list!.push(i);
+      }
+    };
+    for (let i = 0; i < text.length - 1; i++) {
+      const a = text.charCodeAt(i);
+      const b = text.charCodeAt(i + 1);
+      const two = pairs[slot(a, b, 0)]!;
+      if (two !== -1) visit(two, i);
+      if (i + 2 === text.length) break;
+      const three = triples[slot(a, b, text.charCodeAt(i + 2))]!;
+      if (three !== -1) visit(three, i);
     }
-    return found;
+    const held = new Set<string>();
+    const at = new Map<string, number[]>();
+    seen.forEach((flag, id) => {
+      if (flag === 0) return;
+      held.add(strings[id]!);
+      if (where[id] !== null) at.set(strings[id]!, where[id]!);
+    });
+    return { held, at };
   };
 }
+
+/**
+ * Where a rule whose matches begin with one of `leads` is tried in a text: nowhere (none of them is
+ * in it), at the positions where they begin, or (null) everywhere, when they begin at so many that
+ * a scan costs less.
+ */
+function startsIn(leads: string[], at: Map<string, number[]>, length: number): ArrayLike<number> | null {
+  const lists: number[][] = [];
+  let count = 0;
+  for (const lead of leads) {
+    const list = at.get(lead);
+    if (list === undefined) continue;
+    lists.push(list);
+    count += list.length;
+  }
+  if (count > length / scanAbove) return null;
+  if (lists.length <= 1) return lists[0] ?? [];
+  const starts = new Int32Array(count);
+  let i = 0;
+  for (const list of lists) for (const start of list) starts[i++] = start;
+  return starts.sort();
+}
+
+/** A rule is tried at every position once the strings it begins with begin at more than one in this many. */
+const scanAbove = 16;
 
 export function labeller(spec: OpenApiDocument): Labeller {
   // Each rule with the strings it cannot match without (./literals.ts; null: none known, it always
   // runs): one pass finds which of them a text holds, and a rule none of whose strings it holds is
   // not run, which on an ordinary text is most of them.
-  const rules = labelRules(spec).map((rule) => ({
-    kind: rule.kind,
-    needs: requiredLiterals(lowerCasePattern(rule.pattern)),
-    matches: ruleMatcher(rule),
-  }));
-  const present = literalFinder(rules.flatMap((rule) => rule.needs ?? []));
+  // Each rule is tried only where one of the strings its matches begin with begins (null: none
+  // known), unless they begin at so many positions that a scan of the text costs less.
+  const rules = labelRules(spec).map((rule) => {
+    const pattern = lowerCasePattern(rule.pattern);
+    return {
+      kind: rule.kind,
+      needs: requiredLiterals(pattern),
+      leads: leadingLiterals(pattern),
+      matches: ruleMatcher(rule),
+    };
+  });
+  const present = literalFinder(
+    rules.flatMap((rule) => rule.needs ?? []),
+    rules.flatMap((rule) => rule.leads ?? []),
+  );
 
   function kindsIn(text: string, found: Set<LabelKind>): void {
-    const held = present(text);
+    const { held, at } = present(text);
     for (const rule of rules) {
       if (found.has(rule.kind)) continue;
       if (rule.needs !== null && !rule.needs.some((literal) => held.has(literal))) continue;
-      if (rule.matches(text)) found.add(rule.kind);
+      const starts = rule.leads === null ? null : startsIn(rule.leads, at, text.length);
+      if (starts?.length === 0) continue;
+      if (rule.matches(text, starts ?? undefined)) found.add(rule.kind);
     }
   }
 

@@ -121,3 +121,112 @@ function positiveLookaround(element: AST.Element): AST.LookaroundAssertion | nul
     ? element
     : null;
 }
+
+/** Leading strings stop growing at this length, and a set of them past this many is no use. */
+const longestLead = 12;
+const mostLeads = 256;
+
+/**
+ * Strings one of which begins every match of `pattern` (a `u` pattern), after its zero-width
+ * assertions: the pattern need then be tried only where one of them begins, instead of at every
+ * position of a text. Null when no such set is known.
+ */
+export function leadingLiterals(pattern: string): string[] | null {
+  const alternatives = parser.parsePattern(pattern, 0, pattern.length, { unicode: true }).alternatives;
+  const leads = ofAlternatives(alternatives, [], '');
+  if (leads === null || leads.some((s) => s.length < 2)) return null;
+  return leads;
+}
+
+/** The strings no other of them begins (a match that begins with a longer one begins with these). */
+function shortest(strings: string[]): string[] {
+  const kept: string[] = [];
+  for (const s of [...new Set(strings)].sort()) if (!s.startsWith(kept.at(-1) ?? '\0')) kept.push(s);
+  return kept;
+}
+
+/** Leads of one of `alternatives`, each followed by `rest`, after `prefix`. */
+function ofAlternatives(
+  alternatives: readonly AST.Alternative[],
+  rest: readonly AST.Element[],
+  prefix: string,
+): string[] | null {
+  const leads: string[] = [];
+  for (const alternative of alternatives) {
+    const each = leadsOf([...alternative.elements, ...rest], prefix);
+    if (each === null) return prefix === '' ? null : [prefix];
+    leads.push(...each);
+  }
+  return fewest(leads) ?? (prefix === '' ? null : [prefix]);
+}
+
+/**
+ * At most `mostLeads` of them, cut shorter until they are no more (a string's beginning begins
+ * whatever the string begins); null if even their first characters are too many.
+ */
+function fewest(leads: string[]): string[] | null {
+  let kept = shortest(leads);
+  for (let length = longestLead - 1; kept.length > mostLeads && length > 0; length--)
+    kept = shortest(kept.map((s) => s.slice(0, length)));
+  return kept.length > mostLeads ? null : kept;
+}
+
+/**
+ * Strings one of which begins every match of `elements` (each beginning with `prefix`): text known
+ * character by character, an alternation's branches each, a repetition's part; where the text is
+ * no longer known (a wildcard, a large class), what is known so far.
+ */
+function leadsOf(elements: readonly AST.Element[], prefix: string): string[] | null {
+  const known = prefix === '' ? null : [prefix];
+  if (prefix.length >= longestLead || elements.length === 0) return known;
+  const [element, ...rest] = elements as [AST.Element, ...AST.Element[]];
+  switch (element.type) {
+    case 'Assertion': {
+      const ahead = positiveLookaround(element);
+      // A lookahead's text begins here too: its leads or the rest's, whichever are longer.
+      const after = leadsOf(rest, prefix);
+      if (ahead?.kind !== 'lookahead') return after;
+      const inside = ofAlternatives(ahead.alternatives, [], prefix);
+      if (inside === null || after === null) return inside ?? after;
+      return Math.min(...inside.map((s) => s.length)) > Math.min(...after.map((s) => s.length))
+        ? inside
+        : after;
+    }
+    case 'Character':
+      return leadsOf(rest, prefix + String.fromCodePoint(element.value));
+    case 'CharacterClass': {
+      const chars = ofElement(element);
+      if (chars === null || !('exact' in chars)) return known;
+      return ofAlternativesOfStrings(chars.exact, rest, prefix);
+    }
+    case 'Group':
+    case 'CapturingGroup':
+      return ofAlternatives(element.alternatives, rest, prefix);
+    case 'Quantifier': {
+      // At least one copy: what a copy begins with (and, when there is at most one, what follows
+      // it); none: the rest.
+      const once =
+        (element.max === 1 ? leadsOf([element.element, ...rest], prefix) : null) ??
+        leadsOf([element.element], prefix);
+      if (element.min > 0) return once ?? known;
+      const none = leadsOf(rest, prefix);
+      return once === null || none === null ? known : (fewest([...once, ...none]) ?? known);
+    }
+    default:
+      return known;
+  }
+}
+
+function ofAlternativesOfStrings(
+  strings: string[],
+  rest: readonly AST.Element[],
+  prefix: string,
+): string[] | null {
+  const leads: string[] = [];
+  for (const s of strings) {
+    const each = leadsOf(rest, prefix + s);
+    if (each === null) return prefix === '' ? null : [prefix];
+    leads.push(...each);
+  }
+  return fewest(leads) ?? (prefix === '' ? null : [prefix]);
+}
