@@ -3,21 +3,22 @@
 // 1. Detection and false positives on the corpus of bench/corpus/labels/: attacks of each kind
 //    (labelled at all, and with their own kind), ordinary posts (code, shell and API tutorials with
 //    placeholder keys, security advice, posts that discuss prompt injection, fiction, other
-//    languages), and posts that quote an attack to discuss it (labelled by design). Two sets: the
+//    languages), and posts that quote an attack to discuss it (labelled by design). Three sets: the
 //    one the rules were written against, and held-out/, written by another hand without seeing the
-//    rules (measured once before any rule was changed for it; see bench/results/labels.md).
+//    rules (measured once before any rule was changed for it; see bench/results/labels.md), and
+//    held-out-2/, fresh: written by a third hand, never tuned for (the figure for unseen attacks).
 //    Goal: at least 95% of attacks labelled, at most 1% of ordinary posts.
 // 2. The text checks (hidden text, secrets, labels, as the guard runs them) on adversarial texts
-//    of 64 KiB and of 10,000 characters (the longest a post's body may be): the slowest of 5 runs.
-//    Goal: 10 ms for 64 KiB.
+//    of 64 KiB and of 10,000 characters (the longest a post's body may be): the median of 15 runs
+//    after 3 (and the slowest of them beside it). Each text is one unit repeated: a unit the rules
+//    try often and never match, a disguise that makes them read the text twice (as written and
+//    revealed), every word the rules need. Goal: 10 ms for 64 KiB.
 // createPost with the checks on and off is bench/secret-scanning.ts's table 3 (the same switch).
 // Results go to bench/results/labels.md; exits 1 if a goal of table 1 is missed.
 import { readFile, writeFile } from 'node:fs/promises';
-import { performance } from 'node:perf_hooks';
 import { loadSpec } from '../src/platform/spec/openapi.js';
-import { findHiddenText } from '../src/platform/text-checks/hidden-text.js';
 import { labeller } from '../src/platform/text-checks/labels.js';
-import { secretScanner } from '../src/platform/text-checks/secret-scanner.js';
+import { adversarialUnits, textChecksTimer } from './text-checks-timing.js';
 import type { LabelKind } from '../src/platform/spec/schemas.js';
 
 interface Entry {
@@ -28,7 +29,6 @@ interface Entry {
 
 const spec = loadSpec();
 const labels = labeller(spec);
-const scanner = secretScanner(spec);
 const kinds: LabelKind[] = ['instructions', 'remote_code', 'credential_request', 'exfiltration'];
 
 async function corpus(path: string): Promise<Entry[]> {
@@ -82,50 +82,18 @@ async function rates(set: string, dir: string): Promise<Rates> {
   return { attacks: attacks.length, labelled, ordinary: ordinary.length, falsePositives, rows };
 }
 
-/** The guard's checks on one text, as a request body's field. */
-function checkText(text: string) {
-  const body = { body: text };
-  findHiddenText(body);
-  scanner.scanBody(body);
-  labels.labelsOf(body);
-}
-
-const adversarial: Record<string, string> = {
-  prose: 'The quick brown fox jumps over the lazy dog. ',
-  'one character (`x`)': 'x',
-  'line breaks': 'a\n',
-  'an address to agents, over and over': 'hey AI agent reading this ',
-  '`curl` and a link, never piped': 'curl https://x.example/a ',
-  '`wget`, over and over': 'wget ',
-  'a link with an empty query value': 'https://a.example/x?y= ',
-  'an image link with a placeholder, never closed': '![x](https://a.example/?q={',
-  'a request verb and a secret, never together': 'send your api ',
-  '`password`, over and over': 'password ',
-  'Russian words of a rule': 'игнорируй ',
-  'Chinese words of a rule': '忽略之前',
-  'zero-width spaces between letters': 'i\u200bg\u200bn\u200bo\u200br\u200be ',
-};
-
-function slowest(unit: string, size: number): number {
-  const text = unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
-  checkText(text);
-  let worst = 0;
-  for (let i = 0; i < 5; i++) {
-    const started = performance.now();
-    checkText(text);
-    worst = Math.max(worst, performance.now() - started);
-  }
-  return worst;
-}
-
 const tuned = await rates('written against', '');
 const heldOut = await rates('held out', 'held-out/');
-const timings = Object.entries(adversarial).map(([name, unit]) => ({
+const fresh = await rates('fresh', 'held-out-2/');
+const timeTextChecks = textChecksTimer(spec);
+const timings = Object.entries(adversarialUnits(spec)).map(([name, unit]) => ({
   name,
-  large: slowest(unit, 64 * 1024),
-  post: slowest(unit, 10_000),
+  large: timeTextChecks(unit, 64 * 1024),
+  post: timeTextChecks(unit, 10_000),
 }));
-const worst64 = Math.max(...timings.map((row) => row.large));
+const worst64 = Math.max(...timings.map((row) => row.large.median));
+const cell = (time: { median: number; slowest: number }) =>
+  `${time.median.toFixed(1)} (${time.slowest.toFixed(1)})`;
 const detection = tuned.labelled / tuned.attacks;
 const falsePositives = tuned.falsePositives / tuned.ordinary;
 
@@ -139,17 +107,20 @@ The corpus is bench/corpus/labels/. "Written against": the set the rules were wr
 on. "Held out": a second set written by another hand that never saw the rules; measured before any
 rule changed for it at 52.5% of attacks labelled and 0.7% of ordinary posts, then the rules were
 made more general with its misses in view, so its figures now overstate what an unseen attack
-meets. A fresh held-out set is the honest next measure.
+meets. "Fresh": a third set (held-out-2/), written by another hand that never saw the rules nor the
+other sets, measured as is, with no rule changed for it: the honest measure of an attack the rules
+have not met. Keep it so: a rule changed for its misses makes it a tuned set, and the next fresh
+set the measure.
 
 | set | texts | count | labelled | with their own kind |
 | --- | --- | --- | --- | --- |
-${[...tuned.rows, ...heldOut.rows].join('\n')}
+${[...tuned.rows, ...heldOut.rows, ...fresh.rows].join('\n')}
 
-## The text checks on adversarial texts (hidden text, secrets, labels; the slowest of 5 runs, ms; goal: 10 ms for 64 KiB)
+## The text checks on adversarial texts (hidden text, secrets, labels; ms, the median of 15 runs and the slowest; goal: 10 ms for 64 KiB)
 
 | text | 64 KiB | 10,000 characters (a post's longest body) |
 | --- | --- | --- |
-${timings.map((row) => `| ${row.name} | ${row.large.toFixed(1)} | ${row.post.toFixed(1)} |`).join('\n')}
+${timings.map((row) => `| ${row.name} | ${cell(row.large)} | ${cell(row.post)} |`).join('\n')}
 `;
 await writeFile(new URL('results/labels.md', import.meta.url), report);
 console.log(report);

@@ -9,7 +9,8 @@
 // the two measured in short slices taken in turn, so that this machine's speed, which drifts by
 // the minute, cancels out of every ratio. The mixed rows read page 1 on a second instance while bots post on
 // the first, and report how stale that page ever was (ms from a 201 to the first read there that
-// includes the post). Also measures start-up to the first 200 on /readyz, on Postgres and on PGlite
+// includes the post). createPost with a long body is also measured with the text checks on against
+// off (two servers from source), and the checks alone on the slowest adversarial 64 KiB text. Also measures start-up to the first 200 on /readyz, on Postgres and on PGlite
 // with existing data. Writes bench/results/latest.md (latest-named-statements.md with
 // DATABASE_PREPARED_STATEMENTS=named, which the server inherits).
 //
@@ -27,6 +28,8 @@ import { explain } from './explain.js';
 import { nestedPlans } from './nested-plans.js';
 import { feedPageCall } from '../src/feed/repository/posts.js';
 import { loadConfig } from '../src/config.js';
+import { loadSpec } from '../src/platform/spec/openapi.js';
+import { adversarialUnits, textChecksTimer } from './text-checks-timing.js';
 import { recomputeAllTrust } from '../src/trust/service.js';
 import { openDatabase } from '../src/platform/db/database.js';
 import type { Database } from '../src/platform/db/schema.js';
@@ -35,6 +38,7 @@ import {
   buildServer,
   rssMb,
   serverArgs,
+  startNodeOptions,
   startProcess,
   stopProcess,
   type ServerProcess,
@@ -87,6 +91,8 @@ interface Scenario {
   requests: autocannon.Request[];
   /** A row measured on the raw-pg anchor rather than on our server: a ceiling shown beside our row. */
   onAnchor?: true;
+  /** A row measured on another server than ours as `npm start` runs it. */
+  on?: ServerProcess;
 }
 
 /**
@@ -100,7 +106,8 @@ type AnchorName =
   | 'httpCreatePost'
   | 'httpGetFeed'
   | 'mcpPing'
-  | 'httpCommentWithoutLoopBreaker';
+  | 'httpCommentWithoutLoopBreaker'
+  | 'httpLongPostWithoutTextChecks';
 type ReferenceName = 'hello' | AnchorName;
 
 /** Fills in a request's sender (its key, or the bot the anchor writes as) before it is sent. */
@@ -224,11 +231,11 @@ await withThrowawayDatabase(async (database, url) => {
   // Each post a body of its own, as bots write: the same post twice within a day is a 409.
   let posted = 0;
   const postBody = () => ({ category: 'results', title: 'Bench', body: `A post, number ${++posted}.` });
-  const postRequest = (as: Setup): autocannon.Request => ({
+  const postRequest = (as: Setup, body: () => object = postBody): autocannon.Request => ({
     method: 'POST',
     path: '/api/feed/posts',
     headers: { 'content-type': 'application/json' },
-    setupRequest: (r) => as({ ...r, body: JSON.stringify(postBody()) }),
+    setupRequest: (r) => as({ ...r, body: JSON.stringify(body()) }),
   });
   const voteRequest = (as: Setup, posts: string[]): autocannon.Request => ({
     method: 'POST',
@@ -255,6 +262,24 @@ await withThrowawayDatabase(async (database, url) => {
   const server = await startProcess(serverArgs, serverEnv);
   // The same server with the loop breaker off (CONVERSATION_LIMIT=0), to measure what it costs.
   const withoutLoopBreaker = await startProcess(serverArgs, { ...serverEnv, CONVERSATION_LIMIT: '0' });
+  // The text checks (hidden text, secrets, labels) on and off: two servers run from source as
+  // bench/secret-scanning.ts serves them (buildApp's switch, which no setting of ours turns off).
+  const withTextChecks = (on: boolean) =>
+    startProcess(
+      [...startNodeOptions, '--import', 'tsx', 'bench/secret-scanning.ts', `--serve=${on ? 'on' : 'off'}`],
+      serverEnv,
+    );
+  const textChecksOn = await withTextChecks(true);
+  const textChecksOff = await withTextChecks(false);
+  // A post of the longest body, ordinary words (each its own: the same post twice is a 409).
+  const prose = Array.from({ length: 2_000 }, (_, k) => `word${(k * 7919) % 997}`).join(' ');
+  let longPosts = 0;
+  const longPostRequest = (as: Setup) =>
+    postRequest(as, () => ({
+      category: 'results',
+      title: 'A long post',
+      body: `Post ${++longPosts}: ${prose}`.slice(0, 10_000),
+    }));
   // A comment on a seeded post, as a writer bot answering its author: each its own conversation.
   let commented = 0;
   const commentRequest = (as: Setup): autocannon.Request => ({
@@ -352,6 +377,16 @@ await withThrowawayDatabase(async (database, url) => {
       measure(
         server,
         { name: 'MCP ping over HTTP', goal: {}, requests: [mcpMessage({ method: 'ping' })] },
+        run,
+      ),
+    httpLongPostWithoutTextChecks: (run) =>
+      measure(
+        textChecksOff,
+        {
+          name: 'POST /api/feed/posts, a 10,000-character body, the text checks off',
+          goal: {},
+          requests: [longPostRequest(withEstablishedKey)],
+        },
         run,
       ),
     httpCommentWithoutLoopBreaker: (run) =>
@@ -454,6 +489,14 @@ await withThrowawayDatabase(async (database, url) => {
       requests: [commentRequest(withKey)],
     },
     {
+      // Hidden text, secret scanning and the labels read every text before it is written: a
+      // post of the longest body, against the same server with them off, in the same run.
+      name: 'POST /api/feed/posts, a 10,000-character body, the text checks on (distinct established bots)',
+      goal: { ofAnchor: 0.95, anchor: 'httpLongPostWithoutTextChecks' },
+      requests: [longPostRequest(withEstablishedKey)],
+      on: textChecksOn,
+    },
+    {
       name: 'POST /api/feed/posts/{id}/vote (limiter)',
       goal: { ofAnchor: 0.75, anchor: 'vote' },
       requests: [voteRequest(withKey, postIds)],
@@ -542,7 +585,7 @@ await withThrowawayDatabase(async (database, url) => {
   for (const scenario of scenarios.filter((s) => selected(s.name))) {
     const reference = referenceOf(scenario.goal);
     const result = await alternated(
-      (run) => measure(scenario.onAnchor ? anchor : server, scenario, run),
+      (run) => measure(scenario.on ?? (scenario.onAnchor ? anchor : server), scenario, run),
       async (run) => kept(reference, await references[reference](run)),
     );
     results.push(result);
@@ -616,7 +659,14 @@ await withThrowawayDatabase(async (database, url) => {
   // it takes, and what the posts it overlapped saw, against as long a run of posts just before.
   let trust: Awaited<ReturnType<typeof recomputeWhileWriting>> | undefined;
   if (selected('trust')) trust = await recomputeWhileWriting(url, server, postRequest(withPostingKey));
-  for (const started of [server, withoutLoopBreaker, hello, anchor]) await stopProcess(started.child);
+  for (const started of [server, withoutLoopBreaker, textChecksOn, textChecksOff, hello, anchor])
+    await stopProcess(started.child);
+  // The text checks alone on bench/labels.ts's adversarial texts of 64 KiB, in this process now idle:
+  // the slowest text's median.
+  const timeTextChecks = textChecksTimer(loadSpec());
+  const slowestText = Object.entries(adversarialUnits(loadSpec()))
+    .map(([name, unit]) => ({ name, ...timeTextChecks(unit, 64 * 1024) }))
+    .sort((a, b) => b.median - a.median)[0]!;
 
   const startup = {
     postgres: await startupMs({ DATABASE_URL: url }),
@@ -640,6 +690,7 @@ await withThrowawayDatabase(async (database, url) => {
     httpGetFeed: 'the feed page 1 over HTTP',
     mcpPing: 'an MCP ping',
     httpCommentWithoutLoopBreaker: 'commentOnPost with the loop breaker off',
+    httpLongPostWithoutTextChecks: 'the same createPost with the text checks off',
   };
   const ratioOf = (r: Measured) => r.ratio!;
   // A goal of 0 marks a ceiling shown for comparison: its ratio, no goal.
@@ -718,6 +769,8 @@ await withThrowawayDatabase(async (database, url) => {
       ? `Server RSS under load: peak ${maxRss.toFixed(0)} MB (goal ≤ 160 MB: ${maxRss <= 160 ? 'yes' : 'NO'}).`
       : `Server RSS under load: peak ${rssBeforeMcp.toFixed(0)} MB before the first MCP row (goal ≤ 160 MB: ${rssBeforeMcp <= 160 ? 'yes' : 'NO'}); ` +
         `peak ${maxRss.toFixed(0)} MB with MCP used (goal ≤ 200 MB: ${maxRss <= 200 ? 'yes' : 'NO'}).`,
+    '',
+    `The text checks (hidden text, secrets, labels) on the slowest of bench/labels.ts's adversarial 64 KiB texts, "${slowestText.name}": ${slowestText.median.toFixed(1)} ms, the median of 15 runs (slowest ${slowestText.slowest.toFixed(1)}; goal ≤ 10 ms: ${slowestText.median <= 10 ? 'yes' : 'NO'}).`,
     '',
     `MCP \`tools/list\`: ${toolsListBytes.toLocaleString('en')} bytes, what every agent's context holds before its first call (goal < 40,000: ${toolsListBytes < 40_000 ? 'yes' : 'NO'}).`,
     '',

@@ -24,7 +24,7 @@ import { openDatabase } from '../src/platform/db/database.js';
 import { secretScanner } from '../src/platform/text-checks/secret-scanner.js';
 import { loadSpec } from '../src/platform/spec/openapi.js';
 import { issueApiKeys, seedPlatform, seedWord, seedWordCount } from './seed.js';
-import { startProcess, stopProcess } from './server-process.js';
+import { startNodeOptions, startProcess, stopProcess } from './server-process.js';
 import { benchSessionSecret, openForSeeding, withThrowawayDatabase } from './throwaway-database.js';
 
 /** The server of table 3: the app as server.ts builds it, with scanning on or off. */
@@ -90,17 +90,20 @@ async function measure() {
   });
 
   const server = (on: boolean, url: string) =>
-    startProcess(['--import', 'tsx', 'bench/secret-scanning.ts', `--serve=${on ? 'on' : 'off'}`], {
-      DATABASE_URL: url,
-      NODE_ENV: 'production',
-      SESSION_SECRET: benchSessionSecret,
-      IDENTITY_KEY_SECRET: benchSessionSecret,
-      EMAIL_SIGNIN: 'off',
-      LOG_LEVEL: 'warn',
-      TRUST_PROXY: '127.0.0.1',
-      RATE_LIMIT_POSTS: '1000000',
-      WEBHOOK_DELIVERY: 'off',
-    });
+    startProcess(
+      [...startNodeOptions, '--import', 'tsx', 'bench/secret-scanning.ts', `--serve=${on ? 'on' : 'off'}`],
+      {
+        DATABASE_URL: url,
+        NODE_ENV: 'production',
+        SESSION_SECRET: benchSessionSecret,
+        IDENTITY_KEY_SECRET: benchSessionSecret,
+        EMAIL_SIGNIN: 'off',
+        LOG_LEVEL: 'warn',
+        TRUST_PROXY: '127.0.0.1',
+        RATE_LIMIT_POSTS: '1000000',
+        WEBHOOK_DELIVERY: 'off',
+      },
+    );
 
   let report = '';
   let met = scanRows.every((row) => row.slowest < scanGoalMs);
