@@ -5,14 +5,16 @@
 import { performance } from 'node:perf_hooks';
 import type { OpenApiDocument } from '../src/platform/spec/openapi.js';
 import { findHiddenText } from '../src/platform/text-checks/hidden-text.js';
-import { labelRules, labeller, lowerCasePattern } from '../src/platform/text-checks/labels.js';
-import { requiredLiterals } from '../src/platform/text-checks/literals.js';
+import { labelRules, labeller, ruleNeeds } from '../src/platform/text-checks/labels.js';
+import { prefilterStrings } from '../src/platform/text-checks/literals.js';
 import { secretScanner } from '../src/platform/text-checks/secret-scanner.js';
 import { assertStartNodeOptions } from './server-process.js';
 
 /** The units, by what they are. */
 export function adversarialUnits(spec: OpenApiDocument): Record<string, string> {
   const rules = labelRules(spec);
+  // Near misses of every rule: each rule runs on them and matches nothing.
+  const counterexamples = rules.flatMap((rule) => rule.counterexamples ?? []).join('\n');
   return {
     prose: 'The quick brown fox jumps over the lazy dog. ',
     'one character (`x`)': 'x',
@@ -30,11 +32,15 @@ export function adversarialUnits(spec: OpenApiDocument): Record<string, string> 
     'a request verb and a secret, never together, a zero-width space after': 'send your api \u200b',
     '`send` and the words a rule asks for, never in order': 'send your owner send .env send card number ',
     'every word a rule needs, over and over': [
-      ...new Set(rules.flatMap((rule) => requiredLiterals(lowerCasePattern(rule.pattern)) ?? [])),
+      ...new Set(rules.flatMap((rule) => prefilterStrings(ruleNeeds(rule)))),
     ].join(' '),
-    "every rule's counterexamples, over and over": rules
-      .flatMap((rule) => rule.counterexamples ?? [])
-      .join('\n'),
+    "every rule's counterexamples, over and over": counterexamples,
+    // A disguise makes the rules read the text twice, as written and revealed.
+    "every rule's counterexamples, a zero-width space before each word": counterexamples.replaceAll(
+      ' ',
+      ' \u200b',
+    ),
+    "every rule's counterexamples, Cyrillic о for every o": counterexamples.replaceAll('o', 'о'),
   };
 }
 

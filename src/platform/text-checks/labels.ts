@@ -2,14 +2,14 @@
 // `x-label-rules` (a kind, a name, a pattern and examples each; `{{term}}` in a pattern stands for
 // one of the words `x-label-terms` writes once, such as who an agent is). Each rule is compiled
 // once, on its own (one alternation of them all is many times slower), its letters in lower case:
-// a text is read in lower case, as written and as it reads with its disguises off (./reveal.ts, as
+// a text is read in lower case, as written (its invisible characters off) and as it reads with its disguises off (./reveal.ts, as
 // secret scanning reads it), since case-insensitive Unicode matching costs twenty times as much.
 // Every pattern's repetitions are bounded, so a pass is linear in the text. A label names its kind
 // and the field it is in; labelled text is still published: the label is shown, never a refusal.
 import type { OpenApiDocument } from '../spec/openapi.js';
 import type { Label, LabelKind } from '../spec/schemas.js';
-import { leadingLiterals, requiredLiterals } from './literals.js';
-import { revealed } from './reveal.js';
+import { leadingLiterals, meets, prefilterOf, prefilterStrings, type Prefilter } from './literals.js';
+import { revealed, visible } from './reveal.js';
 
 /** One rule as the spec has it. */
 export interface LabelRule {
@@ -179,6 +179,14 @@ export function ruleMatcher(rule: LabelRule): (text: string, starts?: ArrayLike<
   };
 }
 
+/** What every text a rule labels holds, its `then` included (./literals.ts). */
+export function ruleNeeds(rule: LabelRule): Prefilter {
+  return prefilterOf(
+    lowerCasePattern(rule.pattern),
+    ...(rule.then === undefined ? [] : [lowerCasePattern(rule.then)]),
+  );
+}
+
 /** What a literal finder saw in a text: the strings it holds, and where those asked for begin. */
 export interface LiteralsFound {
   held: Set<string>;
@@ -214,27 +222,38 @@ export function literalFinder(
     if (table[key] === -1) table[key] = buckets.push([]) - 1;
     buckets[table[key]!]!.push(id);
   });
+  // The buckets laid end to end: bucket b's strings are members[from[b]] to members[from[b + 1] - 1].
+  const from = new Int32Array(buckets.length + 1);
+  const members = new Int32Array(strings.length);
+  buckets.forEach((bucket, b) => {
+    from[b + 1] = from[b]! + bucket.length;
+    members.set(bucket, from[b]);
+  });
   return (text) => {
     const seen = new Uint8Array(strings.length);
     const where: Array<number[] | null> = new Array<number[] | null>(strings.length).fill(null);
-    const visit = (bucket: number, i: number) => {
-      for (const id of buckets[bucket]!) {
-        if (!text.startsWith(strings[id]!, i)) continue;
-        seen[id] = 1;
-        if (isPlaced[id] === 0) continue;
-        const list = where[id];
-        if (list === null) where[id] = [i];
-        else list!.push(i);
+    const last = text.length - 1;
+    let b = text.charCodeAt(0);
+    for (let i = 0; i < last; i++) {
+      const a = b;
+      b = text.charCodeAt(i + 1);
+      // The pair's bucket, then the triple's.
+      let bucket = pairs[slot(a, b, 0)]!;
+      for (let round = 0; round < 2; round++) {
+        if (bucket !== -1) {
+          for (let m = from[bucket]!, end = from[bucket + 1]!; m < end; m++) {
+            const id = members[m]!;
+            if (!text.startsWith(strings[id]!, i)) continue;
+            seen[id] = 1;
+            if (isPlaced[id] === 0) continue;
+            const list = where[id];
+            if (list === null) where[id] = [i];
+            else list!.push(i);
+          }
+        }
+        if (round === 1 || i + 2 > last) break;
+        bucket = triples[slot(a, b, text.charCodeAt(i + 2))]!;
       }
-    };
-    for (let i = 0; i < text.length - 1; i++) {
-      const a = text.charCodeAt(i);
-      const b = text.charCodeAt(i + 1);
-      const two = pairs[slot(a, b, 0)]!;
-      if (two !== -1) visit(two, i);
-      if (i + 2 === text.length) break;
-      const three = triples[slot(a, b, text.charCodeAt(i + 2))]!;
-      if (three !== -1) visit(three, i);
     }
     const held = new Set<string>();
     const at = new Map<string, number[]>();
@@ -273,22 +292,22 @@ function startsIn(leads: string[], at: Map<string, number[]>, length: number): A
 const scanAbove = 16;
 
 export function labeller(spec: OpenApiDocument): Labeller {
-  // Each rule with the strings it cannot match without (./literals.ts; null: none known, it always
-  // runs): one pass finds which of them a text holds, and a rule none of whose strings it holds is
-  // not run, which on an ordinary text is most of them.
+  // Each rule with what a text it matches holds (./literals.ts; true: nothing known, it always
+  // runs): one pass finds which of the strings that asks about a text holds, and a rule whose
+  // condition they fail is not run, which on an ordinary text is most of them.
   // Each rule is tried only where one of the strings its matches begin with begins (null: none
   // known), unless they begin at so many positions that a scan of the text costs less.
   const rules = labelRules(spec).map((rule) => {
     const pattern = lowerCasePattern(rule.pattern);
     return {
       kind: rule.kind,
-      needs: requiredLiterals(pattern),
+      needs: ruleNeeds(rule),
       leads: leadingLiterals(pattern),
       matches: ruleMatcher(rule),
     };
   });
   const present = literalFinder(
-    rules.flatMap((rule) => rule.needs ?? []),
+    rules.flatMap((rule) => prefilterStrings(rule.needs)),
     rules.flatMap((rule) => rule.leads ?? []),
   );
 
@@ -296,7 +315,7 @@ export function labeller(spec: OpenApiDocument): Labeller {
     const { held, at } = present(text);
     for (const rule of rules) {
       if (found.has(rule.kind)) continue;
-      if (rule.needs !== null && !rule.needs.some((literal) => held.has(literal))) continue;
+      if (!meets(rule.needs, held)) continue;
       const starts = rule.leads === null ? null : startsIn(rule.leads, at, text.length);
       if (starts?.length === 0) continue;
       if (rule.matches(text, starts ?? undefined)) found.add(rule.kind);
@@ -306,7 +325,9 @@ export function labeller(spec: OpenApiDocument): Labeller {
   function kindsOf(text: string): LabelKind[] {
     if (rules.length === 0) return [];
     const found = new Set<LabelKind>();
-    const written = text.toLowerCase();
+    // As it reads, letters as written (the rules in other alphabets need them), and revealed; the
+    // invisible characters are off both: a zero-width space makes no second reading.
+    const written = visible(text).toLowerCase();
     const shown = revealed(text).toLowerCase();
     kindsIn(written, found);
     if (shown !== written) kindsIn(shown, found);

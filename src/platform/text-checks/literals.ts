@@ -1,14 +1,15 @@
-// The words a label rule cannot match without (labels.ts): from a pattern's syntax tree, a set of
-// strings one of which every match holds, so that a text holding none of them is passed without
-// running the pattern, which tries every position of a long text. Sound by construction, as RE2's
-// prefilter is: a sequence needs what any of its parts needs (adjacent parts of known text joined
-// into longer strings), an alternation what one of its branches needs, a repetition at least once
-// what its part needs; anything else (a class, a wildcard, an optional part, a backreference) needs
+// The words a label rule cannot match without (labels.ts): from a pattern's syntax tree, a
+// condition on the strings a text holds that every match meets (RE2's prefilter): a sequence needs
+// all that its parts need (adjacent parts of known text joined into longer strings), an
+// alternation what one of its branches needs, a repetition at least once what its part needs;
+// anything else (a class, a wildcard, an optional part, a backreference, a short word) needs
 // nothing. Lookarounds consume nothing: a positive one's needs hold too, a negative one's never.
+// A text that fails the condition is passed without running the pattern, which tries every
+// position of a long text.
 import { RegExpParser, type AST } from '@eslint-community/regexpp';
 
-/** What a node needs: exactly one of these strings, at least one of these somewhere, or nothing known. */
-type Needs = { exact: string[] } | { any: string[] } | null;
+/** A condition on the strings a text holds: this string, all of, any of; true: nothing known. */
+export type Prefilter = true | string | { all: Prefilter[] } | { any: Prefilter[] };
 
 /** Sets of known text joined past this many strings stop growing (the alternatives multiply). */
 const largestExactSet = 64;
@@ -19,92 +20,125 @@ const tooShort = (s: string) =>
 
 const parser = new RegExpParser({ ecmaVersion: 2024 });
 
-/**
- * Strings one of which every match of `pattern` (a `u` pattern) holds; null when no such set of
- * useful strings is known (the pattern then runs on every text).
- */
-export function requiredLiterals(pattern: string): string[] | null {
-  const needs = ofDisjunction(
-    parser.parsePattern(pattern, 0, pattern.length, { unicode: true }).alternatives,
+/** What every text that `patterns` (`u` patterns) all match holds. */
+export function prefilterOf(...patterns: string[]): Prefilter {
+  return all(
+    patterns.map((pattern) =>
+      ofDisjunction(parser.parsePattern(pattern, 0, pattern.length, { unicode: true }).alternatives),
+    ),
   );
-  const strings = needs === null ? null : 'exact' in needs ? needs.exact : needs.any;
-  if (strings === null || strings.length === 0 || strings.some(tooShort)) return null;
-  return [...new Set(strings)];
 }
 
-function ofDisjunction(alternatives: AST.Alternative[]): Needs {
-  const each = alternatives.map(ofSequence);
-  if (each.some((needs) => needs === null)) return null;
-  const sets = each as Array<{ exact: string[] } | { any: string[] }>;
-  if (sets.every((needs) => 'exact' in needs)) {
-    const exact = sets.flatMap((needs) => needs.exact);
-    if (exact.length <= largestExactSet) return { exact };
-  }
-  return { any: sets.flatMap((needs) => ('exact' in needs ? needs.exact : needs.any)) };
+/** Whether a text holding the strings `held` meets `filter`. */
+export function meets(filter: Prefilter, held: ReadonlySet<string>): boolean {
+  if (filter === true) return true;
+  if (typeof filter === 'string') return held.has(filter);
+  return 'all' in filter
+    ? filter.all.every((part) => meets(part, held))
+    : filter.any.some((part) => meets(part, held));
 }
 
-/** A sequence: the best of what its parts need, runs of known text joined. */
-function ofSequence(alternative: AST.Alternative): Needs {
+/** The strings `filter` asks about. */
+export function prefilterStrings(filter: Prefilter): string[] {
+  if (filter === true) return [];
+  if (typeof filter === 'string') return [filter];
+  return [...new Set(('all' in filter ? filter.all : filter.any).flatMap(prefilterStrings))];
+}
+
+function all(parts: Prefilter[]): Prefilter {
+  const kept = parts.flatMap((part) =>
+    part === true ? [] : typeof part === 'object' && 'all' in part ? part.all : [part],
+  );
+  return kept.length === 0 ? true : kept.length === 1 ? kept[0]! : { all: kept };
+}
+
+function any(parts: Prefilter[]): Prefilter {
+  if (parts.some((part) => part === true)) return true;
+  const kept = [
+    ...new Set(parts.flatMap((part) => (typeof part === 'object' && 'any' in part ? part.any : [part]))),
+  ];
+  return kept.length === 1 ? kept[0]! : { any: kept };
+}
+
+/** One of these strings, each a string the finder can look for, or nothing known. */
+const oneOf = (strings: string[]): Prefilter => (strings.some(tooShort) ? true : any(strings));
+
+function ofDisjunction(alternatives: readonly AST.Alternative[]): Prefilter {
+  return any(alternatives.map(ofSequence));
+}
+
+/** A sequence: all that its parts need, runs of known text joined. */
+function ofSequence(alternative: AST.Alternative): Prefilter {
+  const parts: Prefilter[] = [];
   let run: string[] = [''];
-  let broken = false;
-  const candidates: string[][] = [];
   const endRun = () => {
-    if (run.some((s) => s !== '')) candidates.push(run);
+    if (run.some((s) => s !== '')) parts.push(oneOf(run));
     run = [''];
-    broken = true;
   };
   for (const element of alternative.elements) {
     if (isZeroWidth(element)) {
       // A positive lookaround's needs hold at this position too; text on either side stays adjacent.
-      const ahead = positiveLookaround(element);
-      if (ahead) {
-        const needs = ofDisjunction(ahead.alternatives);
-        if (needs) candidates.push('exact' in needs ? needs.exact : needs.any);
-      }
+      const around = positiveLookaround(element);
+      if (around) parts.push(ofDisjunction(around.alternatives));
       continue;
     }
-    const needs = ofElement(element);
-    if (needs !== null && 'exact' in needs && run.length * needs.exact.length <= largestExactSet) {
-      run = run.flatMap((before) => needs.exact.map((after) => before + after));
+    const exact = exactly(element);
+    if (exact !== null && run.length * exact.length <= largestExactSet) {
+      run = run.flatMap((before) => exact.map((after) => before + after));
       continue;
     }
     endRun();
-    if (needs !== null) candidates.push('exact' in needs ? needs.exact : needs.any);
+    parts.push(exact === null ? ofElement(element) : oneOf(exact));
   }
-  if (!broken) return { exact: run };
   endRun();
-  const best = candidates.sort((a, b) => score(b) - score(a))[0];
-  return best ? { any: best } : null;
+  return all(parts);
 }
 
-/** A set's worth as a filter: its shortest string's length, then fewer strings. */
-function score(strings: string[]): number {
-  return Math.min(...strings.map((s) => s.length)) * 1000 - strings.length;
+function ofElement(element: AST.Element): Prefilter {
+  switch (element.type) {
+    case 'Group':
+    case 'CapturingGroup':
+      return ofDisjunction(element.alternatives);
+    case 'Quantifier': {
+      // At least one copy of what the part needs, its neighbours no longer adjacent to one.
+      if (element.min === 0) return true;
+      const exact = exactly(element.element);
+      return exact === null ? ofElement(element.element) : oneOf(exact);
+    }
+    default:
+      return true;
+  }
 }
 
-function ofElement(element: AST.Element): Needs {
+/** The strings an element matches, when they are few and known: a character, a small class, a group of them. */
+function exactly(element: AST.Element): string[] | null {
   switch (element.type) {
     case 'Character':
-      return { exact: [String.fromCodePoint(element.value)] };
+      return [String.fromCodePoint(element.value)];
     case 'CharacterClass': {
       if (element.negate || element.unicodeSets) return null;
       const chars = element.elements.map((part) =>
         part.type === 'Character' ? String.fromCodePoint(part.value) : null,
       );
-      return chars.every((c) => c !== null) && chars.length > 0 && chars.length <= 4
-        ? { exact: chars }
-        : null;
+      return chars.length > 0 && chars.length <= 4 && chars.every((c) => c !== null) ? chars : null;
     }
-    case 'Group':
-    case 'CapturingGroup':
-      return ofDisjunction(element.alternatives);
-    case 'Quantifier': {
-      if (element.min === 0) return null;
-      const needs = ofElement(element.element);
-      if (needs === null || (element.min === 1 && element.max === 1)) return needs;
-      // Repeated: at least one copy of what the part needs, its neighbours no longer adjacent to one.
-      return { any: 'exact' in needs ? needs.exact : needs.any };
+    case 'Group': {
+      const strings: string[] = [];
+      for (const alternative of element.alternatives) {
+        let run: string[] = [''];
+        for (const part of alternative.elements) {
+          if (isZeroWidth(part)) continue;
+          const exact = exactly(part);
+          if (exact === null || run.length * exact.length > largestExactSet) return null;
+          run = run.flatMap((before) => exact.map((after) => before + after));
+        }
+        strings.push(...run);
+        if (strings.length > largestExactSet) return null;
+      }
+      return strings;
     }
+    case 'Quantifier':
+      return element.min === 1 && element.max === 1 ? exactly(element.element) : null;
     default:
       return null;
   }
@@ -195,9 +229,9 @@ function leadsOf(elements: readonly AST.Element[], prefix: string): string[] | n
     case 'Character':
       return leadsOf(rest, prefix + String.fromCodePoint(element.value));
     case 'CharacterClass': {
-      const chars = ofElement(element);
-      if (chars === null || !('exact' in chars)) return known;
-      return ofAlternativesOfStrings(chars.exact, rest, prefix);
+      const chars = exactly(element);
+      if (chars === null) return known;
+      return ofAlternativesOfStrings(chars, rest, prefix);
     }
     case 'Group':
     case 'CapturingGroup':

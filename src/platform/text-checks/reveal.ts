@@ -182,6 +182,14 @@ export function revealed(text: string): string {
   return shown;
 }
 
+/**
+ * The text with its invisible characters removed and nothing else changed: what a reader sees,
+ * its letters as written (folding look-alikes would turn Russian into nonsense Latin).
+ */
+export function visible(text: string): string {
+  return plain.test(text) ? text : text.replace(invisible, '');
+}
+
 /** The last text revealed, and what it revealed. */
 let lastRevealed = { text: '', shown: '' };
 

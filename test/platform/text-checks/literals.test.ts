@@ -10,22 +10,52 @@ import {
   literalFinder,
   lowerCasePattern,
   ruleMatcher,
+  ruleNeeds,
   withAtomicGroups,
 } from '../../../src/platform/text-checks/labels.js';
 import { readFileSync } from 'node:fs';
-import { leadingLiterals, requiredLiterals } from '../../../src/platform/text-checks/literals.js';
+import {
+  leadingLiterals,
+  meets,
+  prefilterOf,
+  prefilterStrings,
+} from '../../../src/platform/text-checks/literals.js';
 import { revealed } from '../../../src/platform/text-checks/reveal.js';
 
-describe('requiredLiterals', () => {
-  test('a sequence joins its known text, an alternation unites its branches, a repetition needs one copy', () => {
-    assert.deepEqual(requiredLiterals('ignore\\s+(?:all|previous)\\s+instructions'), ['instructions']);
-    assert.deepEqual(requiredLiterals('(?:ignore|disregard) previous'), [
-      'ignore previous',
-      'disregard previous',
-    ]);
-    assert.deepEqual(requiredLiterals('curl[^|]{0,80}\\|\\s*(?:ba)?sh|wget\\b'), ['curl', 'wget']);
-    assert.deepEqual(requiredLiterals('(?:abc){2,4}x'), ['abc']);
-    assert.deepEqual(requiredLiterals(withAtomicGroups('https?://(?>[^\\s]{1,30})')), ['http']);
+/** Every title and body of bench/corpus/labels/. */
+const corpus = [
+  'attacks',
+  'ordinary',
+  'quoted',
+  'held-out/attacks',
+  'held-out/ordinary',
+  'held-out-2/attacks',
+  'held-out-2/ordinary',
+].flatMap((set) =>
+  (
+    JSON.parse(readFileSync(`bench/corpus/labels/${set}.json`, 'utf8')) as Array<{
+      title: string;
+      body: string;
+    }>
+  ).flatMap((entry) => [entry.title, entry.body]),
+);
+
+describe('prefilterOf', () => {
+  test('a sequence needs all its parts (known text joined), an alternation one branch, a repetition one copy', () => {
+    assert.deepEqual(prefilterOf('ignore\\s+(?:all|previous)\\s+instructions'), {
+      all: ['ignore', { any: ['all', 'previous'] }, 'instructions'],
+    });
+    assert.deepEqual(prefilterOf('(?:ignore|disregard) previous'), {
+      any: ['ignore previous', 'disregard previous'],
+    });
+    assert.deepEqual(prefilterOf('curl[^|]{0,80}\\|\\s*(?:ba)?sh|wget\\b'), { any: ['curl', 'wget'] });
+    assert.deepEqual(prefilterOf('(?:abc){2,4}x'), 'abc');
+    assert.deepEqual(prefilterOf(withAtomicGroups('https?://(?>[^\\s]{1,30})')), {
+      all: ['http', '://'],
+    });
+    assert.deepEqual(prefilterOf('\\bsend\\s+your\\s+api[ _-]?keys?', 'post'), {
+      all: ['send', 'your', 'api', 'key', 'post'],
+    });
   });
 
   test('what can match without any given string needs nothing: an optional part, a class, a short word', () => {
@@ -38,12 +68,21 @@ describe('requiredLiterals', () => {
       '(?=x)y',
       '(?!secret)\\w+',
     ])
-      assert.equal(requiredLiterals(pattern), null, pattern);
+      assert.equal(prefilterOf(pattern), true, pattern);
   });
 
   test('a positive lookaround’s text is needed where it stands; a backreference needs nothing', () => {
-    assert.deepEqual(requiredLiterals('(?=(secret\\w*))\\1'), ['secret']);
-    assert.deepEqual(requiredLiterals('(?<=token=)\\w+'), ['token=']);
+    assert.deepEqual(prefilterOf('(?=(secret\\w*))\\1'), 'secret');
+    assert.deepEqual(prefilterOf('(?<=token=)\\w+'), 'token=');
+  });
+
+  test('a text meets a condition by the strings it holds', () => {
+    const needs = prefilterOf('\\bsend\\s+your\\s+(?:api[ _-]?keys?|password)');
+    assert.deepEqual(prefilterStrings(needs).sort(), ['api', 'key', 'password', 'send', 'your']);
+    assert.equal(meets(needs, new Set(['send', 'your', 'api'])), false, 'an api, no key');
+    assert.equal(meets(needs, new Set(['send', 'your', 'api', 'key'])), true);
+    assert.equal(meets(needs, new Set(['send', 'your', 'password'])), true);
+    assert.equal(meets(true, new Set()), true);
   });
 });
 
@@ -96,44 +135,34 @@ describe('literalFinder', () => {
 });
 
 describe('every rule', () => {
-  test('each example it labels, as written or revealed, holds one of the strings it needs', () => {
+  test('each text it labels, as written or revealed, meets its condition (examples and corpus)', () => {
     const rules = labelRules(loadSpec());
     let gated = 0;
+    let labelled = 0;
     for (const rule of rules) {
-      const needs = requiredLiterals(lowerCasePattern(rule.pattern));
-      if (needs === null) continue;
+      const needs = ruleNeeds(rule);
+      if (needs === true) continue;
       gated++;
+      const strings = prefilterStrings(needs);
       const matches = ruleMatcher(rule);
-      for (const example of rule.examples) {
-        for (const text of [example.toLowerCase(), revealed(example).toLowerCase()]) {
+      for (const written of [...rule.examples, ...(rule.counterexamples ?? []), ...corpus]) {
+        for (const text of new Set([written.toLowerCase(), revealed(written).toLowerCase()])) {
           if (!matches(text)) continue;
+          labelled++;
+          const held = new Set(strings.filter((s) => text.includes(s)));
           assert.ok(
-            needs.some((literal) => text.includes(literal)),
-            `${rule.name}: "${example}" matches but holds none of ${JSON.stringify(needs)}`,
+            meets(needs, held),
+            `${rule.name}: "${written}" matches but fails ${JSON.stringify(needs)}`,
           );
         }
       }
     }
-    assert.ok(gated >= rules.length - 6, `${gated} of ${rules.length} rules are gated`);
+    assert.ok(gated >= rules.length - 2, `${gated} of ${rules.length} rules are gated`);
+    assert.ok(labelled > 500, `${labelled} texts labelled`);
   });
 
   test('tried only where its leading strings begin, it finds what a scan finds (examples and corpus)', () => {
     const rules = labelRules(loadSpec());
-    const corpus = [
-      'attacks',
-      'ordinary',
-      'quoted',
-      'held-out/attacks',
-      'held-out/ordinary',
-      'held-out-2/attacks',
-    ].flatMap((set) =>
-      (
-        JSON.parse(readFileSync(`bench/corpus/labels/${set}.json`, 'utf8')) as Array<{
-          title: string;
-          body: string;
-        }>
-      ).flatMap((entry) => [entry.title, entry.body]),
-    );
     let led = 0;
     let compared = 0;
     for (const rule of rules) {
