@@ -1,7 +1,7 @@
 // The text checks (hidden text, secrets, labels, as the guard runs them) timed on adversarial texts:
 // bench/labels.ts's table of them, and `npm run bench`'s row of the slowest. Each text is one unit
-// repeated: a unit the rules try often and never match, a disguise that makes them read the text
-// twice (as written and revealed), every word the rules need.
+// repeated: a unit the rules try often and never match, a disguise they must see through (once
+// two readings of the text, as written and revealed), every word the rules need.
 import { performance } from 'node:perf_hooks';
 import type { OpenApiDocument } from '../src/platform/spec/openapi.js';
 import { findHiddenText } from '../src/platform/text-checks/hidden-text.js';
@@ -35,7 +35,7 @@ export function adversarialUnits(spec: OpenApiDocument): Record<string, string> 
       ...new Set(rules.flatMap((rule) => prefilterStrings(ruleNeeds(rule)))),
     ].join(' '),
     "every rule's counterexamples, over and over": counterexamples,
-    // A disguise makes the rules read the text twice, as written and revealed.
+    // Disguises: what the rules read is not what was written.
     "every rule's counterexamples, a zero-width space before each word": counterexamples.replaceAll(
       ' ',
       ' \u200b',

@@ -1,15 +1,14 @@
 // Labels (README.md): what in a text is aimed at the agents who read it. The rules are openapi.yaml's
 // `x-label-rules` (a kind, a name, a pattern and examples each; `{{term}}` in a pattern stands for
 // one of the words `x-label-terms` writes once, such as who an agent is). Each rule is compiled
-// once, on its own (one alternation of them all is many times slower), its letters in lower case:
-// a text is read in lower case, as written (its invisible characters off) and as it reads with its disguises off (./reveal.ts, as
-// secret scanning reads it), since case-insensitive Unicode matching costs twenty times as much.
+// once, on its own (one alternation of them all is many times slower), spelled as a text is read
+// (readingPattern, labelReading): with its disguises off, in lower case, look-alike letters folded.
 // Every pattern's repetitions are bounded, so a pass is linear in the text. A label names its kind
 // and the field it is in; labelled text is still published: the label is shown, never a refusal.
 import type { OpenApiDocument } from '../spec/openapi.js';
 import type { Label, LabelKind } from '../spec/schemas.js';
 import { leadingLiterals, meets, prefilterOf, prefilterStrings, type Prefilter } from './literals.js';
-import { revealed, visible } from './reveal.js';
+import { lowerCaseFolded, revealed } from './reveal.js';
 
 /** One rule as the spec has it. */
 export interface LabelRule {
@@ -110,14 +109,37 @@ function classEnd(pattern: string, start: number): number {
 const kindOrder: LabelKind[] = ['instructions', 'remote_code', 'credential_request', 'exfiltration'];
 
 /**
- * A pattern with its letters in lower case, for a text read in lower case; its escapes (`\S`,
- * `\p{L}`, `\u200b`) as they are.
+ * A pattern as a text's reading (labelReading) spells it: its letters in lower case, NFKC and
+ * look-alikes folded (`о` of Cyrillic is `o`, `｜` is `|`), so one reading serves every alphabet:
+ * `отправь` reads `oтпpaвь` in the pattern as in the text. Its escapes (`\S`, `\p{L}`) as they are.
  */
-export function lowerCasePattern(pattern: string): string {
+export function readingPattern(pattern: string): string {
   return pattern.replace(
     /\\(?:[pPu]\{[^}]*\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|c[A-Za-z]|[\s\S])|([^\\]+)/gu,
-    (escape, plain: string | undefined) => (plain === undefined ? escape : plain.toLowerCase()),
+    (escape, plain: string | undefined) =>
+      plain === undefined ? escape : plain.toLowerCase().replace(/[^\p{ASCII}]/gu, readingLetter),
   );
+}
+
+/** One letter of a pattern as the reading spells it, a regular expression's syntax escaped. */
+function readingLetter(letter: string): string {
+  const read = lowerCaseFolded(letter.normalize('NFKC'));
+  if ([...read].length !== 1)
+    throw new Error(`x-label-rules: ${letter} reads as ${read}, more than one character; write it so`);
+  // As an escape, which means the character itself inside a class and out of one.
+  return /^[\x21-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e]$/.test(read)
+    ? `\\x${read.charCodeAt(0).toString(16)}`
+    : read;
+}
+
+/**
+ * A text as the rules read it: what it says with its disguises off (./reveal.ts, as secret scanning
+ * reads it), in lower case (case-insensitive Unicode matching costs twenty times as much), its
+ * look-alike letters folded (as in readingPattern: a Russian word reads in part in Latin letters,
+ * in the text as in the rule, so a text is read once).
+ */
+export function labelReading(text: string): string {
+  return lowerCaseFolded(revealed(text));
 }
 
 /**
@@ -128,7 +150,7 @@ export function lowerCasePattern(pattern: string): string {
  * match's end is the match a scan from there would find.
  */
 export function ruleMatcher(rule: LabelRule): (text: string, starts?: ArrayLike<number>) => boolean {
-  const source = lowerCasePattern(rule.pattern);
+  const source = readingPattern(rule.pattern);
   const anywhere = new RegExp(source, 'gu');
   const here = new RegExp(source, 'uy');
   /** The next match of `pattern` at or after `from`, with the position the one after it is sought from. */
@@ -153,7 +175,7 @@ export function ruleMatcher(rule: LabelRule): (text: string, starts?: ArrayLike<
     return match;
   };
   if (rule.then === undefined) return (text, starts) => nextMatch(text, 0, starts, { i: 0 }) !== null;
-  const then = new RegExp(lowerCasePattern(rule.then), 'gu');
+  const then = new RegExp(readingPattern(rule.then), 'gu');
   const within = rule.within ?? 0;
   const apart = rule.apart === undefined ? undefined : new RegExp(rule.apart, 'u');
   return (text, starts) => {
@@ -182,8 +204,8 @@ export function ruleMatcher(rule: LabelRule): (text: string, starts?: ArrayLike<
 /** What every text a rule labels holds, its `then` included (./literals.ts). */
 export function ruleNeeds(rule: LabelRule): Prefilter {
   return prefilterOf(
-    lowerCasePattern(rule.pattern),
-    ...(rule.then === undefined ? [] : [lowerCasePattern(rule.then)]),
+    readingPattern(rule.pattern),
+    ...(rule.then === undefined ? [] : [readingPattern(rule.then)]),
   );
 }
 
@@ -298,7 +320,7 @@ export function labeller(spec: OpenApiDocument): Labeller {
   // Each rule is tried only where one of the strings its matches begin with begins (null: none
   // known), unless they begin at so many positions that a scan of the text costs less.
   const rules = labelRules(spec).map((rule) => {
-    const pattern = lowerCasePattern(rule.pattern);
+    const pattern = readingPattern(rule.pattern);
     return {
       kind: rule.kind,
       needs: ruleNeeds(rule),
@@ -325,12 +347,7 @@ export function labeller(spec: OpenApiDocument): Labeller {
   function kindsOf(text: string): LabelKind[] {
     if (rules.length === 0) return [];
     const found = new Set<LabelKind>();
-    // As it reads, letters as written (the rules in other alphabets need them), and revealed; the
-    // invisible characters are off both: a zero-width space makes no second reading.
-    const written = visible(text).toLowerCase();
-    const shown = revealed(text).toLowerCase();
-    kindsIn(written, found);
-    if (shown !== written) kindsIn(shown, found);
+    kindsIn(labelReading(text), found);
     return kindOrder.filter((kind) => found.has(kind));
   }
 

@@ -100,12 +100,26 @@ const lookAlike = new RegExp(`[${Object.keys(lookAlikes).join('')}]`, 'u');
  * Every UTF-16 code unit's folded unit: itself, or the ASCII letter it looks like (every look-alike
  * is one unit, and a surrogate maps to itself, so a text is folded unit by unit).
  */
-const foldedUnits = (() => {
+const foldedUnits = unitTable(Object.entries(lookAlikes));
+
+/**
+ * The same for a text in lower case: each look-alike's lower case is the lower case of what it looks
+ * like (`в` reads `b`, as `В` reads `B`), unless that lower case is a look-alike of its own (`ν` is
+ * v's, though `Ν` is N's). A text and a pattern in lower case fold alike (labels.ts).
+ */
+const lowerCaseLookAlikes = Object.entries(lookAlikes).flatMap(([from, to]): Array<[string, string]> => {
+  const lower = from.toLowerCase();
+  return from === lower || !(lower in lookAlikes) ? [[lower, to.toLowerCase()]] : [];
+});
+const lowerCaseUnits = unitTable(lowerCaseLookAlikes);
+const lowerCaseLookAlike = new RegExp(`[${lowerCaseLookAlikes.map(([from]) => from).join('')}]`, 'u');
+
+function unitTable(pairs: Array<[string, string]>): Uint16Array {
   const table = new Uint16Array(0x10000);
   for (let unit = 0; unit < table.length; unit++) table[unit] = unit;
-  for (const [from, to] of Object.entries(lookAlikes)) table[from.charCodeAt(0)] = to.charCodeAt(0);
+  for (const [from, to] of pairs) table[from.charCodeAt(0)] = to.charCodeAt(0);
   return table;
-})();
+}
 
 /** Units turned back into a string at a time (a call's arguments are bounded). */
 const chunk = 8192;
@@ -114,14 +128,19 @@ const chunk = 8192;
  * The text with its look-alike letters folded: through a table of code units, then back to a string
  * in chunks (ten times as fast on a page of Cyrillic as building it letter by letter).
  */
-function folded(text: string): string {
-  if (!lookAlike.test(text)) return text;
-  const units = new Uint16Array(text.length);
-  for (let i = 0; i < text.length; i++) units[i] = foldedUnits[text.charCodeAt(i)]!;
-  let out = '';
-  for (let start = 0; start < units.length; start += chunk)
-    out += String.fromCharCode.apply(null, units.subarray(start, start + chunk) as unknown as number[]);
-  return out;
+function folded(text: string, units = foldedUnits, test = lookAlike): string {
+  if (!test.test(text)) return text;
+  const out = new Uint16Array(text.length);
+  for (let i = 0; i < text.length; i++) out[i] = units[text.charCodeAt(i)]!;
+  let string = '';
+  for (let start = 0; start < out.length; start += chunk)
+    string += String.fromCharCode.apply(null, out.subarray(start, start + chunk) as unknown as number[]);
+  return string;
+}
+
+/** The text in lower case, its look-alikes folded as they read in lower case. */
+export function lowerCaseFolded(text: string): string {
+  return folded(text.toLowerCase(), lowerCaseUnits, lowerCaseLookAlike);
 }
 
 /** The HTML entities that write a key's characters, or nothing (numeric ones are decoded by number). */
@@ -180,14 +199,6 @@ export function revealed(text: string): string {
   const shown = revealedAnew(text);
   lastRevealed = { text, shown };
   return shown;
-}
-
-/**
- * The text with its invisible characters removed and nothing else changed: what a reader sees,
- * its letters as written (folding look-alikes would turn Russian into nonsense Latin).
- */
-export function visible(text: string): string {
-  return plain.test(text) ? text : text.replace(invisible, '');
 }
 
 /** The last text revealed, and what it revealed. */

@@ -14,6 +14,32 @@ const rules = labelRules(spec);
 const zeroWidth = (text: string) => text.replace(/(\p{L})(?=\p{L})/gu, '$1\u200b');
 const fullwidth = (text: string) =>
   text.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0));
+/** Latin letters in the Cyrillic letters that look like them (a Russian text's `API` too). */
+const cyrillicLookAlikes: Record<string, string> = Object.fromEntries(
+  [
+    'aа',
+    'cс',
+    'eе',
+    'iі',
+    'oо',
+    'pр',
+    'sѕ',
+    'xх',
+    'yу',
+    'AА',
+    'BВ',
+    'CС',
+    'EЕ',
+    'HН',
+    'KК',
+    'MМ',
+    'OО',
+    'PР',
+    'TТ',
+    'XХ',
+  ].map((pair) => [...pair]),
+);
+const inCyrillic = (text: string) => text.replace(/[A-Za-z]/g, (c) => cyrillicLookAlikes[c] ?? c);
 
 describe('labels: the rules', () => {
   test('every kind the spec documents has a rule, and every rule a known kind, examples and a name', () => {
@@ -25,7 +51,7 @@ describe('labels: the rules', () => {
     }
   });
 
-  test('each rule labels its examples with its kind, as written, with zero-width spaces (in every alphabet) and in fullwidth letters', () => {
+  test('each rule labels its examples with its kind, as written, with zero-width spaces (in every alphabet), in fullwidth letters, and in Cyrillic look-alikes, in lower and upper case', () => {
     for (const rule of rules)
       for (const example of rule.examples) {
         assert.ok(new RegExp(rule.pattern, 'iu').test(example), `${rule.name}: ${example}`);
@@ -34,6 +60,9 @@ describe('labels: the rules', () => {
         assert.ok(labels.kindsOf(zeroWidth(example)).includes(rule.kind), `zero-width: ${example}`);
         if (/^[\x20-\x7e]*$/.test(example))
           assert.ok(labels.kindsOf(fullwidth(example)).includes(rule.kind), `fullwidth: ${example}`);
+        // Read once, in every alphabet: a Russian example whose `API` is in Cyrillic letters too.
+        for (const disguised of [inCyrillic(example), inCyrillic(example.toUpperCase())])
+          assert.ok(labels.kindsOf(disguised).includes(rule.kind), `look-alikes: ${disguised}`);
       }
   });
 

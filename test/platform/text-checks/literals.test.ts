@@ -8,8 +8,9 @@ import { loadSpec } from '../../../src/platform/spec/openapi.js';
 import {
   labelRules,
   literalFinder,
-  lowerCasePattern,
+  labelReading,
   ruleMatcher,
+  readingPattern,
   ruleNeeds,
   withAtomicGroups,
 } from '../../../src/platform/text-checks/labels.js';
@@ -20,7 +21,6 @@ import {
   prefilterOf,
   prefilterStrings,
 } from '../../../src/platform/text-checks/literals.js';
-import { revealed } from '../../../src/platform/text-checks/reveal.js';
 
 /** Every title and body of bench/corpus/labels/. */
 const corpus = [
@@ -135,7 +135,7 @@ describe('literalFinder', () => {
 });
 
 describe('every rule', () => {
-  test('each text it labels, as written or revealed, meets its condition (examples and corpus)', () => {
+  test('each text it labels, as the rules read it (and in lower case alone), meets its condition (examples and corpus)', () => {
     const rules = labelRules(loadSpec());
     let gated = 0;
     let labelled = 0;
@@ -146,7 +146,7 @@ describe('every rule', () => {
       const strings = prefilterStrings(needs);
       const matches = ruleMatcher(rule);
       for (const written of [...rule.examples, ...(rule.counterexamples ?? []), ...corpus]) {
-        for (const text of new Set([written.toLowerCase(), revealed(written).toLowerCase()])) {
+        for (const text of new Set([written.toLowerCase(), labelReading(written)])) {
           if (!matches(text)) continue;
           labelled++;
           const held = new Set(strings.filter((s) => text.includes(s)));
@@ -166,7 +166,7 @@ describe('every rule', () => {
     let led = 0;
     let compared = 0;
     for (const rule of rules) {
-      const pattern = lowerCasePattern(rule.pattern);
+      const pattern = readingPattern(rule.pattern);
       const leads = leadingLiterals(pattern);
       if (leads === null) continue;
       led++;
@@ -175,7 +175,7 @@ describe('every rule', () => {
       const every = new RegExp(pattern, 'gu');
       const texts = [...rule.examples, ...(rule.counterexamples ?? []), ...corpus];
       for (const written of texts) {
-        for (const text of new Set([written.toLowerCase(), revealed(written).toLowerCase()])) {
+        for (const text of new Set([written.toLowerCase(), labelReading(written)])) {
           const { at } = find(text);
           const starts = [...new Set(leads.flatMap((lead) => at.get(lead) ?? []))].sort((a, b) => a - b);
           // Every match of the pattern, from every position, begins where a leading string does.
