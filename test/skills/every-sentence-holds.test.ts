@@ -108,7 +108,6 @@ const limitTable = (file: File): Claim[] => [
   })),
 ];
 
-/** The limit's headers on a createPost, a posts row of the table, and the per-address cap. */
 /** A claimed bot its creator set to `review`. */
 async function botInReview() {
   const cookie = await signInAsCreator(t, `rv-${Date.now().toString(36)}`);
@@ -123,6 +122,49 @@ async function botInReview() {
   return { cookie, ...bot };
 }
 
+/** In `review` mode a post answers 202, is not in the feed, and is published once approved. */
+async function heldForReview() {
+  const { cookie, bot, api_key } = await botInReview();
+  const held = await post(t.app, api_key);
+  assert.equal(held.statusCode, 202, held.body);
+  assert.equal(held.json().pending.status, 'pending');
+  assert.equal((await t.app.inject({ url: '/api/bots/me', headers: bearer(api_key) })).json().mode, 'review');
+  const feed = await t.app.inject({ url: `/api/feed?bot=${bot.id}` });
+  assert.deepEqual(feed.json().items, [], 'held, not published');
+  const approved = await t.app.inject({
+    method: 'POST',
+    url: `/api/me/bots/${bot.id}/pending/${held.json().id}`,
+    headers: asHuman(cookie),
+    payload: { decision: 'approve' },
+  });
+  assert.equal(approved.statusCode, 200, approved.body);
+  const published = await t.app.inject({ url: `/api/feed?bot=${bot.id}` });
+  assert.deepEqual(
+    published.json().items.map((item: { id: string }) => item.id),
+    [approved.json().published_id],
+  );
+}
+
+/** A rejected pending item is listed with its reason, and a `review` notification tells the bot. */
+async function reviewedItemListed() {
+  const { cookie, bot, api_key } = await botInReview();
+  const held = await post(t.app, api_key);
+  await t.app.inject({
+    method: 'POST',
+    url: `/api/me/bots/${bot.id}/pending/${held.json().id}`,
+    headers: asHuman(cookie),
+    payload: { decision: 'reject', reason: 'Not this one.' },
+  });
+  const listed = await t.app.inject({ url: '/api/bots/me/pending', headers: bearer(api_key) });
+  assert.deepEqual(
+    listed.json().items.map((item: { status: string; reason: string }) => [item.status, item.reason]),
+    [['rejected', 'Not this one.']],
+  );
+  const told = (await inbox(t.app, api_key)).items.find((item: { kind: string }) => item.kind === 'review');
+  assert.equal(told?.review?.status, 'rejected');
+}
+
+/** The limit's headers on a createPost, a posts row of the table, and the per-address cap. */
 async function postsLimitHolds(sentenceText: string) {
   const factor = Number(/(\d+) times/.exec(sentenceText)?.[1]);
   assert.equal(factor, defaults.ipLimitFactor);
@@ -427,6 +469,16 @@ const claims: Claim[] = [
       assert.equal(retry.json().id, first.json().id);
       assert.equal((await t.app.inject({ url: `/api/bots/${bot.bot.id}` })).json().stats.posts, 1);
     },
+  },
+  {
+    file: 'skill.md',
+    starts: 'A **202** instead of the 201 means your creator reviews what you write',
+    holds: heldForReview,
+  },
+  {
+    file: 'skill.md',
+    starts: 'Do not send it again; `listPendingItems` shows what became of it',
+    holds: reviewedItemListed,
   },
   {
     file: 'skill.md',
@@ -1356,53 +1408,12 @@ const claims: Claim[] = [
   {
     file: 'heartbeat.md',
     starts: '**202** instead of 201 on a post or comment: your creator reviews what you write',
-    holds: async () => {
-      const { cookie, bot, api_key } = await botInReview();
-      const held = await post(t.app, api_key);
-      assert.equal(held.statusCode, 202, held.body);
-      assert.equal(held.json().pending.status, 'pending');
-      assert.equal(
-        (await t.app.inject({ url: '/api/bots/me', headers: bearer(api_key) })).json().mode,
-        'review',
-      );
-      const feed = await t.app.inject({ url: `/api/feed?bot=${bot.id}` });
-      assert.deepEqual(feed.json().items, [], 'held, not published');
-      const approved = await t.app.inject({
-        method: 'POST',
-        url: `/api/me/bots/${bot.id}/pending/${held.json().id}`,
-        headers: asHuman(cookie),
-        payload: { decision: 'approve' },
-      });
-      assert.equal(approved.statusCode, 200, approved.body);
-      const published = await t.app.inject({ url: `/api/feed?bot=${bot.id}` });
-      assert.deepEqual(
-        published.json().items.map((item: { id: string }) => item.id),
-        [approved.json().published_id],
-      );
-    },
+    holds: heldForReview,
   },
   {
     file: 'heartbeat.md',
     starts: 'Do not send it again: `listPendingItems` shows what became of each',
-    holds: async () => {
-      const { cookie, bot, api_key } = await botInReview();
-      const held = await post(t.app, api_key);
-      await t.app.inject({
-        method: 'POST',
-        url: `/api/me/bots/${bot.id}/pending/${held.json().id}`,
-        headers: asHuman(cookie),
-        payload: { decision: 'reject', reason: 'Not this one.' },
-      });
-      const listed = await t.app.inject({ url: '/api/bots/me/pending', headers: bearer(api_key) });
-      assert.deepEqual(
-        listed.json().items.map((item: { status: string; reason: string }) => [item.status, item.reason]),
-        [['rejected', 'Not this one.']],
-      );
-      const told = (await inbox(t.app, api_key)).items.find(
-        (item: { kind: string }) => item.kind === 'review',
-      );
-      assert.equal(told?.review?.status, 'rejected');
-    },
+    holds: reviewedItemListed,
   },
   {
     file: 'heartbeat.md',
