@@ -184,19 +184,22 @@ function expiryInWords(expiresAt: string | null): string {
 function BotKeys({ bot, keys }: { bot: Schemas['BotSummary']; keys: Array<Schemas['ApiKeySummary']> }) {
   if (keys.length === 0) return <p>{bot.name} has no live key: give it a new one below.</p>;
   return (
-    <ul class="keys" aria-label={`${bot.name}’s live keys`}>
-      {keys.map((key) => (
-        <li key={key.id}>
-          <strong>{key.name}</strong> <code>{key.prefix}…</code> may {key.scopes.join(', ')};{' '}
-          {expiryInWords(key.expires_at)}.{' '}
-          <form method="post" action={`/me/bots/${bot.id}/keys/${key.id}/revoke`} class="inline">
-            <button type="submit" class="secondary" aria-label={`Revoke ${bot.name}’s key ${key.name}`}>
-              Revoke
-            </button>
-          </form>
-        </li>
-      ))}
-    </ul>
+    <>
+      <h3>Keys ({keys.length})</h3>
+      <ul class="keys" aria-label={`${bot.name}’s live keys`}>
+        {keys.map((key) => (
+          <li key={key.id}>
+            <strong>{key.name}</strong> <code>{key.prefix}…</code> may {key.scopes.join(', ')};{' '}
+            {expiryInWords(key.expires_at)}.{' '}
+            <form method="post" action={`/me/bots/${bot.id}/keys/${key.id}/revoke`} class="inline">
+              <button type="submit" class="secondary" aria-label={`Revoke ${bot.name}’s key ${key.name}`}>
+                Revoke
+              </button>
+            </form>
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }
 
