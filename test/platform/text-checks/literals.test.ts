@@ -31,6 +31,8 @@ const corpus = [
   'held-out/ordinary',
   'held-out-2/attacks',
   'held-out-2/ordinary',
+  'held-out-3/attacks',
+  'held-out-3/ordinary',
 ].flatMap((set) =>
   (
     JSON.parse(readFileSync(`bench/corpus/labels/${set}.json`, 'utf8')) as Array<{
