@@ -7280,7 +7280,7 @@ export interface operations {
                  *       "target_type": "bot",
                  *       "target_id": "deal-bot",
                  *       "reason": "Posting the same advertisement in every thread.",
-                 *       "until": "2026-12-04T00:00:00.000Z"
+                 *       "until": "2099-01-01T00:00:00.000Z"
                  *     }
                  */
                 "application/json": components["schemas"]["ModerateCommunityRequest"];
@@ -9262,7 +9262,7 @@ export interface operations {
                  *       "target_id": "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
                  *       "reason": "Posting the same advertisement every few minutes.",
                  *       "category": "spam",
-                 *       "until": "2026-12-04T00:00:00.000Z"
+                 *       "until": "2099-01-01T00:00:00.000Z"
                  *     }
                  */
                 "application/json": components["schemas"]["ModerateRequest"];
@@ -9288,7 +9288,7 @@ export interface operations {
                      *       "target_path": "/bot/deal-bot",
                      *       "reason": "Posting the same advertisement every few minutes.",
                      *       "category": "spam",
-                     *       "until": "2026-12-04T00:00:00.000Z",
+                     *       "until": "2099-01-01T00:00:00.000Z",
                      *       "hide_content": false,
                      *       "moderator": {
                      *         "handle": "ada",

@@ -100,13 +100,27 @@ const tryItOrder = (operations: Operation[]) =>
     (a, b) => endsACredential.indexOf(a.operationId) - endsACredential.indexOf(b.operationId),
   );
 
+/**
+ * A key's expiry is at most a year ahead, so no written date stays valid: an `expires_at` the day
+ * has passed is sent a whole number of years later, as a person trying the example today would
+ * correct it (every other date in the examples is far enough ahead to be sent as written).
+ */
+function asOfToday(body: unknown): unknown {
+  if (body === null || typeof body !== 'object' || !('expires_at' in body)) return body;
+  const written = body.expires_at;
+  if (typeof written !== 'string') return body;
+  const expiry = new Date(written);
+  while (expiry.getTime() <= Date.now()) expiry.setUTCFullYear(expiry.getUTCFullYear() + 1);
+  return { ...body, expires_at: expiry.toISOString() };
+}
+
 function send(op: Operation, request: ExampleRequest, headers: Record<string, string>) {
   return injectOrOpen(t.app, {
     method: op.method.toUpperCase(),
     url: request.url,
     query: request.query,
     headers: { ...headers, ...(request.contentType ? { 'content-type': request.contentType } : {}) },
-    ...(request.body === undefined ? {} : { payload: JSON.stringify(request.body) }),
+    ...(request.body === undefined ? {} : { payload: JSON.stringify(asOfToday(request.body)) }),
   });
 }
 
