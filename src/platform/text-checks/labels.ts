@@ -143,43 +143,47 @@ export function labelReading(text: string): string {
 }
 
 /**
- * A rule compiled: whether it matches a text already in lower case, tried at every position, or
- * only at `starts` (ascending), the positions where one of the strings every match begins with
- * begins (./literals.ts): where a text holds those strings sparsely, far fewer than its length.
- * Both ways find the same matches: a pattern matched at the first start at or after the last
- * match's end is the match a scan from there would find.
+ * A pattern's next match at or after `from`: by a scan, or tried only at `starts` (ascending) from
+ * `cursor` on, the positions where one of the strings every match begins with begins
+ * (./literals.ts). Both find the same match: the pattern matched at the first start at or after
+ * `from` where it matches is the leftmost match a scan from there finds.
  */
-export function ruleMatcher(rule: LabelRule): (text: string, starts?: ArrayLike<number>) => boolean {
-  const source = readingPattern(rule.pattern);
+function seeker(source: string) {
   const anywhere = new RegExp(source, 'gu');
   const here = new RegExp(source, 'uy');
-  /** The next match of `pattern` at or after `from`, with the position the one after it is sought from. */
-  const nextMatch = (
-    text: string,
-    from: number,
-    starts: ArrayLike<number> | undefined,
-    cursor: { i: number },
-  ) => {
-    let match: RegExpExecArray | null = null;
+  return (text: string, from: number, starts: ArrayLike<number> | undefined, cursor: { i: number }) => {
     if (starts === undefined) {
       anywhere.lastIndex = from;
-      match = anywhere.exec(text);
-    } else {
-      while (match === null && cursor.i < starts.length) {
-        const start = starts[cursor.i++]!;
-        if (start < from) continue;
-        here.lastIndex = start;
-        match = here.exec(text);
-      }
+      return anywhere.exec(text);
     }
-    return match;
+    while (cursor.i < starts.length) {
+      const start = starts[cursor.i++]!;
+      if (start < from) continue;
+      here.lastIndex = start;
+      const match = here.exec(text);
+      if (match !== null) return match;
+    }
+    return null;
   };
+}
+
+/**
+ * A rule compiled: whether it matches a text already in lower case, its pattern tried at every
+ * position, or only at `starts`, and its `then` only at `thenStarts` (each ascending, where the
+ * strings its matches begin with begin: seeker): where a text holds those strings sparsely, far
+ * fewer than its length.
+ */
+export function ruleMatcher(
+  rule: LabelRule,
+): (text: string, starts?: ArrayLike<number>, thenStarts?: ArrayLike<number>) => boolean {
+  const nextMatch = seeker(readingPattern(rule.pattern));
   if (rule.then === undefined) return (text, starts) => nextMatch(text, 0, starts, { i: 0 }) !== null;
-  const then = new RegExp(readingPattern(rule.then), 'gu');
+  const nextThen = seeker(readingPattern(rule.then));
   const within = rule.within ?? 0;
   const apart = rule.apart === undefined ? undefined : new RegExp(rule.apart, 'u');
-  return (text, starts) => {
+  return (text, starts, thenStarts) => {
     const cursor = { i: 0 };
+    const thenCursor = { i: 0 };
     let next: RegExpExecArray | null = null;
     let from = 0;
     for (
@@ -191,8 +195,7 @@ export function ruleMatcher(rule: LabelRule): (text: string, starts?: ArrayLike<
       from = match[0].length === 0 ? end + 1 : end;
       // The first match of `then` at or after this end (the last one found, while it still is).
       if (next === null || next.index < end) {
-        then.lastIndex = end;
-        next = then.exec(text);
+        next = nextThen(text, end, thenStarts, thenCursor);
         if (next === null) return false;
       }
       if (next.index <= end + within && !apart?.test(text.slice(end, next.index))) return true;
@@ -216,11 +219,12 @@ export interface LiteralsFound {
 }
 
 /**
- * Which of some strings a text holds, in one pass, and where each of `placed` begins: at each
- * position whose first two characters begin one of them (a table of first characters, then one of
- * pairs, rule out most positions without a lookup), each string they begin is compared there.
- * A loop, not an alternation of them all: a regular expression's match costs an allocation, and a
- * text made of such strings has one every few characters.
+ * Which of some strings a text holds, in one pass, and where each of `placed` begins: an
+ * Aho-Corasick automaton (the strings in a trie, each state's failure taken in advance), one table
+ * read per character. Its table has a column per character the strings hold (any other character
+ * sends every state back to the root): a text's characters map to columns by a table for ASCII and
+ * a Map for the rest. A loop, not an alternation of them all: a regular expression's match costs
+ * an allocation, and a text made of such strings has one every few characters.
  */
 export function literalFinder(
   literals: Iterable<string>,
@@ -230,57 +234,77 @@ export function literalFinder(
   const strings = [...new Set([...literals, ...wanted])];
   if (strings.some((s) => s.length < 2))
     throw new Error('literalFinder: strings of one character would match almost everywhere');
-  // Strings by number, by the first two characters of those of two and the first three of the
-  // rest (hashed into tables of buckets, which a position's characters index): a bucket holds a
-  // few strings, each compared only where its first characters are.
-  const isPlaced = Uint8Array.from(strings, (s) => (wanted.has(s) ? 1 : 0));
-  const slot = (a: number, b: number, c: number) => ((((a * 31) ^ b) * 31) ^ c) & 0xffff;
-  // Whether any string begins with a position's first two characters (hashed): most positions of a
-  // text begin none, and are passed with one lookup instead of the two tables' two.
-  const begins = (a: number, b: number) => ((a * 31) ^ b) & 0xffff;
-  const begun = new Uint8Array(0x10000);
-  for (const s of strings) begun[begins(s.charCodeAt(0), s.charCodeAt(1))] = 1;
-  const pairs = new Int32Array(0x10000).fill(-1);
-  const triples = new Int32Array(0x10000).fill(-1);
-  const buckets: number[][] = [];
+  // Columns: 0 for every character no string holds, then one per character in the strings.
+  const asciiColumn = new Int32Array(128);
+  const otherColumn = new Map<number, number>();
+  let columns = 1;
+  const columnOf = (code: number) =>
+    code < 128 ? asciiColumn[code]! : (otherColumn.get(code) ?? 0);
+  for (const s of strings)
+    for (let i = 0; i < s.length; i++) {
+      const code = s.charCodeAt(i);
+      if (columnOf(code) !== 0) continue;
+      if (code < 128) asciiColumn[code] = columns++;
+      else otherColumn.set(code, columns++);
+    }
+  // The trie: state 0 is the root; `children[state]` by column while it is built.
+  const children = [new Map<number, number>()];
+  const ending: number[][] = [[]];
   strings.forEach((s, id) => {
-    const table = s.length === 2 ? pairs : triples;
-    const key = slot(s.charCodeAt(0), s.charCodeAt(1), s.length === 2 ? 0 : s.charCodeAt(2));
-    if (table[key] === -1) table[key] = buckets.push([]) - 1;
-    buckets[table[key]!]!.push(id);
+    let state = 0;
+    for (let i = 0; i < s.length; i++) {
+      const column = columnOf(s.charCodeAt(i));
+      let next = children[state]!.get(column);
+      if (next === undefined) {
+        next = children.push(new Map<number, number>()) - 1;
+        ending.push([]);
+        children[state]!.set(column, next);
+      }
+      state = next;
+    }
+    ending[state]!.push(id);
   });
-  // The buckets laid end to end: bucket b's strings are members[from[b]] to members[from[b + 1] - 1].
-  const from = new Int32Array(buckets.length + 1);
-  const members = new Int32Array(strings.length);
-  buckets.forEach((bucket, b) => {
-    from[b + 1] = from[b]! + bucket.length;
-    members.set(bucket, from[b]);
-  });
+  // Breadth first: each state's move on every column (its child, or its failure's move), and what
+  // ends at it (its own strings, then its failure's, which are suffixes of them).
+  const moves = new Int32Array(children.length * columns);
+  const failure = new Int32Array(children.length);
+  const queue: number[] = [];
+  for (const [column, child] of children[0]!) {
+    moves[column] = child;
+    queue.push(child);
+  }
+  for (let head = 0; head < queue.length; head++) {
+    const state = queue[head]!;
+    ending[state]!.push(...ending[failure[state]!]!);
+    for (let column = 0; column < columns; column++) {
+      const child = children[state]!.get(column);
+      const fallback = moves[failure[state]! * columns + column]!;
+      if (child === undefined) moves[state * columns + column] = fallback;
+      else {
+        moves[state * columns + column] = child;
+        failure[child] = fallback;
+        queue.push(child);
+      }
+    }
+  }
+  const lengths = Int32Array.from(strings, (s) => s.length);
+  const isPlaced = Uint8Array.from(strings, (s) => (wanted.has(s) ? 1 : 0));
   return (text) => {
     const seen = new Uint8Array(strings.length);
     const where: Array<number[] | null> = new Array<number[] | null>(strings.length).fill(null);
-    const last = text.length - 1;
-    let b = text.charCodeAt(0);
-    for (let i = 0; i < last; i++) {
-      const a = b;
-      b = text.charCodeAt(i + 1);
-      if (begun[begins(a, b)] === 0) continue;
-      // The pair's bucket, then the triple's.
-      let bucket = pairs[slot(a, b, 0)]!;
-      for (let round = 0; round < 2; round++) {
-        if (bucket !== -1) {
-          for (let m = from[bucket]!, end = from[bucket + 1]!; m < end; m++) {
-            const id = members[m]!;
-            if (!text.startsWith(strings[id]!, i)) continue;
-            seen[id] = 1;
-            if (isPlaced[id] === 0) continue;
-            const list = where[id];
-            if (list === null) where[id] = [i];
-            else list!.push(i);
-          }
-        }
-        if (round === 1 || i + 2 > last) break;
-        bucket = triples[slot(a, b, text.charCodeAt(i + 2))]!;
+    let state = 0;
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      state = moves[state * columns + (code < 128 ? asciiColumn[code]! : (otherColumn.get(code) ?? 0))]!;
+      const ends = ending[state]!;
+      for (let k = 0; k < ends.length; k++) {
+        const id = ends[k]!;
+        seen[id] = 1;
+        if (isPlaced[id] === 0) continue;
+        const start = i - lengths[id]! + 1;
+        const list = where[id];
+        if (list === null) where[id] = [start];
+        else list!.push(start);
       }
     }
     const held = new Set<string>();
@@ -324,19 +348,21 @@ export function labeller(spec: OpenApiDocument): Labeller {
   // runs): one pass finds which of the strings that asks about a text holds, and a rule whose
   // condition they fail is not run, which on an ordinary text is most of them.
   // Each rule is tried only where one of the strings its matches begin with begins (null: none
-  // known), unless they begin at so many positions that a scan of the text costs less.
+  // known), and its `then` likewise, unless they begin at so many positions that a scan of the
+  // text costs less.
   const rules = labelRules(spec).map((rule) => {
     const pattern = readingPattern(rule.pattern);
     return {
       kind: rule.kind,
       needs: ruleNeeds(rule),
       leads: leadingLiterals(pattern),
+      thenLeads: rule.then === undefined ? null : leadingLiterals(readingPattern(rule.then)),
       matches: ruleMatcher(rule),
     };
   });
   const present = literalFinder(
     rules.flatMap((rule) => prefilterStrings(rule.needs)),
-    rules.flatMap((rule) => rule.leads ?? []),
+    rules.flatMap((rule) => [...(rule.leads ?? []), ...(rule.thenLeads ?? [])]),
   );
 
   function kindsIn(text: string, found: Set<LabelKind>): void {
@@ -346,7 +372,9 @@ export function labeller(spec: OpenApiDocument): Labeller {
       if (!meets(rule.needs, held)) continue;
       const starts = rule.leads === null ? null : startsIn(rule.leads, at, text.length);
       if (starts?.length === 0) continue;
-      if (rule.matches(text, starts ?? undefined)) found.add(rule.kind);
+      const thenStarts = rule.thenLeads === null ? null : startsIn(rule.thenLeads, at, text.length);
+      if (thenStarts?.length === 0) continue;
+      if (rule.matches(text, starts ?? undefined, thenStarts ?? undefined)) found.add(rule.kind);
     }
   }
 

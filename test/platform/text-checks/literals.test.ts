@@ -163,38 +163,54 @@ describe('every rule', () => {
     assert.ok(labelled > 500, `${labelled} texts labelled`);
   });
 
-  test('tried only where its leading strings begin, it finds what a scan finds (examples and corpus)', () => {
+  test('tried only where its leading strings begin (its then too), it finds what a scan finds (examples and corpus)', () => {
     const rules = labelRules(loadSpec());
     let led = 0;
+    let thenLed = 0;
     let compared = 0;
     for (const rule of rules) {
       const pattern = readingPattern(rule.pattern);
       const leads = leadingLiterals(pattern);
       if (leads === null) continue;
       led++;
-      const find = literalFinder([], leads);
+      // Its `then` too, where its leading strings are known (else scanned, as the labeller does).
+      const thenPattern = rule.then === undefined ? undefined : readingPattern(rule.then);
+      const thenLeads = thenPattern === undefined ? null : leadingLiterals(thenPattern);
+      if (thenLeads !== null) thenLed++;
+      const find = literalFinder([], [...leads, ...(thenLeads ?? [])]);
       const matches = ruleMatcher(rule);
       const every = new RegExp(pattern, 'gu');
+      const everyThen = thenLeads === null ? undefined : new RegExp(thenPattern!, 'gu');
       const texts = [...rule.examples, ...(rule.counterexamples ?? []), ...corpus];
       for (const written of texts) {
         for (const text of new Set([written.toLowerCase(), labelReading(written)])) {
           const { at } = find(text);
-          const starts = [...new Set(leads.flatMap((lead) => at.get(lead) ?? []))].sort((a, b) => a - b);
-          // Every match of the pattern, from every position, begins where a leading string does.
-          every.lastIndex = 0;
-          for (let match = every.exec(text); match !== null; match = every.exec(text)) {
-            assert.ok(
-              starts.includes(match.index),
-              `${rule.name}: a match at ${match.index} of "${written}"`,
-            );
-            every.lastIndex = match.index + 1;
+          const startsOf = (strings: string[]) =>
+            [...new Set(strings.flatMap((lead) => at.get(lead) ?? []))].sort((a, b) => a - b);
+          const starts = startsOf(leads);
+          const thenStarts = thenLeads === null ? undefined : startsOf(thenLeads);
+          // Every match of the pattern (and of its then), from every position, begins where a
+          // leading string does.
+          for (const [expression, begins] of [
+            [every, starts],
+            ...(everyThen ? [[everyThen, thenStarts!] as const] : []),
+          ] as const) {
+            expression.lastIndex = 0;
+            for (let match = expression.exec(text); match !== null; match = expression.exec(text)) {
+              assert.ok(
+                begins.includes(match.index),
+                `${rule.name}: a match at ${match.index} of "${written}"`,
+              );
+              expression.lastIndex = match.index + 1;
+            }
           }
-          assert.equal(matches(text, starts), matches(text), `${rule.name}: "${written}"`);
+          assert.equal(matches(text, starts, thenStarts), matches(text), `${rule.name}: "${written}"`);
           compared++;
         }
       }
     }
     assert.ok(led >= rules.length - 10, `${led} of ${rules.length} rules have leading strings`);
+    assert.ok(thenLed >= 3, `${thenLed} rules' then have leading strings`);
     assert.ok(compared > 10_000, `${compared} texts compared`);
   });
 });
