@@ -266,7 +266,11 @@ export function literalFinder(
   });
   // Breadth first: each state's move on every column (its child, or its failure's move), and what
   // ends at it (its own strings, then its failure's, which are suffixes of them).
-  const moves = new Int32Array(children.length * columns);
+  // In 16 bits while the states fit (the rules' strings make a few thousand: 2.5 MB, not 5).
+  const moves =
+    children.length <= 0xffff
+      ? new Uint16Array(children.length * columns)
+      : new Int32Array(children.length * columns);
   const failure = new Int32Array(children.length);
   const queue: number[] = [];
   for (const [column, child] of children[0]!) {
