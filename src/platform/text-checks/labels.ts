@@ -238,8 +238,7 @@ export function literalFinder(
   const asciiColumn = new Int32Array(128);
   const otherColumn = new Map<number, number>();
   let columns = 1;
-  const columnOf = (code: number) =>
-    code < 128 ? asciiColumn[code]! : (otherColumn.get(code) ?? 0);
+  const columnOf = (code: number) => (code < 128 ? asciiColumn[code]! : (otherColumn.get(code) ?? 0));
   for (const s of strings)
     for (let i = 0; i < s.length; i++) {
       const code = s.charCodeAt(i);
