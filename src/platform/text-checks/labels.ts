@@ -7,7 +7,7 @@
 // and the field it is in; labelled text is still published: the label is shown, never a refusal.
 import type { OpenApiDocument } from '../spec/openapi.js';
 import type { Label, LabelKind } from '../spec/schemas.js';
-import { leadingLiterals, meets, prefilterOf, prefilterStrings, type Prefilter } from './literals.js';
+import { leadingLiterals, prefilterOf, prefilterStrings, prefilterTest, type Prefilter } from './literals.js';
 import { lowerCaseFolded, revealed } from './reveal.js';
 
 /** One rule as the spec has it. */
@@ -221,10 +221,12 @@ export interface LiteralsFound {
 /**
  * Which of some strings a text holds, in one pass, and where each of `placed` begins: an
  * Aho-Corasick automaton (the strings in a trie, each state's failure taken in advance), one table
- * read per character. Its table has a column per character the strings hold (any other character
- * sends every state back to the root): a text's characters map to columns by a table for ASCII and
- * a Map for the rest. A loop, not an alternation of them all: a regular expression's match costs
- * an allocation, and a text made of such strings has one every few characters.
+ * read per character. Its table has a column per character the strings hold, ASCII's first (any
+ * other character sends every state back to the root): a text's characters map to columns by a
+ * table for ASCII and a Map for the rest. The states at which a string ends are numbered last, so
+ * that the loop asks one comparison of every other character. A loop, not an alternation of them
+ * all: a regular expression's match costs an allocation, and a text made of such strings has one
+ * every few characters.
  */
 export function literalFinder(
   literals: Iterable<string>,
@@ -234,18 +236,20 @@ export function literalFinder(
   const strings = [...new Set([...literals, ...wanted])];
   if (strings.some((s) => s.length < 2))
     throw new Error('literalFinder: strings of one character would match almost everywhere');
-  // Columns: 0 for every character no string holds, then one per character in the strings.
+  // Columns: 0 for every character no string holds, then one per character in the strings, ASCII
+  // first (an ASCII text reads the start of each row).
   const asciiColumn = new Int32Array(128);
   const otherColumn = new Map<number, number>();
   let columns = 1;
   const columnOf = (code: number) => (code < 128 ? asciiColumn[code]! : (otherColumn.get(code) ?? 0));
-  for (const s of strings)
-    for (let i = 0; i < s.length; i++) {
-      const code = s.charCodeAt(i);
-      if (columnOf(code) !== 0) continue;
-      if (code < 128) asciiColumn[code] = columns++;
-      else otherColumn.set(code, columns++);
-    }
+  for (const ascii of [true, false])
+    for (const s of strings)
+      for (let i = 0; i < s.length; i++) {
+        const code = s.charCodeAt(i);
+        if (code < 128 !== ascii || columnOf(code) !== 0) continue;
+        if (ascii) asciiColumn[code] = columns++;
+        else otherColumn.set(code, columns++);
+      }
   // The trie: state 0 is the root; `children[state]` by column while it is built.
   const children = [new Map<number, number>()];
   const ending: number[][] = [[]];
@@ -265,15 +269,12 @@ export function literalFinder(
   });
   // Breadth first: each state's move on every column (its child, or its failure's move), and what
   // ends at it (its own strings, then its failure's, which are suffixes of them).
-  // In 16 bits while the states fit (the rules' strings make a few thousand: 2.5 MB, not 5).
-  const moves =
-    children.length <= 0xffff
-      ? new Uint16Array(children.length * columns)
-      : new Int32Array(children.length * columns);
-  const failure = new Int32Array(children.length);
+  const states = children.length;
+  const trieMoves = new Int32Array(states * columns);
+  const failure = new Int32Array(states);
   const queue: number[] = [];
   for (const [column, child] of children[0]!) {
-    moves[column] = child;
+    trieMoves[column] = child;
     queue.push(child);
   }
   for (let head = 0; head < queue.length; head++) {
@@ -281,42 +282,61 @@ export function literalFinder(
     ending[state]!.push(...ending[failure[state]!]!);
     for (let column = 0; column < columns; column++) {
       const child = children[state]!.get(column);
-      const fallback = moves[failure[state]! * columns + column]!;
-      if (child === undefined) moves[state * columns + column] = fallback;
+      const fallback = trieMoves[failure[state]! * columns + column]!;
+      if (child === undefined) trieMoves[state * columns + column] = fallback;
       else {
-        moves[state * columns + column] = child;
+        trieMoves[state * columns + column] = child;
         failure[child] = fallback;
         queue.push(child);
       }
     }
   }
+  // Numbered again: the states at which nothing ends first (the root still 0), then the others
+  // from `firstEnding` on, what ends at each listed in `ends` from `endsFrom[state - firstEnding]`.
+  // The moves in 16 bits while the states fit (the rules' strings make a few thousand: 2.5 MB, not 5).
+  const order = [0, ...queue].sort((a, b) => Number(ending[a]!.length > 0) - Number(ending[b]!.length > 0));
+  const renumbered = new Int32Array(states);
+  order.forEach((state, number) => (renumbered[state] = number));
+  const firstEnding = order.findIndex((state) => ending[state]!.length > 0);
+  const moves = states <= 0xffff ? new Uint16Array(states * columns) : new Int32Array(states * columns);
+  for (let state = 0; state < states; state++)
+    for (let column = 0; column < columns; column++)
+      moves[renumbered[state]! * columns + column] = renumbered[trieMoves[state * columns + column]!]!;
+  const endings = firstEnding < 0 ? [] : order.slice(firstEnding).map((state) => ending[state]!);
+  const endsFrom = new Int32Array(endings.length + 1);
+  endings.forEach((list, k) => (endsFrom[k + 1] = endsFrom[k]! + list.length));
+  const ends = Int32Array.from(endings.flat());
+  const last = firstEnding < 0 ? states : firstEnding;
   const lengths = Int32Array.from(strings, (s) => s.length);
   const isPlaced = Uint8Array.from(strings, (s) => (wanted.has(s) ? 1 : 0));
   return (text) => {
     const seen = new Uint8Array(strings.length);
-    const where: Array<number[] | null> = new Array<number[] | null>(strings.length).fill(null);
+    const heldIds: number[] = [];
+    let where: Array<number[] | undefined> | undefined;
     let state = 0;
     for (let i = 0; i < text.length; i++) {
       const code = text.charCodeAt(i);
       state = moves[state * columns + (code < 128 ? asciiColumn[code]! : (otherColumn.get(code) ?? 0))]!;
-      const ends = ending[state]!;
-      for (let k = 0; k < ends.length; k++) {
+      if (state < last) continue;
+      for (let k = endsFrom[state - last]!, end = endsFrom[state - last + 1]!; k < end; k++) {
         const id = ends[k]!;
-        seen[id] = 1;
+        if (seen[id] === 0) {
+          seen[id] = 1;
+          heldIds.push(id);
+        }
         if (isPlaced[id] === 0) continue;
         const start = i - lengths[id]! + 1;
+        where ??= new Array<number[] | undefined>(strings.length);
         const list = where[id];
-        if (list === null) where[id] = [start];
-        else list!.push(start);
+        if (list === undefined) where[id] = [start];
+        else list.push(start);
       }
     }
     const held = new Set<string>();
+    for (const id of heldIds) held.add(strings[id]!);
     const at = new Map<string, number[]>();
-    seen.forEach((flag, id) => {
-      if (flag === 0) return;
-      held.add(strings[id]!);
-      if (where[id] !== null) at.set(strings[id]!, where[id]!);
-    });
+    if (where !== undefined)
+      for (const id of heldIds) if (where[id] !== undefined) at.set(strings[id]!, where[id]);
     return { held, at };
   };
 }
@@ -355,9 +375,11 @@ export function labeller(spec: OpenApiDocument): Labeller {
   // text costs less.
   const rules = labelRules(spec).map((rule) => {
     const pattern = readingPattern(rule.pattern);
+    const needs = ruleNeeds(rule);
     return {
       kind: rule.kind,
-      needs: ruleNeeds(rule),
+      needs,
+      meets: prefilterTest(needs),
       leads: leadingLiterals(pattern),
       thenLeads: rule.then === undefined ? null : leadingLiterals(readingPattern(rule.then)),
       matches: ruleMatcher(rule),
@@ -367,12 +389,22 @@ export function labeller(spec: OpenApiDocument): Labeller {
     rules.flatMap((rule) => prefilterStrings(rule.needs)),
     rules.flatMap((rule) => [...(rule.leads ?? []), ...(rule.thenLeads ?? [])]),
   );
+  // A condition is met only by a text that holds one of its strings at least: a rule is weighed
+  // only if one of the strings a text holds names it (an ordinary text holds a few of them).
+  const rulesAsking = new Map<string, number[]>();
+  rules.forEach((rule, index) => {
+    for (const s of prefilterStrings(rule.needs)) rulesAsking.set(s, [...(rulesAsking.get(s) ?? []), index]);
+  });
+  const alwaysWeighed = Uint8Array.from(rules, (rule) => (rule.needs === true ? 1 : 0));
 
   function kindsIn(text: string, found: Set<LabelKind>): void {
     const { held, at } = present(text);
-    for (const rule of rules) {
-      if (found.has(rule.kind)) continue;
-      if (!meets(rule.needs, held)) continue;
+    const weighed = alwaysWeighed.slice();
+    for (const s of held) for (const index of rulesAsking.get(s) ?? []) weighed[index] = 1;
+    for (let index = 0; index < rules.length; index++) {
+      const rule = rules[index]!;
+      if (weighed[index] === 0 || found.has(rule.kind)) continue;
+      if (!rule.meets(held)) continue;
       const starts = rule.leads === null ? null : startsIn(rule.leads, at, text.length);
       if (starts?.length === 0) continue;
       const thenStarts = rule.thenLeads === null ? null : startsIn(rule.thenLeads, at, text.length);

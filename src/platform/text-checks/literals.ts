@@ -31,11 +31,29 @@ export function prefilterOf(...patterns: string[]): Prefilter {
 
 /** Whether a text holding the strings `held` meets `filter`. */
 export function meets(filter: Prefilter, held: ReadonlySet<string>): boolean {
-  if (filter === true) return true;
-  if (typeof filter === 'string') return held.has(filter);
-  return 'all' in filter
-    ? filter.all.every((part) => meets(part, held))
-    : filter.any.some((part) => meets(part, held));
+  return prefilterTest(filter)(held);
+}
+
+/**
+ * `filter` compiled to a test of the strings a text holds (meets, once per filter): a part that is
+ * one of many strings looks its strings up in the strings held or, when the text holds fewer (an
+ * ordinary one holds a few), those in its strings.
+ */
+export function prefilterTest(filter: Prefilter): (held: ReadonlySet<string>) => boolean {
+  if (filter === true) return () => true;
+  if (typeof filter === 'string') return (held) => held.has(filter);
+  if ('all' in filter) {
+    const parts = filter.all.map(prefilterTest);
+    return (held) => parts.every((part) => part(held));
+  }
+  const strings = new Set(filter.any.filter((part) => typeof part === 'string'));
+  const others = filter.any.filter((part) => typeof part !== 'string').map(prefilterTest);
+  return (held) => {
+    if (held.size < strings.size) {
+      for (const s of held) if (strings.has(s)) return true;
+    } else for (const s of strings) if (held.has(s)) return true;
+    return others.some((part) => part(held));
+  };
 }
 
 /** The strings `filter` asks about. */
