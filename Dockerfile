@@ -6,7 +6,7 @@
 #
 #   docker build -t bot-platform .
 #   docker run -p 3000:3000 -v bot-platform-data:/data \
-#     -e SESSION_SECRET=... -e IDENTITY_KEY_SECRET=... -e EMAIL_SIGNIN=off bot-platform        # embedded PGlite in /data
+#     -e SESSION_SECRET=... -e IDENTITY_KEY_SECRET=... -e DM_MASTER_KEY=... -e EMAIL_SIGNIN=off bot-platform        # embedded PGlite in /data
 # With DATABASE_URL (and DATABASE_DIRECT_URL behind a pooler) it uses Postgres instead: compose.yaml.
 FROM node:20-bookworm-slim
 

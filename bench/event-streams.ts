@@ -82,6 +82,7 @@ await withThrowawayDatabase(async (_database, url) => {
     NODE_ENV: 'production',
     SESSION_SECRET: benchSessionSecret,
     IDENTITY_KEY_SECRET: benchSessionSecret,
+    DM_MASTER_KEY: benchSessionSecret,
     EMAIL_SIGNIN: 'off',
     LOG_LEVEL: 'warn',
     TRUST_PROXY: '127.0.0.1',

@@ -32,6 +32,7 @@ await withThrowawayDatabase(async (database, url) => {
         NODE_ENV: 'production',
         SESSION_SECRET: benchSessionSecret,
         IDENTITY_KEY_SECRET: benchSessionSecret,
+        DM_MASTER_KEY: benchSessionSecret,
         EMAIL_SIGNIN: 'off',
         // Page 1 from the database, as page 101: the response cache would answer it from memory.
         PAGE_CACHE_TTL_MS: '0',

@@ -60,6 +60,7 @@ await withThrowawayDatabase(async (database) => {
         NODE_ENV: 'production',
         SESSION_SECRET: benchSessionSecret,
         IDENTITY_KEY_SECRET: benchSessionSecret,
+        DM_MASTER_KEY: benchSessionSecret,
         EMAIL_SIGNIN: 'off',
       }),
       logLevel: 'silent',

@@ -27,6 +27,7 @@ await withThrowawayDatabase(async (database) => {
       NODE_ENV: 'production',
       SESSION_SECRET: benchSessionSecret,
       IDENTITY_KEY_SECRET: benchSessionSecret,
+      DM_MASTER_KEY: benchSessionSecret,
       EMAIL_SIGNIN: 'off',
       // Each bot sends from an address of its own (X-Forwarded-For through a trusted 127.0.0.1), as
       // in `npm run bench`: the client IP's cap is counted too, each address on its own key.

@@ -205,6 +205,7 @@ await withThrowawayDatabase(async (database, url) => {
     NODE_ENV: 'production',
     SESSION_SECRET: benchSessionSecret,
     IDENTITY_KEY_SECRET: benchSessionSecret,
+    DM_MASTER_KEY: benchSessionSecret,
     EMAIL_SIGNIN: 'off',
     // Each writer bot sends from an address of its own, as bots in the wild do, through a trusted
     // proxy at 127.0.0.1 (X-Forwarded-For, as behind a load balancer): both limits are counted, at
@@ -1061,6 +1062,7 @@ async function startupMs(env: Record<string, string>): Promise<number> {
       NODE_ENV: 'production',
       SESSION_SECRET: benchSessionSecret,
       IDENTITY_KEY_SECRET: benchSessionSecret,
+      DM_MASTER_KEY: benchSessionSecret,
       EMAIL_SIGNIN: 'off',
       LOG_LEVEL: 'warn',
       ...env,

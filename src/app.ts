@@ -82,6 +82,10 @@ export async function buildApp({
     app.log.warn(
       'IDENTITY_KEY_SECRET is not set: identity tokens are signed with a key made under a secret generated for this process',
     );
+  if (config.messages.masterKeyEphemeral)
+    app.log.warn(
+      'DM_MASTER_KEY is not set: the direct messages written now are sealed under a key generated for this process, unreadable once it stops',
+    );
   // An error page shows who is signed in, as every page does.
   const viewer = async (request: FastifyRequest) => {
     const userId = request.session?.userId;

@@ -5,6 +5,7 @@ import {
   hints,
   loadHumansConfig,
   loadIdentitySettings,
+  loadMessageSettings,
   loadMcpSettings,
   parseTrustProxy,
   validate,
@@ -102,15 +103,20 @@ export function loadConfig(
   const env = raw.NODE_ENV as Config['env'];
   // Every secret that is missing or too short is named at once, whichever group it belongs to.
   const identity = loadIdentitySettings(raw, env, serving);
+  const messages = loadMessageSettings(raw, env, serving);
+  const secretProblems = [identity, messages].flatMap((settings) =>
+    settings instanceof ConfigError ? settings.problems : [],
+  );
   let humans: HumansConfig;
   try {
     humans = loadHumansConfig(environment, raw, env, serving);
   } catch (error) {
-    if (error instanceof ConfigError && identity instanceof ConfigError)
-      throw new ConfigError([...error.problems, ...identity.problems]);
+    if (error instanceof ConfigError && secretProblems.length > 0)
+      throw new ConfigError([...error.problems, ...secretProblems]);
     throw error;
   }
-  if (identity instanceof ConfigError) throw identity;
+  if (identity instanceof ConfigError || messages instanceof ConfigError)
+    throw new ConfigError(secretProblems);
   const mcp = loadMcpSettings(raw);
   const trustFactors = trustFactorsOf(raw);
   return {
@@ -188,6 +194,7 @@ export function loadConfig(
     },
     humans,
     identity,
+    messages,
     mcp,
   };
 }

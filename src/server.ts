@@ -111,7 +111,7 @@ async function main() {
     if (config !== configured)
       app.log.info(
         { file: path.join(config.pgliteDir, developmentSecretsFile) },
-        'development secrets (no SESSION_SECRET or IDENTITY_KEY_SECRET set) kept with the database: a restart keeps sessions',
+        'development secrets (no SESSION_SECRET, IDENTITY_KEY_SECRET or DM_MASTER_KEY set) kept with the database: a restart keeps sessions and direct messages',
       );
     // `npm run admin` cannot open the directory this process holds: it asks here instead.
     if (!config.pgliteDir.startsWith('memory://')) {

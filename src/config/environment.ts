@@ -1,10 +1,18 @@
 // The environment the configuration is read from: every variable with its schema and its default,
 // the hints a wrong value is told with, and the parsers of the variables that are more than a value.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { compileEnvironmentValidator } from './environment-validator.js';
 import { StartupError, withoutPasswords } from './startup-error.js';
-import type { Config, HumansConfig, IdentitySettings, McpSettings, OAuthProviderConfig } from './settings.js';
+import type {
+  Config,
+  HumansConfig,
+  IdentitySettings,
+  McpSettings,
+  MessageSettings,
+  OAuthProviderConfig,
+} from './settings.js';
 
 /** The store counts hits in a Postgres integer; a larger limit could never be reached anyway. */
 const largestLimit = 2_147_483_647;
@@ -88,6 +96,9 @@ export const variables = {
   PAGE_CACHE_MAX_MB: { type: 'integer', minimum: 1, maximum: 1_024, default: 16 },
   IDENTITY_KEY_SECRET: { type: 'string', minLength: 1 },
   IDENTITY_KEY_DAYS: { type: 'integer', minimum: 1, maximum: 365, default: 30 },
+  DM_MASTER_KEY: { type: 'string', minLength: 1 },
+  DM_MASTER_KEY_FILE: { type: 'string', minLength: 1 },
+  DM_RETENTION_DAYS: { type: 'integer', minimum: 1, maximum: 36_500, default: 365 },
   MCP_ALLOWED_ORIGINS: { type: 'string', minLength: 1 },
   // What a local client dials (curl, an inspector): a page on another site never sends these names.
   MCP_ALLOWED_HOSTS: { type: 'string', minLength: 1, default: 'localhost,127.0.0.1,[::1]' },
@@ -162,6 +173,49 @@ export function loadIdentitySettings(
     keySecret: given ?? randomBytes(32).toString('base64url'),
     keySecretEphemeral: given === undefined,
     keyDays: raw.IDENTITY_KEY_DAYS as number,
+  };
+}
+
+/**
+ * DM_MASTER_KEY (or the file DM_MASTER_KEY_FILE names, its keys one per line) and
+ * DM_RETENTION_DAYS, or the problems with them: a comma-separated list whose first key wraps every
+ * new conversation key (the others only unwrap, until `rotate-dm-key` has rewrapped their keys).
+ */
+export function loadMessageSettings(
+  raw: Record<string, unknown>,
+  env: Config['env'],
+  serving: boolean,
+  readText: (file: string) => string = (file) => readFileSync(file, 'utf8'),
+): MessageSettings | ConfigError {
+  const file = raw.DM_MASTER_KEY_FILE as string | undefined;
+  if (file !== undefined && raw.DM_MASTER_KEY !== undefined)
+    return new ConfigError(['set DM_MASTER_KEY or DM_MASTER_KEY_FILE, not both']);
+  let given: string[] = list(raw.DM_MASTER_KEY);
+  if (file !== undefined) {
+    try {
+      given = readText(file)
+        .split(/[\n,]/)
+        .map((key) => key.trim())
+        .filter((key) => key !== '');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+      return new ConfigError([`DM_MASTER_KEY_FILE names a file this process cannot read (${code}): ${file}`]);
+    }
+    if (given.length === 0)
+      return new ConfigError([`DM_MASTER_KEY_FILE names a file that holds no key: ${file}`]);
+  }
+  if (given.length === 0 && env === 'production' && serving)
+    return new ConfigError([
+      'DM_MASTER_KEY (or DM_MASTER_KEY_FILE) must be set in production: at least 32 characters, the same on every instance, kept outside the database; it wraps the keys that encrypt direct messages',
+    ]);
+  if (given.some((key) => key.length < 32))
+    return new ConfigError([
+      `${file === undefined ? 'DM_MASTER_KEY' : 'DM_MASTER_KEY_FILE'}: each key must be at least 32 characters`,
+    ]);
+  return {
+    masterKeys: given.length > 0 ? given : [randomBytes(32).toString('base64url')],
+    masterKeyEphemeral: given.length === 0,
+    retentionDays: raw.DM_RETENTION_DAYS as number,
   };
 }
 

@@ -57,6 +57,7 @@ export interface Config {
   responseCache: ResponseCacheLimits;
   /** The keys that sign bots' identity tokens (src/identity/README.md). */
   identity: IdentitySettings;
+  messages: MessageSettings;
   /** Who may reach /mcp: DNS-rebinding protection (src/mcp/README.md). */
   mcp: McpSettings;
 }
@@ -99,6 +100,18 @@ export interface IdentitySettings {
   keySecretEphemeral: boolean;
   /** A signing key signs for this many days, then the next one does. */
   keyDays: number;
+}
+
+export interface MessageSettings {
+  /**
+   * The master keys that wrap the conversations' data keys (DM_MASTER_KEY or DM_MASTER_KEY_FILE):
+   * the first wraps, every one unwraps what it wrapped. Never in the database.
+   */
+  masterKeys: string[];
+  /** True when none was set and one was generated for this process (development, tests). */
+  masterKeyEphemeral: boolean;
+  /** A conversation untouched this many days is deleted by the periodic work, its key first. */
+  retentionDays: number;
 }
 
 export interface ResponseCacheLimits {

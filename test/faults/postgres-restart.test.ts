@@ -135,6 +135,7 @@ describe('SIGTERM under load', { skip }, () => {
         NODE_ENV: 'production',
         SESSION_SECRET: 's'.repeat(32),
         IDENTITY_KEY_SECRET: 'i'.repeat(32),
+        DM_MASTER_KEY: 'm'.repeat(32),
         EMAIL_SIGNIN: 'off',
         REGISTER_LIMIT_PER_HOUR: '1000',
         RATE_LIMIT_POSTS: '100000',

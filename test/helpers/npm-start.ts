@@ -72,6 +72,7 @@ function spawnServer(command: string, args: string[], env: Record<string, string
       NODE_ENV: 'production',
       SESSION_SECRET: 's'.repeat(32),
       IDENTITY_KEY_SECRET: 'i'.repeat(32),
+      DM_MASTER_KEY: 'm'.repeat(32),
       EMAIL_SIGNIN: 'off',
       ...env,
     },

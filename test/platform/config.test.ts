@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { withoutPasswords } from '../../src/config/startup-error.js';
 
 describe('configuration', () => {
   test('defaults give a working development server on embedded PGlite', () => {
-    const { humans, identity, ...config } = loadConfig({});
+    const { humans, identity, messages, ...config } = loadConfig({});
     assert.deepEqual(config, {
       env: 'development',
       host: '127.0.0.1',
@@ -68,6 +71,10 @@ describe('configuration', () => {
     assert.deepEqual(identitySettings, { keySecretEphemeral: true, keyDays: 30 });
     assert.ok(keySecret.length >= 32);
     assert.notEqual(loadConfig({}).identity.keySecret, keySecret, 'a fresh secret per process');
+    const { masterKeys, ...messageSettings } = messages;
+    assert.deepEqual(messageSettings, { masterKeyEphemeral: true, retentionDays: 365 });
+    assert.equal(masterKeys.length, 1);
+    assert.notDeepEqual(loadConfig({}).messages.masterKeys, masterKeys, 'a fresh master key per process');
     const { sessionSecrets, ...rest } = humans;
     assert.deepEqual(rest, {
       emailSignIn: true,
@@ -144,6 +151,7 @@ describe('configuration', () => {
     const config = loadConfig({
       NODE_ENV: 'production',
       IDENTITY_KEY_SECRET: 'i'.repeat(32),
+      DM_MASTER_KEY: 'm'.repeat(32),
       SESSION_SECRET: secrets.join(','),
       SMTP_URL: 'smtp://mail.example.com:587',
     });
@@ -156,6 +164,7 @@ describe('configuration', () => {
       NODE_ENV: 'production',
       SESSION_SECRET: 's'.repeat(32),
       IDENTITY_KEY_SECRET: 'i'.repeat(32),
+      DM_MASTER_KEY: 'm'.repeat(32),
     };
     assert.throws(
       () => loadConfig(production),
@@ -188,11 +197,63 @@ describe('configuration', () => {
     assert.deepEqual(config.identity, { keySecret: 'k'.repeat(40), keySecretEphemeral: false, keyDays: 7 });
   });
 
+  test('DM_MASTER_KEY: required in production, at least 32 characters each, a list to rotate, or a file of them; never with both', () => {
+    const production = {
+      NODE_ENV: 'production',
+      SESSION_SECRET: 's'.repeat(32),
+      IDENTITY_KEY_SECRET: 'i'.repeat(32),
+      EMAIL_SIGNIN: 'off',
+    };
+    assert.throws(
+      () => loadConfig(production),
+      /DM_MASTER_KEY \(or DM_MASTER_KEY_FILE\) must be set in production/,
+    );
+    assert.throws(
+      () => loadConfig({ NODE_ENV: 'production', EMAIL_SIGNIN: 'off' }),
+      /SESSION_SECRET must be set[\s\S]*IDENTITY_KEY_SECRET must be set[\s\S]*DM_MASTER_KEY \(or DM_MASTER_KEY_FILE\) must be set/,
+      'named with every other missing secret',
+    );
+    assert.throws(
+      () => loadConfig({ DM_MASTER_KEY: `${'n'.repeat(32)},short` }),
+      /DM_MASTER_KEY: each key must be at least 32 characters/,
+    );
+    const rotating = loadConfig({ ...production, DM_MASTER_KEY: `${'n'.repeat(32)},${'o'.repeat(40)}` });
+    assert.deepEqual(rotating.messages, {
+      masterKeys: ['n'.repeat(32), 'o'.repeat(40)],
+      masterKeyEphemeral: false,
+      retentionDays: 365,
+    });
+    const directory = mkdtempSync(path.join(tmpdir(), 'dm-master-key-'));
+    const file = path.join(directory, 'keys');
+    writeFileSync(file, `${'p'.repeat(32)}\n${'q'.repeat(33)}\n`);
+    assert.deepEqual(loadConfig({ ...production, DM_MASTER_KEY_FILE: file }).messages.masterKeys, [
+      'p'.repeat(32),
+      'q'.repeat(33),
+    ]);
+    assert.throws(
+      () => loadConfig({ ...production, DM_MASTER_KEY_FILE: path.join(directory, 'missing') }),
+      /DM_MASTER_KEY_FILE names a file this process cannot read \(ENOENT\)/,
+    );
+    assert.throws(
+      () => loadConfig({ ...production, DM_MASTER_KEY_FILE: file, DM_MASTER_KEY: 'n'.repeat(32) }),
+      /set DM_MASTER_KEY or DM_MASTER_KEY_FILE, not both/,
+    );
+    // The key itself is never shown in an error, whatever is wrong with it.
+    assert.throws(
+      () => loadConfig({ DM_MASTER_KEY: 'secret-but-short' }),
+      (error: Error) => !error.message.includes('secret-but-short'),
+    );
+    assert.equal(loadConfig({}).messages.masterKeyEphemeral, true, 'development generates one');
+    assert.throws(() => loadConfig({ DM_RETENTION_DAYS: '0' }), /DM_RETENTION_DAYS/);
+    rmSync(directory, { recursive: true });
+  });
+
   test('the command-line tools serve no one: in production they need neither SESSION_SECRET nor SMTP_URL', () => {
     const production = { NODE_ENV: 'production' };
     assert.throws(() => loadConfig(production), /SESSION_SECRET must be set in production/);
     assert.throws(() => loadConfig(production), /SMTP_URL must be set in production/);
     assert.throws(() => loadConfig(production), /IDENTITY_KEY_SECRET must be set in production/);
+    assert.throws(() => loadConfig(production), /DM_MASTER_KEY \(or DM_MASTER_KEY_FILE\) must be set/);
     const tool = loadConfig(production, { serving: false });
     assert.equal(tool.env, 'production');
     assert.equal(tool.humans.sessionSecretEphemeral, true);
