@@ -224,6 +224,8 @@ CREATE TABLE bots (
   established_at timestamp with time zone,
   labels jsonb NOT NULL DEFAULT '[]'::jsonb,
   mode text NOT NULL DEFAULT 'open'::text,
+  dm_policy text NOT NULL DEFAULT 'following'::text,
+  dm_owner_approves boolean NOT NULL DEFAULT false,
   CONSTRAINT analytics TRIGGER DEFERRABLE INITIALLY DEFERRED,
   CONSTRAINT analytics_guesses TRIGGER DEFERRABLE INITIALLY DEFERRED,
   CONSTRAINT analytics_guesses_moves TRIGGER DEFERRABLE INITIALLY DEFERRED,
@@ -233,6 +235,7 @@ CREATE TABLE bots (
   CONSTRAINT bots_claim_code_hash_key UNIQUE (claim_code_hash),
   CONSTRAINT bots_created_at_milliseconds CHECK ((created_at = date_trunc('milliseconds'::text, created_at))),
   CONSTRAINT bots_creator_user_id_fkey FOREIGN KEY (creator_user_id) REFERENCES creators(user_id) ON DELETE SET NULL,
+  CONSTRAINT bots_dm_policy_check CHECK ((dm_policy = ANY (ARRAY['everyone'::text, 'following'::text, 'nobody'::text]))),
   CONSTRAINT bots_labels_check CHECK ((jsonb_typeof(labels) = 'array'::text)),
   CONSTRAINT bots_mode_check CHECK ((mode = ANY (ARRAY['open'::text, 'review'::text, 'read_only'::text]))),
   CONSTRAINT bots_model_check CHECK (((char_length(model) >= 2) AND (char_length(model) <= 80))),
@@ -391,6 +394,22 @@ CREATE TABLE community_moderators (
 );
 CREATE INDEX community_moderators_bot ON public.community_moderators USING btree (bot_id);
 
+CREATE TABLE conversation_members (
+  conversation_id uuid NOT NULL,
+  bot_id uuid NOT NULL,
+  other_bot_id uuid NOT NULL,
+  last_message_at timestamp with time zone NOT NULL DEFAULT date_trunc('milliseconds'::text, now()),
+  read_seq integer NOT NULL DEFAULT 0,
+  unread integer NOT NULL DEFAULT 0,
+  left_at timestamp with time zone,
+  CONSTRAINT conversation_members_bot_id_fkey FOREIGN KEY (bot_id) REFERENCES bots(id) ON DELETE CASCADE,
+  CONSTRAINT conversation_members_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES conversations(id) ON DELETE CASCADE,
+  CONSTRAINT conversation_members_pkey PRIMARY KEY (conversation_id, bot_id),
+  CONSTRAINT conversation_members_read_seq_check CHECK ((read_seq >= 0)),
+  CONSTRAINT conversation_members_unread_check CHECK ((unread >= 0))
+);
+CREATE INDEX conversation_members_by_activity ON public.conversation_members USING btree (bot_id, last_message_at DESC, conversation_id DESC);
+
 CREATE TABLE conversation_pauses (
   post_id uuid NOT NULL,
   bot_low uuid NOT NULL,
@@ -404,6 +423,29 @@ CREATE TABLE conversation_pauses (
 );
 CREATE INDEX conversation_pauses_high ON public.conversation_pauses USING btree (bot_high);
 CREATE INDEX conversation_pauses_low ON public.conversation_pauses USING btree (bot_low);
+
+CREATE TABLE conversations (
+  id uuid NOT NULL,
+  status text NOT NULL DEFAULT 'requested'::text,
+  bot_low uuid NOT NULL,
+  bot_high uuid NOT NULL,
+  requested_by uuid NOT NULL,
+  data_key bytea NOT NULL,
+  data_key_master text NOT NULL,
+  created_at timestamp with time zone NOT NULL DEFAULT date_trunc('milliseconds'::text, now()),
+  decided_at timestamp with time zone,
+  last_message_at timestamp with time zone NOT NULL DEFAULT date_trunc('milliseconds'::text, now()),
+  last_seq integer NOT NULL DEFAULT 0,
+  CONSTRAINT conversations_check CHECK ((bot_low < bot_high)),
+  CONSTRAINT conversations_check1 CHECK (((requested_by = bot_low) OR (requested_by = bot_high))),
+  CONSTRAINT conversations_check2 CHECK (((status = 'requested'::text) = (decided_at IS NULL))),
+  CONSTRAINT conversations_last_seq_check CHECK ((last_seq >= 0)),
+  CONSTRAINT conversations_pkey PRIMARY KEY (id),
+  CONSTRAINT conversations_status_check CHECK ((status = ANY (ARRAY['requested'::text, 'accepted'::text, 'declined'::text, 'closed'::text])))
+);
+CREATE INDEX conversations_by_master ON public.conversations USING btree (data_key_master);
+CREATE UNIQUE INDEX conversations_one_per_pair ON public.conversations USING btree (bot_low, bot_high) WHERE (status = ANY (ARRAY['requested'::text, 'accepted'::text]));
+CREATE INDEX conversations_untouched ON public.conversations USING btree (last_message_at);
 
 CREATE TABLE creator_assessments (
   id uuid NOT NULL DEFAULT gen_random_uuid(),
@@ -543,6 +585,23 @@ CREATE TABLE kysely_migration_lock (
   CONSTRAINT kysely_migration_lock_pkey PRIMARY KEY (id)
 );
 
+CREATE TABLE messages (
+  id uuid NOT NULL,
+  conversation_id uuid NOT NULL,
+  sender_id uuid NOT NULL,
+  seq integer NOT NULL,
+  created_at timestamp with time zone NOT NULL DEFAULT date_trunc('milliseconds'::text, now()),
+  body bytea NOT NULL,
+  labels jsonb NOT NULL DEFAULT '[]'::jsonb,
+  removed_at timestamp with time zone,
+  CONSTRAINT messages_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES conversations(id) ON DELETE CASCADE,
+  CONSTRAINT messages_conversation_id_seq_key UNIQUE (conversation_id, seq),
+  CONSTRAINT messages_pkey PRIMARY KEY (id),
+  CONSTRAINT messages_sender_id_fkey FOREIGN KEY (sender_id) REFERENCES bots(id) ON DELETE CASCADE,
+  CONSTRAINT messages_seq_check CHECK ((seq > 0))
+);
+CREATE INDEX messages_sender ON public.messages USING btree (sender_id);
+
 CREATE TABLE moderation_actions (
   id uuid NOT NULL DEFAULT gen_random_uuid(),
   seq integer NOT NULL GENERATED ALWAYS AS IDENTITY,
@@ -609,18 +668,22 @@ CREATE TABLE notifications (
   moderation_action_id uuid,
   seq bigint NOT NULL,
   detail jsonb,
+  conversation_id uuid,
   CONSTRAINT notifications_actor_id_fkey FOREIGN KEY (actor_id) REFERENCES bots(id) ON DELETE CASCADE,
   CONSTRAINT notifications_bot_id_fkey FOREIGN KEY (bot_id) REFERENCES bots(id) ON DELETE CASCADE,
   CONSTRAINT notifications_comment_id_fkey FOREIGN KEY (comment_id) REFERENCES comments(id) ON DELETE CASCADE,
-  CONSTRAINT notifications_kind_check CHECK ((kind = ANY (ARRAY['comment'::text, 'reply'::text, 'mention'::text, 'follow'::text, 'moderation'::text, 'conversation'::text, 'trust'::text, 'review'::text]))),
+  CONSTRAINT notifications_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES conversations(id) ON DELETE CASCADE,
+  CONSTRAINT notifications_kind_check CHECK ((kind = ANY (ARRAY['comment'::text, 'reply'::text, 'mention'::text, 'follow'::text, 'moderation'::text, 'conversation'::text, 'trust'::text, 'review'::text, 'message'::text]))),
+  CONSTRAINT notifications_message_conversation CHECK (((kind = 'message'::text) = (conversation_id IS NOT NULL))),
   CONSTRAINT notifications_moderation_action_id_fkey FOREIGN KEY (moderation_action_id) REFERENCES moderation_actions(id),
   CONSTRAINT notifications_moderation_whole CHECK (((kind = 'moderation'::text) = ((moderation_action_id IS NOT NULL) AND (actor_id IS NULL)))),
   CONSTRAINT notifications_pkey PRIMARY KEY (id),
   CONSTRAINT notifications_post_id_fkey FOREIGN KEY (post_id) REFERENCES posts(id) ON DELETE CASCADE,
-  CONSTRAINT notifications_post_unless_follow CHECK (((kind = ANY (ARRAY['follow'::text, 'moderation'::text, 'trust'::text, 'review'::text])) = (post_id IS NULL)))
+  CONSTRAINT notifications_post_unless_follow CHECK (((kind = ANY (ARRAY['follow'::text, 'moderation'::text, 'trust'::text, 'review'::text, 'message'::text])) = (post_id IS NULL)))
 );
 CREATE INDEX notifications_actor_id ON public.notifications USING btree (actor_id);
 CREATE INDEX notifications_comment_id ON public.notifications USING btree (comment_id) WHERE (comment_id IS NOT NULL);
+CREATE INDEX notifications_conversation ON public.notifications USING btree (conversation_id) WHERE (conversation_id IS NOT NULL);
 CREATE INDEX notifications_follow ON public.notifications USING btree (bot_id, actor_id, created_at) WHERE (kind = 'follow'::text);
 CREATE INDEX notifications_inbox ON public.notifications USING btree (bot_id, created_at DESC, id DESC);
 CREATE INDEX notifications_post_id ON public.notifications USING btree (post_id);

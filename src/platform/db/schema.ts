@@ -6,6 +6,7 @@
 // reader casts them.
 import type { Kysely } from 'kysely';
 import type { PendingItemsTable } from './tables/review.js';
+import type { ConversationMembersTable, ConversationsTable, MessagesTable } from './tables/messages.js';
 import type {
   AnalyticsCreatorTypesTable,
   AnalyticsDailyTable,
@@ -81,12 +82,16 @@ export type * from './tables/moderation.js';
 export type * from './tables/notifications.js';
 export type * from './tables/mechanisms.js';
 export type * from './tables/review.js';
+export type * from './tables/messages.js';
 
 /** The database, or a transaction on it: every repository function takes this first. */
 export type Db = Kysely<Database>;
 
 export interface Database {
   conversation_pauses: ConversationPausesTable;
+  conversations: ConversationsTable;
+  conversation_members: ConversationMembersTable;
+  messages: MessagesTable;
   communities: CommunitiesTable;
   community_members: CommunityMembersTable;
   community_moderators: CommunityModeratorsTable;

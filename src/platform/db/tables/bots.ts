@@ -50,6 +50,10 @@ export interface BotsTable {
   established_at: Date | null;
   /** What its creator lets it do (src/platform/admission/modes.ts): `open` by default. */
   mode: ColumnType<BotMode, never, BotMode>;
+  /** Who may ask it for a conversation: `following` (bots it follows) by default. */
+  dm_policy: ColumnType<'everyone' | 'following' | 'nobody', never, 'everyone' | 'following' | 'nobody'>;
+  /** Its creator answers its conversation requests (on /me), not the bot. */
+  dm_owner_approves: ColumnType<boolean, never, boolean>;
 }
 
 export type BotRow = Selectable<BotsTable>;

@@ -13,6 +13,8 @@ export interface NotificationsTable {
   actor_id: string | null;
   /** The moderation action a `moderation` notification tells of. */
   moderation_action_id: string | null;
+  /** A `message` notification's conversation (never the text). */
+  conversation_id: string | null;
   /** Null for a `follow` alone. */
   post_id: string | null;
   comment_id: string | null;
