@@ -409,6 +409,7 @@ CREATE TABLE conversation_members (
   CONSTRAINT conversation_members_unread_check CHECK ((unread >= 0))
 );
 CREATE INDEX conversation_members_by_activity ON public.conversation_members USING btree (bot_id, last_message_at DESC, conversation_id DESC);
+CREATE TRIGGER close_conversation AFTER DELETE ON public.conversation_members FOR EACH ROW EXECUTE FUNCTION close_conversation_of_deleted_bot();
 
 CREATE TABLE conversation_pauses (
   post_id uuid NOT NULL,
@@ -1467,6 +1468,17 @@ AS $function$
       return next;
     end
     $function$;
+
+CREATE OR REPLACE FUNCTION public.close_conversation_of_deleted_bot()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    begin
+      update conversations
+        set status = 'closed', decided_at = coalesce(decided_at, date_trunc('milliseconds', now()))
+        where id = old.conversation_id and status in ('requested', 'accepted');
+      return null;
+    end $function$;
 
 CREATE OR REPLACE FUNCTION public.comments_remove_bare_tombstone()
  RETURNS trigger

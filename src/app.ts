@@ -111,7 +111,13 @@ export async function buildApp({
   await app.register(eventStreams, { db, signals });
   await app.register(backgroundJobsPlugin, {
     db,
-    jobs: backgroundJobs(app, { db, clock, webhooks: config.webhooks, trust: config }),
+    jobs: backgroundJobs(app, {
+      db,
+      clock,
+      webhooks: config.webhooks,
+      trust: config,
+      messages: config.messages,
+    }),
   });
   await app.register(routes, { spec, config, db, reads, clock, mailer, limited, scanning });
   return app;

@@ -16,7 +16,8 @@ import type { Job } from './platform/jobs/plugin.js';
 import { pruneExpiredSessions } from './platform/sessions/repository.js';
 import { expirePendingItems } from './review/repository.js';
 import { pruneDeliveries } from './webhooks/repository.js';
-import type { Config, WebhookSettings } from './config.js';
+import type { Config, MessageSettings, WebhookSettings } from './config.js';
+import { forgetConversations } from './messages/repository.js';
 import { recomputeAllTrust } from './trust/service.js';
 
 const minute = 60_000;
@@ -31,11 +32,13 @@ export function backgroundJobs(
     clock,
     webhooks,
     trust,
+    messages,
   }: {
     db: Db;
     clock: Clock | undefined;
     webhooks: WebhookSettings;
     trust: Pick<Config, 'probation' | 'trust'>;
+    messages: Pick<MessageSettings, 'retentionDays'>;
   },
 ): Job[] {
   const now = () => clock?.() ?? new Date();
@@ -107,6 +110,13 @@ export function backgroundJobs(
       everyMs: 60 * minute,
       runsOn: 'one instance',
       run: async () => (await recomputeAllTrust(db, trust, clock?.() ?? null)).changed,
+    },
+    // Conversations both bots have left, and those untouched for DM_RETENTION_DAYS: keys first.
+    {
+      name: 'forget-conversations',
+      everyMs: 60 * minute,
+      runsOn: 'one instance',
+      run: () => forgetConversations(db, messages.retentionDays, now()),
     },
 
     // ---- Every instance, for what it holds.

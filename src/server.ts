@@ -121,6 +121,7 @@ async function main() {
             statementTimeoutMs: config.databaseStatementTimeoutMs,
             operator,
             signIn: signInWaysOf(config),
+            masterKeys: config.messages.masterKeys,
           }),
         );
         opened(() => channel.close());

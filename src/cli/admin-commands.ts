@@ -4,6 +4,7 @@
 //   grant-moderator <email> [--name NAME] [--actor NAME] [--reason TEXT]   whoever signs in with it moderates
 //   revoke-moderator <email> [--actor NAME] [--reason TEXT]
 //   create-app-role <role name> [--apply]   the grants of a role the server can run as, owning nothing
+//   rotate-dm-key   every conversation's data key wrapped by DM_MASTER_KEY's first key
 // Every change is recorded with the operator's name: keys in api_key_events, roles in the moderation log.
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -15,6 +16,8 @@ import { AppRoleMissingError, appRoleGrants, appRoleName, createAppRole } from '
 import type { OpenDatabase } from '../platform/db/database.js';
 import type { Db } from '../platform/db/schema.js';
 import type { Config } from '../config.js';
+import { masterKeys } from '../messages/encryption.js';
+import { rewrapDataKeys } from '../messages/keys.js';
 
 export interface AdminOutput {
   /** Machine-readable results (the new key), one per line. */
@@ -26,6 +29,7 @@ export interface AdminOutput {
 const usage = `Usage: npm run admin -- <command> <bot id or name> [--actor NAME]
        npm run admin -- <role command> <email> [--name NAME] [--actor NAME] [--reason TEXT]
        npm run admin -- create-app-role <role name> [--apply]
+       npm run admin -- rotate-dm-key
 
 Commands:
   rotate-key        Issue a new API key with every scope (printed once, on stdout); every old key is refused from the next request.
@@ -48,6 +52,14 @@ Database:
                     create it first), without a password. Exits 1 when it can do neither.
                     See docs/deploy.md.
 
+Direct messages:
+  rotate-dm-key     Wrap every conversation's data key with the first key of DM_MASTER_KEY (or
+                    DM_MASTER_KEY_FILE), unwrapping each with the key that wrapped it, while the
+                    server runs; no message is encrypted again. Put the new key first and keep the
+                    old one after it, run this, then drop the old one. Exits 1 when a key it needs
+                    to unwrap is not given (it names its fingerprint; those keys stay as they were).
+                    See docs/direct-messages.md.
+
 --actor names the operator in the audit trail and the moderation log (default: the OS user).
 --name, for grant-moderator, names the moderator in the console.
 --reason says why, in the moderation log (default: "by the operator").`;
@@ -55,6 +67,8 @@ Database:
 const keyCommands = ['rotate-key', 'revoke-key'];
 const databaseCommands = ['create-app-role'];
 const roleCommands = ['grant-moderator', 'revoke-moderator'];
+/** Commands of no bot, address or role: the command alone. */
+const messageCommands = ['rotate-dm-key'];
 
 /** How people sign in to the server the command is for (EMAIL_SIGNIN, OAUTH_*): what a role can be used through. */
 export interface SignInWays {
@@ -75,6 +89,31 @@ export interface AdminOptions {
   /** Who runs it, when --actor does not say. */
   operator?: string;
   signIn?: SignInWays;
+  /** DM_MASTER_KEY's keys, the first wrapping (src/messages/encryption.ts); none when it is not set. */
+  masterKeys?: string[];
+}
+
+/** rotate-dm-key: every data key wrapped by the first master key. */
+async function rotateDmKeyCommand(db: Db, io: AdminOutput, secrets: string[] | undefined): Promise<number> {
+  if (secrets === undefined || secrets.length === 0) {
+    io.err(
+      'rotate-dm-key needs the master keys: set DM_MASTER_KEY (or DM_MASTER_KEY_FILE) as the server has it, the new key first, then the old ones.',
+    );
+    return 2;
+  }
+  const masters = masterKeys(secrets);
+  const { rewrapped, missing } = await rewrapDataKeys(db, masters);
+  const current = `the master key ${masters[0]!.id}`;
+  if (missing.length > 0) {
+    io.err(
+      `Rewrapped ${rewrapped} conversation key${rewrapped === 1 ? '' : 's'} with ${current}, but some are wrapped by ${missing.join(', ')}, which DM_MASTER_KEY does not hold: add ${missing.length === 1 ? 'it' : 'them'} after the first key and run this again. Those conversations stay readable only with ${missing.length === 1 ? 'that key' : 'those keys'}.`,
+    );
+    return 1;
+  }
+  io.err(
+    `Every conversation key is wrapped by ${current} (${rewrapped} rewrapped). ${secrets.length > 1 ? 'The other keys of DM_MASTER_KEY wrap nothing now: drop them.' : 'Nothing else wraps any.'}`,
+  );
+  return 0;
 }
 
 /** create-app-role: the role's grants printed as SQL, or, with --apply, made. */
@@ -167,6 +206,7 @@ export async function runAdmin(
     statementTimeoutMs = 5_000,
     operator = userInfo().username,
     signIn = { email: true, providers: [] },
+    masterKeys: masterKeysGiven,
   }: AdminOptions = {},
 ): Promise<number> {
   let parsed;
@@ -190,6 +230,13 @@ export async function runAdmin(
   if (parsed.values.help || command === 'help') {
     io.err(usage);
     return 0;
+  }
+  if (command !== undefined && messageCommands.includes(command)) {
+    if (reference !== undefined || Object.values(parsed.values).some((value) => value !== undefined)) {
+      io.err(usage);
+      return 2;
+    }
+    return rotateDmKeyCommand(db, io, masterKeysGiven);
   }
   const known =
     command !== undefined && [...keyCommands, ...roleCommands, ...databaseCommands].includes(command);

@@ -5,6 +5,7 @@
 import { userInfo } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { loadConfig } from '../config.js';
+import { keepDevelopmentSecrets } from '../config/development-secrets.js';
 import { exitOnStartupError } from '../config/startup-error.js';
 import { checkDatabases, openDatabase } from '../platform/db/database.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
@@ -30,8 +31,11 @@ async function main() {
   try {
     await checkDatabases(database, config);
     await database.withMigrationConnection(migrateToLatest);
+    // On embedded PGlite with no key set, the key the server generated and keeps with the data.
+    const { messages } = await keepDevelopmentSecrets(config);
     process.exitCode = await runAdminOn(database, argv, io, {
       signIn: signInWaysOf(config),
+      ...(messages.masterKeyEphemeral ? {} : { masterKeys: messages.masterKeys }),
       statementTimeoutMs: config.databaseStatementTimeoutMs,
       operator,
     });

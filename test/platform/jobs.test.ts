@@ -146,6 +146,7 @@ test('the server runs every job of the list, each named once', async () => {
       clock: undefined,
       webhooks: testConfig().webhooks,
       trust: testConfig(),
+      messages: testConfig().messages,
     });
     const names = jobs.map((job) => job.name);
     assert.deepEqual(names.length, new Set(names).size);
@@ -158,6 +159,7 @@ test('the server runs every job of the list, each named once', async () => {
       'prune-post-body-hashes',
       'prune-feed-events',
       'recompute-trust-levels',
+      'forget-conversations',
       'stamp-stream-events',
       'keep-streams-alive',
     ])

@@ -32,6 +32,7 @@ export const definitionFolders = [
   'trust',
   'analytics',
   'webhooks',
+  'messages',
 ] as const;
 
 export interface Definition {

@@ -15,7 +15,8 @@ export type PeriodicJob =
   | 'expire-pending-items'
   | 'prune-post-body-hashes'
   | 'prune-feed-events'
-  | 'recompute-trust-levels';
+  | 'recompute-trust-levels'
+  | 'forget-conversations';
 
 /** Whether this instance may run `job` now: true for one caller per `everyMs`, whoever asks. */
 export async function claimPeriodicRun(db: Db, job: PeriodicJob, everyMs: number): Promise<boolean> {
