@@ -93,8 +93,17 @@ export interface AdminOptions {
   masterKeys?: string[];
 }
 
-/** rotate-dm-key: every data key wrapped by the first master key. */
-async function rotateDmKeyCommand(db: Db, io: AdminOutput, secrets: string[] | undefined): Promise<number> {
+/**
+ * rotate-dm-key: every data key wrapped by the first master key. `expected`: the fingerprints of
+ * the keys the operator gave the command, when it runs in a server (the admin channel) with keys of
+ * its own: they must be the same, or it rotates to what the operator did not mean.
+ */
+async function rotateDmKeyCommand(
+  db: Db,
+  io: AdminOutput,
+  secrets: string[] | undefined,
+  expected: string | undefined,
+): Promise<number> {
   if (secrets === undefined || secrets.length === 0) {
     io.err(
       'rotate-dm-key needs the master keys: set DM_MASTER_KEY (or DM_MASTER_KEY_FILE) as the server has it, the new key first, then the old ones.',
@@ -102,11 +111,25 @@ async function rotateDmKeyCommand(db: Db, io: AdminOutput, secrets: string[] | u
     return 2;
   }
   const masters = masterKeys(secrets);
-  const { rewrapped, missing } = await rewrapDataKeys(db, masters);
+  const held = masters.map((master) => master.id).join(',');
+  if (expected !== undefined && expected !== held) {
+    io.err(
+      `The running server holds the master keys ${held}, not the ${expected} given here: restart it with DM_MASTER_KEY as given (the new key first), then run this again. Nothing changed.`,
+    );
+    return 2;
+  }
+  const { rewrapped, missing, left } = await rewrapDataKeys(db, masters);
   const current = `the master key ${masters[0]!.id}`;
+  const counted = `${rewrapped} conversation key${rewrapped === 1 ? '' : 's'} rewrapped with ${current}`;
   if (missing.length > 0) {
     io.err(
-      `Rewrapped ${rewrapped} conversation key${rewrapped === 1 ? '' : 's'} with ${current}, but some are wrapped by ${missing.join(', ')}, which DM_MASTER_KEY does not hold: add ${missing.length === 1 ? 'it' : 'them'} after the first key and run this again. Those conversations stay readable only with ${missing.length === 1 ? 'that key' : 'those keys'}.`,
+      `${counted}, but some are wrapped by ${missing.join(', ')}, which DM_MASTER_KEY does not hold: add ${missing.length === 1 ? 'it' : 'them'} after the first key and run this again. Those conversations stay readable only with ${missing.length === 1 ? 'that key' : 'those keys'}: drop no key yet.`,
+    );
+    return 1;
+  }
+  if (left > 0) {
+    io.err(
+      `${counted}; ${left} more were wrapped by another key meanwhile (an instance not yet restarted with the new key first?): restart every instance with it, run this again, and drop no key yet.`,
     );
     return 1;
   }
@@ -219,6 +242,8 @@ export async function runAdmin(
         reason: { type: 'string' },
         name: { type: 'string' },
         apply: { type: 'boolean' },
+        // rotate-dm-key through a server's admin channel: the fingerprints of the keys the CLI was given.
+        'expect-keys': { type: 'string' },
         help: { type: 'boolean' },
       },
     });
@@ -232,11 +257,12 @@ export async function runAdmin(
     return 0;
   }
   if (command !== undefined && messageCommands.includes(command)) {
-    if (reference !== undefined || Object.values(parsed.values).some((value) => value !== undefined)) {
+    const { 'expect-keys': expected, ...others } = parsed.values;
+    if (reference !== undefined || Object.values(others).some((value) => value !== undefined)) {
       io.err(usage);
       return 2;
     }
-    return rotateDmKeyCommand(db, io, masterKeysGiven);
+    return rotateDmKeyCommand(db, io, masterKeysGiven, expected);
   }
   const known =
     command !== undefined && [...keyCommands, ...roleCommands, ...databaseCommands].includes(command);
@@ -246,7 +272,8 @@ export async function runAdmin(
     extra.length > 0 ||
     (parsed.values.reason && !roleCommands.includes(command)) ||
     (parsed.values.name !== undefined && command !== 'grant-moderator') ||
-    (parsed.values.apply && !databaseCommands.includes(command))
+    (parsed.values.apply && !databaseCommands.includes(command)) ||
+    parsed.values['expect-keys'] !== undefined
   ) {
     io.err(usage);
     return 2;

@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { loadConfig } from '../config.js';
 import { keepDevelopmentSecrets } from '../config/development-secrets.js';
 import { exitOnStartupError } from '../config/startup-error.js';
+import { masterKeys } from '../messages/encryption.js';
 import { checkDatabases, openDatabase } from '../platform/db/database.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
 import { adminChannelPath, askAdminChannel } from './admin-channel.js';
@@ -21,7 +22,18 @@ async function main() {
   };
   const operator = userInfo().username;
   if (config.databaseUrl === undefined && !config.pgliteDir.startsWith('memory://')) {
-    const answered = await askAdminChannel(adminChannelPath(config.pgliteDir), argv, operator, io);
+    // rotate-dm-key in a running server uses its keys: it refuses if they are not the ones given here.
+    const asked =
+      argv[0] === 'rotate-dm-key' && !config.messages.masterKeyEphemeral
+        ? [
+            ...argv,
+            '--expect-keys',
+            masterKeys(config.messages.masterKeys)
+              .map((master) => master.id)
+              .join(','),
+          ]
+        : argv;
+    const answered = await askAdminChannel(adminChannelPath(config.pgliteDir), asked, operator, io);
     if (answered !== undefined) {
       process.exitCode = answered;
       return;
@@ -31,8 +43,9 @@ async function main() {
   try {
     await checkDatabases(database, config);
     await database.withMigrationConnection(migrateToLatest);
-    // On embedded PGlite with no key set, the key the server generated and keeps with the data.
-    const { messages } = await keepDevelopmentSecrets(config);
+    // On embedded PGlite in development with no key set, the key the server generated and keeps
+    // with its data (production generates none: it requires DM_MASTER_KEY to serve).
+    const { messages } = config.env === 'production' ? config : await keepDevelopmentSecrets(config);
     process.exitCode = await runAdminOn(database, argv, io, {
       signIn: signInWaysOf(config),
       ...(messages.masterKeyEphemeral ? {} : { masterKeys: messages.masterKeys }),

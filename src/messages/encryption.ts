@@ -3,7 +3,7 @@
 // wrapped (AES-256-GCM again) by a master key the database never holds (DM_MASTER_KEY, or the
 // file DM_MASTER_KEY_FILE names). Each seal is bound to where it is kept (its additional data: the
 // conversation, and the message), so a sealed text moved to another row does not open.
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 
 /** A master key: the 32 bytes it derives, and the fingerprint a wrapped data key names it by. */
 export interface MasterKey {
@@ -26,16 +26,17 @@ const tagBytes = 16;
  * unwrap, while the keys they wrapped are rewrapped.
  */
 export function masterKeys(secrets: string[]): MasterKey[] {
-  return secrets.map((secret) => ({
-    id: createHash('sha256').update(`bot-platform dm master key id\0${secret}`).digest('hex').slice(0, 16),
-    key: createHash('sha256').update(`bot-platform dm master key\0${secret}`).digest(),
-  }));
+  return secrets.map((secret) => {
+    const key = Buffer.from(hkdfSync('sha256', secret, 'bot-platform', 'dm master key', 32));
+    // Named by a MAC under the key itself: says which key, and nothing of it.
+    return { id: createHmac('sha256', key).update('fingerprint').digest('hex').slice(0, 16), key };
+  });
 }
 
 /** `plain` sealed under `key`, bound to `context`: nonce, tag, then the ciphertext. */
 export function seal(key: Buffer, plain: Buffer | string, context: string): Buffer {
   const nonce = randomBytes(nonceBytes);
-  const cipher = createCipheriv('aes-256-gcm', key, nonce);
+  const cipher = createCipheriv('aes-256-gcm', key, nonce, { authTagLength: tagBytes });
   cipher.setAAD(Buffer.from(context, 'utf8'));
   const sealed = Buffer.concat([cipher.update(plain), cipher.final()]);
   return Buffer.concat([nonce, cipher.getAuthTag(), sealed]);
@@ -43,7 +44,11 @@ export function seal(key: Buffer, plain: Buffer | string, context: string): Buff
 
 /** What seal() sealed under `key` for `context`; throws when the key, the context or a byte differs. */
 export function unseal(key: Buffer, sealed: Buffer, context: string): Buffer {
-  const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, nonceBytes));
+  if (sealed.length < nonceBytes + tagBytes)
+    throw new Error('a sealed text holds a nonce and a tag at least');
+  const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, nonceBytes), {
+    authTagLength: tagBytes,
+  });
   decipher.setAAD(Buffer.from(context, 'utf8'));
   decipher.setAuthTag(sealed.subarray(nonceBytes, nonceBytes + tagBytes));
   return Buffer.concat([decipher.update(sealed.subarray(nonceBytes + tagBytes)), decipher.final()]);
@@ -64,7 +69,9 @@ export function wrapDataKey(masters: MasterKey[], key: Buffer, conversationId: s
 export function unwrapDataKey(masters: MasterKey[], wrapped: WrappedKey, conversationId: string): Buffer {
   const master = masters.find((candidate) => candidate.id === wrapped.masterId);
   if (!master) throw new MasterKeyMissing(wrapped.masterId);
-  return unseal(master.key, wrapped.wrapped, wrapContext(conversationId));
+  const key = unseal(master.key, wrapped.wrapped, wrapContext(conversationId));
+  if (key.length !== 32) throw new Error('a data key is 32 bytes');
+  return key;
 }
 
 /** A data key wrapped by a master key this process was not given (retired before its keys were rewrapped). */
@@ -78,6 +85,6 @@ export class MasterKeyMissing extends Error {
 
 const wrapContext = (conversationId: string) => `conversation key ${conversationId}`;
 
-/** The additional data a message's text is sealed with: its conversation and its own id. */
-export const messageContext = (conversationId: string, messageId: string) =>
-  `message ${conversationId} ${messageId}`;
+/** The additional data a message's text is sealed with: its conversation, its own id and its sender. */
+export const messageContext = (conversationId: string, messageId: string, senderId: string) =>
+  `message ${conversationId} ${messageId} from ${senderId}`;

@@ -5,12 +5,19 @@
 // the same key, only wrapped anew.
 import type { Db } from '../platform/db/schema.js';
 import { MasterKeyMissing, type MasterKey, unwrapDataKey, wrapDataKey } from './encryption.js';
+import { forgottenMaster } from './repository.js';
 
 export interface Rewrapped {
   /** Keys now wrapped by the first master key that were wrapped by another. */
   rewrapped: number;
   /** Fingerprints of the master keys that wrapped keys and were not given: those keys stay as they are. */
   missing: string[];
+  /**
+   * Keys still wrapped by another master key than the first once it is done: those of `missing`,
+   * and any a server not yet given the new key wrapped meanwhile (run it again once every instance
+   * has the new key first).
+   */
+  left: number;
 }
 
 const batchSize = 500;
@@ -24,7 +31,7 @@ export async function rewrapDataKeys(db: Db, masters: MasterKey[]): Promise<Rewr
       let query = trx
         .selectFrom('conversations')
         .select(['id', 'data_key', 'data_key_master'])
-        .where('data_key_master', '<>', current)
+        .where('data_key_master', 'not in', [current, forgottenMaster])
         .orderBy('id')
         .limit(batchSize)
         .forUpdate();
@@ -47,8 +54,16 @@ export async function rewrapDataKeys(db: Db, masters: MasterKey[]): Promise<Rewr
           .execute();
         rewrapped++;
       }
-      return rows.length < batchSize;
+      return rows.length === 0;
     });
-    if (done) return { rewrapped, missing: [...missing].sort() };
+    if (done) break;
   }
+  // Counted afresh, not taken from the batches: a row changed while a batch waited for it is not
+  // in that batch, and an instance still wrapping with the old key may have made new ones.
+  const { left } = await db
+    .selectFrom('conversations')
+    .select((eb) => eb.fn.countAll<string>().as('left'))
+    .where('data_key_master', 'not in', [current, forgottenMaster])
+    .executeTakeFirstOrThrow();
+  return { rewrapped, missing: [...missing].sort(), left: Number(left) };
 }

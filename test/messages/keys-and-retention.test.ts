@@ -62,7 +62,7 @@ async function conversation(
       conversation_id: id,
       sender_id: a.bot.id,
       seq: 1,
-      body: seal(key, text, messageContext(id, messageId)),
+      body: seal(key, text, messageContext(id, messageId, a.bot.id)),
     })
     .execute();
   // A `message` notification (raw: the spec's kinds do not hold it until the operations land).
@@ -91,12 +91,12 @@ const row = (id: string) =>
 async function readWith(secrets: string[], id: string, messageId: string) {
   const { data_key, data_key_master } = (await row(id))!;
   const key = unwrapDataKey(masterKeys(secrets), { wrapped: data_key, masterId: data_key_master }, id);
-  const { body } = await t.db
+  const { body, sender_id } = await t.db
     .selectFrom('messages')
-    .select('body')
+    .select(['body', 'sender_id'])
     .where('id', '=', messageId)
     .executeTakeFirstOrThrow();
-  return unseal(key, body, messageContext(id, messageId)).toString('utf8');
+  return unseal(key, body, messageContext(id, messageId, sender_id)).toString('utf8');
 }
 
 describe('rotate-dm-key', () => {
@@ -140,11 +140,39 @@ describe('rotate-dm-key', () => {
     assert.equal(await readWith([lostSecret], stranded.id, stranded.messageId), stranded.text);
   });
 
+  test('passes over a conversation being forgotten (its key overwritten already): nothing is missing', async () => {
+    const going = await conversation(oldSecret);
+    await t.db
+      .updateTable('conversations')
+      .set({ data_key: Buffer.alloc(0), data_key_master: 'forgotten' })
+      .where('id', '=', going.id)
+      .execute();
+    const rotated = await admin([newSecret, oldSecret], 'rotate-dm-key');
+    assert.equal(rotated.code, 0, rotated.err);
+    assert.equal((await row(going.id))!.data_key_master, 'forgotten');
+  });
+
+  test('in a running server, refuses when the keys given to the command are not the server’s, changing nothing', async () => {
+    const talk = await conversation(oldSecret);
+    const given = masterKeys([newSecret, oldSecret])
+      .map((master) => master.id)
+      .join(',');
+    // The server still runs with the old key alone: the operator did not restart it first.
+    const refused = await admin([oldSecret], 'rotate-dm-key', '--expect-keys', given);
+    assert.equal(refused.code, 2);
+    assert.match(refused.err, /restart it with DM_MASTER_KEY as given/);
+    assert.equal((await row(talk.id))!.data_key_master, masterKeys([oldSecret])[0]!.id, 'nothing changed');
+    const agreed = await admin([newSecret, oldSecret], 'rotate-dm-key', '--expect-keys', given);
+    assert.equal(agreed.code, 0, agreed.err);
+    assert.equal((await row(talk.id))!.data_key_master, masterKeys([newSecret])[0]!.id);
+  });
+
   test('refuses without the master keys, and takes no bot or option', async () => {
     assert.equal((await admin(undefined, 'rotate-dm-key')).code, 2);
     assert.match((await admin(undefined, 'rotate-dm-key')).err, /needs the master keys: set DM_MASTER_KEY/);
     assert.equal((await admin([newSecret], 'rotate-dm-key', 'somebot')).code, 2);
     assert.equal((await admin([newSecret], 'rotate-dm-key', '--actor', 'ops')).code, 2);
+    assert.equal((await admin([newSecret], 'rotate-key', 'somebot', '--expect-keys', 'x')).code, 2);
   });
 });
 
